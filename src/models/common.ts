@@ -1,0 +1,28 @@
+import { type TSchema, Type } from "@sinclair/typebox";
+
+/** RFC 3339 with an explicit offset; normalised to UTC milliseconds by `toUtcTimestamp`. */
+export const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+export const Timestamp = Type.String({ pattern: RFC3339.source, maxLength: 40, description: "RFC 3339 timestamp" });
+export const Sha8 = Type.String({ pattern: "^[0-9a-f]{8}$", description: "SHA-8 entry id" });
+export const Ulid = Type.String({ pattern: "^[0-9A-HJKMNP-TV-Z]{26}$", description: "ULID" });
+
+export const SHA8_RE = /^[0-9a-f]{8}$/;
+export const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+export const OPERATOR_TENANT_ID = "00000000000000000000000000";
+
+/** Parses an RFC 3339 string to epoch ms, or undefined when it is not a real instant. */
+export function parseTimestamp(value: string): number | undefined {
+  if (!RFC3339.test(value)) return undefined;
+  const ms = Date.parse(value.replace(" ", "T"));
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+export function isoOf(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** A strict object: unknown fields are a validation failure, not silently dropped. */
+export function StrictObject<T extends Record<string, TSchema>>(props: T, options: object = {}) {
+  return Type.Object(props, { additionalProperties: false, ...options });
+}
