@@ -1,0 +1,99 @@
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { systemBehaviour } from "../actors/system.ts";
+import { tenantBehaviour } from "../actors/tenant.ts";
+import type { Config, Env } from "./config.ts";
+import { AppError } from "./errors.ts";
+import { Authenticator, Guard } from "./http/auth.ts";
+import { bodyPlugin } from "./http/body.ts";
+import { errorsPlugin } from "./http/errors.ts";
+import { TokenService } from "./http/tokens.ts";
+import type { SystemProtocol } from "./models/system-protocol.ts";
+import type { TenantProtocol } from "./models/tenant-protocol.ts";
+import { ActorSystem } from "./runtime/actor-system.ts";
+import { type Clock, systemClock } from "./runtime/clock.ts";
+import { adminAuditRoutes } from "./routes/admin-audit.ts";
+import { adminRoleRoutes } from "./routes/admin-roles.ts";
+import { adminTenantRoutes } from "./routes/admin-tenants.ts";
+import type { Deps } from "./routes/deps.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { tenantRoutes } from "./routes/tenants.ts";
+import { Secrets } from "./secrets.ts";
+import { SystemStore } from "./vault/system-store.ts";
+
+export interface Runtime {
+  deps: Deps;
+  actors: ActorSystem;
+  /** Drains every actor and closes every vault and the system store. */
+  stop(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  config: Config;
+  env: Env;
+  clock?: Clock;
+  log?: (line: string) => void;
+}
+
+/** The composition root: builds the actors and the services routes depend on. */
+export function createRuntime({ config, env, clock = systemClock, log = console.error }: RuntimeOptions): Runtime {
+  const store = new SystemStore(config.dataDir, config.auditLimit);
+  const actors = new ActorSystem({
+    clock,
+    idleMs: config.actorIdleMs,
+    // Domain errors are replies; anything else is a crash and restarts the actor from disk.
+    isCrash: (error) => !(error instanceof AppError),
+    onFailure: (f) => log(`[actor ${f.kind}:${f.key}] ${f.via} ${f.type} failed: ${errorText(f.error)}`),
+  });
+  const system = actors.kind<SystemProtocol>("system", () => systemBehaviour({ store, clock }), { idleMs: Infinity }).ref("system");
+  const tenants = actors.kind<TenantProtocol>("tenant", (tenantId) => tenantBehaviour(tenantId, { dataDir: config.dataDir, clock }));
+  const tokens = new TokenService(config.jwtSecret, clock);
+  const deps: Deps = {
+    config,
+    clock,
+    store,
+    tokens,
+    auth: new Authenticator(tokens, store),
+    guard: new Guard(store, clock, (denial) => system.tell({ type: "denial.record", denial })),
+    secrets: new Secrets(env),
+    system,
+    tenant: (tenantId) => tenants.ref(tenantId),
+    startedAt: clock.now(),
+  };
+  return {
+    deps,
+    actors,
+    stop: async () => {
+      await actors.stopAll();
+      await store.close();
+    },
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The HTTP app: the errors plugin first (or thrown errors come back as 500), then body, then routes. */
+export function createApp(deps: Deps) {
+  return new Elysia({ normalize: false })
+    .use(errorsPlugin())
+    .use(bodyPlugin(deps.config.bodyLimitBytes))
+    .use(
+      openapi({
+        path: "/openapi",
+        documentation: {
+          info: { title: "Typed-memory runtime", version: deps.config.version },
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+          security: [{ bearer: [] }],
+        },
+      }),
+    )
+    .use(healthRoutes(deps))
+    .use(tenantRoutes(deps))
+    .use(adminTenantRoutes(deps))
+    .use(adminRoleRoutes(deps))
+    .use(adminAuditRoutes(deps));
+}
+
+export type App = ReturnType<typeof createApp>;

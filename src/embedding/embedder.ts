@@ -1,0 +1,56 @@
+import { ValidationFailed } from "../errors.ts";
+import { ClientEmbedder } from "./client-embedder.ts";
+import { HashEmbedder } from "./hash-embedder.ts";
+import { HttpEmbedder } from "./http-embedder.ts";
+import { normalizeInPlace, vectorProblem } from "./vector-math.ts";
+
+export type EmbedderKind = "hash" | "http" | "client";
+
+/** Turns texts into unit-length vectors of `dims` numbers, one per text, in order. */
+export interface Embedder {
+  readonly kind: EmbedderKind;
+  readonly dims: number;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+export interface EmbedderConfig {
+  kind: EmbedderKind;
+  dims: number;
+  url?: string;
+  model?: string;
+  apiKey?: string;
+  /** Injected for tests; defaults to the global fetch. */
+  fetch?: typeof fetch;
+  /** Per-request timeout of the http embedder, default 30 s. */
+  timeoutMs?: number;
+}
+
+export function createEmbedder(cfg: EmbedderConfig): Embedder {
+  switch (cfg.kind) {
+    case "hash":
+      return new HashEmbedder(cfg.dims);
+    case "client":
+      return new ClientEmbedder(cfg.dims);
+    case "http":
+      if (!cfg.url) throw new Error("the http embedder needs a url");
+      return new HttpEmbedder({ ...cfg, url: cfg.url });
+  }
+}
+
+/**
+ * Checks a caller-supplied `embedding` (CONTRACT §6: its length must equal the configured dims)
+ * and returns it L2-normalised, so cosine scores of client vectors match the other embedders'.
+ * An all-zero vector has no direction, so it is rejected too.
+ */
+export function toVector(values: number[], dims: number): Float32Array {
+  // Checked after the conversion too: a finite double such as 1e300 overflows a float32.
+  const vec = Float32Array.from(values);
+  const problem = vectorProblem(values, dims) ?? vectorProblem(vec, dims);
+  if (problem) throw embeddingInvalid(`embedding ${problem}`);
+  if (!normalizeInPlace(vec)) throw embeddingInvalid("embedding must not be all zeros");
+  return vec;
+}
+
+function embeddingInvalid(message: string): ValidationFailed {
+  return new ValidationFailed(message, [{ path: "/embedding", message }]);
+}

@@ -1,0 +1,194 @@
+import { byScoreThenId, type Hit } from "./hit.ts";
+import { TopK } from "./top-k.ts";
+import { tokenize } from "./tokenize.ts";
+
+const K1 = 1.2;
+const B = 0.75;
+const MAX_TF = 0xffff;
+
+/** One term's postings: document numbers ascending (documents are only appended) and term counts. */
+class Postings {
+  docs = new Uint32Array(4);
+  tfs = new Uint16Array(4);
+  length = 0;
+
+  append(doc: number, tf: number): void {
+    if (this.length === this.docs.length) this.grow();
+    this.docs[this.length] = doc;
+    this.tfs[this.length] = Math.min(tf, MAX_TF);
+    this.length++;
+  }
+
+  /** The count of `doc` in this term, by binary search (docs are sorted), or 0. */
+  tfOf(doc: number): number {
+    let lo = 0;
+    let hi = this.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const d = this.docs[mid]!;
+      if (d === doc) return this.tfs[mid]!;
+      if (d < doc) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return 0;
+  }
+
+  private grow(): void {
+    const docs = new Uint32Array(this.docs.length * 2);
+    docs.set(this.docs);
+    this.docs = docs;
+    const tfs = new Uint16Array(this.tfs.length * 2);
+    tfs.set(this.tfs);
+    this.tfs = tfs;
+  }
+}
+
+interface QueryTerm {
+  postings: Postings;
+  idf: number;
+}
+
+/**
+ * An in-memory BM25 (k1 = 1.2, b = 0.75) inverted index over entry texts, rebuilt from the
+ * vault when a tenant's actor starts. Scores are raw BM25 (unbounded); `fuse` normalises them.
+ *
+ * A query reuses one score accumulator sized to the corpus (grown, never reallocated per query),
+ * so its cost is the length of the posting lists it touches plus O(k) for the result.
+ * Repeated query words count once. Documents are never removed (entries expire instead; the
+ * caller filters them with `accept`), and adding an id already present is a no-op, because ids
+ * are content hashes: the same id means the same text.
+ */
+export class LexicalIndex {
+  private readonly terms = new Map<string, Postings>();
+  private readonly ids: string[] = [];
+  private readonly docOf = new Map<string, number>();
+  private docLengths = new Uint32Array(1024);
+  private totalLength = 0;
+  private scores = new Float64Array(1024);
+  private touched = new Uint32Array(1024);
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: string): boolean {
+    return this.docOf.has(id);
+  }
+
+  /** Indexes `text` under `id`; returns false when the id was already indexed. */
+  add(id: string, text: string): boolean {
+    if (this.docOf.has(id)) return false;
+    const doc = this.ids.length;
+    const tokens = tokenize(text);
+    for (const [term, tf] of termCounts(tokens)) this.postingsOf(term).append(doc, tf);
+    const length = tokens.length;
+    this.ensureCapacity(doc + 1);
+    this.docLengths[doc] = length;
+    this.totalLength += length;
+    this.ids.push(id);
+    this.docOf.set(id, doc);
+    return true;
+  }
+
+  /** The `k` best documents for `query`, best first; `accept` is asked only of contenders. */
+  search(query: string, k: number, accept?: (id: string) => boolean): Hit[] {
+    const terms = this.queryTerms(query);
+    if (terms.length === 0 || k <= 0) return [];
+    const touchedCount = this.accumulate(terms);
+    const top = new TopK(k);
+    try {
+      for (let i = 0; i < touchedCount; i++) {
+        const doc = this.touched[i]!;
+        const score = this.scores[doc]!;
+        if (top.admits(score) && (!accept || accept(this.ids[doc]!))) top.push(score, doc);
+      }
+    } finally {
+      // The accumulator is shared by all queries: it must be clean even if `accept` threw.
+      for (let i = 0; i < touchedCount; i++) this.scores[this.touched[i]!] = 0;
+    }
+    return top
+      .drain()
+      .map(({ score, ref }) => ({ id: this.ids[ref]!, score }))
+      .sort(byScoreThenId);
+  }
+
+  /**
+   * A scorer for one query: the BM25 of any indexed id (0 when it shares no word, undefined when
+   * unknown), at O(query words × log postings) per id. Lets hybrid search give documents that
+   * only the vector side found their real lexical score.
+   */
+  scorer(query: string): (id: string) => number | undefined {
+    const terms = this.queryTerms(query);
+    return (id) => {
+      const doc = this.docOf.get(id);
+      if (doc === undefined) return undefined;
+      let score = 0;
+      for (const term of terms) score += this.termScore(term.idf, term.postings.tfOf(doc), doc);
+      return score;
+    };
+  }
+
+  private queryTerms(query: string): QueryTerm[] {
+    const n = this.ids.length;
+    const out: QueryTerm[] = [];
+    for (const term of new Set(tokenize(query))) {
+      const postings = this.terms.get(term);
+      if (!postings) continue;
+      // Lucene's idf: never negative, so a very common word still counts a little.
+      const idf = Math.log(1 + (n - postings.length + 0.5) / (postings.length + 0.5));
+      out.push({ postings, idf });
+    }
+    return out;
+  }
+
+  /** Adds every term's contribution into `scores`; returns how many documents it touched. */
+  private accumulate(terms: QueryTerm[]): number {
+    let touchedCount = 0;
+    const avgLength = this.totalLength / Math.max(1, this.ids.length) || 1;
+    for (const { postings, idf } of terms) {
+      const { docs, tfs } = postings;
+      const idfK1 = idf * (K1 + 1);
+      for (let i = 0; i < postings.length; i++) {
+        const doc = docs[i]!;
+        const tf = tfs[i]!;
+        const norm = K1 * (1 - B + (B * this.docLengths[doc]!) / avgLength);
+        if (this.scores[doc] === 0) this.touched[touchedCount++] = doc;
+        this.scores[doc] = this.scores[doc]! + (idfK1 * tf) / (tf + norm);
+      }
+    }
+    return touchedCount;
+  }
+
+  private termScore(idf: number, tf: number, doc: number): number {
+    if (tf === 0) return 0;
+    const avgLength = this.totalLength / Math.max(1, this.ids.length) || 1;
+    const norm = K1 * (1 - B + (B * this.docLengths[doc]!) / avgLength);
+    return (idf * (K1 + 1) * tf) / (tf + norm);
+  }
+
+  private postingsOf(term: string): Postings {
+    let postings = this.terms.get(term);
+    if (!postings) {
+      postings = new Postings();
+      this.terms.set(term, postings);
+    }
+    return postings;
+  }
+
+  private ensureCapacity(docs: number): void {
+    if (docs <= this.docLengths.length) return;
+    const capacity = Math.max(docs, this.docLengths.length * 2);
+    const lengths = new Uint32Array(capacity);
+    lengths.set(this.docLengths);
+    this.docLengths = lengths;
+    this.scores = new Float64Array(capacity);
+    this.touched = new Uint32Array(capacity);
+  }
+}
+
+function termCounts(tokens: string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+  return counts;
+}
+

@@ -1,0 +1,88 @@
+import { Elysia, NotFoundError, ParseError, ValidationError } from "elysia";
+import { AppError, BadRequest, type FieldError, NotFound, PayloadTooLarge, ValidationFailed } from "../errors.ts";
+import { assignRequestId, requestIdOf } from "./request-id.ts";
+
+export const PROBLEM_JSON = "application/problem+json";
+
+/** RFC 9457 problem document (CONTRACT §1). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+export function problemResponse(error: AppError, requestId: string): Response {
+  const body: Problem = {
+    type: `/problems/${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.message || error.title,
+    code: error.code,
+    request_id: requestId,
+    ...(error.errors && error.errors.length > 0 ? { errors: error.errors } : {}),
+  };
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: { "content-type": PROBLEM_JSON, "x-request-id": requestId, ...error.headers },
+  });
+}
+
+/**
+ * Maps anything thrown to an AppError. Branches on classes, not on Elysia's `code` strings.
+ * Unknown errors become a bare 500 whose detail reveals nothing (the log keeps the stack).
+ */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof ParseError) {
+    const cause = (error as Error).cause;
+    return cause instanceof AppError ? cause : new BadRequest("body is not parseable");
+  }
+  if (error instanceof ValidationError) return validationFailure(error);
+  if (error instanceof NotFoundError) return new NotFound("no such route");
+  if (isBodyTooLarge(error)) return new PayloadTooLarge("body exceeds the size limit");
+  return new InternalError();
+}
+
+class InternalError extends AppError {
+  constructor() {
+    super("internal error");
+  }
+}
+
+function isBodyTooLarge(error: unknown): boolean {
+  return error instanceof Error && /too large|maxRequestBodySize/i.test(error.message);
+}
+
+function validationFailure(error: ValidationError): ValidationFailed {
+  const where = error.type === "body" ? "body" : error.type;
+  const errors: FieldError[] = [];
+  try {
+    for (const e of error.all) {
+      if ("path" in e) errors.push({ path: e.path || "/", message: e.summary ?? e.message });
+    }
+  } catch {
+    // `all` re-runs the checker; if that fails the message alone still says what is wrong.
+  }
+  const first = errors[0];
+  const detail = first ? `${where} ${first.path}: ${first.message}` : `${where} failed validation`;
+  return new ValidationFailed(detail, errors.slice(0, 20));
+}
+
+/** The errors plugin: request ids on every response, problem+json for every error. Use it first. */
+export const errorsPlugin = (log: (line: string) => void = console.error) =>
+  new Elysia({ name: "errors" })
+    .onRequest(({ request, set }) => {
+      set.headers["x-request-id"] = assignRequestId(request);
+    })
+    .onError({ as: "global" }, ({ error, request }) => {
+      const appError = toAppError(error);
+      if (appError.status >= 500 && appError.code === "internal_error") {
+        const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        log(`[${requestIdOf(request)}] unhandled: ${stack}`);
+      }
+      return problemResponse(appError, requestIdOf(request));
+    });

@@ -1,0 +1,123 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { ulid } from "ulid";
+import { Unauthorized } from "../errors.ts";
+import { OPERATOR_TENANT_ID, ULID_RE } from "../models/common.ts";
+import type { Clock } from "../runtime/clock.ts";
+
+/** CONTRACT §3 claims. `exp` is required; `admin` only for the operator's all-zeros tenant. */
+const ClaimsSchema = Type.Object({
+  sub: Type.String({ minLength: 1, maxLength: 256 }),
+  tenant_id: Type.String(),
+  roles: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64 }),
+  admin: Type.Optional(Type.Boolean()),
+  iat: Type.Optional(Type.Number()),
+  exp: Type.Number(),
+  jti: Type.Optional(Type.String()),
+});
+export type Claims = Static<typeof ClaimsSchema>;
+const checkClaims = TypeCompiler.Compile(ClaimsSchema);
+
+export interface MintRequest {
+  sub: string;
+  tenantId: string;
+  roles: string[];
+  admin?: boolean;
+  ttlSeconds: number;
+}
+
+export interface Minted {
+  token: string;
+  claims: Claims;
+}
+
+interface CachedClaims {
+  claims: Claims;
+  expiresAtMs: number;
+}
+
+/**
+ * Signs and verifies HS256 tokens. Verification goes through jose (async WebCrypto, ~60 µs), so
+ * verified tokens are cached by their raw text: bounded, and never used past their `exp`.
+ */
+export class TokenService {
+  private readonly cache = new Map<string, CachedClaims>();
+
+  constructor(
+    private readonly secret: Uint8Array,
+    private readonly clock: Clock,
+    private readonly cacheSize = 10_000,
+  ) {}
+
+  async mint(req: MintRequest): Promise<Minted> {
+    const iat = Math.floor(this.clock.now() / 1000);
+    const claims: Claims = {
+      sub: req.sub,
+      tenant_id: req.tenantId,
+      roles: req.roles,
+      ...(req.admin ? { admin: true } : {}),
+      iat,
+      exp: iat + req.ttlSeconds,
+      jti: ulid(this.clock.now()),
+    };
+    const token = await new SignJWT({ ...claims }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(this.secret);
+    return { token, claims };
+  }
+
+  async verify(raw: string): Promise<Claims> {
+    const now = this.clock.now();
+    const hit = this.cache.get(raw);
+    if (hit) {
+      if (now < hit.expiresAtMs) return hit.claims;
+      this.cache.delete(raw);
+      throw new Unauthorized("token expired");
+    }
+    const claims = await this.verifySignature(raw, now);
+    this.remember(raw, claims);
+    return claims;
+  }
+
+  private async verifySignature(raw: string, now: number): Promise<Claims> {
+    let payload: unknown;
+    try {
+      ({ payload } = await jwtVerify(raw, this.secret, {
+        algorithms: ["HS256"],
+        requiredClaims: ["exp"],
+        currentDate: new Date(now),
+      }));
+    } catch (error) {
+      throw new Unauthorized(describeJoseError(error));
+    }
+    if (!checkClaims.Check(payload)) throw new Unauthorized("token claims are malformed");
+    checkScope(payload);
+    return payload;
+  }
+
+  private remember(raw: string, claims: Claims): void {
+    if (this.cache.size >= this.cacheSize) {
+      // Map iterates in insertion order: drop the oldest entry.
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(raw, { claims, expiresAtMs: claims.exp * 1000 });
+  }
+}
+
+function checkScope(claims: Claims): void {
+  if (claims.admin === true) {
+    if (claims.tenant_id !== OPERATOR_TENANT_ID) throw new Unauthorized("an admin token must belong to the operator tenant");
+    return;
+  }
+  if (!ULID_RE.test(claims.tenant_id) || claims.tenant_id === OPERATOR_TENANT_ID) {
+    throw new Unauthorized("token tenant_id is not a tenant ULID");
+  }
+}
+
+function describeJoseError(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return "token expired";
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return "token algorithm not allowed (HS256 only)";
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return "token signature invalid";
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `token claim invalid: ${error.claim}`;
+  return "token malformed";
+}

@@ -1,0 +1,74 @@
+/**
+ * The contract between a webhook source module and the ingestion code (CONTRACT §7, SOURCES.md).
+ * Modules are pure apart from `verify` (mail fetches keys): they know nothing of HTTP routing,
+ * tenants' storage or the environment; everything they need arrives in a SourceContext.
+ */
+import type { JWTVerifyGetKey } from "jose";
+import type { EntryDraft } from "../models/entry.ts";
+import type { CrmMapping } from "./crm-mapping.ts";
+
+export type { CrmMapping };
+
+export interface WebhookRequest {
+  method: string;
+  /** The full URL as received (before any proxy rewriting is undone). */
+  url: string;
+  headers: Headers;
+  rawBody: Uint8Array;
+}
+
+/** Verifies RS256 tokens against a (cached, remote) JSON Web Key Set. */
+export interface JwksResolver {
+  url: string;
+  keyFor: JWTVerifyGetKey;
+}
+
+export interface SourceContext {
+  tenantId: string;
+  /** Base variable name WITHOUT the `_{TENANT_ID}` suffix → value. */
+  secrets: Readonly<Record<string, string>>;
+  /** Epoch ms from the injected clock. */
+  now(): number;
+  /** The validated custom mapping file (crm only). */
+  crmMapping?: CrmMapping;
+  /** mail only: where the push tokens' signing keys come from. */
+  jwks?: JwksResolver;
+}
+
+export interface SourceEvent {
+  event_id: string;
+  event_type: string;
+  payload: unknown;
+}
+
+/**
+ * One event's mapped drafts. object_key names the source object (e.g. "crm:Case:500xx") so the
+ * tenant can link entries of one object: supersede_previous asks the tenant to make this entry
+ * supersede the latest entry written for that object_key.
+ */
+export interface IngestDraft {
+  draft: EntryDraft;
+  object_key?: string;
+  supersede_previous?: boolean;
+}
+
+export type MapResult =
+  | { ok: true; drafts: IngestDraft[] }
+  | { ok: false; reason: string /* snake_case, e.g. "unmapped_event" */; detail?: string };
+
+export type VerifyResult = { ok: true } | { ok: false; reason: string };
+
+export interface SourceModule {
+  /** "crm" | "mail" | "data" | "marketing_crm" */
+  id: string;
+  /** Base names; missing ones → 503 naming "<NAME>_<TENANT_ID>". */
+  requiredSecrets: readonly string[];
+  optionalSecrets: readonly string[];
+  verify(req: WebhookRequest, ctx: SourceContext): VerifyResult | Promise<VerifyResult>;
+  /** Throws BadRequest (400) if unparseable; Unauthorized (401) for auth facts found only in the body. */
+  parse(req: WebhookRequest, ctx: SourceContext): SourceEvent[];
+  /** Pure; entries get source: {system: id, event_id, event_type}. */
+  map(event: SourceEvent, ctx: SourceContext): MapResult;
+  /** crm only: the response body/headers for an accepted delivery (SOAP ack). */
+  respond?(summary: object): { status: number; headers: Record<string, string>; body: string };
+}

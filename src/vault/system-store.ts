@@ -1,0 +1,133 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Database, open, type RootDatabase } from "lmdb";
+import type { Denial } from "../models/denial.ts";
+import { BUILTIN_TENANT_ADMIN, type Role, TENANT_ADMIN } from "../models/role.ts";
+import type { Tenant } from "../models/tenant.ts";
+
+const AUDIT_SEQ = "audit-seq";
+
+/**
+ * The system environment: tenants, their role libraries and the denial audit log.
+ * Reads are synchronous LMDB snapshot reads (safe from any caller); writes are serialised by the
+ * system actor, which is the only caller of the mutating methods.
+ */
+export class SystemStore {
+  private readonly root: RootDatabase;
+  private readonly tenants: Database<Tenant, string>;
+  private readonly names: Database<string, string>;
+  private readonly roles: Database<Role, [string, string]>;
+  private readonly audit: Database<Denial, [string, number]>;
+  private readonly meta: Database<number, string>;
+  private readonly auditCounts = new Map<string, number>();
+  private auditSeq: number;
+
+  constructor(
+    dataDir: string,
+    private readonly auditLimit: number,
+  ) {
+    const dir = join(dataDir, "system");
+    mkdirSync(dir, { recursive: true });
+    this.root = open({ path: dir, compression: false });
+    this.tenants = this.root.openDB({ name: "tenants" });
+    this.names = this.root.openDB({ name: "tenant-names" });
+    this.roles = this.root.openDB({ name: "roles" });
+    this.audit = this.root.openDB({ name: "audit" });
+    this.meta = this.root.openDB({ name: "meta" });
+    // Audit keys carry a global sequence; its high-water mark is kept so a restart never reuses one.
+    this.auditSeq = this.meta.get(AUDIT_SEQ) ?? 0;
+  }
+
+  getTenant(tenantId: string): Tenant | undefined {
+    return this.tenants.get(tenantId);
+  }
+
+  tenantIdByName(name: string): string | undefined {
+    return this.names.get(nameKey(name));
+  }
+
+  listTenants(): Tenant[] {
+    return [...this.tenants.getRange().map(({ value }) => value)];
+  }
+
+  tenantCount(): number {
+    return this.tenants.getCount();
+  }
+
+  async createTenant(tenant: Tenant): Promise<void> {
+    await this.root.transaction(() => {
+      this.tenants.put(tenant.tenant_id, tenant);
+      this.names.put(nameKey(tenant.name), tenant.tenant_id);
+    });
+  }
+
+  /** The tenant's library: the built-in `tenant_admin` first, then stored roles by name. */
+  listRoles(tenantId: string): Role[] {
+    const stored = this.roles.getRange({ start: [tenantId, ""], end: [tenantId, "\uffff"] }).map(({ value }) => value);
+    return [BUILTIN_TENANT_ADMIN, ...stored];
+  }
+
+  getRole(tenantId: string, name: string): Role | undefined {
+    if (name === TENANT_ADMIN) return BUILTIN_TENANT_ADMIN;
+    return this.roles.get([tenantId, name]);
+  }
+
+  /** Stores a role; true when it replaced one of the same name. */
+  async putRole(tenantId: string, role: Role): Promise<boolean> {
+    const replaced = this.roles.doesExist([tenantId, role.name]);
+    await this.roles.put([tenantId, role.name], role);
+    return replaced;
+  }
+
+  async deleteRole(tenantId: string, name: string): Promise<boolean> {
+    return this.roles.remove([tenantId, name]);
+  }
+
+  /** Appends a denial; the per-tenant log keeps the newest `auditLimit` records. */
+  async recordDenial(denial: Denial): Promise<void> {
+    const tenantId = denial.tenant_id;
+    const seq = ++this.auditSeq;
+    await this.root.transaction(() => {
+      this.audit.put([tenantId, seq], denial);
+      this.meta.put(AUDIT_SEQ, seq);
+    });
+    const count = this.auditCountOf(tenantId) + 1;
+    this.auditCounts.set(tenantId, count);
+    if (count > this.auditLimit) await this.trimAudit(tenantId, count - this.auditLimit);
+  }
+
+  listDenials(tenantId: string, limit: number): Denial[] {
+    const range = this.audit.getRange({ start: [tenantId, Number.MAX_SAFE_INTEGER], end: [tenantId, 0], reverse: true, limit });
+    return [...range.map(({ value }) => value)];
+  }
+
+  private closed = false;
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.root.close();
+  }
+
+  private auditCountOf(tenantId: string): number {
+    let count = this.auditCounts.get(tenantId);
+    if (count === undefined) {
+      count = this.audit.getKeysCount({ start: [tenantId, 0], end: [tenantId, Number.MAX_SAFE_INTEGER] });
+      this.auditCounts.set(tenantId, count);
+    }
+    return count;
+  }
+
+  private async trimAudit(tenantId: string, excess: number): Promise<void> {
+    const oldest = [...this.audit.getKeys({ start: [tenantId, 0], end: [tenantId, Number.MAX_SAFE_INTEGER], limit: excess })];
+    await this.root.transaction(() => {
+      for (const key of oldest) this.audit.remove(key);
+    });
+    this.auditCounts.set(tenantId, this.auditCountOf(tenantId) - oldest.length);
+  }
+}
+
+/** Tenant names are unique case-insensitively (and after trimming). */
+export function nameKey(name: string): string {
+  return name.trim().normalize("NFKC").toLocaleLowerCase("en-US");
+}
