@@ -1,27 +1,57 @@
 import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
-import type { Clock } from "../src/runtime/clock.ts";
+import { later } from "../src/runtime/later.ts";
+import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";
-import { TenantVault } from "../src/vault/tenant-vault.ts";
 import { tenantDir } from "../src/vault/tenant-paths.ts";
+import { TenantVault } from "../src/vault/tenant-vault.ts";
+import { TenantMemory } from "./tenant-memory.ts";
 
 export interface TenantDeps {
   dataDir: string;
   clock: Clock;
+  dims: number;
+  /** Sends a message to this same actor later (the index flush after a burst of writes). */
+  tellSelf: (msg: { type: "index.flush" }) => void;
 }
 
-/** The tenant actor: sole owner of one tenant's vault, so the tenant's writes never race. */
+/** Graph insertion waits for a lull in writes; until then new vectors are searched exactly. */
+const INDEX_FLUSH_DELAY_MS = 250;
+
+/** The tenant actor: sole owner of one tenant's vault and indexes, so the tenant's writes never race. */
 export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<TenantProtocol> {
   const vault = new TenantVault(tenantDir(deps.dataDir, tenantId));
+  const memory = new TenantMemory({ tenantId, vault, clock: deps.clock, dims: deps.dims });
+  let flushTimer: TimerHandle | undefined;
+  const scheduleFlush = () => {
+    flushTimer ??= deps.clock.setTimeout(() => {
+      flushTimer = undefined;
+      deps.tellSelf({ type: "index.flush" });
+    }, INDEX_FLUSH_DELAY_MS);
+  };
   return {
     handlers: {
       "tenant.init": () => undefined,
       "tenant.health": () => ({
         vault: { present: true, entries: vault.entryCount() },
-        index: { vectors: 0 },
+        index: { vectors: memory.index.size },
         dead_letters: vault.deadLetterCount(),
         connectors: {},
       }),
+      "entry.create": (msg) => {
+        const written = memory.create(msg);
+        if (written.status === 201) scheduleFlush();
+        // Group commit: the mailbox moves on; this reply waits for its own commit.
+        return later(written.committed.then(() => ({ status: written.status, entry: written.entry })));
+      },
+      "entry.get": (msg) => memory.get(msg.category, msg.id, msg.includeEmbedding),
+      "entry.list": (msg) => memory.list(msg),
+      "memory.search": (msg) => ({ results: memory.search(msg) }),
+      "index.flush": () => memory.flushIndex(),
     },
-    stop: () => vault.close(),
+    stop: async () => {
+      flushTimer?.cancel();
+      memory.close();
+      await vault.close();
+    },
   };
 }

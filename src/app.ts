@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { systemBehaviour } from "../actors/system.ts";
 import { tenantBehaviour } from "../actors/tenant.ts";
 import type { Config, Env } from "./config.ts";
+import { createEmbedder } from "./embedding/embedder.ts";
 import { AppError } from "./errors.ts";
 import { Authenticator, Guard } from "./http/auth.ts";
 import { bodyPlugin } from "./http/body.ts";
@@ -17,6 +18,8 @@ import { adminRoleRoutes } from "./routes/admin-roles.ts";
 import { adminTenantRoutes } from "./routes/admin-tenants.ts";
 import type { Deps } from "./routes/deps.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { memoryRoutes } from "./routes/memory.ts";
+import { searchRoutes } from "./routes/search.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
 import { Secrets } from "./secrets.ts";
 import { SystemStore } from "./vault/system-store.ts";
@@ -46,7 +49,14 @@ export function createRuntime({ config, env, clock = systemClock, log = console.
     onFailure: (f) => log(`[actor ${f.kind}:${f.key}] ${f.via} ${f.type} failed: ${errorText(f.error)}`),
   });
   const system = actors.kind<SystemProtocol>("system", () => systemBehaviour({ store, clock }), { idleMs: Infinity }).ref("system");
-  const tenants = actors.kind<TenantProtocol>("tenant", (tenantId) => tenantBehaviour(tenantId, { dataDir: config.dataDir, clock }));
+  const tenants = actors.kind<TenantProtocol>("tenant", (tenantId) =>
+    tenantBehaviour(tenantId, {
+      dataDir: config.dataDir,
+      clock,
+      dims: config.embeddingDims,
+      tellSelf: (msg) => tenants.tell(tenantId, msg),
+    }),
+  );
   const tokens = new TokenService(config.jwtSecret, clock);
   const deps: Deps = {
     config,
@@ -56,6 +66,13 @@ export function createRuntime({ config, env, clock = systemClock, log = console.
     auth: new Authenticator(tokens, store),
     guard: new Guard(store, clock, (denial) => system.tell({ type: "denial.record", denial })),
     secrets: new Secrets(env),
+    embedder: createEmbedder({
+      kind: config.embedder,
+      dims: config.embeddingDims,
+      url: config.embeddingsUrl,
+      model: config.embeddingsModel,
+      apiKey: config.embeddingsApiKey,
+    }),
     system,
     tenant: (tenantId) => tenants.ref(tenantId),
     startedAt: clock.now(),
@@ -91,6 +108,8 @@ export function createApp(deps: Deps) {
     )
     .use(healthRoutes(deps))
     .use(tenantRoutes(deps))
+    .use(searchRoutes(deps))
+    .use(memoryRoutes(deps))
     .use(adminTenantRoutes(deps))
     .use(adminRoleRoutes(deps))
     .use(adminAuditRoutes(deps));

@@ -4,6 +4,8 @@ import { byScoreThenId, type Hit } from "./hit.ts";
 import { TopK } from "./top-k.ts";
 import { exactTopRows } from "./vector-exact.ts";
 import { hasIndexFiles, readIndexFiles, writeIndexFiles } from "./vector-files.ts";
+
+export { VectorIndexUnreadable } from "./vector-files.ts";
 import { VectorMatrix } from "./vector-matrix.ts";
 import { dotAt, normalizeInPlace } from "./vector-math.ts";
 
@@ -37,11 +39,6 @@ const MAX_ANN_CANDIDATES = 2048;
 const OVERSAMPLE = 4;
 
 const SHA8 = /^[0-9a-f]{8}$/;
-
-/** The index files exist but cannot be used (corrupt, other dims): rebuild from the vault. */
-export class VectorIndexUnreadable extends Error {
-  override readonly name = "VectorIndexUnreadable";
-}
 
 /**
  * Cosine nearest-neighbour search over entry embeddings: a usearch HNSW graph plus a pending
@@ -208,7 +205,7 @@ export class VectorIndex {
     if (this.closed) return;
     this.closed = true;
     this.graph = this.newGraph();
-    this.rows.clear();
+    this.rows.release();
     this.graphRows = 0;
   }
 
@@ -222,13 +219,15 @@ export class VectorIndex {
   }
 
   private searchGraphFiltered(q: Float32Array, k: number, accept: (id: string) => boolean): Hit[] {
-    for (let wanted = Math.min(k * OVERSAMPLE, this.graphRows); ; wanted *= OVERSAMPLE) {
-      const candidates = this.searchGraph(q, Math.min(wanted, this.graphRows));
+    let wanted = Math.min(k * OVERSAMPLE, this.graphRows);
+    for (;;) {
+      const candidates = this.searchGraph(q, wanted);
       const hits = candidates.filter((hit) => accept(hit.id));
       if (hits.length >= k) return hits.slice(0, k);
       // Every graph vector seen: the filter simply accepts fewer than k.
       if (candidates.length >= this.graphRows) return hits;
-      if (wanted >= MAX_ANN_CANDIDATES || wanted >= this.graphRows) break;
+      if (wanted >= this.graphRows || wanted * OVERSAMPLE > MAX_ANN_CANDIDATES) break;
+      wanted = Math.min(wanted * OVERSAMPLE, this.graphRows);
     }
     return this.scanRows(q, 0, this.graphRows, k, accept);
   }
@@ -236,10 +235,9 @@ export class VectorIndex {
   /** Exact search of rows [from, to): native without a filter, else a scan asking `accept` first. */
   private scanRows(q: Float32Array, from: number, to: number, k: number, accept?: (id: string) => boolean): Hit[] {
     if (!accept && from === 0) {
-      return exactTopRows(this.rows.data, q, to, k).map(({ row, score }) => ({
-        id: idOf(this.rows.keyAt(row)),
-        score,
-      }));
+      return exactTopRows(this.rows.data, q, to, k)
+        .map(({ row, score }) => ({ id: idOf(this.rows.keyAt(row)), score }))
+        .sort(byScoreThenId);
     }
     const top = new TopK(k);
     for (let row = from; row < to; row++) {

@@ -1,3 +1,6 @@
+import type { Category } from "./category.ts";
+import type { Entry, EntryDraft } from "./entry.ts";
+
 /** Messages of the tenant actor (actors/tenant.ts): one actor per tenant owns its vault and index. */
 export interface TenantHealth {
   tenant_id: string;
@@ -8,7 +11,47 @@ export interface TenantHealth {
   connectors: Record<string, unknown>;
 }
 
+export interface CreateEntry {
+  draft: EntryDraft;
+  createdBy: string;
+  /** The entry's embedding, computed before the message so the mailbox never waits on an embedder. */
+  vector?: Float32Array;
+  idempotencyKey?: string;
+}
+
+export interface ListEntries {
+  category: Category;
+  limit: number;
+  cursor?: string;
+  tag?: string;
+  validAt: number;
+  asOf: number;
+  includeEmbedding: boolean;
+}
+
+export interface SearchEntries {
+  text?: string;
+  vector?: Float32Array;
+  categories: Category[];
+  tags: string[];
+  tagsAny: string[];
+  validAt: number;
+  asOf: number;
+  limit: number;
+}
+
+export interface SearchResult {
+  entry: Entry;
+  score: number;
+  scores: { vector: number; lexical: number };
+}
+
 export type TenantProtocol = {
   "tenant.init": { msg: object; reply: void };
   "tenant.health": { msg: object; reply: Omit<TenantHealth, "tenant_id" | "status"> };
+  "entry.create": { msg: CreateEntry; reply: { status: 200 | 201; entry: Entry } };
+  "entry.get": { msg: { category: Category; id: string; includeEmbedding: boolean }; reply: Entry };
+  "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };
+  "memory.search": { msg: SearchEntries; reply: { results: SearchResult[] } };
+  "index.flush": { msg: object; reply: void };
 };

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import type { Embedder } from "../embedding/embedder.ts";
 import type { Authenticator, Guard } from "../http/auth.ts";
 import type { TokenService } from "../http/tokens.ts";
 import type { SystemProtocol } from "../models/system-protocol.ts";
@@ -17,6 +18,7 @@ export interface Deps {
   auth: Authenticator;
   guard: Guard;
   secrets: Secrets;
+  embedder: Embedder;
   system: ActorRef<SystemProtocol>;
   tenant(tenantId: string): ActorRef<TenantProtocol>;
   startedAt: number;

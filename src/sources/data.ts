@@ -7,7 +7,15 @@ import { BadRequest } from "../errors.ts";
 import { clip, finish, isoFrom, numberOf, sourceOf, tagsOf, text } from "./draft.ts";
 import { bearerToken, isRecord, parseJsonBody } from "./request.ts";
 import { safeEqual, sha256Hex } from "./signature.ts";
-import type { IngestDraft, MapResult, SourceContext, SourceEvent, SourceModule, VerifyResult, WebhookRequest } from "./types.ts";
+import type {
+  IngestDraft,
+  MapResult,
+  SourceContext,
+  SourceEvent,
+  SourceModule,
+  VerifyResult,
+  WebhookRequest,
+} from "./types.ts";
 
 const ID = "data";
 /** Far above any real batch; bounds the work one delivery can cause. */
@@ -31,7 +39,8 @@ export function kindOf(body: unknown): Kind {
   if (typeof body.event_type === "string" && body.event_type.startsWith("jobs.") && isRecord(body.run)) {
     if (text(body.run.run_id)) return "job_run";
   }
-  if (body.service_name === "unityCatalog" && text(body.event_id) && text(body.action_name)) return "catalog_audit";
+  if (body.service_name === "unityCatalog" && text(body.event_id) && text(body.action_name))
+    return "catalog_audit";
   const registryIds = [body.event, body.model_name, body.version, body.event_timestamp].every((v) => text(v));
   return registryIds ? "registry" : "unknown";
 }
@@ -59,13 +68,25 @@ function eventOf(body: unknown, fallback: string): SourceEvent {
   const b = isRecord(body) ? body : {};
   switch (kindOf(body)) {
     case "registry":
-      return { event_id: clip(registryId(b), 512), event_type: clip(String(text(b.event)), 128), payload: body };
+      return {
+        event_id: clip(registryId(b), 512),
+        event_type: clip(String(text(b.event)), 128),
+        payload: body,
+      };
     case "job_run":
-      return { event_id: clip(`${b.event_type}:${text((b.run as Body).run_id)}`, 512), event_type: clip(String(b.event_type), 128), payload: body };
+      return {
+        event_id: clip(`${b.event_type}:${text((b.run as Body).run_id)}`, 512),
+        event_type: clip(String(b.event_type), 128),
+        payload: body,
+      };
     case "sql_alert":
       return { event_id: clip(alertId(b), 512), event_type: "alert_state_change", payload: body };
     case "catalog_audit":
-      return { event_id: clip(String(text(b.event_id)), 512), event_type: clip(`unityCatalog.${text(b.action_name)}`, 128), payload: body };
+      return {
+        event_id: clip(String(text(b.event_id)), 512),
+        event_type: clip(`unityCatalog.${text(b.action_name)}`, 128),
+        payload: body,
+      };
     default:
       return { event_id: unknownId(body, fallback), event_type: "unknown", payload: body };
   }
@@ -73,7 +94,8 @@ function eventOf(body: unknown, fallback: string): SourceEvent {
 
 function parse(req: WebhookRequest): SourceEvent[] {
   const body = parseJsonBody(req.rawBody);
-  if (!isRecord(body) && !Array.isArray(body)) throw new BadRequest("body must be a JSON object or an array of objects");
+  if (!isRecord(body) && !Array.isArray(body))
+    throw new BadRequest("body must be a JSON object or an array of objects");
   const list: unknown[] = Array.isArray(body) ? body : [body];
   if (list.length > MAX_EVENTS) throw new BadRequest(`a delivery carries at most ${MAX_EVENTS} events`);
   const bodyHash = sha256Hex(req.rawBody).slice(0, 24);
@@ -94,10 +116,18 @@ function mapRegistry(b: Body, event: SourceEvent): MapResult {
   const source = sourceOf(ID, event);
   if (b.event === "MODEL_VERSION_CREATED") {
     const content = `Model ${model} version ${version} was registered.${data.text ? ` ${data.text}` : ""}`;
-    const draft = finish({ category: "fact", content, tags: tagsOf("data", "model_registry"), data, valid_from, source });
+    const draft = finish({
+      category: "fact",
+      content,
+      tags: tagsOf("data", "model_registry"),
+      data,
+      valid_from,
+      source,
+    });
     return one({ draft, object_key: `${ID}:model:${model}:${version}` });
   }
-  if (b.event !== "MODEL_VERSION_TRANSITIONED_STAGE") return { ok: false, reason: "unmapped_event", detail: event.event_type };
+  if (b.event !== "MODEL_VERSION_TRANSITIONED_STAGE")
+    return { ok: false, reason: "unmapped_event", detail: event.event_type };
   const to = text(b.to_stage);
   if (!to) return { ok: false, reason: "missing_field", detail: "to_stage" };
   const from = text(b.from_stage);
@@ -130,7 +160,8 @@ function durationSeconds(run: Body): number | undefined {
 
 function errorOf(run: Body): string | undefined {
   const state = isRecord(run.state) ? run.state : {};
-  const status = isRecord(run.status) && isRecord(run.status.termination_details) ? run.status.termination_details : {};
+  const status =
+    isRecord(run.status) && isRecord(run.status.termination_details) ? run.status.termination_details : {};
   return text(state.state_message) ?? text(status.message) ?? text(run.error) ?? text(run.state_message);
 }
 
@@ -140,17 +171,32 @@ function mapJobRun(b: Body, event: SourceEvent): MapResult {
   const name = text(job.name) ?? `job ${text(job.job_id) ?? "?"}`;
   const runId = String(text(run.run_id));
   const duration = durationSeconds(run);
-  const data = { job_id: job.job_id, job_name: text(job.name), run_id: runId, workspace_id: b.workspace_id, duration_s: duration, run_page_url: text(run.run_page_url) };
+  const data = {
+    job_id: job.job_id,
+    job_name: text(job.name),
+    run_id: runId,
+    workspace_id: b.workspace_id,
+    duration_s: duration,
+    run_page_url: text(run.run_page_url),
+  };
   const valid_from = isoFrom(run.end_time) ?? isoFrom(run.start_time);
   const source = sourceOf(ID, event);
   const object_key = `${ID}:job:${text(job.job_id) ?? name}`;
   if (b.event_type === "jobs.on_success") {
     const took = duration !== undefined ? ` in ${duration} s` : "";
     const content = `Job ${name} run ${runId} succeeded${took}.`;
-    const draft = finish({ category: "fact", content, tags: tagsOf("data", "job", "success"), data: { ...data, result: "success" }, valid_from, source });
+    const draft = finish({
+      category: "fact",
+      content,
+      tags: tagsOf("data", "job", "success"),
+      data: { ...data, result: "success" },
+      valid_from,
+      source,
+    });
     return one({ draft, object_key });
   }
-  if (b.event_type !== "jobs.on_failure") return { ok: false, reason: "unmapped_event", detail: event.event_type };
+  if (b.event_type !== "jobs.on_failure")
+    return { ok: false, reason: "unmapped_event", detail: event.event_type };
   const error = errorOf(run);
   const draft = finish({
     category: "exception",
@@ -165,10 +211,12 @@ function mapJobRun(b: Body, event: SourceEvent): MapResult {
   return one({ draft, object_key });
 }
 
+/** The alert's condition as text, e.g. "LESS_THAN 1000" (values come wrapped: {double_value: 1000}). */
 function thresholdOf(alert: Body): string | undefined {
   const condition = isRecord(alert.condition) ? alert.condition : isRecord(alert.options) ? alert.options : {};
   const op = text(condition.op);
-  const threshold = isRecord(condition.threshold) ? text(condition.threshold.value) ?? JSON.stringify(condition.threshold.value) : text(condition.value);
+  const raw = isRecord(condition.threshold) ? condition.threshold.value : condition.value;
+  const threshold = isRecord(raw) ? Object.values(raw).map(text).find((v) => v !== undefined) : text(raw);
   return op || threshold ? [op, threshold].filter(Boolean).join(" ") : undefined;
 }
 
@@ -178,7 +226,14 @@ function mapAlert(b: Body, event: SourceEvent): MapResult {
   const name = text(alert.name) ?? `alert ${text(alert.id)}`;
   const state = text(alert.state)?.toUpperCase() ?? "UNKNOWN";
   const threshold = thresholdOf(alert);
-  const data = { alert_id: text(alert.id), alert_name: text(alert.name), state, threshold, query_id: text(query.id), query_name: text(query.name) };
+  const data = {
+    alert_id: text(alert.id),
+    alert_name: text(alert.name),
+    state,
+    threshold,
+    query_id: text(query.id),
+    query_name: text(query.name),
+  };
   const valid_from = isoFrom(b.timestamp) ?? isoFrom(alert.state_changed_at);
   const source = sourceOf(ID, event);
   const object_key = `${ID}:alert:${text(alert.id)}`;
@@ -196,7 +251,14 @@ function mapAlert(b: Body, event: SourceEvent): MapResult {
     });
     return one({ draft, object_key });
   }
-  const draft = finish({ category: "fact", content: `Alert ${name} is now in state ${state}.`, tags: tagsOf("data", "alert"), data, valid_from, source });
+  const draft = finish({
+    category: "fact",
+    content: `Alert ${name} is now in state ${state}.`,
+    tags: tagsOf("data", "alert"),
+    data,
+    valid_from,
+    source,
+  });
   return one({ draft, object_key });
 }
 
@@ -205,13 +267,24 @@ function mapAudit(b: Body, event: SourceEvent): MapResult {
   const who = text(identity.email) ?? text(identity.subject_name) ?? "someone";
   const action = String(text(b.action_name));
   const params = isRecord(b.request_params) ? b.request_params : {};
-  const target = text(params.full_name_arg) ?? text(params.name) ?? text(params.full_name) ?? text(params.securable_full_name);
+  const target =
+    text(params.full_name_arg) ??
+    text(params.name) ??
+    text(params.full_name) ??
+    text(params.securable_full_name);
   const response = isRecord(b.response) ? b.response : {};
   const draft = finish({
     category: "fact",
     content: `${who} performed ${action} in the data catalog${target ? ` on ${target}` : ""}.`,
     tags: tagsOf("data", "catalog_audit"),
-    data: { user: who, action, target, status_code: response.status_code, error: text(response.error_message), request_params: params },
+    data: {
+      user: who,
+      action,
+      target,
+      status_code: response.status_code,
+      error: text(response.error_message),
+      request_params: params,
+    },
     valid_from: isoFrom(b.event_time),
     source: sourceOf(ID, event),
   });

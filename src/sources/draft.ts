@@ -122,8 +122,15 @@ export function boundedData(data: Record<string, unknown>): Record<string, unkno
 }
 
 /** `source` of an entry written from a webhook event (CONTRACT §7). */
-export function sourceOf(system: string, event: SourceEvent): { system: string; event_id: string; event_type: string } {
-  return { system, event_id: clip(event.event_id, 512), event_type: clip(event.event_type || "unknown", 128) };
+export function sourceOf(
+  system: string,
+  event: SourceEvent,
+): { system: string; event_id: string; event_type: string } {
+  return {
+    system,
+    event_id: clip(event.event_id, 512),
+    event_type: clip(event.event_type || "unknown", 128),
+  };
 }
 
 /** Drops undefined fields and bounds `content` and `data`, so the draft is what the schema checks. */

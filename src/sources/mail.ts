@@ -7,10 +7,17 @@
 import { errors, jwtVerify } from "jose";
 import { BadRequest } from "../errors.ts";
 import { clip, text } from "./draft.ts";
-import { DEFAULT_MAIL_JWKS_URL, createJwksResolver } from "./jwks.ts";
+import { createJwksResolver, DEFAULT_MAIL_JWKS_URL } from "./jwks.ts";
 import { bearerToken, isRecord, parseJsonBody } from "./request.ts";
 import { safeEqual } from "./signature.ts";
-import type { MapResult, SourceContext, SourceEvent, SourceModule, VerifyResult, WebhookRequest } from "./types.ts";
+import type {
+  MapResult,
+  SourceContext,
+  SourceEvent,
+  SourceModule,
+  VerifyResult,
+  WebhookRequest,
+} from "./types.ts";
 
 export { mapMailHistory } from "./mail-history.ts";
 
@@ -74,9 +81,11 @@ async function verify(req: WebhookRequest, ctx: SourceContext): Promise<VerifyRe
       requiredClaims: ["exp", "iat"],
       currentDate: new Date(ctx.now()),
     });
-    if (payload.email_verified !== true && payload.email_verified !== "true") return { ok: false, reason: "email_not_verified" };
+    if (payload.email_verified !== true && payload.email_verified !== "true")
+      return { ok: false, reason: "email_not_verified" };
     const account = ctx.secrets.MAIL_PUBSUB_SERVICE_ACCOUNT;
-    if (account && !safeEqual(String(payload.email ?? ""), account)) return { ok: false, reason: "service_account_mismatch" };
+    if (account && !safeEqual(String(payload.email ?? ""), account))
+      return { ok: false, reason: "service_account_mismatch" };
     return { ok: true };
   } catch (err) {
     return { ok: false, reason: reasonOf(err) };
@@ -84,7 +93,8 @@ async function verify(req: WebhookRequest, ctx: SourceContext): Promise<VerifyRe
 }
 
 function decodeData(data: unknown): Record<string, unknown> {
-  if (typeof data !== "string" || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(data)) throw new BadRequest("message.data is not base64");
+  if (typeof data !== "string" || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(data))
+    throw new BadRequest("message.data is not base64");
   try {
     const decoded: unknown = JSON.parse(Buffer.from(data, "base64").toString("utf8"));
     if (isRecord(decoded)) return decoded;
@@ -94,12 +104,15 @@ function decodeData(data: unknown): Record<string, unknown> {
 
 function stringAttributes(value: unknown): Record<string, string> | undefined {
   if (!isRecord(value)) return undefined;
-  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === "string"));
+  return Object.fromEntries(
+    Object.entries(value).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
 }
 
 function parse(req: WebhookRequest): SourceEvent[] {
   const body = parseJsonBody(req.rawBody);
-  if (!isRecord(body) || !isRecord(body.message)) throw new BadRequest("body is not a push delivery: message missing");
+  if (!isRecord(body) || !isRecord(body.message))
+    throw new BadRequest("body is not a push delivery: message missing");
   const message = body.message;
   // The push service sends both spellings; either identifies the message.
   const messageId = text(message.messageId) ?? text(message.message_id);

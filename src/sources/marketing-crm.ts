@@ -4,10 +4,28 @@
  * the body is a JSON array of up to 100 events, each naming the app it was sent for.
  */
 import { BadRequest, Unauthorized } from "../errors.ts";
-import { amountOf, clip, currencyOf, finish, isoFrom, isoFromEpoch, sourceOf, tagsOf, text } from "./draft.ts";
+import {
+  amountOf,
+  clip,
+  currencyOf,
+  finish,
+  isoFrom,
+  isoFromEpoch,
+  sourceOf,
+  tagsOf,
+  text,
+} from "./draft.ts";
 import { firstHeader, isRecord, parseJsonBody } from "./request.ts";
 import { hmacSha256, safeEqual, safeEqualAny, sha256Hex } from "./signature.ts";
-import type { IngestDraft, MapResult, SourceContext, SourceEvent, SourceModule, VerifyResult, WebhookRequest } from "./types.ts";
+import type {
+  IngestDraft,
+  MapResult,
+  SourceContext,
+  SourceEvent,
+  SourceModule,
+  VerifyResult,
+  WebhookRequest,
+} from "./types.ts";
 
 const ID = "marketing_crm";
 const MAX_EVENTS = 100;
@@ -39,12 +57,25 @@ export function calledUri(req: WebhookRequest): string {
 
 // The platform decodes these escapes in the URI before it signs (v3); we accept either form.
 const PLATFORM_DECODED: Readonly<Record<string, string>> = {
-  "%3A": ":", "%2F": "/", "%3F": "?", "%40": "@", "%21": "!", "%24": "$",
-  "%27": "'", "%28": "(", "%29": ")", "%2A": "*", "%2C": ",", "%3B": ";",
+  "%3A": ":",
+  "%2F": "/",
+  "%3F": "?",
+  "%40": "@",
+  "%21": "!",
+  "%24": "$",
+  "%27": "'",
+  "%28": "(",
+  "%29": ")",
+  "%2A": "*",
+  "%2C": ",",
+  "%3B": ";",
 };
 
 function platformDecoded(uri: string): string {
-  return uri.replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi, (m) => PLATFORM_DECODED[m.toUpperCase()] ?? m);
+  return uri.replace(
+    /%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi,
+    (m) => PLATFORM_DECODED[m.toUpperCase()] ?? m,
+  );
 }
 
 function verifyV3(req: WebhookRequest, ctx: SourceContext, secret: string, signature: string): VerifyResult {
@@ -135,7 +166,9 @@ function contactsOf(ev: Event): string[] | undefined {
   const props = isRecord(ev.properties) ? ev.properties : {};
   const raw = props.contacts ?? ev.contacts ?? ev.associatedContactIds;
   const list = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : [];
-  const contacts = list.map((c) => text(isRecord(c) ? (c.name ?? c.email ?? c.id) : c)).filter((c) => c !== undefined);
+  const contacts = list
+    .map((c) => text(isRecord(c) ? (c.name ?? c.email ?? c.id) : c))
+    .filter((c) => c !== undefined);
   return contacts.length > 0 ? contacts.slice(0, 50) : undefined;
 }
 
@@ -224,7 +257,13 @@ function mapClosedLost(ev: Event, event: SourceEvent, deal: string): IngestDraft
     severity: "medium",
     status: "open",
     tags: tagsOf("marketing_crm", "deal", "closed_lost"),
-    data: { deal_name: deal, stage: "closed_lost", reason, amount: amountOf(prop(ev, "amount")), ...common(ev) },
+    data: {
+      deal_name: deal,
+      stage: "closed_lost",
+      reason,
+      amount: amountOf(prop(ev, "amount")),
+      ...common(ev),
+    },
     valid_from: isoFromEpoch(ev.occurredAt),
     source: sourceOf(ID, event),
   });
@@ -247,7 +286,8 @@ function mapStage(ev: Event, event: SourceEvent, deal: string, stage: string): I
 }
 
 function mapDealChange(ev: Event, event: SourceEvent): MapResult {
-  if (ev.propertyName !== "dealstage") return { ok: false, reason: "unmapped_event", detail: "deal property is not dealstage" };
+  if (ev.propertyName !== "dealstage")
+    return { ok: false, reason: "unmapped_event", detail: "deal property is not dealstage" };
   const stage = text(ev.propertyValue);
   if (!stage) return { ok: false, reason: "missing_field", detail: "propertyValue" };
   const deal = prop(ev, "dealname") ?? String(ev.objectId);
@@ -261,7 +301,9 @@ function mapTimeline(ev: Event, event: SourceEvent): IngestDraft {
   const title = prop(ev, "title") ?? prop(ev, "name") ?? prop(ev, "text");
   const draft = finish({
     category: "fact",
-    content: title ? `Timeline event on object ${String(ev.objectId)}: ${title}` : `Timeline event on object ${String(ev.objectId)}.`,
+    content: title
+      ? `Timeline event on object ${String(ev.objectId)}: ${title}`
+      : `Timeline event on object ${String(ev.objectId)}.`,
     tags: tagsOf("marketing_crm", "timeline"),
     data: { ...common(ev), properties: isRecord(ev.properties) ? ev.properties : undefined },
     valid_from: isoFromEpoch(ev.occurredAt),

@@ -1,22 +1,86 @@
 import { mkdirSync } from "node:fs";
 import { type Database, open, type RootDatabase } from "lmdb";
+import type { Category } from "../models/category.ts";
+import type { StoredEntry } from "../memory/temporal.ts";
+
+const SEQ_KEY = "seq";
+const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+
+/** Everything one acknowledged write changes; committed in one transaction. */
+export interface WriteSet {
+  entries: StoredEntry[];
+  /** Entries that are new (and so get index keys); the rest of `entries` are updates. */
+  created: StoredEntry[];
+  vectors?: Array<[string, Float32Array]>;
+  idempotency?: { key: string; record: IdempotencyRecord };
+  dedupe?: { key: string; record: DedupeRecord };
+  objects?: Array<[string, string]>;
+  deadLetters?: Array<[string, unknown]>;
+  state?: Array<[string, unknown]>;
+}
+
+export interface IdempotencyRecord {
+  at: number;
+  status: number;
+  body: unknown;
+}
+
+export interface DedupeRecord {
+  at: number;
+  entries: string[];
+}
 
 /**
- * One LMDB environment per tenant, its named databases, and their key layouts (ARCHITECTURE,
- * Storage). Index keys end in the entry id, so they are unique and lead back to the entry.
+ * One LMDB environment per tenant and its named databases (ARCHITECTURE, Storage). Index keys end in
+ * the entry's sequence number, which is unique and leads back to the entry id. Writes are batched
+ * by lmdb-js into shared commits (group commit); until its commit lands a write is served from
+ * `pending`, so the owning actor reads its own writes.
  */
 export class TenantVault {
   readonly root: RootDatabase;
-  readonly entries: Database<Record<string, unknown>, string>;
-  readonly deadLetters: Database<Record<string, unknown>, string>;
+  private readonly entries: Database<StoredEntry, string>;
+  private readonly byCategory: Database<string, [string, number]>;
+  private readonly byTag: Database<string, [string, number]>;
+  private readonly byValid: Database<string, [number, number]>;
+  private readonly embeddings: Database<Buffer, string>;
+  private readonly objects: Database<string, string>;
+  readonly deadLetters: Database<unknown, string>;
+  private readonly dedupe: Database<DedupeRecord, string>;
+  private readonly idempotency: Database<IdempotencyRecord, string>;
   readonly connectorState: Database<unknown, string>;
+  private readonly meta: Database<number, string>;
+  private readonly pending = new Map<string, StoredEntry>();
+  private readonly pendingKeys = new Map<string, unknown>();
+  private seq: number;
+  private closed = false;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
     this.root = open({ path: dir, compression: false, maxDbs: 16 });
     this.entries = this.root.openDB({ name: "entries" });
+    this.byCategory = this.root.openDB({ name: "by-category" });
+    this.byTag = this.root.openDB({ name: "by-tag" });
+    this.byValid = this.root.openDB({ name: "by-valid" });
+    this.embeddings = this.root.openDB({ name: "embeddings", encoding: "binary" });
+    this.objects = this.root.openDB({ name: "objects" });
     this.deadLetters = this.root.openDB({ name: "dead-letters" });
+    this.dedupe = this.root.openDB({ name: "dedupe" });
+    this.idempotency = this.root.openDB({ name: "idempotency" });
     this.connectorState = this.root.openDB({ name: "connector-state" });
+    this.meta = this.root.openDB({ name: "meta" });
+    this.seq = this.meta.get(SEQ_KEY) ?? 0;
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  get(id: string): StoredEntry | undefined {
+    return this.pending.get(id) ?? this.entries.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.pending.has(id) || this.entries.doesExist(id);
   }
 
   entryCount(): number {
@@ -27,7 +91,124 @@ export class TenantVault {
     return this.deadLetters.getCount();
   }
 
+  vector(id: string): Float32Array | undefined {
+    const pending = this.pendingKeys.get(`v:${id}`);
+    if (pending instanceof Float32Array) return pending;
+    const bytes = this.embeddings.getBinary(id);
+    if (!bytes) return undefined;
+    // Copy: the bytes LMDB hands out are only valid until the next read.
+    const copy = new Float32Array(bytes.byteLength / 4);
+    new Uint8Array(copy.buffer).set(bytes);
+    return copy;
+  }
+
+  objectLatest(objectKey: string): string | undefined {
+    return (this.pendingKeys.get(`o:${objectKey}`) as string | undefined) ?? this.objects.get(objectKey);
+  }
+
+  idempotent(key: string, now: number, ttlMs: number): IdempotencyRecord | undefined {
+    const record = (this.pendingKeys.get(`i:${key}`) as IdempotencyRecord | undefined) ?? this.idempotency.get(key);
+    return record && now - record.at < ttlMs ? record : undefined;
+  }
+
+  deduped(key: string): DedupeRecord | undefined {
+    return (this.pendingKeys.get(`d:${key}`) as DedupeRecord | undefined) ?? this.dedupe.get(key);
+  }
+
+  /** Newest first: entries of one category with a sequence number below `before`. */
+  *scanCategory(category: Category, before = MAX_SEQ): Generator<StoredEntry> {
+    yield* this.scanIndex(this.byCategory, category, before);
+  }
+
+  /** Newest first: entries carrying `tag` with a sequence number below `before`. */
+  *scanTag(tag: string, before = MAX_SEQ): Generator<StoredEntry> {
+    yield* this.scanIndex(this.byTag, tag, before);
+  }
+
+  /** Entries whose valid_from lies in [fromMs, toMs). */
+  *scanValid(fromMs: number, toMs: number): Generator<StoredEntry> {
+    for (const { value: id } of this.byValid.getRange({ start: [fromMs, 0], end: [toMs, 0] })) {
+      const stored = this.get(id);
+      if (stored) yield stored;
+    }
+  }
+
+  /** Every committed entry, oldest first (index rebuilds). */
+  *all(): Generator<StoredEntry> {
+    for (const { value } of this.entries.getRange()) yield value;
+  }
+
+  private *scanIndex(db: Database<string, [string, number]>, prefix: string, before: number): Generator<StoredEntry> {
+    const range = db.getRange({ start: [prefix, before - 1], end: [prefix, -1], reverse: true });
+    const pendingNewer = [...this.pending.values()]
+      .filter((s) => s.seq < before && this.indexedUnder(db, s, prefix))
+      .sort((a, b) => b.seq - a.seq);
+    // Pending (uncommitted) entries are merged in sequence order with the committed ones.
+    let p = 0;
+    for (const { key, value: id } of range) {
+      while (p < pendingNewer.length && pendingNewer[p]!.seq > key[1]) yield pendingNewer[p++]!;
+      if (this.pending.has(id)) continue;
+      const stored = this.entries.get(id);
+      if (stored) yield stored;
+    }
+    while (p < pendingNewer.length) yield pendingNewer[p++]!;
+  }
+
+  private indexedUnder(db: Database<string, [string, number]>, stored: StoredEntry, prefix: string): boolean {
+    if (db === this.byCategory) return stored.entry.category === prefix;
+    return (stored.entry.tags ?? []).includes(prefix);
+  }
+
+  /** Stages a write set and commits it with whatever else is in flight; resolves once durable. */
+  write(set: WriteSet): Promise<void> {
+    for (const s of set.entries) this.pending.set(s.entry.id, s);
+    const staged = this.stageKeys(set);
+    const seq = this.seq;
+    const committed = this.root.transaction(() => {
+      for (const s of set.entries) this.entries.put(s.entry.id, s);
+      for (const s of set.created) this.putIndexKeys(s);
+      for (const [id, vec] of set.vectors ?? []) this.embeddings.put(id, Buffer.from(vec.buffer, vec.byteOffset, vec.byteLength));
+      for (const [key, id] of set.objects ?? []) this.objects.put(key, id);
+      for (const [key, value] of set.deadLetters ?? []) this.deadLetters.put(key, value);
+      for (const [key, value] of set.state ?? []) this.connectorState.put(key, value);
+      if (set.idempotency) this.idempotency.put(set.idempotency.key, set.idempotency.record);
+      if (set.dedupe) this.dedupe.put(set.dedupe.key, set.dedupe.record);
+      this.meta.put(SEQ_KEY, seq);
+    });
+    return committed.then(
+      () => this.unstage(set, staged),
+      (error) => {
+        this.unstage(set, staged);
+        throw error;
+      },
+    );
+  }
+
+  private putIndexKeys(s: StoredEntry): void {
+    const e = s.entry;
+    this.byCategory.put([e.category, s.seq], e.id);
+    for (const tag of new Set(e.tags ?? [])) this.byTag.put([tag, s.seq], e.id);
+    this.byValid.put([Date.parse(e.valid_from), s.seq], e.id);
+  }
+
+  private stageKeys(set: WriteSet): Map<string, unknown> {
+    const staged = new Map<string, unknown>();
+    for (const [id, vec] of set.vectors ?? []) staged.set(`v:${id}`, vec);
+    for (const [key, id] of set.objects ?? []) staged.set(`o:${key}`, id);
+    if (set.idempotency) staged.set(`i:${set.idempotency.key}`, set.idempotency.record);
+    if (set.dedupe) staged.set(`d:${set.dedupe.key}`, set.dedupe.record);
+    for (const [key, value] of staged) this.pendingKeys.set(key, value);
+    return staged;
+  }
+
+  private unstage(set: WriteSet, staged: Map<string, unknown>): void {
+    for (const s of set.entries) if (this.pending.get(s.entry.id) === s) this.pending.delete(s.entry.id);
+    for (const [key, value] of staged) if (this.pendingKeys.get(key) === value) this.pendingKeys.delete(key);
+  }
+
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.root.close();
   }
 }

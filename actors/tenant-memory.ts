@@ -1,0 +1,301 @@
+import { join } from "node:path";
+import { fuse } from "../src/embedding/hybrid.ts";
+import { LexicalIndex } from "../src/embedding/lexical-index.ts";
+import { VectorIndex } from "../src/embedding/vector-index.ts";
+import { NotFound, ValidationFailed } from "../src/errors.ts";
+import { decodeCursor, encodeCursor } from "../src/memory/cursor.ts";
+import { buildEntry, normaliseDraft, type NormalisedDraft } from "../src/memory/entry-builder.ts";
+import { canonicalJson, entryId, type IdentityContent, type Sha8, sha8 } from "../src/memory/entry-id.ts";
+import { type StoredEntry, type TimeFilter, visible } from "../src/memory/temporal.ts";
+import type { Category } from "../src/models/category.ts";
+import { isoOf } from "../src/models/common.ts";
+import type { Entry } from "../src/models/entry.ts";
+import type { CreateEntry, ListEntries, SearchEntries, SearchResult } from "../src/models/tenant-protocol.ts";
+import type { Clock } from "../src/runtime/clock.ts";
+import type { TenantVault, WriteSet } from "../src/vault/tenant-vault.ts";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const INDEX_FILE = "vectors.usearch";
+
+export interface MemoryOptions {
+  tenantId: string;
+  vault: TenantVault;
+  clock: Clock;
+  dims: number;
+  hash?: Sha8;
+}
+
+export interface Written {
+  status: 200 | 201;
+  entry: Entry;
+  /** Resolves once the write set has committed. */
+  committed: Promise<void>;
+}
+
+/**
+ * A tenant's typed memory: entry writes with their bi-temporal side effects, reads, lists and
+ * hybrid search. Owned by the tenant actor, so every method runs serially.
+ */
+export class TenantMemory {
+  readonly index: VectorIndex;
+  private lexical: LexicalIndex | undefined;
+  private readonly vault: TenantVault;
+  private readonly hash: Sha8;
+
+  constructor(private readonly opts: MemoryOptions) {
+    this.vault = opts.vault;
+    this.hash = opts.hash ?? sha8;
+    this.index = VectorIndex.open({ file: join(opts.vault.dir, INDEX_FILE), dims: opts.dims });
+    this.catchUpIndex();
+  }
+
+  /** Vectors committed after the index file was last saved (e.g. after a kill -9) are added back. */
+  private catchUpIndex(): void {
+    for (const stored of this.vault.all()) {
+      const id = stored.entry.id;
+      if (this.index.has(id)) continue;
+      const vec = this.vault.vector(id);
+      if (vec) this.index.add(id, vec);
+    }
+  }
+
+  create(msg: CreateEntry): Written {
+    const now = this.opts.clock.now();
+    const replay = msg.idempotencyKey ? this.vault.idempotent(msg.idempotencyKey, now, IDEMPOTENCY_TTL_MS) : undefined;
+    if (replay) return { status: 200, entry: replay.body as Entry, committed: Promise.resolve() };
+    const n = normaliseDraft(this.withCorrectionDefaults(msg.draft), now);
+    const updates = this.sideEffects(n, now);
+    const identity = this.identityOf(n);
+    const id = entryId(identity, (candidate) => this.takenByOther(candidate, identity), this.hash);
+    const existing = this.vault.get(id);
+    if (existing) return { status: 200, entry: existing.entry, committed: Promise.resolve() };
+    const entry = buildEntry(n, id, { tenantId: this.opts.tenantId, createdBy: msg.createdBy, now });
+    const stored: StoredEntry = { seq: this.vault.nextSeq(), entry };
+    const set: WriteSet = { entries: [stored, ...updates], created: [stored] };
+    if (msg.vector) set.vectors = [[id, msg.vector]];
+    if (msg.idempotencyKey) set.idempotency = { key: msg.idempotencyKey, record: { at: now, status: 201, body: entry } };
+    const committed = this.vault.write(set);
+    this.indexEntry(entry, msg.vector);
+    return { status: 201, entry, committed };
+  }
+
+  /** Writes prepared entries from a connector in one commit (see actors/tenant-ingest.ts). */
+  stage(stored: StoredEntry, vector?: Float32Array): void {
+    this.indexEntry(stored.entry, vector);
+  }
+
+  get(category: Category, id: string, includeEmbedding: boolean): Entry {
+    const stored = this.vault.get(id);
+    if (!stored || stored.entry.category !== category) throw new NotFound(`no ${category} ${id} in this tenant`);
+    return this.present(stored.entry, includeEmbedding);
+  }
+
+  list(msg: ListEntries): { items: Entry[]; next_cursor: string | null } {
+    const before = msg.cursor === undefined ? undefined : decodeCursor(msg.cursor);
+    const scan = msg.tag ? this.vault.scanTag(msg.tag, before) : this.vault.scanCategory(msg.category, before);
+    const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
+    const page: Array<{ seq: number; entry: Entry }> = [];
+    for (const stored of scan) {
+      if (stored.entry.category !== msg.category) continue;
+      const view = visible(stored, time);
+      if (!view || (msg.category === "outcome" && !this.decisionResolved(view))) continue;
+      page.push({ seq: stored.seq, entry: view });
+      if (page.length > msg.limit) break;
+    }
+    const more = page.length > msg.limit;
+    const items = page.slice(0, msg.limit);
+    return {
+      items: items.map((p) => this.present(p.entry, msg.includeEmbedding)),
+      next_cursor: more ? encodeCursor(items[items.length - 1]!.seq) : null,
+    };
+  }
+
+  search(msg: SearchEntries): SearchResult[] {
+    const accept = this.filterOf(msg);
+    const text = msg.text?.trim() ? msg.text : undefined;
+    if (!text && !msg.vector) return this.newest(msg, accept);
+    const k = Math.max(msg.limit * 2, 20);
+    const vectorHits = msg.vector ? this.index.search(msg.vector, k, accept) : [];
+    const lexical = text ? this.lexicalIndex() : undefined;
+    const lexicalHits = lexical && text ? lexical.search(text, k, accept) : [];
+    const fused = fuse(vectorHits, lexicalHits, {
+      useVector: msg.vector !== undefined,
+      useLexical: text !== undefined,
+      limit: msg.limit,
+      vectorScoreOf: msg.vector ? this.index.scorer(msg.vector) : undefined,
+      lexicalScoreOf: lexical && text ? lexical.scorer(text) : undefined,
+    });
+    // A hit with nothing in common with the query (score 0) is noise, not a result.
+    return fused.filter((hit) => hit.score > 0).map((hit) => ({ entry: accept.view(hit.id)!, score: round(hit.score), scores: roundScores(hit.scores) }));
+  }
+
+  flushIndex(): void {
+    this.index.flush();
+  }
+
+  close(): void {
+    this.index.save();
+    this.index.close();
+  }
+
+  /** A filter-only search: newest first across the requested categories, score 0. */
+  private newest(msg: SearchEntries, accept: Filter): SearchResult[] {
+    const results: SearchResult[] = [];
+    const scans = msg.categories.map((c) => this.vault.scanCategory(c));
+    for (const stored of mergeNewestFirst(scans)) {
+      if (!accept(stored.entry.id)) continue;
+      results.push({ entry: accept.view(stored.entry.id)!, score: 0, scores: { vector: 0, lexical: 0 } });
+      if (results.length >= msg.limit) break;
+    }
+    return results;
+  }
+
+  private filterOf(msg: SearchEntries): Filter {
+    const categories = new Set<string>(msg.categories);
+    const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
+    const views = new Map<string, Entry | undefined>();
+    const check = (id: string): Entry | undefined => {
+      const stored = this.vault.get(id);
+      if (!stored || !categories.has(stored.entry.category)) return undefined;
+      const view = visible(stored, time);
+      if (!view) return undefined;
+      const tags = view.tags ?? [];
+      if (!msg.tags.every((t) => tags.includes(t))) return undefined;
+      if (msg.tagsAny.length > 0 && !msg.tagsAny.some((t) => tags.includes(t))) return undefined;
+      return view;
+    };
+    const accept = ((id: string) => {
+      if (!views.has(id)) views.set(id, check(id));
+      return views.get(id) !== undefined;
+    }) as Filter;
+    accept.view = (id) => (views.has(id) ? views.get(id) : check(id));
+    return accept;
+  }
+
+  private lexicalIndex(): LexicalIndex {
+    if (!this.lexical) {
+      // Built on the first text search, so actors that never search never pay for it.
+      const lexical = new LexicalIndex();
+      for (const stored of this.vault.all()) lexical.add(stored.entry.id, stored.entry.content);
+      this.lexical = lexical;
+    }
+    return this.lexical;
+  }
+
+  private indexEntry(entry: Entry, vector: Float32Array | undefined): void {
+    if (vector) this.index.add(entry.id, vector);
+    this.lexical?.add(entry.id, entry.content);
+  }
+
+  /** A correction takes the corrected entry's place, so it inherits its valid_from by default. */
+  private withCorrectionDefaults(draft: CreateEntry["draft"]): CreateEntry["draft"] {
+    if (!draft.corrects || draft.valid_from !== undefined) return draft;
+    const target = this.vault.get(draft.corrects);
+    return target ? { ...draft, valid_from: target.entry.valid_from } : draft;
+  }
+
+  /** Changes to other entries this write implies: supersession, correction, decision resolution. */
+  private sideEffects(n: NormalisedDraft, now: number): StoredEntry[] {
+    const updates: StoredEntry[] = [];
+    const d = n.draft;
+    if (d.supersedes) updates.push(this.supersede(d.supersedes, n.validFrom, now));
+    if (d.corrects) updates.push(this.correct(d.corrects, now));
+    if (d.category === "outcome") updates.push(this.resolveDecision(d.decision_id));
+    return updates;
+  }
+
+  private supersede(targetId: string, validFrom: number, now: number): StoredEntry {
+    const target = this.live(targetId, "/supersedes");
+    if (validFrom <= Date.parse(target.entry.valid_from)) {
+      invalid("/supersedes", "a superseding entry must become valid after the entry it supersedes");
+    }
+    const closesAt = target.entry.valid_to === null ? validFrom : Math.min(validFrom, Date.parse(target.entry.valid_to));
+    return {
+      ...target,
+      prior_valid_to: target.prior_valid_to !== undefined ? target.prior_valid_to : target.entry.valid_to,
+      entry: { ...target.entry, valid_to: isoOf(closesAt), invalidated_at: isoOf(now) },
+    };
+  }
+
+  private correct(targetId: string, now: number): StoredEntry {
+    const target = this.live(targetId, "/corrects");
+    return { ...target, entry: { ...target.entry, expired_at: isoOf(now) } };
+  }
+
+  private resolveDecision(decisionId: string): StoredEntry {
+    const decision = this.vault.get(decisionId);
+    if (!decision || decision.entry.category !== "decision") {
+      invalid("/decision_id", "decision_id must name a decision of this tenant");
+    }
+    return { ...decision, entry: { ...decision.entry, status: "resolved" } };
+  }
+
+  private live(id: string, path: string): StoredEntry {
+    const target = this.vault.get(id);
+    if (!target) invalid(path, "no such entry in this tenant");
+    if (target.entry.expired_at !== null) invalid(path, "that entry was already corrected");
+    return target;
+  }
+
+  private decisionResolved(outcome: Entry): boolean {
+    const decision = this.vault.get(String(outcome.decision_id));
+    return decision?.entry.status === "resolved";
+  }
+
+  private identityOf(n: NormalisedDraft): IdentityContent {
+    return {
+      tenant: this.opts.tenantId,
+      category: n.draft.category,
+      content: n.draft.content,
+      data: n.draft.data,
+      valid_from: isoOf(n.validFrom),
+      source: n.draft.source,
+    };
+  }
+
+  private takenByOther(id: string, identity: IdentityContent): boolean {
+    const stored = this.vault.get(id);
+    if (!stored) return false;
+    const e = stored.entry;
+    const theirs: IdentityContent = {
+      tenant: e.tenant_id,
+      category: e.category,
+      content: e.content,
+      data: e.data,
+      valid_from: e.valid_from,
+      source: e.source,
+    };
+    return canonicalJson(theirs) !== canonicalJson(identity);
+  }
+
+  private present(entry: Entry, includeEmbedding: boolean): Entry {
+    if (!includeEmbedding) return entry;
+    const vec = this.vault.vector(entry.id);
+    return { ...entry, embedding: vec ? Array.from(vec, round6) : [] };
+  }
+}
+
+type Filter = ((id: string) => boolean) & { view(id: string): Entry | undefined };
+
+/** Merges newest-first scans (each ordered by descending seq) into one newest-first stream. */
+function* mergeNewestFirst(scans: Generator<StoredEntry>[]): Generator<StoredEntry> {
+  const heads = scans.map((s) => s.next());
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const h = heads[i]!;
+      if (!h.done && (best < 0 || h.value.seq > (heads[best]!.value as StoredEntry).seq)) best = i;
+    }
+    if (best < 0) return;
+    yield heads[best]!.value as StoredEntry;
+    heads[best] = scans[best]!.next();
+  }
+}
+
+function invalid(path: string, message: string): never {
+  throw new ValidationFailed(`${path.slice(1)}: ${message}`, [{ path, message }]);
+}
+
+const round = (x: number) => Math.round(x * 1e4) / 1e4;
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+const roundScores = (s: { vector: number; lexical: number }) => ({ vector: round(s.vector), lexical: round(s.lexical) });

@@ -1,0 +1,73 @@
+import { ValidationFailed } from "../errors.ts";
+import { isoOf, parseTimestamp } from "../models/common.ts";
+import { type Entry, type EntryDraft, MAX_DATA_BYTES } from "../models/entry.ts";
+
+/** Defaults per category (CONTRACT §5). */
+const CATEGORY_DEFAULTS: Partial<Record<EntryDraft["category"], Record<string, unknown>>> = {
+  decision: { status: "open" },
+  exception: { severity: "medium", status: "open" },
+  outcome: { currency: "USD" },
+};
+
+/** Fields of a draft that never reach the stored entry as they are. */
+const NOT_STORED = new Set(["embedding", "tenant_id", "category", "valid_from", "valid_to"]);
+
+export interface BuildContext {
+  tenantId: string;
+  createdBy: string;
+  now: number;
+}
+
+/** A draft with its times normalised to UTC milliseconds and its cross-field rules checked. */
+export interface NormalisedDraft {
+  draft: EntryDraft;
+  validFrom: number;
+  validTo: number | null;
+}
+
+/**
+ * Checks what the schema cannot: real timestamps, valid_to after valid_from, the data size limit,
+ * and that `supersedes` and `corrects` are not combined.
+ */
+export function normaliseDraft(draft: EntryDraft, now: number): NormalisedDraft {
+  const validFrom = draft.valid_from === undefined ? now : timestamp(draft.valid_from, "/valid_from");
+  const validTo = draft.valid_to == null ? null : timestamp(draft.valid_to, "/valid_to");
+  if (validTo !== null && validTo <= validFrom) fail("/valid_to", "valid_to must be after valid_from");
+  if (draft.supersedes && draft.corrects) fail("/corrects", "give supersedes or corrects, not both");
+  if (draft.data !== undefined && Buffer.byteLength(JSON.stringify(draft.data)) > MAX_DATA_BYTES) {
+    fail("/data", `data must be at most ${MAX_DATA_BYTES} bytes as JSON`);
+  }
+  return { draft, validFrom, validTo };
+}
+
+/** The entry as stored and returned; `id` is decided by the caller (see entry-id.ts). */
+export function buildEntry(n: NormalisedDraft, id: string, ctx: BuildContext): Entry {
+  const typed: Record<string, unknown> = { ...CATEGORY_DEFAULTS[n.draft.category] };
+  for (const [key, value] of Object.entries(n.draft)) {
+    if (!NOT_STORED.has(key) && value !== undefined) typed[key] = value;
+  }
+  return {
+    id,
+    tenant_id: ctx.tenantId,
+    category: n.draft.category,
+    content: n.draft.content,
+    ...typed,
+    valid_from: isoOf(n.validFrom),
+    valid_to: n.validTo === null ? null : isoOf(n.validTo),
+    agent_id: n.draft.agent_id ?? ctx.createdBy,
+    recorded_at: isoOf(ctx.now),
+    expired_at: null,
+    invalidated_at: null,
+    created_by: ctx.createdBy,
+  } as Entry;
+}
+
+function timestamp(value: string, path: string): number {
+  const ms = parseTimestamp(value);
+  if (ms === undefined) fail(path, "not a valid RFC 3339 timestamp");
+  return ms;
+}
+
+function fail(path: string, message: string): never {
+  throw new ValidationFailed(`${path.slice(1)}: ${message}`, [{ path, message }]);
+}

@@ -1,0 +1,217 @@
+/**
+ * A local fake of the mail provider (Bun.serve on 127.0.0.1, a free port): the OAuth token
+ * endpoint, mailbox history, message metadata, watch, and the JWKS of the push service's
+ * signing keys, with helpers to sign push tokens (and a second, unpublished key for forgeries).
+ */
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import type { HistoryRecord, MessageMeta } from "../../src/sources/mail-api.ts";
+
+type PrivateKey = CryptoKey;
+
+interface SigningKey {
+  kid: string;
+  privateKey: PrivateKey;
+  publicJwk: Record<string, unknown>;
+}
+
+export interface PushTokenOptions {
+  /** Claims to add or override (iss, aud, email, email_verified, iat, exp, ...). */
+  claims?: Record<string, unknown>;
+  /** "other" signs with a key the JWKS never publishes. */
+  key?: "current" | "other";
+  /** Override the header kid (e.g. to claim a published kid while signing with another key). */
+  kid?: string;
+  /** Epoch ms the token is issued at; default the fake's clock. */
+  issuedAtMs?: number;
+}
+
+export interface FakeMailProviderOptions {
+  now?: () => number;
+  audience?: string;
+  serviceAccount?: string;
+  /** History records per page. */
+  pageSize?: number;
+}
+
+export interface FakeMailProvider {
+  url: string;
+  tokenUrl: string;
+  apiBaseUrl: string;
+  jwksUrl: string;
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  audience: string;
+  serviceAccount: string;
+  /** Everything after the oldest available history id; tests push records here. */
+  history: HistoryRecord[];
+  /** The mailbox's current history id (answered by history and watch). */
+  historyId: string;
+  /** History ids older than this are gone (the API answers 404). */
+  oldestHistoryId: number;
+  messages: Map<string, MessageMeta>;
+  watches: { email: string; topicName: string }[];
+  hits: { token: number; history: number; messages: number; watch: number; jwks: number };
+  /** Lifetime of issued access tokens in seconds. */
+  tokenLifetimeS: number;
+  /** Makes every issued access token invalid (the API then answers 401). */
+  revokeAccessTokens(): void;
+  signPushToken(options?: PushTokenOptions): Promise<string>;
+  /** Publishes a new current signing key (new kid) and stops publishing the old one. */
+  rotateKey(): Promise<void>;
+  pushBody(data: { emailAddress: string; historyId: string | number }, messageId?: string): Uint8Array;
+  stop(): void;
+}
+
+async function signingKey(kid: string): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair("RS256");
+  return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
+}
+
+function json(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}
+
+function apiError(status: number, message: string): Response {
+  return json({ error: { code: status, message, status: message.toUpperCase().replace(/ /g, "_") } }, status);
+}
+
+export async function startFakeMailProvider(options: FakeMailProviderOptions = {}): Promise<FakeMailProvider> {
+  const now = options.now ?? (() => Date.now());
+  const pageSize = options.pageSize ?? 2;
+  let keySeq = 1;
+  let current = await signingKey(`key-${keySeq}`);
+  const other = await signingKey("key-other");
+  const issued = new Set<string>();
+  let tokenSeq = 0;
+
+  const fake = {
+    clientId: "client-123.apps.example.com",
+    clientSecret: "cs-very-secret-value",
+    refreshToken: "rt-very-secret-refresh",
+    audience: options.audience ?? "https://memory.example.com/webhooks/mail",
+    serviceAccount: options.serviceAccount ?? "push@project.iam.gserviceaccount.com",
+    history: [] as HistoryRecord[],
+    historyId: "1000",
+    oldestHistoryId: 0,
+    messages: new Map<string, MessageMeta>(),
+    watches: [] as { email: string; topicName: string }[],
+    hits: { token: 0, history: 0, messages: 0, watch: 0, jwks: 0 },
+    tokenLifetimeS: 3600,
+  };
+
+  async function token(req: Request): Promise<Response> {
+    fake.hits.token++;
+    const form = new URLSearchParams(await req.text());
+    const valid =
+      form.get("grant_type") === "refresh_token" &&
+      form.get("client_id") === fake.clientId &&
+      form.get("client_secret") === fake.clientSecret &&
+      form.get("refresh_token") === fake.refreshToken;
+    if (!valid) return json({ error: "invalid_grant", error_description: "Token has been expired or revoked." }, 400);
+    const accessToken = `at-${++tokenSeq}-secret`;
+    issued.add(accessToken);
+    return json({ access_token: accessToken, expires_in: fake.tokenLifetimeS, token_type: "Bearer", scope: "gmail.readonly" });
+  }
+
+  function authorised(req: Request): boolean {
+    const match = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "");
+    return match !== null && issued.has(match[1]!);
+  }
+
+  function history(url: URL): Response {
+    fake.hits.history++;
+    const start = Number(url.searchParams.get("startHistoryId"));
+    if (!Number.isFinite(start) || start < fake.oldestHistoryId) return apiError(404, "Requested entity was not found.");
+    const after = fake.history.filter((r) => Number(r.id) > start);
+    const offset = Number(url.searchParams.get("pageToken") ?? "0");
+    const page = after.slice(offset, offset + pageSize);
+    const next = offset + pageSize < after.length ? String(offset + pageSize) : undefined;
+    // Like the real API: `history` is absent when there is nothing new.
+    return json({ ...(page.length > 0 ? { history: page } : {}), historyId: fake.historyId, ...(next ? { nextPageToken: next } : {}) });
+  }
+
+  function message(id: string, url: URL): Response {
+    fake.hits.messages++;
+    const meta = fake.messages.get(id);
+    if (!meta) return apiError(404, "Requested entity was not found.");
+    if (url.searchParams.get("format") !== "metadata") return apiError(400, "format must be metadata in this fake");
+    return json(meta);
+  }
+
+  async function watch(email: string, req: Request): Promise<Response> {
+    fake.hits.watch++;
+    const body = (await req.json()) as { topicName?: string };
+    if (!body.topicName) return apiError(400, "Invalid topicName");
+    fake.watches.push({ email, topicName: body.topicName });
+    return json({ historyId: fake.historyId, expiration: String(now() + 7 * 24 * 3600 * 1000) });
+  }
+
+  async function api(req: Request, url: URL): Promise<Response> {
+    if (!authorised(req)) return apiError(401, "Invalid Credentials");
+    const match = /^\/gmail\/v1\/users\/([^/]+)\/(history|watch|messages\/([^/]+))$/.exec(url.pathname);
+    if (!match) return apiError(404, "Not found");
+    const email = decodeURIComponent(match[1]!);
+    if (match[2] === "history" && req.method === "GET") return history(url);
+    if (match[2] === "watch" && req.method === "POST") return watch(email, req);
+    if (match[3] && req.method === "GET") return message(decodeURIComponent(match[3]), url);
+    return apiError(405, "Method not allowed");
+  }
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      if (url.pathname === "/token" && req.method === "POST") return token(req);
+      if (url.pathname === "/jwks") {
+        fake.hits.jwks++;
+        return json({ keys: [current.publicJwk] });
+      }
+      if (url.pathname.startsWith("/gmail/")) return api(req, url);
+      return new Response("not found", { status: 404 });
+    },
+  });
+  const base = `http://127.0.0.1:${server.port}`;
+
+  return Object.assign(fake, {
+    url: base,
+    tokenUrl: `${base}/token`,
+    apiBaseUrl: base,
+    jwksUrl: `${base}/jwks`,
+    revokeAccessTokens: () => issued.clear(),
+    async signPushToken(opts: PushTokenOptions = {}): Promise<string> {
+      const key = opts.key === "other" ? other : current;
+      const iat = Math.floor((opts.issuedAtMs ?? now()) / 1000);
+      const claims = {
+        iss: "https://accounts.google.com",
+        aud: fake.audience,
+        azp: "1234567890",
+        sub: "1234567890",
+        email: fake.serviceAccount,
+        email_verified: true,
+        iat,
+        exp: iat + 3600,
+        ...opts.claims,
+      };
+      return new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: opts.kid ?? key.kid, typ: "JWT" }).sign(key.privateKey);
+    },
+    async rotateKey(): Promise<void> {
+      current = await signingKey(`key-${++keySeq}`);
+    },
+    pushBody(data: { emailAddress: string; historyId: string | number }, messageId = "2070443601311540"): Uint8Array {
+      const body = {
+        message: {
+          data: Buffer.from(JSON.stringify(data)).toString("base64"),
+          messageId,
+          message_id: messageId,
+          publishTime: "2026-11-21T09:59:58.123Z",
+          attributes: {},
+        },
+        subscription: "projects/p/subscriptions/memory-push",
+      };
+      return new TextEncoder().encode(JSON.stringify(body));
+    },
+    stop: () => server.stop(true),
+  });
+}

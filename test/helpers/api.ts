@@ -1,0 +1,49 @@
+import { expect } from "bun:test";
+import type { Harness } from "./harness.ts";
+import { pollUntil } from "./poll.ts";
+
+export interface DenialRecord {
+  at: string;
+  tenant_id: string;
+  sub: string;
+  roles: string[];
+  method: string;
+  path: string;
+  permission: string;
+  reason: string;
+}
+
+export async function denialsOf(h: Harness, tenantId: string, limit = 1000): Promise<DenialRecord[]> {
+  const { status, body } = await h.json("GET", `/admin/audit/denials/${tenantId}?limit=${limit}`, { token: h.adminToken });
+  expect(status).toBe(200);
+  return body.denials;
+}
+
+/** Denial recording is a `tell` to the system actor: wait until at least `count` have landed. */
+export function waitForDenials(h: Harness, tenantId: string, count: number): Promise<DenialRecord[]> {
+  return pollUntil(
+    () => denialsOf(h, tenantId),
+    (d) => d.length >= count,
+  );
+}
+
+/** Creates a role through the admin API and mints a token holding only that role. */
+export async function tokenWithRole(
+  h: Harness,
+  tenantId: string,
+  role: string,
+  permissions: string[],
+  sub = `${role}-agent`,
+): Promise<string> {
+  const put = await h.json("POST", `/admin/roles/${tenantId}`, { token: h.adminToken, body: { name: role, permissions } });
+  expect([200, 201]).toContain(put.status);
+  const minted = await h.json("POST", `/admin/jwt/${tenantId}`, { token: h.adminToken, body: { roles: [role], sub } });
+  expect(minted.status).toBe(201);
+  return minted.body.token;
+}
+
+export function decodePayload(token: string): Record<string, any> {
+  return JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8"));
+}
+
+export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

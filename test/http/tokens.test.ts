@@ -1,0 +1,155 @@
+import { describe, expect, test } from "bun:test";
+import { SignJWT, UnsecuredJWT } from "jose";
+import { Unauthorized } from "../../src/errors.ts";
+import { TokenService } from "../../src/http/tokens.ts";
+import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { craftJwt } from "../helpers/jwt.ts";
+
+const SECRET = "unit-test-secret-that-is-long-enough-0123456789";
+const key = new TextEncoder().encode(SECRET);
+const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
+
+function service(clock = new ManualClock(), cacheSize?: number) {
+  return new TokenService(key, clock, cacheSize);
+}
+
+async function rejects(promise: Promise<unknown>, detail?: RegExp): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(Unauthorized);
+  if (detail) expect((error as Error).message).toMatch(detail);
+}
+
+describe("TokenService", () => {
+  test("mints HS256 tokens with every contract claim, which verify back", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const { token, claims } = await tokens.mint({ sub: "agent-7", tenantId: TENANT, roles: ["agent"], ttlSeconds: 900 });
+    const header = JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString());
+    expect(header.alg).toBe("HS256");
+    expect(claims).toMatchObject({ sub: "agent-7", tenant_id: TENANT, roles: ["agent"] });
+    expect(claims.admin).toBeUndefined();
+    expect(claims.iat).toBe(Math.floor(clock.now() / 1000));
+    expect(claims.exp).toBe(claims.iat! + 900);
+    expect(claims.jti).toMatch(/^[0-9A-Z]{26}$/);
+    expect(await tokens.verify(token)).toEqual(claims);
+  });
+
+  test("every minted token has its own jti", async () => {
+    const tokens = service();
+    const a = await tokens.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds: 60 });
+    const b = await tokens.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds: 60 });
+    expect(a.claims.jti).not.toBe(b.claims.jti);
+    expect(a.token).not.toBe(b.token);
+  });
+
+  test("a cache hit returns the same claims object", async () => {
+    const tokens = service();
+    const { token } = await tokens.mint({ sub: "x", tenantId: TENANT, roles: ["r"], ttlSeconds: 60 });
+    const first = await tokens.verify(token);
+    const second = await tokens.verify(token);
+    expect(second).toBe(first);
+  });
+
+  test("a cached token is refused once its exp has passed", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const { token, claims } = await tokens.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds: 60 });
+    await tokens.verify(token); // now cached
+    clock.advance(claims.exp * 1000 - clock.now() - 1);
+    expect((await tokens.verify(token)).sub).toBe("x");
+    clock.advance(1);
+    await rejects(tokens.verify(token), /expired/);
+    // And it stays refused (not re-admitted through the signature path).
+    await rejects(tokens.verify(token), /expired/);
+  });
+
+  test("a token verified for the first time after its exp is refused", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const { token } = await tokens.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds: 60 });
+    clock.advance(61_000);
+    await rejects(tokens.verify(token), /expired/);
+  });
+
+  test("the cache is bounded: the oldest entry is evicted", async () => {
+    const tokens = service(new ManualClock(), 2);
+    const minted = await Promise.all(
+      ["a", "b", "c"].map((sub) => tokens.mint({ sub, tenantId: TENANT, roles: [], ttlSeconds: 60 })),
+    );
+    const first = await tokens.verify(minted[0]!.token);
+    const second = await tokens.verify(minted[1]!.token);
+    await tokens.verify(minted[2]!.token); // evicts a
+    expect(await tokens.verify(minted[1]!.token)).toBe(second); // b still cached
+    const again = await tokens.verify(minted[0]!.token);
+    expect(again).toEqual(first);
+    expect(again).not.toBe(first); // a was re-verified, not served from the cache
+    expect((tokens as unknown as { cache: Map<string, unknown> }).cache.size).toBeLessThanOrEqual(2);
+  });
+
+  test("the cache never grows past its bound", async () => {
+    const tokens = service(new ManualClock(), 5);
+    for (let i = 0; i < 20; i++) {
+      const { token } = await tokens.mint({ sub: `s${i}`, tenantId: TENANT, roles: [], ttlSeconds: 60 });
+      await tokens.verify(token);
+    }
+    expect((tokens as unknown as { cache: Map<string, unknown> }).cache.size).toBe(5);
+  });
+
+  test("refuses tokens without exp, with alg none, another alg, or another secret", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const iat = Math.floor(clock.now() / 1000);
+    const base = { sub: "x", tenant_id: TENANT, roles: [] as string[] };
+    await rejects(tokens.verify(await new SignJWT(base).setProtectedHeader({ alg: "HS256" }).setIssuedAt(iat).sign(key)));
+    await rejects(tokens.verify(new UnsecuredJWT({ ...base, exp: iat + 60 }).encode()));
+    await rejects(tokens.verify(craftJwt({ alg: "none", typ: "JWT" }, { ...base, exp: iat + 60 }, undefined)));
+    await rejects(
+      tokens.verify(await new SignJWT({ ...base, exp: iat + 60 }).setProtectedHeader({ alg: "HS512" }).sign(key)),
+      /algorithm/,
+    );
+    await rejects(
+      tokens.verify(craftJwt({ alg: "HS256" }, { ...base, exp: iat + 60 }, "another-secret-that-is-long-enough-000000")),
+      /signature/,
+    );
+  });
+
+  test("refuses malformed tokens and malformed claims", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const exp = Math.floor(clock.now() / 1000) + 60;
+    await rejects(tokens.verify("not-a-jwt"));
+    await rejects(tokens.verify("a.b.c"));
+    await rejects(tokens.verify(""));
+    const sign = (payload: Record<string, unknown>) => craftJwt({ alg: "HS256", typ: "JWT" }, payload, SECRET);
+    await rejects(tokens.verify(sign({ tenant_id: TENANT, roles: [], exp })), /claims/); // no sub
+    await rejects(tokens.verify(sign({ sub: "x", tenant_id: TENANT, roles: "agent", exp })), /claims/);
+    await rejects(tokens.verify(sign({ sub: "x", tenant_id: TENANT, roles: [], exp: String(exp) })));
+    await rejects(tokens.verify(sign({ sub: "x", tenant_id: TENANT, roles: [], exp, admin: "true" })), /claims/);
+  });
+
+  test("admin tokens belong to the operator tenant; tenant tokens to a tenant ULID", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const exp = Math.floor(clock.now() / 1000) + 60;
+    const sign = (payload: Record<string, unknown>) => craftJwt({ alg: "HS256", typ: "JWT" }, payload, SECRET);
+    expect((await tokens.verify(sign({ sub: "op", tenant_id: OPERATOR_TENANT_ID, roles: [], admin: true, exp }))).admin).toBe(
+      true,
+    );
+    await rejects(tokens.verify(sign({ sub: "op", tenant_id: TENANT, roles: [], admin: true, exp })));
+    await rejects(tokens.verify(sign({ sub: "x", tenant_id: OPERATOR_TENANT_ID, roles: [], exp })));
+    await rejects(tokens.verify(sign({ sub: "x", tenant_id: "../../etc", roles: [], exp })));
+    await rejects(tokens.verify(sign({ sub: "x", tenant_id: TENANT.toLowerCase(), roles: [], exp })));
+  });
+
+  test("a signature-valid token is checked again after a refused cache miss (no negative caching of good tokens)", async () => {
+    const tokens = service();
+    const { token } = await tokens.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds: 60 });
+    const tampered = `${token.slice(0, -2)}${token.endsWith("AA") ? "BB" : "AA"}`;
+    await rejects(tokens.verify(tampered));
+    expect((await tokens.verify(token)).sub).toBe("x");
+  });
+});
