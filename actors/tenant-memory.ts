@@ -4,7 +4,7 @@ import { LexicalIndex } from "../src/embedding/lexical-index.ts";
 import { VectorIndex } from "../src/embedding/vector-index.ts";
 import { NotFound, ValidationFailed } from "../src/errors.ts";
 import { decodeCursor, encodeCursor } from "../src/memory/cursor.ts";
-import { buildEntry, normaliseDraft, type NormalisedDraft } from "../src/memory/entry-builder.ts";
+import { buildEntry, type NormalisedDraft, normaliseDraft } from "../src/memory/entry-builder.ts";
 import { canonicalJson, entryId, type IdentityContent, type Sha8, sha8 } from "../src/memory/entry-id.ts";
 import { type StoredEntry, type TimeFilter, visible } from "../src/memory/temporal.ts";
 import type { Category } from "../src/models/category.ts";
@@ -23,6 +23,12 @@ export interface MemoryOptions {
   clock: Clock;
   dims: number;
   hash?: Sha8;
+}
+
+export interface Prepared {
+  stored: StoredEntry;
+  /** Other entries this one changes (superseded, corrected, the decision an outcome resolves). */
+  updates: StoredEntry[];
 }
 
 export interface Written {
@@ -63,25 +69,42 @@ export class TenantMemory {
     const now = this.opts.clock.now();
     const replay = msg.idempotencyKey ? this.vault.idempotent(msg.idempotencyKey, now, IDEMPOTENCY_TTL_MS) : undefined;
     if (replay) return { status: 200, entry: replay.body as Entry, committed: Promise.resolve() };
-    const n = normaliseDraft(this.withCorrectionDefaults(msg.draft), now);
+    const prepared = this.prepare(msg.draft, msg.createdBy, now);
+    if ("existing" in prepared) return { status: 200, entry: prepared.existing.entry, committed: Promise.resolve() };
+    const set = this.writeSetOf(prepared, msg.vector);
+    if (msg.idempotencyKey) {
+      set.idempotency = { key: msg.idempotencyKey, record: { at: now, status: 201, body: prepared.stored.entry } };
+    }
+    return { status: 201, entry: prepared.stored.entry, committed: this.commit(set, prepared, msg.vector) };
+  }
+
+  /**
+   * Validates a draft against this tenant's entries and builds the stored entry with the updates it
+   * implies, without writing anything. An entry of identical canonical content already stored is
+   * returned as `existing` (the same entry, by CONTRACT §2).
+   */
+  prepare(draft: CreateEntry["draft"], createdBy: string, now: number): Prepared | { existing: StoredEntry } {
+    const n = normaliseDraft(this.withCorrectionDefaults(draft), now);
     const updates = this.sideEffects(n, now);
     const identity = this.identityOf(n);
     const id = entryId(identity, (candidate) => this.takenByOther(candidate, identity), this.hash);
     const existing = this.vault.get(id);
-    if (existing) return { status: 200, entry: existing.entry, committed: Promise.resolve() };
-    const entry = buildEntry(n, id, { tenantId: this.opts.tenantId, createdBy: msg.createdBy, now });
-    const stored: StoredEntry = { seq: this.vault.nextSeq(), entry };
-    const set: WriteSet = { entries: [stored, ...updates], created: [stored] };
-    if (msg.vector) set.vectors = [[id, msg.vector]];
-    if (msg.idempotencyKey) set.idempotency = { key: msg.idempotencyKey, record: { at: now, status: 201, body: entry } };
-    const committed = this.vault.write(set);
-    this.indexEntry(entry, msg.vector);
-    return { status: 201, entry, committed };
+    if (existing) return { existing };
+    const entry = buildEntry(n, id, { tenantId: this.opts.tenantId, createdBy, now });
+    return { stored: { seq: this.vault.nextSeq(), entry }, updates };
   }
 
-  /** Writes prepared entries from a connector in one commit (see actors/tenant-ingest.ts). */
-  stage(stored: StoredEntry, vector?: Float32Array): void {
-    this.indexEntry(stored.entry, vector);
+  writeSetOf(prepared: Prepared, vector?: Float32Array): WriteSet {
+    const set: WriteSet = { entries: [prepared.stored, ...prepared.updates], created: [prepared.stored] };
+    if (vector) set.vectors = [[prepared.stored.entry.id, vector]];
+    return set;
+  }
+
+  /** Writes the set (group commit) and makes the new entry searchable at once. */
+  commit(set: WriteSet, prepared: Prepared | undefined, vector?: Float32Array): Promise<void> {
+    const committed = this.vault.write(set);
+    if (prepared) this.indexEntry(prepared.stored.entry, vector);
+    return committed;
   }
 
   get(category: Category, id: string, includeEmbedding: boolean): Entry {

@@ -4,6 +4,7 @@ import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";
 import { tenantDir } from "../src/vault/tenant-paths.ts";
 import { TenantVault } from "../src/vault/tenant-vault.ts";
+import { TenantIngest } from "./tenant-ingest.ts";
 import { TenantMemory } from "./tenant-memory.ts";
 
 export interface TenantDeps {
@@ -21,6 +22,7 @@ const INDEX_FLUSH_DELAY_MS = 250;
 export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<TenantProtocol> {
   const vault = new TenantVault(tenantDir(deps.dataDir, tenantId));
   const memory = new TenantMemory({ tenantId, vault, clock: deps.clock, dims: deps.dims });
+  const ingest = new TenantIngest(tenantId, vault, memory, deps.clock);
   let flushTimer: TimerHandle | undefined;
   const scheduleFlush = () => {
     flushTimer ??= deps.clock.setTimeout(() => {
@@ -35,7 +37,7 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
         vault: { present: true, entries: vault.entryCount() },
         index: { vectors: memory.index.size },
         dead_letters: vault.deadLetterCount(),
-        connectors: {},
+        connectors: vault.connectorStatuses(),
       }),
       "entry.create": (msg) => {
         const written = memory.create(msg);
@@ -47,6 +49,19 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
       "entry.list": (msg) => memory.list(msg),
       "memory.search": (msg) => ({ results: memory.search(msg) }),
       "index.flush": () => memory.flushIndex(),
+      "webhook.ingest": ({ delivery }) => {
+        const { summary, committed } = ingest.ingest(delivery);
+        if (summary.entries.length > 0) scheduleFlush();
+        return later(committed.then(() => summary));
+      },
+      "deadletter.list": ({ status, limit }) => ingest.listDeadLetters(status, limit),
+      "deadletter.get": ({ eventId }) => ingest.deadLetterOf(eventId),
+      "deadletter.resolve": ({ eventId, item }) => {
+        const { reply, committed } = ingest.resolve(eventId, item);
+        return later(committed.then(() => reply));
+      },
+      "connector.state.get": ({ key }) => vault.connectorState.get(key),
+      "connector.state.put": ({ key, value }) => later(vault.write({ entries: [], created: [], state: [[key, value]] })),
     },
     stop: async () => {
       flushTimer?.cancel();

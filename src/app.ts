@@ -6,6 +6,9 @@ import type { Config, Env } from "./config.ts";
 import { createEmbedder } from "./embedding/embedder.ts";
 import { AppError } from "./errors.ts";
 import { Authenticator, Guard } from "./http/auth.ts";
+import { CrmMappingHolder } from "./ingest/crm-mapping-holder.ts";
+import { Ingestor } from "./ingest/ingestor.ts";
+import { createJwksResolver } from "./sources/jwks.ts";
 import { bodyPlugin } from "./http/body.ts";
 import { errorsPlugin } from "./http/errors.ts";
 import { TokenService } from "./http/tokens.ts";
@@ -16,6 +19,8 @@ import { type Clock, systemClock } from "./runtime/clock.ts";
 import { adminAuditRoutes } from "./routes/admin-audit.ts";
 import { adminRoleRoutes } from "./routes/admin-roles.ts";
 import { adminTenantRoutes } from "./routes/admin-tenants.ts";
+import { adminWebhookRoutes } from "./routes/admin-webhooks.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 import type { Deps } from "./routes/deps.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { memoryRoutes } from "./routes/memory.ts";
@@ -40,6 +45,7 @@ export interface RuntimeOptions {
 
 /** The composition root: builds the actors and the services routes depend on. */
 export function createRuntime({ config, env, clock = systemClock, log = console.error }: RuntimeOptions): Runtime {
+  const crmMapping = new CrmMappingHolder(config.crmMappingPath, config.crmMappingIsDefault);
   const store = new SystemStore(config.dataDir, config.auditLimit);
   const actors = new ActorSystem({
     clock,
@@ -58,6 +64,15 @@ export function createRuntime({ config, env, clock = systemClock, log = console.
     }),
   );
   const tokens = new TokenService(config.jwtSecret, clock);
+  const secrets = new Secrets(env);
+  const embedder = createEmbedder({
+    kind: config.embedder,
+    dims: config.embeddingDims,
+    url: config.embeddingsUrl,
+    model: config.embeddingsModel,
+    apiKey: config.embeddingsApiKey,
+  });
+  const ingestor = new Ingestor({ secrets, clock, embedder, jwks: createJwksResolver(config.mailJwksUrl), crmMapping });
   const deps: Deps = {
     config,
     clock,
@@ -65,14 +80,10 @@ export function createRuntime({ config, env, clock = systemClock, log = console.
     tokens,
     auth: new Authenticator(tokens, store),
     guard: new Guard(store, clock, (denial) => system.tell({ type: "denial.record", denial })),
-    secrets: new Secrets(env),
-    embedder: createEmbedder({
-      kind: config.embedder,
-      dims: config.embeddingDims,
-      url: config.embeddingsUrl,
-      model: config.embeddingsModel,
-      apiKey: config.embeddingsApiKey,
-    }),
+    secrets,
+    embedder,
+    ingestor,
+    crmMapping,
     system,
     tenant: (tenantId) => tenants.ref(tenantId),
     startedAt: clock.now(),
@@ -112,7 +123,9 @@ export function createApp(deps: Deps) {
     .use(memoryRoutes(deps))
     .use(adminTenantRoutes(deps))
     .use(adminRoleRoutes(deps))
-    .use(adminAuditRoutes(deps));
+    .use(adminAuditRoutes(deps))
+    .use(adminWebhookRoutes(deps))
+    .use(webhookRoutes(deps));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,4 +1,6 @@
 import type { Category } from "./category.ts";
+import type { Delivery, IngestItem, IngestSummary } from "../ingest/ingest-item.ts";
+import type { DeadLetter } from "./dead-letter.ts";
 import type { Entry, EntryDraft } from "./entry.ts";
 
 /** Messages of the tenant actor (actors/tenant.ts): one actor per tenant owns its vault and index. */
@@ -54,4 +56,13 @@ export type TenantProtocol = {
   "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };
   "memory.search": { msg: SearchEntries; reply: { results: SearchResult[] } };
   "index.flush": { msg: object; reply: void };
+  "webhook.ingest": { msg: { delivery: Delivery }; reply: IngestSummary };
+  "deadletter.list": { msg: { status?: DeadLetter["status"]; limit: number }; reply: DeadLetter[] };
+  "deadletter.get": { msg: { eventId: string }; reply: DeadLetter };
+  "deadletter.resolve": {
+    msg: { eventId: string; item: IngestItem };
+    reply: { event_id: string; status: "replayed" | "dead"; entries?: string[]; last_error?: string };
+  };
+  "connector.state.get": { msg: { key: string }; reply: unknown };
+  "connector.state.put": { msg: { key: string; value: unknown }; reply: void };
 };

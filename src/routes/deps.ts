@@ -1,5 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Embedder } from "../embedding/embedder.ts";
+import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
+import type { Ingestor } from "../ingest/ingestor.ts";
 import type { Authenticator, Guard } from "../http/auth.ts";
 import type { TokenService } from "../http/tokens.ts";
 import type { SystemProtocol } from "../models/system-protocol.ts";
@@ -19,6 +21,8 @@ export interface Deps {
   guard: Guard;
   secrets: Secrets;
   embedder: Embedder;
+  ingestor: Ingestor;
+  crmMapping: CrmMappingHolder;
   system: ActorRef<SystemProtocol>;
   tenant(tenantId: string): ActorRef<TenantProtocol>;
   startedAt: number;

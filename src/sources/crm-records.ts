@@ -221,7 +221,8 @@ function mapCustom(record: CrmRecord, ctx: SourceContext): MapResult {
     tags: tagsOf(...(baseTags ?? []), ...tags),
   } as EntryDraft);
   // The file is validated at load, but filled values (an amount that is not a number) may still not fit.
-  const fault = Value.Errors(ENTRY_INPUT[draft.category], draft).First();
+  const { category, ...body } = draft;
+  const fault = Value.Errors(ENTRY_INPUT[category], body).First();
   if (fault) return { ok: false, reason: "invalid_mapping_output", detail: `${fault.path} ${fault.message}` };
   return ok({ draft, object_key: keyOf(record) });
 }

@@ -213,10 +213,18 @@ function mapJobRun(b: Body, event: SourceEvent): MapResult {
 
 /** The alert's condition as text, e.g. "LESS_THAN 1000" (values come wrapped: {double_value: 1000}). */
 function thresholdOf(alert: Body): string | undefined {
-  const condition = isRecord(alert.condition) ? alert.condition : isRecord(alert.options) ? alert.options : {};
+  const condition = isRecord(alert.condition)
+    ? alert.condition
+    : isRecord(alert.options)
+      ? alert.options
+      : {};
   const op = text(condition.op);
   const raw = isRecord(condition.threshold) ? condition.threshold.value : condition.value;
-  const threshold = isRecord(raw) ? Object.values(raw).map(text).find((v) => v !== undefined) : text(raw);
+  const threshold = isRecord(raw)
+    ? Object.values(raw)
+        .map(text)
+        .find((v) => v !== undefined)
+    : text(raw);
   return op || threshold ? [op, threshold].filter(Boolean).join(" ") : undefined;
 }
 

@@ -91,6 +91,15 @@ export class TenantVault {
     return this.deadLetters.getCount();
   }
 
+  /** Connector statuses for tenant health: state keys `status:<connector>`. */
+  connectorStatuses(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const { key, value } of this.connectorState.getRange({ start: "status:", end: "status;" })) {
+      out[key.slice("status:".length)] = value;
+    }
+    return out;
+  }
+
   vector(id: string): Float32Array | undefined {
     const pending = this.pendingKeys.get(`v:${id}`);
     if (pending instanceof Float32Array) return pending;

@@ -76,7 +76,9 @@ function apiError(status: number, message: string): Response {
   return json({ error: { code: status, message, status: message.toUpperCase().replace(/ /g, "_") } }, status);
 }
 
-export async function startFakeMailProvider(options: FakeMailProviderOptions = {}): Promise<FakeMailProvider> {
+export async function startFakeMailProvider(
+  options: FakeMailProviderOptions = {},
+): Promise<FakeMailProvider> {
   const now = options.now ?? (() => Date.now());
   const pageSize = options.pageSize ?? 2;
   let keySeq = 1;
@@ -108,10 +110,16 @@ export async function startFakeMailProvider(options: FakeMailProviderOptions = {
       form.get("client_id") === fake.clientId &&
       form.get("client_secret") === fake.clientSecret &&
       form.get("refresh_token") === fake.refreshToken;
-    if (!valid) return json({ error: "invalid_grant", error_description: "Token has been expired or revoked." }, 400);
+    if (!valid)
+      return json({ error: "invalid_grant", error_description: "Token has been expired or revoked." }, 400);
     const accessToken = `at-${++tokenSeq}-secret`;
     issued.add(accessToken);
-    return json({ access_token: accessToken, expires_in: fake.tokenLifetimeS, token_type: "Bearer", scope: "gmail.readonly" });
+    return json({
+      access_token: accessToken,
+      expires_in: fake.tokenLifetimeS,
+      token_type: "Bearer",
+      scope: "gmail.readonly",
+    });
   }
 
   function authorised(req: Request): boolean {
@@ -122,20 +130,26 @@ export async function startFakeMailProvider(options: FakeMailProviderOptions = {
   function history(url: URL): Response {
     fake.hits.history++;
     const start = Number(url.searchParams.get("startHistoryId"));
-    if (!Number.isFinite(start) || start < fake.oldestHistoryId) return apiError(404, "Requested entity was not found.");
+    if (!Number.isFinite(start) || start < fake.oldestHistoryId)
+      return apiError(404, "Requested entity was not found.");
     const after = fake.history.filter((r) => Number(r.id) > start);
     const offset = Number(url.searchParams.get("pageToken") ?? "0");
     const page = after.slice(offset, offset + pageSize);
     const next = offset + pageSize < after.length ? String(offset + pageSize) : undefined;
     // Like the real API: `history` is absent when there is nothing new.
-    return json({ ...(page.length > 0 ? { history: page } : {}), historyId: fake.historyId, ...(next ? { nextPageToken: next } : {}) });
+    return json({
+      ...(page.length > 0 ? { history: page } : {}),
+      historyId: fake.historyId,
+      ...(next ? { nextPageToken: next } : {}),
+    });
   }
 
   function message(id: string, url: URL): Response {
     fake.hits.messages++;
     const meta = fake.messages.get(id);
     if (!meta) return apiError(404, "Requested entity was not found.");
-    if (url.searchParams.get("format") !== "metadata") return apiError(400, "format must be metadata in this fake");
+    if (url.searchParams.get("format") !== "metadata")
+      return apiError(400, "format must be metadata in this fake");
     return json(meta);
   }
 
@@ -194,12 +208,17 @@ export async function startFakeMailProvider(options: FakeMailProviderOptions = {
         exp: iat + 3600,
         ...opts.claims,
       };
-      return new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: opts.kid ?? key.kid, typ: "JWT" }).sign(key.privateKey);
+      return new SignJWT(claims)
+        .setProtectedHeader({ alg: "RS256", kid: opts.kid ?? key.kid, typ: "JWT" })
+        .sign(key.privateKey);
     },
     async rotateKey(): Promise<void> {
       current = await signingKey(`key-${++keySeq}`);
     },
-    pushBody(data: { emailAddress: string; historyId: string | number }, messageId = "2070443601311540"): Uint8Array {
+    pushBody(
+      data: { emailAddress: string; historyId: string | number },
+      messageId = "2070443601311540",
+    ): Uint8Array {
       const body = {
         message: {
           data: Buffer.from(JSON.stringify(data)).toString("base64"),

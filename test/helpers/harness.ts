@@ -39,7 +39,6 @@ export async function startHarness(opts: { env?: Record<string, string>; clock?:
   const env: Record<string, string | undefined> = {
     MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
     MEMORY_RUNTIME_DATA_DIR: dataDir,
-    MEMORY_RUNTIME_CRM_MAPPING: join(dataDir, "no-crm-mapping.json"),
     ...opts.env,
   };
   const clock = opts.clock ?? systemClock;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { BadRequest } from "../../src/errors.ts";
 import { dataSource as source } from "../../src/sources/data.ts";
-import { context, onlyDraft, request } from "./support.ts";
+import { context, onlyDraft, request, verifySync } from "./support.ts";
 
 const TOKEN = "dtok_4f0c1e9a7b2d4c8e9f00112233445566";
 const ctx = context({ DATA_WEBHOOK_TOKEN: TOKEN });
@@ -28,24 +28,54 @@ const transition = {
 
 describe("data verification", () => {
   test("the bearer token must equal DATA_WEBHOOK_TOKEN", () => {
-    expect(source.verify(request("{}", { authorization: `Bearer ${TOKEN}` }), ctx)).toEqual({ ok: true });
-    expect(source.verify(request("{}", { authorization: `bearer ${TOKEN}` }), ctx)).toEqual({ ok: true });
-    expect(source.verify(request("{}", { authorization: `Bearer ${TOKEN}x` }), ctx)).toEqual({ ok: false, reason: "bad_token" });
-    expect(source.verify(request("{}", { authorization: `Bearer ${TOKEN.slice(0, -1)}` }), ctx).ok).toBe(false);
-    expect(source.verify(request("{}", { authorization: TOKEN }), ctx)).toEqual({ ok: false, reason: "missing_token" });
-    expect(source.verify(request("{}"), ctx)).toEqual({ ok: false, reason: "missing_token" });
-    expect(source.verify(request("{}", { authorization: `Bearer ${TOKEN}` }), context({})).ok).toBe(false);
+    expect(verifySync(source, request("{}", { authorization: `Bearer ${TOKEN}` }), ctx)).toEqual({
+      ok: true,
+    });
+    expect(verifySync(source, request("{}", { authorization: `bearer ${TOKEN}` }), ctx)).toEqual({
+      ok: true,
+    });
+    expect(verifySync(source, request("{}", { authorization: `Bearer ${TOKEN}x` }), ctx)).toEqual({
+      ok: false,
+      reason: "bad_token",
+    });
+    expect(verifySync(source, request("{}", { authorization: `Bearer ${TOKEN.slice(0, -1)}` }), ctx).ok).toBe(
+      false,
+    );
+    expect(verifySync(source, request("{}", { authorization: TOKEN }), ctx)).toEqual({
+      ok: false,
+      reason: "missing_token",
+    });
+    expect(verifySync(source, request("{}"), ctx)).toEqual({ ok: false, reason: "missing_token" });
+    expect(verifySync(source, request("{}", { authorization: `Bearer ${TOKEN}` }), context({})).ok).toBe(
+      false,
+    );
   });
 });
 
 describe("data parsing", () => {
   test("one event or an array, with the documented event ids", () => {
-    expect(events(transition)[0]!.event_id).toBe("MODEL_VERSION_TRANSITIONED_STAGE:churn-model:8:1794000000000");
+    expect(events(transition)[0]!.event_id).toBe(
+      "MODEL_VERSION_TRANSITIONED_STAGE:churn-model:8:1794000000000",
+    );
     const list = events([
-      { event_type: "jobs.on_success", workspace_id: "123", run: { run_id: 456 }, job: { job_id: 9, name: "nightly" } },
-      { event: "alert_state_change", alert: { id: "a-1", name: "Revenue dip", state: "TRIGGERED" }, timestamp: "2026-11-21T09:00:00Z" },
+      {
+        event_type: "jobs.on_success",
+        workspace_id: "123",
+        run: { run_id: 456 },
+        job: { job_id: 9, name: "nightly" },
+      },
+      {
+        event: "alert_state_change",
+        alert: { id: "a-1", name: "Revenue dip", state: "TRIGGERED" },
+        timestamp: "2026-11-21T09:00:00Z",
+      },
       { event: "alert_state_change", alert: { id: "a-1", name: "Revenue dip", state: "OK" } },
-      { event_id: "audit-77", event_time: "2026-11-21T08:00:00.000Z", service_name: "unityCatalog", action_name: "getTable" },
+      {
+        event_id: "audit-77",
+        event_time: "2026-11-21T08:00:00.000Z",
+        service_name: "unityCatalog",
+        action_name: "getTable",
+      },
       { something: "else" },
     ]);
     expect(list.map((e) => e.event_id)).toEqual([
@@ -68,7 +98,8 @@ describe("data parsing", () => {
       expect(() => source.parse(request(body), ctx)).toThrow(BadRequest);
     }
     expect(events([1, "x", null])).toHaveLength(3);
-    for (const ev of events([1, "x", null])) expect(source.map(ev, ctx)).toMatchObject({ ok: false, reason: "unmapped_event" });
+    for (const ev of events([1, "x", null]))
+      expect(source.map(ev, ctx)).toMatchObject({ ok: false, reason: "unmapped_event" });
   });
 });
 
@@ -89,30 +120,78 @@ describe("data mapping", () => {
   });
 
   test("registry version created → fact; other registry events unmapped; a transition without to_stage is missing_field", () => {
-    const created = onlyDraft(mapOne({ ...transition, event: "MODEL_VERSION_CREATED", to_stage: undefined }).result);
-    expect(created.draft).toMatchObject({ category: "fact", content: expect.stringContaining("churn-model version 8 was registered") });
-    expect(mapOne({ ...transition, event: "COMMENT_CREATED" }).result).toMatchObject({ ok: false, reason: "unmapped_event" });
-    expect(mapOne({ ...transition, to_stage: undefined }).result).toMatchObject({ ok: false, reason: "missing_field", detail: "to_stage" });
+    const created = onlyDraft(
+      mapOne({ ...transition, event: "MODEL_VERSION_CREATED", to_stage: undefined }).result,
+    );
+    expect(created.draft).toMatchObject({
+      category: "fact",
+      content: expect.stringContaining("churn-model version 8 was registered"),
+    });
+    expect(mapOne({ ...transition, event: "COMMENT_CREATED" }).result).toMatchObject({
+      ok: false,
+      reason: "unmapped_event",
+    });
+    expect(mapOne({ ...transition, to_stage: undefined }).result).toMatchObject({
+      ok: false,
+      reason: "missing_field",
+      detail: "to_stage",
+    });
   });
 
   test("job success → fact with duration; failure → exception with the error", () => {
     const run = { run_id: 456, start_time: 1794000000000, end_time: 1794000093500 };
-    const ok = onlyDraft(mapOne({ event_type: "jobs.on_success", workspace_id: "1", run, job: { job_id: 9, name: "nightly" } }).result);
-    expect(ok.draft).toMatchObject({ category: "fact", content: "Job nightly run 456 succeeded in 93.5 s.", valid_from: new Date(1794000093500).toISOString() });
+    const ok = onlyDraft(
+      mapOne({ event_type: "jobs.on_success", workspace_id: "1", run, job: { job_id: 9, name: "nightly" } })
+        .result,
+    );
+    expect(ok.draft).toMatchObject({
+      category: "fact",
+      content: "Job nightly run 456 succeeded in 93.5 s.",
+      valid_from: new Date(1794000093500).toISOString(),
+    });
     expect(ok.draft.data).toMatchObject({ duration_s: 93.5, result: "success" });
     const failedRun = { ...run, state: { state_message: "Task ingest failed: OOM" } };
-    const failed = onlyDraft(mapOne({ event_type: "jobs.on_failure", workspace_id: "1", run: failedRun, job: { job_id: 9, name: "nightly" } }).result);
-    expect(failed.draft).toMatchObject({ category: "exception", severity: "high", status: "open", content: "Job nightly run 456 failed: Task ingest failed: OOM" });
-    expect(mapOne({ event_type: "jobs.on_start", run: { run_id: 1 }, job: {} }).result).toMatchObject({ ok: false, reason: "unmapped_event" });
+    const failed = onlyDraft(
+      mapOne({
+        event_type: "jobs.on_failure",
+        workspace_id: "1",
+        run: failedRun,
+        job: { job_id: 9, name: "nightly" },
+      }).result,
+    );
+    expect(failed.draft).toMatchObject({
+      category: "exception",
+      severity: "high",
+      status: "open",
+      content: "Job nightly run 456 failed: Task ingest failed: OOM",
+    });
+    expect(mapOne({ event_type: "jobs.on_start", run: { run_id: 1 }, job: {} }).result).toMatchObject({
+      ok: false,
+      reason: "unmapped_event",
+    });
   });
 
   test("SQL alert TRIGGERED → exception, other states → fact", () => {
-    const alert = { id: "a-1", name: "Revenue dip", state: "TRIGGERED", condition: { op: "LESS_THAN", threshold: { value: { double_value: 1000 } } } };
-    const triggered = onlyDraft(mapOne({ event: "alert_state_change", alert, query: { id: "q", name: "daily revenue" } }).result);
+    const alert = {
+      id: "a-1",
+      name: "Revenue dip",
+      state: "TRIGGERED",
+      condition: { op: "LESS_THAN", threshold: { value: { double_value: 1000 } } },
+    };
+    const triggered = onlyDraft(
+      mapOne({ event: "alert_state_change", alert, query: { id: "q", name: "daily revenue" } }).result,
+    );
     expect(triggered.draft).toMatchObject({ category: "exception", severity: "high" });
-    expect(triggered.draft.content).toBe("Alert Revenue dip triggered on query daily revenue (threshold LESS_THAN 1000 crossed).");
-    const okState = onlyDraft(mapOne({ event: "alert_state_change", alert: { ...alert, state: "OK" } }).result);
-    expect(okState.draft).toMatchObject({ category: "fact", content: "Alert Revenue dip is now in state OK." });
+    expect(triggered.draft.content).toBe(
+      "Alert Revenue dip triggered on query daily revenue (threshold LESS_THAN 1000 crossed).",
+    );
+    const okState = onlyDraft(
+      mapOne({ event: "alert_state_change", alert: { ...alert, state: "OK" } }).result,
+    );
+    expect(okState.draft).toMatchObject({
+      category: "fact",
+      content: "Alert Revenue dip is now in state OK.",
+    });
   });
 
   test("catalog audit row → fact", () => {
@@ -135,7 +214,12 @@ describe("data mapping", () => {
   });
 
   test("huge attribute values are cut so data stays within 16 KiB", () => {
-    const row = { event_id: "big", service_name: "unityCatalog", action_name: "x", request_params: { blob: "y".repeat(100_000) } };
+    const row = {
+      event_id: "big",
+      service_name: "unityCatalog",
+      action_name: "x",
+      request_params: { blob: "y".repeat(100_000) },
+    };
     const { draft } = onlyDraft(mapOne(row).result);
     expect(Buffer.byteLength(JSON.stringify(draft.data))).toBeLessThanOrEqual(16 * 1024);
   });

@@ -4,7 +4,10 @@ import { hmacSha256, safeEqual, safeEqualAny, sha256Hex } from "../../src/source
 
 describe("signature helpers", () => {
   test("hmacSha256 over several parts equals one HMAC over their concatenation", () => {
-    const expected = createHmac("sha256", "k").update("abc").update(Buffer.from([1, 2])).digest();
+    const expected = createHmac("sha256", "k")
+      .update("abc")
+      .update(Buffer.from([1, 2]))
+      .digest();
     expect(hmacSha256("k", "a", "bc", new Uint8Array([1, 2])).equals(expected)).toBe(true);
   });
 

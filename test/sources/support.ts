@@ -2,7 +2,14 @@
 import { expect } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { ENTRY_INPUT } from "../../src/models/entry.ts";
-import type { IngestDraft, MapResult, SourceContext, WebhookRequest } from "../../src/sources/types.ts";
+import type {
+  IngestDraft,
+  MapResult,
+  SourceContext,
+  SourceModule,
+  VerifyResult,
+  WebhookRequest,
+} from "../../src/sources/types.ts";
 
 export const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 export const NOW = Date.UTC(2026, 10, 21, 10, 0, 0);
@@ -56,11 +63,20 @@ export function hostileBodies(): Record<string, Uint8Array> {
     jsonNull: enc("null"),
     jsonNumber: enc("42"),
     jsonString: enc('"hello"'),
-    wrongTypes: enc('[{"eventId": {"a": 1}, "subscriptionType": 7, "objectId": [], "occurredAt": "x", "appId": null}]'),
+    wrongTypes: enc(
+      '[{"eventId": {"a": 1}, "subscriptionType": 7, "objectId": [], "occurredAt": "x", "appId": null}]',
+    ),
     objectWrongTypes: enc('{"message": 5, "event": [], "alert": "x", "run": 3}'),
     deeplyNestedJson: enc(`${"[".repeat(100_000)}${"]".repeat(100_000)}`),
     deeplyNestedXml: enc(`${"<a>".repeat(50_000)}${"</a>".repeat(50_000)}`),
     twoMiB: enc(`[${Array.from({ length: 2 * 1024 * 16 }, () => `"${"x".repeat(60)}"`).join(",")}]`),
-    twoMiBXml: enc(`<a>${"<b>x</b>".repeat(2 * 1024 * 1024 / 8)}</a>`),
+    twoMiBXml: enc(`<a>${"<b>x</b>".repeat((2 * 1024 * 1024) / 8)}</a>`),
   };
+}
+
+/** A synchronous source's verification result (marketing_crm, data and crm verify without I/O). */
+export function verifySync(source: SourceModule, req: WebhookRequest, ctx: SourceContext): VerifyResult {
+  const result = source.verify(req, ctx);
+  if (result instanceof Promise) throw new Error(`${source.id} verifies asynchronously`);
+  return result;
 }

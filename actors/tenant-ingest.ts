@@ -1,0 +1,206 @@
+import type { TSchema } from "@sinclair/typebox";
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
+import { AppError, NotFound } from "../src/errors.ts";
+import type { Delivery, IngestItem, IngestSummary } from "../src/ingest/ingest-item.ts";
+import { CATEGORIES, type Category } from "../src/models/category.ts";
+import { isoOf } from "../src/models/common.ts";
+import type { DeadLetter } from "../src/models/dead-letter.ts";
+import { ENTRY_INPUT, type EntryDraft } from "../src/models/entry.ts";
+import type { Clock } from "../src/runtime/clock.ts";
+import type { IngestDraft } from "../src/sources/types.ts";
+import type { TenantVault, WriteSet } from "../src/vault/tenant-vault.ts";
+import type { TenantMemory } from "./tenant-memory.ts";
+
+/** Connector drafts are checked against the same schemas as API bodies before they are written. */
+const CHECKERS = Object.fromEntries(CATEGORIES.map((c) => [c, TypeCompiler.Compile(ENTRY_INPUT[c])])) as unknown as Record<
+  Category,
+  TypeCheck<TSchema>
+>;
+
+export interface ReplayReply {
+  event_id: string;
+  status: "replayed" | "dead";
+  entries?: string[];
+  last_error?: string;
+}
+
+interface EventOutcome {
+  entries: string[];
+  error?: string;
+  committed: Promise<void>[];
+}
+
+/**
+ * Webhook and connector ingestion inside the tenant actor: dedupe on (source, event_id), then per
+ * event either entries or a dead letter. Every event's writes commit with the group commit; the
+ * reply waits for all of them.
+ */
+export class TenantIngest {
+  constructor(
+    private readonly tenantId: string,
+    private readonly vault: TenantVault,
+    private readonly memory: TenantMemory,
+    private readonly clock: Clock,
+  ) {}
+
+  ingest(delivery: Delivery): { summary: IngestSummary; committed: Promise<void> } {
+    const summary: IngestSummary = { accepted: 0, entries: [], duplicates: 0, dead_lettered: [] };
+    const commits: Promise<void>[] = [];
+    for (const item of delivery.items) {
+      const key = dedupeKey(delivery.source, item.event.event_id);
+      if (this.vault.deduped(key)) {
+        summary.duplicates++;
+        continue;
+      }
+      const outcome = item.result.ok ? this.writeDrafts(delivery.source, item, key) : undefined;
+      commits.push(...(outcome?.committed ?? []));
+      const error = item.result.ok ? outcome?.error : describe(item.result);
+      if (error !== undefined) {
+        commits.push(this.deadLetter(delivery, item, key, error));
+        summary.dead_lettered.push(item.event.event_id);
+        continue;
+      }
+      summary.accepted++;
+      summary.entries.push(...(outcome?.entries ?? []));
+    }
+    return { summary, committed: Promise.all(commits).then(() => undefined) };
+  }
+
+  listDeadLetters(status: string | undefined, limit: number): DeadLetter[] {
+    const out: DeadLetter[] = [];
+    for (const { value } of this.vault.deadLetters.getRange()) {
+      const record = value as DeadLetter;
+      if (status && record.status !== status) continue;
+      out.push(record);
+    }
+    // Newest first; ties broken by id so the order is stable.
+    out.sort((a, b) => b.received_at.localeCompare(a.received_at) || a.event_id.localeCompare(b.event_id));
+    return out.slice(0, limit);
+  }
+
+  deadLetterOf(eventId: string): DeadLetter {
+    const record = this.vault.deadLetters.get(eventId) as DeadLetter | undefined;
+    if (!record) throw new NotFound("no such dead letter in this tenant");
+    return record;
+  }
+
+  /** Applies a replay's fresh mapping: entries and `replayed`, or one more failed attempt. */
+  resolve(eventId: string, item: IngestItem): { reply: ReplayReply; committed: Promise<void> } {
+    const record = this.deadLetterOf(eventId);
+    if (record.status === "replayed") {
+      return { reply: { event_id: eventId, status: "replayed", entries: record.entries ?? [] }, committed: Promise.resolve() };
+    }
+    const now = isoOf(this.clock.now());
+    const key = dedupeKey(record.source, eventId);
+    const outcome = item.result.ok ? this.writeDrafts(record.source, item, key) : undefined;
+    const error = item.result.ok ? outcome?.error : describe(item.result);
+    const updated: DeadLetter =
+      error === undefined
+        ? { ...record, attempts: record.attempts + 1, status: "replayed", entries: outcome?.entries ?? [], replayed_at: now }
+        : { ...record, attempts: record.attempts + 1, last_error: error };
+    const committed = Promise.all([...(outcome?.committed ?? []), this.vault.write(emptySet({ deadLetters: [[eventId, updated]] }))]);
+    const reply: ReplayReply =
+      error === undefined
+        ? { event_id: eventId, status: "replayed", entries: updated.entries }
+        : { event_id: eventId, status: "dead", last_error: error };
+    return { reply, committed: committed.then(() => undefined) };
+  }
+
+  /** Writes one event's drafts; a draft the tenant refuses turns the rest of the event into a dead letter. */
+  private writeDrafts(source: string, item: IngestItem, key: string): EventOutcome {
+    const outcome: EventOutcome = { entries: [], committed: [] };
+    const drafts = item.result.ok ? item.result.drafts : [];
+    const now = this.clock.now();
+    for (const [i, ingest] of drafts.entries()) {
+      const last = i === drafts.length - 1;
+      try {
+        const draft = this.linked(ingest, source, item);
+        const id = this.writeOne(draft, ingest, source, item.vectors?.[i], now, last ? { item, key, entries: outcome.entries } : undefined, outcome);
+        outcome.entries.push(id);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        outcome.error = `invalid_draft: ${error.message}`;
+        return outcome;
+      }
+    }
+    if (drafts.length === 0) outcome.committed.push(this.vault.write(emptySet({ dedupe: dedupeRecord(key, now, []), state: item.state })));
+    return outcome;
+  }
+
+  private writeOne(
+    draft: EntryDraft,
+    ingest: IngestDraft,
+    source: string,
+    vector: Float32Array | undefined,
+    now: number,
+    closing: { item: IngestItem; key: string; entries: string[] } | undefined,
+    outcome: EventOutcome,
+  ): string {
+    const prepared = this.memory.prepare(draft, `connector:${source}`, now);
+    const id = "existing" in prepared ? prepared.existing.entry.id : prepared.stored.entry.id;
+    const set = "existing" in prepared ? emptySet({}) : this.memory.writeSetOf(prepared, vector);
+    if (ingest.object_key) set.objects = [[ingest.object_key, id]];
+    if (closing) {
+      set.dedupe = dedupeRecord(closing.key, now, [...closing.entries, id]);
+      set.state = closing.item.state;
+    }
+    outcome.committed.push(this.memory.commit(set, "existing" in prepared ? undefined : prepared, vector));
+    return id;
+  }
+
+  /** Sets the source stamp, and `supersedes` when the source asks to link the object's latest entry. */
+  private linked(ingest: IngestDraft, source: string, item: IngestItem): EntryDraft {
+    const stamp = { system: source, event_id: item.event.event_id, event_type: item.event.event_type };
+    const draft = { ...ingest.draft, source: { ...stamp, ...ingest.draft.source } } as EntryDraft;
+    const { category, ...body } = draft;
+    if (!CHECKERS[category].Check(body)) {
+      const first = CHECKERS[category].Errors(body).First();
+      throw new InvalidDraft(`${first?.path || "/"} ${first?.message ?? "does not match its category"}`);
+    }
+    if (!ingest.supersede_previous || !ingest.object_key) return draft;
+    const previous = this.vault.objectLatest(ingest.object_key);
+    const target = previous ? this.vault.get(previous) : undefined;
+    if (!target || target.entry.expired_at !== null || target.entry.invalidated_at !== null) return draft;
+    // Supersession needs a later valid_from; an event stamped earlier simply stands alone.
+    const from = draft.valid_from ? Date.parse(draft.valid_from) : this.clock.now();
+    return from > Date.parse(target.entry.valid_from) ? ({ ...draft, supersedes: target.entry.id } as EntryDraft) : draft;
+  }
+
+  private deadLetter(delivery: Delivery, item: IngestItem, key: string, error: string): Promise<void> {
+    const now = this.clock.now();
+    const record: DeadLetter = {
+      event_id: item.event.event_id,
+      tenant_id: this.tenantId,
+      source: delivery.source,
+      event_type: item.event.event_type,
+      received_at: isoOf(now),
+      attempts: 1,
+      last_error: error,
+      status: "dead",
+      payload: item.event.payload,
+      headers: delivery.headers,
+    };
+    return this.vault.write(emptySet({ deadLetters: [[record.event_id, record]], dedupe: dedupeRecord(key, now, []) }));
+  }
+}
+
+class InvalidDraft extends AppError {
+  override readonly status = 422;
+  override readonly code = "validation_failed";
+}
+
+function describe(result: { ok: false; reason: string; detail?: string }): string {
+  return result.detail ? `${result.reason}: ${result.detail}` : result.reason;
+}
+
+export function dedupeKey(source: string, eventId: string): string {
+  return `${source}\u0000${eventId}`;
+}
+
+function dedupeRecord(key: string, at: number, entries: string[]) {
+  return { key, record: { at, entries } };
+}
+
+function emptySet(extra: Partial<WriteSet>): WriteSet {
+  return { entries: [], created: [], ...extra };
+}

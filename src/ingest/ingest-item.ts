@@ -1,0 +1,27 @@
+import type { SourceEvent, MapResult } from "../sources/types.ts";
+
+/**
+ * One source event ready for the tenant actor: already mapped (mapping is pure or, for mail, done
+ * by the connector), its drafts' vectors computed outside the mailbox, plus connector state to store
+ * in the same commit (replay ids, history ids).
+ */
+export interface IngestItem {
+  event: SourceEvent;
+  result: MapResult;
+  vectors?: Array<Float32Array | undefined>;
+  state?: Array<[string, unknown]>;
+}
+
+export interface IngestSummary {
+  accepted: number;
+  entries: string[];
+  duplicates: number;
+  dead_lettered: string[];
+}
+
+export interface Delivery {
+  source: string;
+  items: IngestItem[];
+  /** Sanitised delivery headers (see headers.ts), kept with any dead letter. */
+  headers: Record<string, string>;
+}

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { denialsOf, ISO_MS, tokenWithRole, waitForDenials } from "../helpers/api.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
+import { expectProblem } from "../helpers/problem.ts";
+
+const clock = new ManualClock(Date.UTC(2026, 10, 21, 9, 0, 0, 0));
+let h: Harness;
+let tenant: { tenant_id: string; token: string };
+let other: { tenant_id: string; token: string };
+let memOnly: string;
+
+/** Makes one denial per path, a second apart, waiting for each to land. */
+async function deny(paths: string[]): Promise<void> {
+  for (const path of paths) {
+    clock.advance(1000);
+    const before = (await denialsOf(h, tenant.tenant_id)).length;
+    expect((await h.call("GET", path, { token: memOnly })).status).toBe(403);
+    await waitForDenials(h, tenant.tenant_id, before + 1);
+  }
+}
+
+beforeAll(async () => {
+  h = await startHarness({ clock });
+  tenant = await h.createTenant("Audit Co");
+  other = await h.createTenant("Audit Other");
+  memOnly = await tokenWithRole(h, tenant.tenant_id, "mem-only", ["memory:read"], "agent-audit");
+});
+afterAll(() => h.close());
+
+describe("GET /admin/audit/denials/{tenant_id}", () => {
+  test("a tenant without denials has an empty list", async () => {
+    const { status, body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, { token: h.adminToken });
+    expect(status).toBe(200);
+    expect(body).toEqual({ denials: [] });
+  });
+
+  test("lists denials newest first, with every field", async () => {
+    await deny(["/tenants?first", "/admin/tenants", `/admin/roles/${tenant.tenant_id}`, `/tenants/${other.tenant_id}/healthz`]);
+    const { status, body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, { token: h.adminToken });
+    expect(status).toBe(200);
+    expect(body.denials.map((d: { path: string }) => d.path)).toEqual([
+      `/tenants/${other.tenant_id}/healthz`,
+      `/admin/roles/${tenant.tenant_id}`,
+      "/admin/tenants",
+      "/tenants",
+    ]);
+    expect(body.denials.map((d: { permission: string }) => d.permission)).toEqual([
+      "tenant:read",
+      "admin",
+      "admin",
+      "tenant:read",
+    ]);
+    const times = body.denials.map((d: { at: string }) => Date.parse(d.at));
+    expect(times).toEqual([...times].sort((x: number, y: number) => y - x));
+    for (const d of body.denials) {
+      expect(Object.keys(d).sort()).toEqual(["at", "method", "path", "permission", "reason", "roles", "sub", "tenant_id"]);
+      expect(d).toMatchObject({ tenant_id: tenant.tenant_id, sub: "agent-audit", roles: ["mem-only"], method: "GET" });
+      expect(d.at).toMatch(ISO_MS);
+      expect(d.reason.length).toBeGreaterThan(0);
+    }
+    expect(body.denials[0].at).toBe(new Date(clock.now()).toISOString());
+  });
+
+  test("?limit returns the newest n", async () => {
+    const { body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=2`, { token: h.adminToken });
+    expect(body.denials.map((d: { path: string }) => d.path)).toEqual([
+      `/tenants/${other.tenant_id}/healthz`,
+      `/admin/roles/${tenant.tenant_id}`,
+    ]);
+    const one = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=1`, { token: h.adminToken });
+    expect(one.body.denials).toHaveLength(1);
+  });
+
+  test("denials are kept per tenant", async () => {
+    expect(await denialsOf(h, other.tenant_id)).toEqual([]);
+  });
+
+  test("the default limit is 100", async () => {
+    const have = (await denialsOf(h, tenant.tenant_id)).length;
+    await Promise.all(Array.from({ length: 101 - have }, () => h.call("GET", "/tenants", { token: memOnly })));
+    await waitForDenials(h, tenant.tenant_id, 101);
+    const { body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, { token: h.adminToken });
+    expect(body.denials).toHaveLength(100);
+  });
+
+  test("422 for a bad limit", async () => {
+    for (const limit of ["0", "-1", "abc", "1.5", "", "1001", "1e2", "99999999"]) {
+      const res = await h.call("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=${limit}`, { token: h.adminToken });
+      await expectProblem(res, 422, "validation_failed");
+    }
+  });
+
+  test("404 for an unknown or malformed tenant", async () => {
+    for (const id of ["01JDB2X6J3KQ5W8Z3M4N7P9R2S", "nope", "..%2F..%2Fetc"]) {
+      await expectProblem(await h.call("GET", `/admin/audit/denials/${id}`, { token: h.adminToken }), 404, "not_found");
+    }
+  });
+
+  test("a tenant token may not read even its own audit (403, itself audited)", async () => {
+    const before = (await denialsOf(h, tenant.tenant_id, 1000)).length;
+    await expectProblem(
+      await h.call("GET", `/admin/audit/denials/${tenant.tenant_id}`, { token: tenant.token }),
+      403,
+      "forbidden",
+    );
+    const after = await waitForDenials(h, tenant.tenant_id, before + 1);
+    expect(after[0]).toMatchObject({
+      sub: "tenant-admin",
+      roles: ["tenant_admin"],
+      path: `/admin/audit/denials/${tenant.tenant_id}`,
+      permission: "admin",
+    });
+  });
+
+  test("the audit survives a restart, and new denials still come first", async () => {
+    const before = await denialsOf(h, tenant.tenant_id, 1000);
+    await h.restart();
+    expect(await denialsOf(h, tenant.tenant_id, 1000)).toEqual(before);
+    clock.advance(1000);
+    await h.call("GET", "/tenants?after-restart", { token: memOnly });
+    const after = await waitForDenials(h, tenant.tenant_id, before.length + 1);
+    expect(after[0]!.at).toBe(new Date(clock.now()).toISOString());
+    expect(after.slice(1)).toEqual(before);
+  });
+});

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ISO_MS, decodePayload } from "../helpers/api.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
+import { expectProblem } from "../helpers/problem.ts";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const create = (body: unknown) => h.call("POST", "/admin/tenants", { token: h.adminToken, body });
+const listNames = async (): Promise<string[]> =>
+  (await h.json("GET", "/admin/tenants", { token: h.adminToken })).body.tenants.map((t: { name: string }) => t.name);
+
+describe("POST /admin/tenants", () => {
+  test("201 with tenant_id, tenant_name, roles, token and ttl_seconds; the token works", async () => {
+    const res = await create({ name: "Acme" });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    const body = await res.json();
+    expect(Object.keys(body).sort()).toEqual(["roles", "tenant_id", "tenant_name", "token", "ttl_seconds"]);
+    expect(body.tenant_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(body).toMatchObject({ tenant_name: "Acme", roles: ["tenant_admin"], ttl_seconds: 3600 });
+    const claims = decodePayload(body.token);
+    expect(claims).toMatchObject({ tenant_id: body.tenant_id, roles: ["tenant_admin"] });
+    expect(claims.exp - claims.iat).toBe(3600);
+    expect(claims.admin).toBeUndefined();
+    const me = await h.json("GET", "/tenants/me", { token: body.token });
+    expect(me.body).toMatchObject({ tenant_id: body.tenant_id, tenant_name: "Acme", roles: ["tenant_admin"] });
+  });
+
+  test("the name is stored trimmed", async () => {
+    const res = await create({ name: "   Spaced Out \t" });
+    expect(res.status).toBe(201);
+    expect((await res.json()).tenant_name).toBe("Spaced Out");
+    expect(await listNames()).toContain("Spaced Out");
+  });
+
+  test("409 for a name already taken, case-insensitively and with surrounding spaces", async () => {
+    for (const name of ["Acme", "acme", "ACME", "  aCmE  ", "\tAcme\n"]) {
+      await expectProblem(await create({ name }), 409, "conflict");
+    }
+    expect((await listNames()).filter((n) => n.toLowerCase() === "acme")).toEqual(["Acme"]);
+  });
+
+  test("concurrent creations of one name: exactly one wins", async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ name: i % 2 ? "Race Co" : "race co" })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
+  });
+
+  test("names of 1 and 128 characters (after trimming) are accepted", async () => {
+    expect((await create({ name: "Z" })).status).toBe(201);
+    expect((await create({ name: "n".repeat(128) })).status).toBe(201);
+    expect((await create({ name: `   ${"m".repeat(128)}   ` })).status).toBe(201);
+  });
+
+  const invalid: Array<[string, unknown]> = [
+    ["an empty object", {}],
+    ["an empty name", { name: "" }],
+    ["a name of only spaces", { name: "     " }],
+    ["a name of only whitespace", { name: "\t\n  " }],
+    ["a name over 128 characters", { name: "x".repeat(129) }],
+    ["a name over 128 characters inside spaces", { name: ` ${"y".repeat(129)} ` }],
+    ["a numeric name", { name: 42 }],
+    ["a null name", { name: null }],
+    ["an array name", { name: ["Acme 2"] }],
+    ["an object name", { name: { first: "Acme" } }],
+    ["an unknown field", { name: "Fine Name", owner: "me" }],
+    ["an array body", [{ name: "Array Co" }]],
+    ["a string body", "Acme String"],
+    ["a null body", null],
+    ["a number body", 7],
+  ];
+  for (const [what, body] of invalid) {
+    test(`422 for ${what}`, async () => {
+      const before = (await listNames()).length;
+      const problem = await expectProblem(await create(body), 422, "validation_failed");
+      if (problem.errors !== undefined) expect(Array.isArray(problem.errors)).toBe(true);
+      expect((await listNames()).length).toBe(before);
+    });
+  }
+
+  test("422 for a missing body", async () => {
+    await expectProblem(await h.call("POST", "/admin/tenants", { token: h.adminToken }), 422, "validation_failed");
+    const withType = await h.call("POST", "/admin/tenants", {
+      token: h.adminToken,
+      headers: { "content-type": "application/json" },
+    });
+    await expectProblem(withType, 422, "validation_failed");
+  });
+
+  test("400 for malformed JSON", async () => {
+    for (const raw of ['{"name": "Acme"', "{name: 'x'}", "nope", '{"name": "a",}']) {
+      const res = await h.call("POST", "/admin/tenants", {
+        token: h.adminToken,
+        raw,
+        headers: { "content-type": "application/json" },
+      });
+      await expectProblem(res, 400, "bad_request");
+    }
+  });
+});
+
+describe("GET /admin/tenants", () => {
+  test("lists every tenant with tenant_id, name, status, role_count and created_at", async () => {
+    const { status, body } = await h.json("GET", "/admin/tenants", { token: h.adminToken });
+    expect(status).toBe(200);
+    expect(body.tenants.length).toBeGreaterThanOrEqual(5);
+    for (const t of body.tenants) {
+      expect(Object.keys(t).sort()).toEqual(["created_at", "name", "role_count", "status", "tenant_id"]);
+      expect(t.status).toBe("active");
+      expect(t.role_count).toBe(1);
+      expect(t.created_at).toMatch(ISO_MS);
+    }
+  });
+
+  test("role_count follows the role library", async () => {
+    const res = await create({ name: "Counted" });
+    const { tenant_id } = await res.json();
+    const count = async () =>
+      (await h.json("GET", "/admin/tenants", { token: h.adminToken })).body.tenants.find(
+        (t: { tenant_id: string }) => t.tenant_id === tenant_id,
+      ).role_count;
+    expect(await count()).toBe(1);
+    for (const name of ["one", "two"]) {
+      await h.call("POST", `/admin/roles/${tenant_id}`, { token: h.adminToken, body: { name, permissions: ["memory:read"] } });
+    }
+    expect(await count()).toBe(3);
+    await h.call("DELETE", `/admin/roles/${tenant_id}/one`, { token: h.adminToken });
+    expect(await count()).toBe(2);
+  });
+});
+
+describe("restart", () => {
+  test("tenants, roles and names survive a restart", async () => {
+    const res = await create({ name: "Durable Inc" });
+    const { tenant_id, token } = await res.json();
+    await h.call("POST", `/admin/roles/${tenant_id}`, {
+      token: h.adminToken,
+      body: { name: "keeper", permissions: ["tenant:read", "memory:write:facts"], description: "kept" },
+    });
+    const before = (await h.json("GET", "/admin/tenants", { token: h.adminToken })).body.tenants;
+
+    await h.restart();
+
+    const after = (await h.json("GET", "/admin/tenants", { token: h.adminToken })).body.tenants;
+    expect(after).toEqual(before);
+    const roles = (await h.json("GET", `/admin/roles/${tenant_id}`, { token: h.adminToken })).body.roles;
+    expect(roles).toContainEqual({
+      name: "keeper",
+      permissions: ["tenant:read", "memory:write:facts"],
+      description: "kept",
+      builtin: false,
+    });
+    // The tenant token minted before the restart still works, and the name is still taken.
+    expect((await h.json("GET", "/tenants/me", { token })).body.tenant_name).toBe("Durable Inc");
+    await expectProblem(await create({ name: "durable inc" }), 409, "conflict");
+    const health = await h.json("GET", `/tenants/${tenant_id}/healthz`, { token });
+    expect(health.status).toBe(200);
+    expect(health.body.vault.present).toBe(true);
+  });
+});

@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Denial } from "../../src/models/denial.ts";
+import { BUILTIN_TENANT_ADMIN } from "../../src/models/role.ts";
+import type { Tenant } from "../../src/models/tenant.ts";
+import { nameKey, SystemStore } from "../../src/vault/system-store.ts";
+
+const T1 = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
+const T2 = "01JDB2X6J3KQ5W8Z3M4N7P9R2T";
+
+const open: SystemStore[] = [];
+const dirs: string[] = [];
+
+function fresh(auditLimit = 1000): { store: SystemStore; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), "mrt-store-"));
+  dirs.push(dir);
+  return { store: reopen(dir, auditLimit), dir };
+}
+
+function reopen(dir: string, auditLimit = 1000): SystemStore {
+  const store = new SystemStore(dir, auditLimit);
+  open.push(store);
+  return store;
+}
+
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const tenant = (tenant_id: string, name: string): Tenant => ({
+  tenant_id,
+  name,
+  status: "active",
+  created_at: "2026-11-21T10:00:00.000Z",
+});
+
+const denial = (tenantId: string, n: number): Denial => ({
+  at: new Date(Date.UTC(2026, 10, 21, 10, 0, n)).toISOString(),
+  tenant_id: tenantId,
+  sub: `agent-${n}`,
+  roles: ["reader"],
+  method: "GET",
+  path: `/p/${n}`,
+  permission: "tenant:read",
+  reason: "no role grants tenant:read",
+});
+
+describe("tenants", () => {
+  test("stores, reads, lists and counts tenants", async () => {
+    const { store } = fresh();
+    expect(store.tenantCount()).toBe(0);
+    expect(store.getTenant(T1)).toBeUndefined();
+    await store.createTenant(tenant(T1, "Acme"));
+    await store.createTenant(tenant(T2, "Beta"));
+    expect(store.getTenant(T1)).toEqual(tenant(T1, "Acme"));
+    expect(store.listTenants().map((t) => t.tenant_id)).toEqual([T1, T2]);
+    expect(store.tenantCount()).toBe(2);
+  });
+
+  test("names are found case-insensitively, after trimming and Unicode normalisation", async () => {
+    const { store } = fresh();
+    await store.createTenant(tenant(T1, "Acme Corp"));
+    for (const name of ["Acme Corp", "acme corp", "ACME CORP", "  aCmE cOrP  ", "\uff21cme Corp"]) {
+      expect(store.tenantIdByName(name)).toBe(T1);
+    }
+    expect(store.tenantIdByName("Acme")).toBeUndefined();
+    expect(store.tenantIdByName("Acme  Corp")).toBeUndefined();
+  });
+
+  test("nameKey folds case and trims", () => {
+    expect(nameKey("  Hello World ")).toBe("hello world");
+    expect(nameKey("ÄBC")).toBe(nameKey("äbc"));
+    expect(nameKey(nameKey(" X "))).toBe(nameKey(" X "));
+  });
+
+  test("tenants survive closing and reopening", async () => {
+    const { store, dir } = fresh();
+    await store.createTenant(tenant(T1, "Durable"));
+    await store.close();
+    await store.close(); // idempotent
+    const again = reopen(dir);
+    expect(again.getTenant(T1)?.name).toBe("Durable");
+    expect(again.tenantIdByName("durable")).toBe(T1);
+  });
+});
+
+describe("roles", () => {
+  const role = (name: string, permissions: string[] = ["memory:read"]) => ({
+    name,
+    permissions,
+    description: "",
+    builtin: false,
+  });
+
+  test("the built-in tenant_admin comes first, then stored roles by name", async () => {
+    const { store } = fresh();
+    expect(store.listRoles(T1)).toEqual([BUILTIN_TENANT_ADMIN]);
+    await store.putRole(T1, role("zeta"));
+    await store.putRole(T1, role("alpha"));
+    expect(store.listRoles(T1).map((r) => r.name)).toEqual(["tenant_admin", "alpha", "zeta"]);
+    expect(store.getRole(T1, "tenant_admin")).toEqual(BUILTIN_TENANT_ADMIN);
+    expect(store.getRole(T2, "tenant_admin")).toEqual(BUILTIN_TENANT_ADMIN);
+  });
+
+  test("putRole says whether it replaced a role", async () => {
+    const { store } = fresh();
+    expect(await store.putRole(T1, role("agent"))).toBe(false);
+    expect(await store.putRole(T1, role("agent", ["memory:write"]))).toBe(true);
+    expect(store.getRole(T1, "agent")?.permissions).toEqual(["memory:write"]);
+  });
+
+  test("role libraries are per tenant", async () => {
+    const { store } = fresh();
+    await store.putRole(T1, role("agent"));
+    expect(store.getRole(T2, "agent")).toBeUndefined();
+    expect(store.listRoles(T2)).toEqual([BUILTIN_TENANT_ADMIN]);
+  });
+
+  test("deleteRole is true when a role was deleted and false when there was none", async () => {
+    const { store } = fresh();
+    await store.putRole(T1, role("agent"));
+    expect(await store.deleteRole(T1, "agent")).toBe(true);
+    expect(store.getRole(T1, "agent")).toBeUndefined();
+    expect(await store.deleteRole(T1, "agent")).toBe(false);
+    expect(await store.deleteRole(T1, "never")).toBe(false);
+  });
+
+  test("roles survive closing and reopening", async () => {
+    const { store, dir } = fresh();
+    await store.putRole(T1, role("keeper", ["tenant:read"]));
+    await store.close();
+    expect(reopen(dir).getRole(T1, "keeper")).toEqual(role("keeper", ["tenant:read"]));
+  });
+});
+
+describe("denial audit", () => {
+  test("lists newest first, honouring the limit", async () => {
+    const { store } = fresh();
+    for (let n = 1; n <= 5; n++) await store.recordDenial(denial(T1, n));
+    expect(store.listDenials(T1, 100).map((d) => d.sub)).toEqual(["agent-5", "agent-4", "agent-3", "agent-2", "agent-1"]);
+    expect(store.listDenials(T1, 2).map((d) => d.sub)).toEqual(["agent-5", "agent-4"]);
+    expect(store.listDenials(T1, 1)[0]).toEqual(denial(T1, 5));
+  });
+
+  test("keeps only the newest auditLimit records per tenant", async () => {
+    const { store } = fresh(3);
+    for (let n = 1; n <= 7; n++) await store.recordDenial(denial(T1, n));
+    await store.recordDenial(denial(T2, 100));
+    expect(store.listDenials(T1, 100).map((d) => d.sub)).toEqual(["agent-7", "agent-6", "agent-5"]);
+    expect(store.listDenials(T2, 100).map((d) => d.sub)).toEqual(["agent-100"]);
+  });
+
+  test("after a reopen the bound still holds and new records come first", async () => {
+    const { store, dir } = fresh(3);
+    for (let n = 1; n <= 4; n++) await store.recordDenial(denial(T1, n));
+    await store.close();
+    const again = reopen(dir, 3);
+    expect(again.listDenials(T1, 100).map((d) => d.sub)).toEqual(["agent-4", "agent-3", "agent-2"]);
+    await again.recordDenial(denial(T1, 5));
+    await again.recordDenial(denial(T1, 6));
+    expect(again.listDenials(T1, 100).map((d) => d.sub)).toEqual(["agent-6", "agent-5", "agent-4"]);
+  });
+
+  test("a tenant with no denials lists none", () => {
+    const { store } = fresh();
+    expect(store.listDenials(T1, 10)).toEqual([]);
+  });
+});
