@@ -32,6 +32,10 @@ import { SystemStore } from "./vault/system-store.ts";
 export interface Runtime {
   deps: Deps;
   actors: ActorSystem;
+  /** Starts the connector actors of every tenant whose connector secrets are set (at start-up). */
+  startConnectors(): void;
+  /** Re-reads the CRM mapping file (SIGHUP); returns the reason when the new file is refused. */
+  reloadCrmMapping(): string | undefined;
   /** Drains every actor and closes every vault and the system store. */
   stop(): Promise<void>;
 }
@@ -91,6 +95,8 @@ export function createRuntime({ config, env, clock = systemClock, log = console.
   return {
     deps,
     actors,
+    startConnectors: () => undefined,
+    reloadCrmMapping: () => crmMapping.reload(),
     stop: async () => {
       await actors.stopAll();
       await store.close();

@@ -14,11 +14,25 @@ function main(): void {
     }
     throw error;
   }
-  const runtime = createRuntime({ config, env: process.env });
+  let runtime: ReturnType<typeof createRuntime>;
+  try {
+    runtime = createRuntime({ config, env: process.env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`memory-runtime: refusing to start: ${error.message}`);
+      process.exit(78);
+    }
+    throw error;
+  }
   const app = createApp(runtime.deps);
   // Bun's own cap sits above the API limit so oversize bodies get the API's 413 problem document.
   app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes * 4 });
   console.log(`memory-runtime ${config.version} listening on http://${config.host}:${app.server?.port}`);
+  runtime.startConnectors();
+  process.on("SIGHUP", () => {
+    const refused = runtime.reloadCrmMapping();
+    console.log(refused ? `memory-runtime: SIGHUP: kept the CRM mapping in force: ${refused}` : "memory-runtime: SIGHUP: CRM mapping reloaded");
+  });
 
   let stopping = false;
   const shutdown = async (signal: string) => {

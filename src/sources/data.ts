@@ -55,16 +55,12 @@ function alertId(b: Body): string {
   return `alert:${text(alert.id)}:${when}`;
 }
 
-/** An id for a body we cannot classify: stable for the same bytes, so redeliveries dedupe. */
-function unknownId(body: unknown, fallback: string): string {
-  try {
-    return `unknown:${sha256Hex(JSON.stringify(body) ?? "null").slice(0, 32)}`;
-  } catch {
-    return `unknown:${fallback}`;
-  }
+/** An id for a body we cannot classify: the same bytes give the same ids, so redeliveries dedupe. */
+function unknownId(bodyHash: string, index: number): string {
+  return `unknown:${bodyHash}:${index}`;
 }
 
-function eventOf(body: unknown, fallback: string): SourceEvent {
+function eventOf(body: unknown, bodyHash: string, index: number): SourceEvent {
   const b = isRecord(body) ? body : {};
   switch (kindOf(body)) {
     case "registry":
@@ -88,7 +84,7 @@ function eventOf(body: unknown, fallback: string): SourceEvent {
         payload: body,
       };
     default:
-      return { event_id: unknownId(body, fallback), event_type: "unknown", payload: body };
+      return { event_id: unknownId(bodyHash, index), event_type: "unknown", payload: body };
   }
 }
 
@@ -98,8 +94,8 @@ function parse(req: WebhookRequest): SourceEvent[] {
     throw new BadRequest("body must be a JSON object or an array of objects");
   const list: unknown[] = Array.isArray(body) ? body : [body];
   if (list.length > MAX_EVENTS) throw new BadRequest(`a delivery carries at most ${MAX_EVENTS} events`);
-  const bodyHash = sha256Hex(req.rawBody).slice(0, 24);
-  return list.map((item, i) => eventOf(item, `${bodyHash}:${i}`));
+  const bodyHash = sha256Hex(req.rawBody).slice(0, 32);
+  return list.map((item, i) => eventOf(item, bodyHash, i));
 }
 
 // ── mapping ─────────────────────────────────────────────────────────────────────────────────

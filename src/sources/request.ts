@@ -30,16 +30,35 @@ export function decodeUtf8(raw: Uint8Array): string {
   }
 }
 
+/** No real webhook nests this deep; deeper bodies only make later serialisation slow or overflow. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The nesting depth of a parsed JSON value, without recursion (the value may be hostile). */
+function exceedsDepth(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [node, depth] = item;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** The body parsed as JSON (any JSON value). */
 export function parseJsonBody(raw: Uint8Array): unknown {
   const text = decodeUtf8(raw);
   if (text.trim() === "") throw new BadRequest("body is empty; JSON expected");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     // JSON.parse also throws RangeError on absurd nesting: still the sender's fault.
     throw new BadRequest("body is not valid JSON");
   }
+  if (exceedsDepth(value, MAX_JSON_DEPTH))
+    throw new BadRequest(`body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -83,7 +83,7 @@ describe("data parsing", () => {
       "alert:a-1:2026-11-21T09:00:00Z",
       "alert:a-1:OK",
       "audit-77",
-      expect.stringMatching(/^unknown:[0-9a-f]{32}$/),
+      expect.stringMatching(/^unknown:[0-9a-f]{32}:4$/),
     ]);
     expect(list[4]!.event_type).toBe("unknown");
   });
@@ -97,6 +97,10 @@ describe("data parsing", () => {
     for (const body of ["", "nope", "42", '"x"', "null", "true"]) {
       expect(() => source.parse(request(body), ctx)).toThrow(BadRequest);
     }
+    // Absurd nesting is refused before it can slow down anything downstream.
+    const nested = (depth: number) => `${"[".repeat(depth - 1)}{}${"]".repeat(depth - 1)}`;
+    expect(source.parse(request(nested(64)), ctx)).toHaveLength(1);
+    expect(() => source.parse(request(nested(65)), ctx)).toThrow(/deeper than 64/);
     expect(events([1, "x", null])).toHaveLength(3);
     for (const ev of events([1, "x", null]))
       expect(source.map(ev, ctx)).toMatchObject({ ok: false, reason: "unmapped_event" });
