@@ -1,0 +1,36 @@
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..", "..");
+
+/** The parent's environment without any MEMORY_RUNTIME_* or PORT/HOST, plus `extra`. */
+export function cleanEnv(extra: Record<string, string | undefined>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k.startsWith("MEMORY_RUNTIME_") || k === "PORT" || k === "HOST") continue;
+    env[k] = v;
+  }
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+export interface Finished {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to completion (with a deadline) and collects its output. */
+export async function run(cmd: string[], env: Record<string, string>, timeoutMs = 15_000): Promise<Finished> {
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
+  try {
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    return { code, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
+}
