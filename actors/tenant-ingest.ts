@@ -12,10 +12,9 @@ import type { TenantVault, WriteSet } from "../src/vault/tenant-vault.ts";
 import type { TenantMemory } from "./tenant-memory.ts";
 
 /** Connector drafts are checked against the same schemas as API bodies before they are written. */
-const CHECKERS = Object.fromEntries(CATEGORIES.map((c) => [c, TypeCompiler.Compile(ENTRY_INPUT[c])])) as unknown as Record<
-  Category,
-  TypeCheck<TSchema>
->;
+const CHECKERS = Object.fromEntries(
+  CATEGORIES.map((c) => [c, TypeCompiler.Compile(ENTRY_INPUT[c])]),
+) as unknown as Record<Category, TypeCheck<TSchema>>;
 
 export interface ReplayReply {
   event_id: string;
@@ -88,7 +87,10 @@ export class TenantIngest {
   resolve(eventId: string, item: IngestItem): { reply: ReplayReply; committed: Promise<void> } {
     const record = this.deadLetterOf(eventId);
     if (record.status === "replayed") {
-      return { reply: { event_id: eventId, status: "replayed", entries: record.entries ?? [] }, committed: Promise.resolve() };
+      return {
+        reply: { event_id: eventId, status: "replayed", entries: record.entries ?? [] },
+        committed: Promise.resolve(),
+      };
     }
     const now = isoOf(this.clock.now());
     const key = dedupeKey(record.source, eventId);
@@ -96,9 +98,18 @@ export class TenantIngest {
     const error = item.result.ok ? outcome?.error : describe(item.result);
     const updated: DeadLetter =
       error === undefined
-        ? { ...record, attempts: record.attempts + 1, status: "replayed", entries: outcome?.entries ?? [], replayed_at: now }
+        ? {
+            ...record,
+            attempts: record.attempts + 1,
+            status: "replayed",
+            entries: outcome?.entries ?? [],
+            replayed_at: now,
+          }
         : { ...record, attempts: record.attempts + 1, last_error: error };
-    const committed = Promise.all([...(outcome?.committed ?? []), this.vault.write(emptySet({ deadLetters: [[eventId, updated]] }))]);
+    const committed = Promise.all([
+      ...(outcome?.committed ?? []),
+      this.vault.write(emptySet({ deadLetters: [[eventId, updated]] })),
+    ]);
     const reply: ReplayReply =
       error === undefined
         ? { event_id: eventId, status: "replayed", entries: updated.entries }
@@ -115,7 +126,15 @@ export class TenantIngest {
       const last = i === drafts.length - 1;
       try {
         const draft = this.linked(ingest, source, item);
-        const id = this.writeOne(draft, ingest, source, item.vectors?.[i], now, last ? { item, key, entries: outcome.entries } : undefined, outcome);
+        const id = this.writeOne(
+          draft,
+          ingest,
+          source,
+          item.vectors?.[i],
+          now,
+          last ? { item, key, entries: outcome.entries } : undefined,
+          outcome,
+        );
         outcome.entries.push(id);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
@@ -123,7 +142,10 @@ export class TenantIngest {
         return outcome;
       }
     }
-    if (drafts.length === 0) outcome.committed.push(this.vault.write(emptySet({ dedupe: dedupeRecord(key, now, []), state: item.state })));
+    if (drafts.length === 0)
+      outcome.committed.push(
+        this.vault.write(emptySet({ dedupe: dedupeRecord(key, now, []), state: item.state })),
+      );
     return outcome;
   }
 
@@ -163,7 +185,9 @@ export class TenantIngest {
     if (!target || target.entry.expired_at !== null || target.entry.invalidated_at !== null) return draft;
     // Supersession needs a later valid_from; an event stamped earlier simply stands alone.
     const from = draft.valid_from ? Date.parse(draft.valid_from) : this.clock.now();
-    return from > Date.parse(target.entry.valid_from) ? ({ ...draft, supersedes: target.entry.id } as EntryDraft) : draft;
+    return from > Date.parse(target.entry.valid_from)
+      ? ({ ...draft, supersedes: target.entry.id } as EntryDraft)
+      : draft;
   }
 
   private deadLetter(delivery: Delivery, item: IngestItem, key: string, error: string): Promise<void> {
@@ -180,7 +204,9 @@ export class TenantIngest {
       payload: item.event.payload,
       headers: delivery.headers,
     };
-    return this.vault.write(emptySet({ deadLetters: [[record.event_id, record]], dedupe: dedupeRecord(key, now, []) }));
+    return this.vault.write(
+      emptySet({ deadLetters: [[record.event_id, record]], dedupe: dedupeRecord(key, now, []) }),
+    );
   }
 }
 

@@ -67,13 +67,19 @@ export class TenantMemory {
 
   create(msg: CreateEntry): Written {
     const now = this.opts.clock.now();
-    const replay = msg.idempotencyKey ? this.vault.idempotent(msg.idempotencyKey, now, IDEMPOTENCY_TTL_MS) : undefined;
+    const replay = msg.idempotencyKey
+      ? this.vault.idempotent(msg.idempotencyKey, now, IDEMPOTENCY_TTL_MS)
+      : undefined;
     if (replay) return { status: 200, entry: replay.body as Entry, committed: Promise.resolve() };
     const prepared = this.prepare(msg.draft, msg.createdBy, now);
-    if ("existing" in prepared) return { status: 200, entry: prepared.existing.entry, committed: Promise.resolve() };
+    if ("existing" in prepared)
+      return { status: 200, entry: prepared.existing.entry, committed: Promise.resolve() };
     const set = this.writeSetOf(prepared, msg.vector);
     if (msg.idempotencyKey) {
-      set.idempotency = { key: msg.idempotencyKey, record: { at: now, status: 201, body: prepared.stored.entry } };
+      set.idempotency = {
+        key: msg.idempotencyKey,
+        record: { at: now, status: 201, body: prepared.stored.entry },
+      };
     }
     return { status: 201, entry: prepared.stored.entry, committed: this.commit(set, prepared, msg.vector) };
   }
@@ -109,13 +115,16 @@ export class TenantMemory {
 
   get(category: Category, id: string, includeEmbedding: boolean): Entry {
     const stored = this.vault.get(id);
-    if (!stored || stored.entry.category !== category) throw new NotFound(`no ${category} ${id} in this tenant`);
+    if (!stored || stored.entry.category !== category)
+      throw new NotFound(`no ${category} ${id} in this tenant`);
     return this.present(stored.entry, includeEmbedding);
   }
 
   list(msg: ListEntries): { items: Entry[]; next_cursor: string | null } {
     const before = msg.cursor === undefined ? undefined : decodeCursor(msg.cursor);
-    const scan = msg.tag ? this.vault.scanTag(msg.tag, before) : this.vault.scanCategory(msg.category, before);
+    const scan = msg.tag
+      ? this.vault.scanTag(msg.tag, before)
+      : this.vault.scanCategory(msg.category, before);
     const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
     const page: Array<{ seq: number; entry: Entry }> = [];
     for (const stored of scan) {
@@ -149,7 +158,13 @@ export class TenantMemory {
       lexicalScoreOf: lexical && text ? lexical.scorer(text) : undefined,
     });
     // A hit with nothing in common with the query (score 0) is noise, not a result.
-    return fused.filter((hit) => hit.score > 0).map((hit) => ({ entry: accept.view(hit.id)!, score: round(hit.score), scores: roundScores(hit.scores) }));
+    return fused
+      .filter((hit) => hit.score > 0)
+      .map((hit) => ({
+        entry: accept.view(hit.id)!,
+        score: round(hit.score),
+        scores: roundScores(hit.scores),
+      }));
   }
 
   flushIndex(): void {
@@ -200,6 +215,8 @@ export class TenantMemory {
       // Built on the first text search, so actors that never search never pay for it.
       const lexical = new LexicalIndex();
       for (const stored of this.vault.all()) lexical.add(stored.entry.id, stored.entry.content);
+      // Writes still awaiting their commit are not in `all()` yet; `add` skips ids it already has.
+      for (const stored of this.vault.pendingEntries()) lexical.add(stored.entry.id, stored.entry.content);
       this.lexical = lexical;
     }
     return this.lexical;
@@ -232,7 +249,8 @@ export class TenantMemory {
     if (validFrom <= Date.parse(target.entry.valid_from)) {
       invalid("/supersedes", "a superseding entry must become valid after the entry it supersedes");
     }
-    const closesAt = target.entry.valid_to === null ? validFrom : Math.min(validFrom, Date.parse(target.entry.valid_to));
+    const closesAt =
+      target.entry.valid_to === null ? validFrom : Math.min(validFrom, Date.parse(target.entry.valid_to));
     return {
       ...target,
       prior_valid_to: target.prior_valid_to !== undefined ? target.prior_valid_to : target.entry.valid_to,
@@ -321,4 +339,7 @@ function invalid(path: string, message: string): never {
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
-const roundScores = (s: { vector: number; lexical: number }) => ({ vector: round(s.vector), lexical: round(s.lexical) });
+const roundScores = (s: { vector: number; lexical: number }) => ({
+  vector: round(s.vector),
+  lexical: round(s.lexical),
+});

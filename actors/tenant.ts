@@ -1,6 +1,6 @@
 import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
-import { later } from "../src/runtime/later.ts";
 import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
+import { later } from "../src/runtime/later.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";
 import { tenantDir } from "../src/vault/tenant-paths.ts";
 import { TenantVault } from "../src/vault/tenant-vault.ts";
@@ -61,7 +61,8 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
         return later(committed.then(() => reply));
       },
       "connector.state.get": ({ key }) => vault.connectorState.get(key),
-      "connector.state.put": ({ key, value }) => later(vault.write({ entries: [], created: [], state: [[key, value]] })),
+      "connector.state.put": ({ key, value }) =>
+        later(vault.write({ entries: [], created: [], state: [[key, value]] })),
     },
     stop: async () => {
       flushTimer?.cancel();

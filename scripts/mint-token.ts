@@ -23,13 +23,22 @@ const { values } = parseArgs({
 try {
   const config = loadConfig(process.env);
   const ttlSeconds = values.ttl ? Number(values.ttl) : config.tokenTtlSeconds;
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new ConfigError("--ttl must be a positive integer");
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1)
+    throw new ConfigError("--ttl must be a positive integer");
   const tokens = new TokenService(config.jwtSecret, systemClock);
   if (!values.admin && !(values.tenant && ULID_RE.test(values.tenant))) {
-    throw new ConfigError("give --admin, or --tenant <tenant ULID> [--roles a,b] [--sub name] [--ttl seconds]");
+    throw new ConfigError(
+      "give --admin, or --tenant <tenant ULID> [--roles a,b] [--sub name] [--ttl seconds]",
+    );
   }
   const { token } = values.admin
-    ? await tokens.mint({ sub: values.sub ?? "operator", tenantId: OPERATOR_TENANT_ID, roles: [], admin: true, ttlSeconds })
+    ? await tokens.mint({
+        sub: values.sub ?? "operator",
+        tenantId: OPERATOR_TENANT_ID,
+        roles: [],
+        admin: true,
+        ttlSeconds,
+      })
     : await tokens.mint({
         sub: values.sub ?? "agent",
         tenantId: values.tenant!,

@@ -42,7 +42,9 @@ const HOW_TO_MAKE_A_SECRET =
 export function loadConfig(env: Env, version = "0.1.0"): Config {
   const secret = env.MEMORY_RUNTIME_JWT_SECRET ?? "";
   if (!secret) {
-    throw new ConfigError(`MEMORY_RUNTIME_JWT_SECRET is not set: tokens cannot be signed or checked. ${HOW_TO_MAKE_A_SECRET}`);
+    throw new ConfigError(
+      `MEMORY_RUNTIME_JWT_SECRET is not set: tokens cannot be signed or checked. ${HOW_TO_MAKE_A_SECRET}`,
+    );
   }
   const jwtSecret = new TextEncoder().encode(secret);
   if (jwtSecret.byteLength < MIN_SECRET_BYTES) {
@@ -83,7 +85,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
+  if (!/^\d{1,10}$/.test(raw) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;

@@ -31,7 +31,11 @@ function main(): void {
   runtime.startConnectors();
   process.on("SIGHUP", () => {
     const refused = runtime.reloadCrmMapping();
-    console.log(refused ? `memory-runtime: SIGHUP: kept the CRM mapping in force: ${refused}` : "memory-runtime: SIGHUP: CRM mapping reloaded");
+    console.log(
+      refused
+        ? `memory-runtime: SIGHUP: kept the CRM mapping in force: ${refused}`
+        : "memory-runtime: SIGHUP: CRM mapping reloaded",
+    );
   });
 
   let stopping = false;

@@ -15,7 +15,11 @@ export class Secrets {
   }
 
   /** Every required secret, or SecretMissing naming (never revealing) what is absent. */
-  require(bases: readonly string[], tenantId: string, optional: readonly string[] = []): Record<string, string> {
+  require(
+    bases: readonly string[],
+    tenantId: string,
+    optional: readonly string[] = [],
+  ): Record<string, string> {
     const found: Record<string, string> = {};
     const missing: string[] = [];
     for (const base of bases) {

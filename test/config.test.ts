@@ -2,7 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { ConfigError, DEFAULT_CRM_MAPPING, loadConfig, MIN_SECRET_BYTES } from "../src/config.ts";
 
 const SECRET = "s".repeat(32);
-const env = (over: Record<string, string | undefined> = {}) => ({ MEMORY_RUNTIME_JWT_SECRET: SECRET, ...over });
+const env = (over: Record<string, string | undefined> = {}) => ({
+  MEMORY_RUNTIME_JWT_SECRET: SECRET,
+  ...over,
+});
 
 function refusal(e: Record<string, string | undefined>): ConfigError {
   try {
@@ -37,7 +40,9 @@ describe("loadConfig defaults", () => {
   });
 
   test("empty strings count as unset", () => {
-    const c = loadConfig(env({ PORT: "", HOST: "", MEMORY_RUNTIME_DATA_DIR: "", MEMORY_RUNTIME_EMBEDDER: "" }));
+    const c = loadConfig(
+      env({ PORT: "", HOST: "", MEMORY_RUNTIME_DATA_DIR: "", MEMORY_RUNTIME_EMBEDDER: "" }),
+    );
     expect(c).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "./data", embedder: "hash" });
   });
 

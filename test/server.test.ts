@@ -7,6 +7,7 @@ import type { Subprocess } from "bun";
 import { TokenService } from "../src/http/tokens.ts";
 import { OPERATOR_TENANT_ID } from "../src/models/common.ts";
 import { systemClock } from "../src/runtime/clock.ts";
+import { readJson } from "./helpers/api.ts";
 import { freePort } from "./helpers/free-port.ts";
 import { TEST_SECRET } from "./helpers/harness.ts";
 import { pollUntil } from "./helpers/poll.ts";
@@ -51,7 +52,8 @@ async function start(): Promise<Server> {
   running.push(server);
   await pollUntil(
     async () => {
-      if (proc.exitCode !== null) throw new Error(`server exited early (${proc.exitCode}): ${await server.stderr}`);
+      if (proc.exitCode !== null)
+        throw new Error(`server exited early (${proc.exitCode}): ${await server.stderr}`);
       try {
         return (await fetch(`${server.base}/healthz`)).status;
       } catch {
@@ -75,8 +77,15 @@ let adminToken: string;
 
 beforeAll(async () => {
   const tokens = new TokenService(new TextEncoder().encode(TEST_SECRET), systemClock);
-  adminToken = (await tokens.mint({ sub: "operator", tenantId: OPERATOR_TENANT_ID, roles: [], admin: true, ttlSeconds: 600 }))
-    .token;
+  adminToken = (
+    await tokens.mint({
+      sub: "operator",
+      tenantId: OPERATOR_TENANT_ID,
+      roles: [],
+      admin: true,
+      ttlSeconds: 600,
+    })
+  ).token;
 });
 
 afterAll(async () => {
@@ -113,7 +122,7 @@ describe("the server process", () => {
     const server = await start();
     const health = await fetch(`${server.base}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: "ok", tenants: 0 });
+    expect(await readJson(health)).toMatchObject({ status: "ok", tenants: 0 });
 
     const created = await fetch(`${server.base}/admin/tenants`, {
       method: "POST",
@@ -121,7 +130,7 @@ describe("the server process", () => {
       body: JSON.stringify({ name: "Process Co" }),
     });
     expect(created.status).toBe(201);
-    const tenant = await created.json();
+    const tenant = await readJson(created);
     tenantId = tenant.tenant_id;
 
     const role = await fetch(`${server.base}/admin/roles/${tenantId}`, {
@@ -131,9 +140,11 @@ describe("the server process", () => {
     });
     expect(role.status).toBe(201);
 
-    const own = await fetch(`${server.base}/tenants`, { headers: { authorization: `Bearer ${tenant.token}` } });
+    const own = await fetch(`${server.base}/tenants`, {
+      headers: { authorization: `Bearer ${tenant.token}` },
+    });
     expect(own.status).toBe(200);
-    expect((await own.json()).tenants.map((t: { tenant_id: string }) => t.tenant_id)).toEqual([tenantId]);
+    expect((await readJson(own)).tenants.map((t: { tenant_id: string }) => t.tenant_id)).toEqual([tenantId]);
 
     // X-Request-Id: echoed when sane, replaced when not.
     const echoed = await fetch(`${server.base}/healthz`, { headers: { "x-request-id": "proc-req-1" } });
@@ -171,7 +182,11 @@ describe("the server process", () => {
     );
 
     // Dot segments sent raw, without client-side normalisation, reach no tenant.
-    for (const path of ["/tenants/../../etc/healthz", "/admin/roles/..%2F..%2Fetc", "/admin/roles/../../../etc"]) {
+    for (const path of [
+      "/tenants/../../etc/healthz",
+      "/admin/roles/..%2F..%2Fetc",
+      "/admin/roles/../../../etc",
+    ]) {
       const status = await rawRequest(
         server.port,
         `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${adminToken}\r\nConnection: close\r\n\r\n`,
@@ -190,11 +205,13 @@ describe("the server process", () => {
     const server = await start();
     const listed = await fetch(`${server.base}/admin/tenants`, { headers: auth() });
     expect(listed.status).toBe(200);
-    const tenants = (await listed.json()).tenants;
-    expect(tenants).toEqual([expect.objectContaining({ tenant_id: tenantId, name: "Process Co", role_count: 2 })]);
-    const roles = await (await fetch(`${server.base}/admin/roles/${tenantId}`, { headers: auth() })).json();
+    const tenants = (await readJson(listed)).tenants;
+    expect(tenants).toEqual([
+      expect.objectContaining({ tenant_id: tenantId, name: "Process Co", role_count: 2 }),
+    ]);
+    const roles = await readJson(fetch(`${server.base}/admin/roles/${tenantId}`, { headers: auth() }));
     expect(roles.roles.map((r: { name: string }) => r.name)).toEqual(["tenant_admin", "reader"]);
-    expect((await (await fetch(`${server.base}/healthz`)).json()).tenants).toBe(1);
+    expect((await readJson(fetch(`${server.base}/healthz`))).tenants).toBe(1);
     expect(await stop(server)).toBe(0);
   });
 });

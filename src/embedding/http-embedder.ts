@@ -79,7 +79,9 @@ export class HttpEmbedder implements Embedder {
       });
     } catch (err) {
       const timedOut = err instanceof Error && err.name === "TimeoutError";
-      throw this.fail(timedOut ? `did not answer within ${this.timeoutMs} ms` : `is unreachable: ${errorText(err)}`);
+      throw this.fail(
+        timedOut ? `did not answer within ${this.timeoutMs} ms` : `is unreachable: ${errorText(err)}`,
+      );
     }
   }
 
@@ -87,7 +89,9 @@ export class HttpEmbedder implements Embedder {
   private vectorsOf(body: unknown, expected: number): Float32Array[] {
     const data = (body as { data?: unknown } | null)?.data;
     if (!Array.isArray(data) || data.length !== expected) {
-      throw this.fail(`returned ${Array.isArray(data) ? data.length : "no"} embeddings for ${expected} inputs`);
+      throw this.fail(
+        `returned ${Array.isArray(data) ? data.length : "no"} embeddings for ${expected} inputs`,
+      );
     }
     const out = new Array<Float32Array | undefined>(expected);
     data.forEach((item: EmbeddingItem, position) => {

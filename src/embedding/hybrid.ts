@@ -75,7 +75,12 @@ function collect(vectorHits: Hit[], lexicalHits: Hit[]): Map<string, Pair> {
   return pairs;
 }
 
-function fillMissing(pairs: Map<string, Pair>, useVector: boolean, useLexical: boolean, opts: FuseOptions): void {
+function fillMissing(
+  pairs: Map<string, Pair>,
+  useVector: boolean,
+  useLexical: boolean,
+  opts: FuseOptions,
+): void {
   for (const [id, pair] of pairs) {
     if (useVector && pair.vector === undefined) pair.vector = opts.vectorScoreOf?.(id);
     if (useLexical && pair.lexical === undefined) pair.lexical = opts.lexicalScoreOf?.(id);

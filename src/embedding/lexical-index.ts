@@ -1,6 +1,6 @@
 import { byScoreThenId, type Hit } from "./hit.ts";
-import { TopK } from "./top-k.ts";
 import { tokenize } from "./tokenize.ts";
+import { TopK } from "./top-k.ts";
 
 const K1 = 1.2;
 const B = 0.75;
@@ -191,4 +191,3 @@ function termCounts(tokens: string[]): Map<string, number> {
   for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
   return counts;
 }
-

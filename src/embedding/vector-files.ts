@@ -1,4 +1,13 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import type { Index } from "usearch";
 import type { VectorMatrix } from "./vector-matrix.ts";
@@ -50,7 +59,9 @@ export function readIndexFiles(file: string, dims: number, newGraph: () => Index
   if (graph.dimensions() !== dims) {
     throw new VectorIndexUnreadable(`${file} has ${graph.dimensions()} dimensions, expected ${dims}`);
   }
-  const inGraph = keys.length ? (graph.contains(BigUint64Array.from(keys, (k) => BigInt(k))) as boolean[]) : [];
+  const inGraph = keys.length
+    ? (graph.contains(BigUint64Array.from(keys, (k) => BigInt(k))) as boolean[])
+    : [];
   return { graph, keys, vectors, inGraph };
 }
 
@@ -75,12 +86,17 @@ export function writeIndexFiles(file: string, graph: Index, rows: VectorMatrix):
 function readVectors(path: string, dims: number): { keys: Uint32Array; vectors: Float32Array } {
   const bytes = readFileSync(path);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.byteLength < HEADER_BYTES || view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION) {
+  if (
+    bytes.byteLength < HEADER_BYTES ||
+    view.getUint32(0, true) !== MAGIC ||
+    view.getUint32(4, true) !== VERSION
+  ) {
     throw new VectorIndexUnreadable(`${path} is not a vectors file of this version`);
   }
   const fileDims = view.getUint32(8, true);
   const count = view.getUint32(12, true);
-  if (fileDims !== dims) throw new VectorIndexUnreadable(`${path} has ${fileDims} dimensions, expected ${dims}`);
+  if (fileDims !== dims)
+    throw new VectorIndexUnreadable(`${path} has ${fileDims} dimensions, expected ${dims}`);
   const keyBytes = count * 4;
   const vectorBytes = count * dims * 4;
   if (bytes.byteLength !== HEADER_BYTES + keyBytes + vectorBytes) {

@@ -6,8 +6,9 @@ import { exactTopRows } from "./vector-exact.ts";
 import { hasIndexFiles, readIndexFiles, writeIndexFiles } from "./vector-files.ts";
 
 export { VectorIndexUnreadable } from "./vector-files.ts";
-import { VectorMatrix } from "./vector-matrix.ts";
+
 import { dotAt, normalizeInPlace } from "./vector-math.ts";
+import { VectorMatrix } from "./vector-matrix.ts";
 
 export interface VectorIndexOptions {
   /** Index file; its vectors live beside it in `<file>.vectors`. Undefined: memory only. */
@@ -233,7 +234,13 @@ export class VectorIndex {
   }
 
   /** Exact search of rows [from, to): native without a filter, else a scan asking `accept` first. */
-  private scanRows(q: Float32Array, from: number, to: number, k: number, accept?: (id: string) => boolean): Hit[] {
+  private scanRows(
+    q: Float32Array,
+    from: number,
+    to: number,
+    k: number,
+    accept?: (id: string) => boolean,
+  ): Hit[] {
     if (!accept && from === 0) {
       return exactTopRows(this.rows.data, q, to, k)
         .map(({ row, score }) => ({ id: idOf(this.rows.keyAt(row)), score }))
@@ -297,7 +304,11 @@ export class VectorIndex {
  * Exact cosine top-k over a small candidate set (for example the entries a tag filter left),
  * best first. Pure: candidates need not be normalised; zero vectors are skipped.
  */
-export function searchExact(query: Float32Array, candidates: Iterable<[string, Float32Array]>, k: number): Hit[] {
+export function searchExact(
+  query: Float32Array,
+  candidates: Iterable<[string, Float32Array]>,
+  k: number,
+): Hit[] {
   const q = Float32Array.from(query);
   if (!normalizeInPlace(q) || k <= 0) return [];
   const hits: Hit[] = [];

@@ -97,7 +97,12 @@ export class Guard {
   }
 
   /** A tenant token may act only on its own tenant; the operator on any. */
-  requireTenantAccess(principal: Principal, tenantId: string, req: RequestInfo, permission = "tenant:read"): void {
+  requireTenantAccess(
+    principal: Principal,
+    tenantId: string,
+    req: RequestInfo,
+    permission = "tenant:read",
+  ): void {
     if (!principal.admin && principal.tenantId !== tenantId) {
       throw this.deny(principal, req, permission, "token belongs to another tenant");
     }
@@ -120,7 +125,8 @@ export class Guard {
 
 /** Path tenant ids are checked before anything touches the disk: malformed or unknown → 404. */
 export function existingTenantId(store: SystemStore, tenantId: string): string {
-  if (!ULID_RE.test(tenantId) || !store.getTenant(tenantId)) throw new NotFound(`no tenant ${safeEcho(tenantId)}`);
+  if (!ULID_RE.test(tenantId) || !store.getTenant(tenantId))
+    throw new NotFound(`no tenant ${safeEcho(tenantId)}`);
   return tenantId;
 }
 

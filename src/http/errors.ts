@@ -1,5 +1,12 @@
 import { Elysia, NotFoundError, ParseError, ValidationError } from "elysia";
-import { AppError, BadRequest, type FieldError, NotFound, PayloadTooLarge, ValidationFailed } from "../errors.ts";
+import {
+  AppError,
+  BadRequest,
+  type FieldError,
+  NotFound,
+  PayloadTooLarge,
+  ValidationFailed,
+} from "../errors.ts";
 import { assignRequestId, requestIdOf } from "./request-id.ts";
 
 export const PROBLEM_JSON = "application/problem+json";

@@ -61,7 +61,9 @@ export class TokenService {
       exp: iat + req.ttlSeconds,
       jti: ulid(this.clock.now()),
     };
-    const token = await new SignJWT({ ...claims }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(this.secret);
+    const token = await new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .sign(this.secret);
     return { token, claims };
   }
 
@@ -106,7 +108,8 @@ export class TokenService {
 
 function checkScope(claims: Claims): void {
   if (claims.admin === true) {
-    if (claims.tenant_id !== OPERATOR_TENANT_ID) throw new Unauthorized("an admin token must belong to the operator tenant");
+    if (claims.tenant_id !== OPERATOR_TENANT_ID)
+      throw new Unauthorized("an admin token must belong to the operator tenant");
     return;
   }
   if (!ULID_RE.test(claims.tenant_id) || claims.tenant_id === OPERATOR_TENANT_ID) {

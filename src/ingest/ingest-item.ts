@@ -1,4 +1,4 @@
-import type { SourceEvent, MapResult } from "../sources/types.ts";
+import type { MapResult, SourceEvent } from "../sources/types.ts";
 
 /**
  * One source event ready for the tenant actor: already mapped (mapping is pure or, for mail, done

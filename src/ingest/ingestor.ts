@@ -7,7 +7,11 @@ import type { IngestItem } from "./ingest-item.ts";
 
 /** Mail notifications carry no content: the mail connector expands them through the mail API. */
 export interface MailExpander {
-  expand(tenantId: string, event: SourceEvent, ctx: SourceContext): Promise<{ result: MapResult; state?: Array<[string, unknown]> }>;
+  expand(
+    tenantId: string,
+    event: SourceEvent,
+    ctx: SourceContext,
+  ): Promise<{ result: MapResult; state?: Array<[string, unknown]> }>;
 }
 
 export interface IngestorDeps {
@@ -45,13 +49,23 @@ export class Ingestor {
     return this.contextWith(secrets, tenantId);
   }
 
-  async items(source: SourceModule, tenantId: string, events: SourceEvent[], ctx: SourceContext): Promise<IngestItem[]> {
+  async items(
+    source: SourceModule,
+    tenantId: string,
+    events: SourceEvent[],
+    ctx: SourceContext,
+  ): Promise<IngestItem[]> {
     const items: IngestItem[] = [];
     for (const event of events) items.push(await this.item(source, tenantId, event, ctx));
     return items;
   }
 
-  private async item(source: SourceModule, tenantId: string, event: SourceEvent, ctx: SourceContext): Promise<IngestItem> {
+  private async item(
+    source: SourceModule,
+    tenantId: string,
+    event: SourceEvent,
+    ctx: SourceContext,
+  ): Promise<IngestItem> {
     let result = safeMap(source, event, ctx);
     let state: Array<[string, unknown]> | undefined;
     if (!result.ok && result.reason === NEEDS_EXPANSION) {
@@ -64,7 +78,9 @@ export class Ingestor {
   }
 
   /** Connector entries get embeddings like API entries, except under `client` (callers own vectors). */
-  private async vectors(result: Extract<MapResult, { ok: true }>): Promise<Array<Float32Array | undefined> | undefined> {
+  private async vectors(
+    result: Extract<MapResult, { ok: true }>,
+  ): Promise<Array<Float32Array | undefined> | undefined> {
     if (this.deps.embedder.kind === "client" || result.drafts.length === 0) return undefined;
     return this.deps.embedder.embed(result.drafts.map((d) => d.draft.content));
   }
@@ -85,6 +101,10 @@ function safeMap(source: SourceModule, event: SourceEvent, ctx: SourceContext): 
   try {
     return source.map(event, ctx);
   } catch (error) {
-    return { ok: false, reason: "mapping_failed", detail: error instanceof Error ? error.message : String(error) };
+    return {
+      ok: false,
+      reason: "mapping_failed",
+      detail: error instanceof Error ? error.message : String(error),
+    };
   }
 }

@@ -17,5 +17,7 @@ export function decodeCursor(cursor: string): number {
   } catch {
     // fall through: any decoding failure is the caller's malformed cursor
   }
-  throw new ValidationFailed("cursor is malformed", [{ path: "/cursor", message: "not a cursor this API returned" }]);
+  throw new ValidationFailed("cursor is malformed", [
+    { path: "/cursor", message: "not a cursor this API returned" },
+  ]);
 }

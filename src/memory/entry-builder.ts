@@ -1,6 +1,6 @@
 import { ValidationFailed } from "../errors.ts";
 import { isoOf, parseTimestamp } from "../models/common.ts";
-import { type Entry, type EntryDraft, MAX_DATA_BYTES } from "../models/entry.ts";
+import { type Entry, type EntryDraft, MAX_DATA_BYTES, SERVER_FIELDS } from "../models/entry.ts";
 
 /** Defaults per category (CONTRACT §5). */
 const CATEGORY_DEFAULTS: Partial<Record<EntryDraft["category"], Record<string, unknown>>> = {
@@ -9,8 +9,15 @@ const CATEGORY_DEFAULTS: Partial<Record<EntryDraft["category"], Record<string, u
   outcome: { currency: "USD" },
 };
 
-/** Fields of a draft that never reach the stored entry as they are. */
-const NOT_STORED = new Set(["embedding", "tenant_id", "category", "valid_from", "valid_to"]);
+/** Fields of a draft that never reach the stored entry as they are (server-managed ones included). */
+const NOT_STORED = new Set<string>([
+  "embedding",
+  "tenant_id",
+  "category",
+  "valid_from",
+  "valid_to",
+  ...SERVER_FIELDS,
+]);
 
 export interface BuildContext {
   tenantId: string;
@@ -34,6 +41,8 @@ export function normaliseDraft(draft: EntryDraft, now: number): NormalisedDraft 
   const validTo = draft.valid_to == null ? null : timestamp(draft.valid_to, "/valid_to");
   if (validTo !== null && validTo <= validFrom) fail("/valid_to", "valid_to must be after valid_from");
   if (draft.supersedes && draft.corrects) fail("/corrects", "give supersedes or corrects, not both");
+  const malformed = malformedText(draft, "");
+  if (malformed) fail(malformed.path, malformed.message);
   if (draft.data !== undefined && Buffer.byteLength(JSON.stringify(draft.data)) > MAX_DATA_BYTES) {
     fail("/data", `data must be at most ${MAX_DATA_BYTES} bytes as JSON`);
   }
@@ -60,6 +69,31 @@ export function buildEntry(n: NormalisedDraft, id: string, ctx: BuildContext): E
     invalidated_at: null,
     created_by: ctx.createdBy,
   } as Entry;
+}
+
+/**
+ * Strings must be well-formed UTF-16 (a lone surrogate cannot be stored and read back as sent), and
+ * `__proto__` is refused as a key, since it cannot round-trip through JSON objects safely.
+ */
+function malformedText(value: unknown, path: string): { path: string; message: string } | undefined {
+  if (typeof value === "string")
+    return value.isWellFormed() ? undefined : { path: path || "/", message: "text has a lone surrogate" };
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = malformedText(item, `${path}/${i}`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value && typeof value === "object") {
+    for (const key of Object.keys(value)) {
+      if (key === "__proto__" || !key.isWellFormed())
+        return { path: `${path}/${key}`, message: "key not allowed" };
+      const found = malformedText((value as Record<string, unknown>)[key], `${path}/${key}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 function timestamp(value: string, path: string): number {

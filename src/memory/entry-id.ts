@@ -8,7 +8,8 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
+    // A null prototype, so a "__proto__" key is data like any other, not a prototype assignment.
+    const out: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
       if (v !== undefined) out[key] = sortKeys(v);
@@ -37,7 +38,11 @@ export interface IdentityContent {
  * (`<canonical>#1`, `#2`, …): deterministic, so a replay of the same writes yields the same ids.
  * `taken(id)` answers whether an id is held by a *different* entry.
  */
-export function entryId(identity: IdentityContent, taken: (id: string) => boolean, hash: Sha8 = sha8): string {
+export function entryId(
+  identity: IdentityContent,
+  taken: (id: string) => boolean,
+  hash: Sha8 = sha8,
+): string {
   const canonical = canonicalJson(identity);
   let id = hash(canonical);
   for (let counter = 1; taken(id); counter++) {

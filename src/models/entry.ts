@@ -42,7 +42,12 @@ export const TYPED_FIELDS = {
   },
   exception: {
     severity: Type.Optional(
-      Type.Union([Type.Literal("low"), Type.Literal("medium"), Type.Literal("high"), Type.Literal("critical")]),
+      Type.Union([
+        Type.Literal("low"),
+        Type.Literal("medium"),
+        Type.Literal("high"),
+        Type.Literal("critical"),
+      ]),
     ),
     status: Type.Optional(OpenOrResolved),
   },
@@ -116,6 +121,13 @@ export type Entry = Omit<EntryDraft, "embedding" | "tenant_id" | "valid_from" | 
 };
 
 /** Fields the server owns; they are never taken from a request body. */
-export const SERVER_FIELDS = ["id", "category", "recorded_at", "expired_at", "invalidated_at", "created_by"] as const;
+export const SERVER_FIELDS = [
+  "id",
+  "category",
+  "recorded_at",
+  "expired_at",
+  "invalidated_at",
+  "created_by",
+] as const;
 
 export const MAX_DATA_BYTES = 16 * 1024;

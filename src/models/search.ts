@@ -9,7 +9,10 @@ export const SearchBody = StrictObject({
   query: Type.Optional(Type.String({ maxLength: 4096 })),
   embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 4096 })),
   categories: Type.Optional(
-    Type.Array(Type.Union(CATEGORIES.map((c) => Type.Literal(c))), { minItems: 1, maxItems: CATEGORIES.length }),
+    Type.Array(Type.Union(CATEGORIES.map((c) => Type.Literal(c))), {
+      minItems: 1,
+      maxItems: CATEGORIES.length,
+    }),
   ),
   tags: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
   tags_any: Type.Optional(Type.Array(Tag, { maxItems: 64 })),

@@ -1,5 +1,5 @@
-import type { Category } from "./category.ts";
 import type { Delivery, IngestItem, IngestSummary } from "../ingest/ingest-item.ts";
+import type { Category } from "./category.ts";
 import type { DeadLetter } from "./dead-letter.ts";
 import type { Entry, EntryDraft } from "./entry.ts";
 

@@ -1,5 +1,6 @@
 import { NotFound } from "../errors.ts";
 import { existingTenantId, safeEcho } from "../http/auth.ts";
+import { validatedBody } from "../http/validate-body.ts";
 import { ROLE_NAME_RE, RoleBody } from "../models/role.ts";
 import { adminBase } from "./admin-guard.ts";
 import type { Deps } from "./deps.ts";
@@ -7,9 +8,13 @@ import type { Deps } from "./deps.ts";
 /** The tenant's role library (admin only). */
 export const adminRoleRoutes = (deps: Deps) =>
   adminBase(deps, "routes.admin.roles", "/admin/roles")
-    .get("/:tenant_id", ({ params }) => ({ roles: deps.store.listRoles(existingTenantId(deps.store, params.tenant_id)) }), {
-      detail: { tags: ["admin"], summary: "List the tenant's role library" },
-    })
+    .get(
+      "/:tenant_id",
+      ({ params }) => ({ roles: deps.store.listRoles(existingTenantId(deps.store, params.tenant_id)) }),
+      {
+        detail: { tags: ["admin"], summary: "List the tenant's role library" },
+      },
+    )
     .post(
       "/:tenant_id",
       async ({ params, body, set }) => {
@@ -19,7 +24,7 @@ export const adminRoleRoutes = (deps: Deps) =>
         set.status = result.replaced ? 200 : 201;
         return result.role;
       },
-      { body: RoleBody, detail: { tags: ["admin"], summary: "Create or replace a role" } },
+      { ...validatedBody(RoleBody), detail: { tags: ["admin"], summary: "Create or replace a role" } },
     )
     .delete(
       "/:tenant_id/:role_name",

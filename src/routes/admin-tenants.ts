@@ -1,5 +1,6 @@
 import { ValidationFailed } from "../errors.ts";
 import { existingTenantId } from "../http/auth.ts";
+import { validatedBody } from "../http/validate-body.ts";
 import { isoOf } from "../models/common.ts";
 import { MintTokenBody, TENANT_ADMIN } from "../models/role.ts";
 import { CreateTenantBody } from "../models/tenant.ts";
@@ -19,11 +20,25 @@ export const adminTenantRoutes = (deps: Deps) =>
         const tenant = await deps.system.ask({ type: "tenant.create", name: body.name });
         await deps.tenant(tenant.tenant_id).ask({ type: "tenant.init" });
         const ttl = deps.config.tokenTtlSeconds;
-        const { token } = await deps.tokens.mint({ sub: INITIAL_SUB, tenantId: tenant.tenant_id, roles: [TENANT_ADMIN], ttlSeconds: ttl });
+        const { token } = await deps.tokens.mint({
+          sub: INITIAL_SUB,
+          tenantId: tenant.tenant_id,
+          roles: [TENANT_ADMIN],
+          ttlSeconds: ttl,
+        });
         set.status = 201;
-        return { tenant_id: tenant.tenant_id, tenant_name: tenant.name, roles: [TENANT_ADMIN], token, ttl_seconds: ttl };
+        return {
+          tenant_id: tenant.tenant_id,
+          tenant_name: tenant.name,
+          roles: [TENANT_ADMIN],
+          token,
+          ttl_seconds: ttl,
+        };
       },
-      { body: CreateTenantBody, detail: { tags: ["admin"], summary: "Create a tenant and its first tenant_admin token" } },
+      {
+        ...validatedBody(CreateTenantBody),
+        detail: { tags: ["admin"], summary: "Create a tenant and its first tenant_admin token" },
+      },
     )
     .get("/tenants", () => ({ tenants: deps.store.listTenants().map((t) => tenantItem(deps, t)) }), {
       detail: { tags: ["admin"], summary: "All tenants with status and role count" },
@@ -34,14 +49,26 @@ export const adminTenantRoutes = (deps: Deps) =>
         const tenantId = existingTenantId(deps.store, params.tenant_id);
         const unknown = body.roles.filter((r) => !deps.store.getRole(tenantId, r));
         if (unknown.length > 0) {
-          throw new ValidationFailed(`unknown role(s): ${unknown.join(", ")}`, [{ path: "/roles", message: "every role must exist in the tenant's library" }]);
+          throw new ValidationFailed(`unknown role(s): ${unknown.join(", ")}`, [
+            { path: "/roles", message: "every role must exist in the tenant's library" },
+          ]);
         }
         const ttl = body.ttl_seconds ?? deps.config.tokenTtlSeconds;
         const sub = body.sub ?? DEFAULT_SUB;
         const roles = [...new Set(body.roles)];
         const { token, claims } = await deps.tokens.mint({ sub, tenantId, roles, ttlSeconds: ttl });
         set.status = 201;
-        return { token, tenant_id: tenantId, sub, roles, ttl_seconds: ttl, expires_at: isoOf(claims.exp * 1000) };
+        return {
+          token,
+          tenant_id: tenantId,
+          sub,
+          roles,
+          ttl_seconds: ttl,
+          expires_at: isoOf(claims.exp * 1000),
+        };
       },
-      { body: MintTokenBody, detail: { tags: ["admin"], summary: "Mint a role-scoped token for a tenant" } },
+      {
+        ...validatedBody(MintTokenBody),
+        detail: { tags: ["admin"], summary: "Mint a role-scoped token for a tenant" },
+      },
     );

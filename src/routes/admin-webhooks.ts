@@ -43,7 +43,9 @@ export const adminWebhookRoutes = (deps: Deps) =>
 function statusOf(raw: string | undefined): DeadLetter["status"] | undefined {
   if (raw === undefined) return undefined;
   if (!(DEAD_LETTER_STATUSES as readonly string[]).includes(raw)) {
-    throw new ValidationFailed("status must be dead or replayed", [{ path: "/status", message: "dead | replayed" }]);
+    throw new ValidationFailed("status must be dead or replayed", [
+      { path: "/status", message: "dead | replayed" },
+    ]);
   }
   return raw as DeadLetter["status"];
 }

@@ -1,9 +1,9 @@
 import type { Config } from "../config.ts";
 import type { Embedder } from "../embedding/embedder.ts";
-import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
-import type { Ingestor } from "../ingest/ingestor.ts";
 import type { Authenticator, Guard } from "../http/auth.ts";
 import type { TokenService } from "../http/tokens.ts";
+import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
+import type { Ingestor } from "../ingest/ingestor.ts";
 import type { SystemProtocol } from "../models/system-protocol.ts";
 import type { TenantProtocol } from "../models/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";

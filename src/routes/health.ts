@@ -18,17 +18,24 @@ export const healthRoutes = (deps: Deps) =>
       }),
       { detail: { tags: ["health"], summary: "Build status and tenant count", security: [] } },
     )
-    .resolve(({ request }) => resolvePrincipal(deps, request))
+    .derive(({ request }) => resolvePrincipal(deps, request))
     .get(
       "/tenants/:tenant_id/healthz",
       async ({ params, principal, req }) => {
         const tenantId = existingTenantId(deps.store, params.tenant_id);
         deps.guard.requireTenantAccess(principal, tenantId, req);
+        deps.guard.require(principal, "tenant:read", req);
         const tenant = deps.store.getTenant(tenantId)!;
         const base = { tenant_id: tenantId, status: tenant.status };
         // A missing vault is reported, not silently re-created by starting the actor.
         if (!vaultPresent(deps.config.dataDir, tenantId)) {
-          return { ...base, vault: { present: false, entries: 0 }, index: { vectors: 0 }, dead_letters: 0, connectors: {} };
+          return {
+            ...base,
+            vault: { present: false, entries: 0 },
+            index: { vectors: 0 },
+            dead_letters: 0,
+            connectors: {},
+          };
         }
         return { ...base, ...(await deps.tenant(tenantId).ask({ type: "tenant.health" })) };
       },

@@ -6,12 +6,18 @@ import { limitOf } from "./query.ts";
 export function timeParam(value: string | undefined, name: string, now: number): number {
   if (value === undefined) return now;
   const ms = parseTimestamp(value);
-  if (ms === undefined) throw new ValidationFailed(`${name} must be an RFC 3339 timestamp`, [{ path: `/${name}`, message: "RFC 3339" }]);
+  if (ms === undefined)
+    throw new ValidationFailed(`${name} must be an RFC 3339 timestamp`, [
+      { path: `/${name}`, message: "RFC 3339" },
+    ]);
   return ms;
 }
 
 export function sha8Param(value: string): string {
-  if (!SHA8_RE.test(value)) throw new ValidationFailed("id must be 8 lower-case hex characters", [{ path: "/sha8", message: "sha8" }]);
+  if (!SHA8_RE.test(value))
+    throw new ValidationFailed("id must be 8 lower-case hex characters", [
+      { path: "/sha8", message: "sha8" },
+    ]);
   return value;
 }
 
@@ -44,7 +50,9 @@ export function listQueryOf(query: Record<string, string | undefined>, now: numb
   }
   const include = query.include;
   if (include !== undefined && include !== "embedding") {
-    throw new ValidationFailed('include accepts only "embedding"', [{ path: "/include", message: "embedding" }]);
+    throw new ValidationFailed('include accepts only "embedding"', [
+      { path: "/include", message: "embedding" },
+    ]);
   }
   return {
     limit: limitOf(query, 50, 500),

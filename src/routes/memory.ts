@@ -3,6 +3,7 @@ import { toVector } from "../embedding/embedder.ts";
 import { ValidationFailed } from "../errors.ts";
 import type { Principal, RequestInfo } from "../http/auth.ts";
 import { memoryPermission } from "../http/permissions.ts";
+import { validatedBody } from "../http/validate-body.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import { ENTRY_INPUT, type EntryDraft } from "../models/entry.ts";
 import type { Deps } from "./deps.ts";
@@ -11,7 +12,8 @@ import { resolvePrincipal } from "./principal.ts";
 
 /** The tenant a memory call acts on: the token's own. The operator has no memory of its own. */
 export function memoryTenant(deps: Deps, principal: Principal, req: RequestInfo, permission: string): string {
-  if (principal.admin) throw deps.guard.deny(principal, req, permission, "the operator has no memory: use a tenant token");
+  if (principal.admin)
+    throw deps.guard.deny(principal, req, permission, "the operator has no memory: use a tenant token");
   deps.guard.require(principal, permission, req);
   return principal.tenantId;
 }
@@ -19,11 +21,16 @@ export function memoryTenant(deps: Deps, principal: Principal, req: RequestInfo,
 /** The entry's embedding: the caller's (client embedder) or computed from its content. */
 export async function entryVector(deps: Deps, draft: EntryDraft): Promise<Float32Array | undefined> {
   if (deps.embedder.kind === "client") {
-    if (!draft.embedding) throw new ValidationFailed("this runtime's embedder is `client`: send `embedding`", [{ path: "/embedding", message: "required" }]);
+    if (!draft.embedding)
+      throw new ValidationFailed("this runtime's embedder is `client`: send `embedding`", [
+        { path: "/embedding", message: "required" },
+      ]);
     return toVector(draft.embedding, deps.embedder.dims);
   }
   if (draft.embedding) {
-    throw new ValidationFailed("`embedding` is accepted only when the embedder is `client`", [{ path: "/embedding", message: "not accepted" }]);
+    throw new ValidationFailed("`embedding` is accepted only when the embedder is `client`", [
+      { path: "/embedding", message: "not accepted" },
+    ]);
   }
   const [vec] = await deps.embedder.embed([draft.content]);
   return vec;
@@ -33,7 +40,7 @@ function categoryRoutes(deps: Deps, category: Category) {
   const plural = PLURAL_OF[category];
   const tags = ["memory"];
   return new Elysia({ name: `routes.memory.${plural}` })
-    .resolve(({ request }) => resolvePrincipal(deps, request))
+    .derive(({ request }) => resolvePrincipal(deps, request))
     .post(
       `/memory/${plural}`,
       async ({ body, principal, req, request, set }) => {
@@ -55,7 +62,7 @@ function categoryRoutes(deps: Deps, category: Category) {
         set.status = reply.status;
         return reply.entry;
       },
-      { body: ENTRY_INPUT[category], detail: { tags, summary: `Create a ${category}` } },
+      { ...validatedBody(ENTRY_INPUT[category]), detail: { tags, summary: `Create a ${category}` } },
     )
     .get(
       `/memory/${plural}`,
@@ -64,7 +71,12 @@ function categoryRoutes(deps: Deps, category: Category) {
         const q = listQueryOf(query, deps.clock.now());
         return deps.tenant(tenantId).ask({ type: "entry.list", category, ...q });
       },
-      { detail: { tags, summary: category === "outcome" ? "List outcomes of resolved decisions" : `List ${plural}` } },
+      {
+        detail: {
+          tags,
+          summary: category === "outcome" ? "List outcomes of resolved decisions" : `List ${plural}`,
+        },
+      },
     )
     .get(
       `/memory/${plural}/:sha8`,

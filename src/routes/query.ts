@@ -6,7 +6,9 @@ export function limitOf(query: Record<string, string | undefined>, fallback: num
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!/^\d{1,6}$/.test(raw) || value < 1 || value > max) {
-    throw new ValidationFailed(`limit must be an integer from 1 to ${max}`, [{ path: "/limit", message: `1–${max}` }]);
+    throw new ValidationFailed(`limit must be an integer from 1 to ${max}`, [
+      { path: "/limit", message: `1–${max}` },
+    ]);
   }
   return value;
 }

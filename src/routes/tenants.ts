@@ -16,7 +16,7 @@ export function tenantItem(deps: Deps, tenant: Tenant) {
 /** `/tenants` and `/tenants/me`: what the calling token can see of tenants. */
 export const tenantRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.tenants", prefix: "/tenants" })
-    .resolve(({ request }) => resolvePrincipal(deps, request))
+    .derive(({ request }) => resolvePrincipal(deps, request))
     .get(
       "",
       ({ principal, req }) => {

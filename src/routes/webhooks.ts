@@ -24,7 +24,12 @@ export const webhookRoutes = (deps: Deps) =>
       const ctx = deps.ingestor.context(source, tenantId);
       const limit = deps.config.bodyLimitBytes;
       const rawBody = await readBodyCapped(request, limit * HARD_CAP_FACTOR);
-      const delivery: WebhookRequest = { method: request.method, url: request.url, headers: request.headers, rawBody };
+      const delivery: WebhookRequest = {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        rawBody,
+      };
       const verdict = await source.verify(delivery, ctx);
       if (!verdict.ok) throw new Unauthorized(`delivery rejected: ${verdict.reason}`);
       const events = source.parse(delivery, ctx);
@@ -38,5 +43,11 @@ export const webhookRoutes = (deps: Deps) =>
       const reply = source.respond(summary);
       return new Response(reply.body, { status: reply.status, headers: reply.headers });
     },
-    { detail: { tags: ["webhooks"], summary: "Receive a signed event from a source for a tenant", security: [] } },
+    {
+      detail: {
+        tags: ["webhooks"],
+        summary: "Receive a signed event from a source for a tenant",
+        security: [],
+      },
+    },
   );

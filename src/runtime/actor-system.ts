@@ -9,7 +9,7 @@ export interface ActorFailure {
   type: string;
   error: unknown;
   /** A `tell` has nobody waiting for its result, so its failure is reported here and only here. */
-  via: "ask" | "tell" | "start" | "stop";
+  via: "ask" | "tell" | "start" | "stop" | "crash";
 }
 
 export interface ActorSystemOptions {
@@ -90,9 +90,11 @@ export class ActorKind<P extends Protocol> {
     if (!cell) return this.stopping.get(key) ?? Promise.resolve();
     this.cells.delete(key);
     cell.idleTimer?.cancel();
-    const done = cell.mailbox.enqueue(() => this.stopBehaviour(cell)).finally(() => {
-      if (this.stopping.get(key) === done) this.stopping.delete(key);
-    });
+    const done = cell.mailbox
+      .enqueue(() => this.stopBehaviour(cell))
+      .finally(() => {
+        if (this.stopping.get(key) === done) this.stopping.delete(key);
+      });
     this.stopping.set(key, done);
     return done;
   }
@@ -142,7 +144,7 @@ export class ActorKind<P extends Protocol> {
 
   /** Restart after a crash: release resources now; the next message starts a fresh behaviour. */
   private async crashed(cell: ActorCell<P>, type: string, error: unknown): Promise<void> {
-    this.report({ key: cell.key, type, error, via: "ask" });
+    this.report({ key: cell.key, type, error, via: "crash" });
     await this.stopBehaviour(cell);
     cell.restarts++;
     this.restartCount++;
@@ -192,7 +194,11 @@ export class ActorSystem {
 
   constructor(readonly options: ActorSystemOptions) {}
 
-  kind<P extends Protocol>(name: string, factory: BehaviourFactory<P>, overrides: Partial<ActorSystemOptions> = {}) {
+  kind<P extends Protocol>(
+    name: string,
+    factory: BehaviourFactory<P>,
+    overrides: Partial<ActorSystemOptions> = {},
+  ) {
     const kind = new ActorKind<P>(name, factory, { ...this.options, ...overrides });
     this.kinds.push(kind as unknown as ActorKind<Protocol>);
     return kind;

@@ -63,7 +63,9 @@ export class SystemStore {
 
   /** The tenant's library: the built-in `tenant_admin` first, then stored roles by name. */
   listRoles(tenantId: string): Role[] {
-    const stored = this.roles.getRange({ start: [tenantId, ""], end: [tenantId, "\uffff"] }).map(({ value }) => value);
+    const stored = this.roles
+      .getRange({ start: [tenantId, ""], end: [tenantId, "\uffff"] })
+      .map(({ value }) => value);
     return [BUILTIN_TENANT_ADMIN, ...stored];
   }
 
@@ -80,24 +82,33 @@ export class SystemStore {
   }
 
   async deleteRole(tenantId: string, name: string): Promise<boolean> {
-    return this.roles.remove([tenantId, name]);
+    // lmdb's remove() resolves true even for a missing key; the system actor serialises writes.
+    if (!this.roles.doesExist([tenantId, name])) return false;
+    await this.roles.remove([tenantId, name]);
+    return true;
   }
 
   /** Appends a denial; the per-tenant log keeps the newest `auditLimit` records. */
   async recordDenial(denial: Denial): Promise<void> {
     const tenantId = denial.tenant_id;
+    // Counted before the write: counting from disk afterwards would include the new record twice.
+    const count = this.auditCountOf(tenantId) + 1;
     const seq = ++this.auditSeq;
     await this.root.transaction(() => {
       this.audit.put([tenantId, seq], denial);
       this.meta.put(AUDIT_SEQ, seq);
     });
-    const count = this.auditCountOf(tenantId) + 1;
     this.auditCounts.set(tenantId, count);
     if (count > this.auditLimit) await this.trimAudit(tenantId, count - this.auditLimit);
   }
 
   listDenials(tenantId: string, limit: number): Denial[] {
-    const range = this.audit.getRange({ start: [tenantId, Number.MAX_SAFE_INTEGER], end: [tenantId, 0], reverse: true, limit });
+    const range = this.audit.getRange({
+      start: [tenantId, Number.MAX_SAFE_INTEGER],
+      end: [tenantId, 0],
+      reverse: true,
+      limit,
+    });
     return [...range.map(({ value }) => value)];
   }
 
@@ -119,7 +130,13 @@ export class SystemStore {
   }
 
   private async trimAudit(tenantId: string, excess: number): Promise<void> {
-    const oldest = [...this.audit.getKeys({ start: [tenantId, 0], end: [tenantId, Number.MAX_SAFE_INTEGER], limit: excess })];
+    const oldest = [
+      ...this.audit.getKeys({
+        start: [tenantId, 0],
+        end: [tenantId, Number.MAX_SAFE_INTEGER],
+        limit: excess,
+      }),
+    ];
     await this.root.transaction(() => {
       for (const key of oldest) this.audit.remove(key);
     });

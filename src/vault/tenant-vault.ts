@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { type Database, open, type RootDatabase } from "lmdb";
-import type { Category } from "../models/category.ts";
 import type { StoredEntry } from "../memory/temporal.ts";
+import type { Category } from "../models/category.ts";
 
 const SEQ_KEY = "seq";
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
@@ -116,7 +116,8 @@ export class TenantVault {
   }
 
   idempotent(key: string, now: number, ttlMs: number): IdempotencyRecord | undefined {
-    const record = (this.pendingKeys.get(`i:${key}`) as IdempotencyRecord | undefined) ?? this.idempotency.get(key);
+    const record =
+      (this.pendingKeys.get(`i:${key}`) as IdempotencyRecord | undefined) ?? this.idempotency.get(key);
     return record && now - record.at < ttlMs ? record : undefined;
   }
 
@@ -142,12 +143,21 @@ export class TenantVault {
     }
   }
 
+  /** Entries whose commit has not landed yet. */
+  *pendingEntries(): Generator<StoredEntry> {
+    yield* this.pending.values();
+  }
+
   /** Every committed entry, oldest first (index rebuilds). */
   *all(): Generator<StoredEntry> {
     for (const { value } of this.entries.getRange()) yield value;
   }
 
-  private *scanIndex(db: Database<string, [string, number]>, prefix: string, before: number): Generator<StoredEntry> {
+  private *scanIndex(
+    db: Database<string, [string, number]>,
+    prefix: string,
+    before: number,
+  ): Generator<StoredEntry> {
     const range = db.getRange({ start: [prefix, before - 1], end: [prefix, -1], reverse: true });
     const pendingNewer = [...this.pending.values()]
       .filter((s) => s.seq < before && this.indexedUnder(db, s, prefix))
@@ -176,7 +186,8 @@ export class TenantVault {
     const committed = this.root.transaction(() => {
       for (const s of set.entries) this.entries.put(s.entry.id, s);
       for (const s of set.created) this.putIndexKeys(s);
-      for (const [id, vec] of set.vectors ?? []) this.embeddings.put(id, Buffer.from(vec.buffer, vec.byteOffset, vec.byteLength));
+      for (const [id, vec] of set.vectors ?? [])
+        this.embeddings.put(id, Buffer.from(vec.buffer, vec.byteOffset, vec.byteLength));
       for (const [key, id] of set.objects ?? []) this.objects.put(key, id);
       for (const [key, value] of set.deadLetters ?? []) this.deadLetters.put(key, value);
       for (const [key, value] of set.state ?? []) this.connectorState.put(key, value);

@@ -5,8 +5,36 @@
  * uniformly random.
  */
 const SYLLABLES = [
-  "ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "de", "va", "zu", "ko", "ma", "li", "no", "ser",
-  "tan", "vel", "dor", "mak", "pil", "run", "sol", "ten", "bri", "cas", "fen", "gor", "hul", "jin",
+  "ka",
+  "lo",
+  "mi",
+  "ne",
+  "su",
+  "ta",
+  "ri",
+  "po",
+  "de",
+  "va",
+  "zu",
+  "ko",
+  "ma",
+  "li",
+  "no",
+  "ser",
+  "tan",
+  "vel",
+  "dor",
+  "mak",
+  "pil",
+  "run",
+  "sol",
+  "ten",
+  "bri",
+  "cas",
+  "fen",
+  "gor",
+  "hul",
+  "jin",
 ];
 const TOPICS = 24;
 const WORDS_PER_TOPIC = 14;

@@ -14,7 +14,9 @@ export interface DenialRecord {
 }
 
 export async function denialsOf(h: Harness, tenantId: string, limit = 1000): Promise<DenialRecord[]> {
-  const { status, body } = await h.json("GET", `/admin/audit/denials/${tenantId}?limit=${limit}`, { token: h.adminToken });
+  const { status, body } = await h.json("GET", `/admin/audit/denials/${tenantId}?limit=${limit}`, {
+    token: h.adminToken,
+  });
   expect(status).toBe(200);
   return body.denials;
 }
@@ -35,15 +37,36 @@ export async function tokenWithRole(
   permissions: string[],
   sub = `${role}-agent`,
 ): Promise<string> {
-  const put = await h.json("POST", `/admin/roles/${tenantId}`, { token: h.adminToken, body: { name: role, permissions } });
+  const put = await h.json("POST", `/admin/roles/${tenantId}`, {
+    token: h.adminToken,
+    body: { name: role, permissions },
+  });
   expect([200, 201]).toContain(put.status);
-  const minted = await h.json("POST", `/admin/jwt/${tenantId}`, { token: h.adminToken, body: { roles: [role], sub } });
+  const minted = await h.json("POST", `/admin/jwt/${tenantId}`, {
+    token: h.adminToken,
+    body: { roles: [role], sub },
+  });
   expect(minted.status).toBe(201);
   return minted.body.token;
 }
 
-export function decodePayload(token: string): Record<string, any> {
+export interface DecodedClaims {
+  sub: string;
+  tenant_id: string;
+  roles: string[];
+  admin?: boolean;
+  iat: number;
+  exp: number;
+  jti?: string;
+}
+
+export function decodePayload(token: string): DecodedClaims {
   return JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8"));
 }
 
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A response's JSON body, loosely typed for assertions (JSON.parse's own return type). */
+export async function readJson(res: Response | Promise<Response>) {
+  return JSON.parse(await (await res).text());
+}

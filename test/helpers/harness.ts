@@ -17,7 +17,11 @@ export interface Harness {
   adminToken: string;
   /** Sends a request through app.handle; `body` objects are sent as JSON. */
   call(method: string, path: string, opts?: CallOptions): Promise<Response>;
-  json<T = any>(method: string, path: string, opts?: CallOptions): Promise<{ status: number; body: T; res: Response }>;
+  json<T = any>(
+    method: string,
+    path: string,
+    opts?: CallOptions,
+  ): Promise<{ status: number; body: T; res: Response }>;
   createTenant(name?: string): Promise<{ tenant_id: string; token: string }>;
   mint(tenantId: string, roles: string[], sub?: string): Promise<string>;
   /** Stops the runtime and starts a new one on the same data directory (a restart). */
@@ -34,7 +38,9 @@ export interface CallOptions {
 
 let counter = 0;
 
-export async function startHarness(opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {},
+): Promise<Harness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "mrt-test-"));
   const env: Record<string, string | undefined> = {
     MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
@@ -43,12 +49,23 @@ export async function startHarness(opts: { env?: Record<string, string>; clock?:
   };
   const clock = opts.clock ?? systemClock;
   const boot = () => {
-    const runtime = createRuntime({ config: loadConfig(env as Env), env: env as Env, clock, log: () => undefined });
+    const runtime = createRuntime({
+      config: loadConfig(env as Env),
+      env: env as Env,
+      clock,
+      log: () => undefined,
+    });
     return { runtime, app: createApp(runtime.deps) };
   };
   let { runtime, app } = boot();
   const adminToken = (
-    await runtime.deps.tokens.mint({ sub: "operator", tenantId: OPERATOR_TENANT_ID, roles: [], admin: true, ttlSeconds: 3600 })
+    await runtime.deps.tokens.mint({
+      sub: "operator",
+      tenantId: OPERATOR_TENANT_ID,
+      roles: [],
+      admin: true,
+      ttlSeconds: 3600,
+    })
   ).token;
 
   const h: Harness = {

@@ -11,7 +11,8 @@ export function craftJwt(
   secret: string | undefined,
 ): string {
   const signingInput = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(payload))}`;
-  const signature = secret === undefined ? "" : createHmac("sha256", secret).update(signingInput).digest("base64url");
+  const signature =
+    secret === undefined ? "" : createHmac("sha256", secret).update(signingInput).digest("base64url");
   return `${signingInput}.${signature}`;
 }
 

@@ -1,9 +1,19 @@
 import { expect } from "bun:test";
 
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  request_id: string;
+  errors?: Array<{ path: string; message: string }>;
+}
+
 /** Checks that a response is an RFC 9457 problem document with every field of CONTRACT §1. */
-export async function expectProblem(res: Response, status: number, code: string): Promise<Record<string, any>> {
+export async function expectProblem(res: Response, status: number, code: string): Promise<ProblemBody> {
   const text = await res.text();
-  let body: Record<string, any>;
+  let body: ProblemBody;
   try {
     body = JSON.parse(text);
   } catch {

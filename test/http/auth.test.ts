@@ -64,7 +64,10 @@ describe("401 unauthorized", () => {
   });
 
   const cases: Array<[string, () => Promise<string> | string]> = [
-    ["an expired token", () => craftJwt({ alg: "HS256", typ: "JWT" }, claims({ exp: nowSeconds() - 10 }), TEST_SECRET)],
+    [
+      "an expired token",
+      () => craftJwt({ alg: "HS256", typ: "JWT" }, claims({ exp: nowSeconds() - 10 }), TEST_SECRET),
+    ],
     [
       "a token without exp",
       () => {
@@ -73,25 +76,57 @@ describe("401 unauthorized", () => {
       },
     ],
     ["an alg:none token (jose UnsecuredJWT)", () => new UnsecuredJWT(claims()).encode()],
-    ["an alg:none token with a signature part", () => `${craftJwt({ alg: "none" }, claims(), undefined)}c2ln`],
+    [
+      "an alg:none token with a signature part",
+      () => `${craftJwt({ alg: "none" }, claims(), undefined)}c2ln`,
+    ],
     ["an alg:NONE token", () => craftJwt({ alg: "NONE" }, claims(), undefined)],
-    ["a token signed with another secret", () => craftJwt({ alg: "HS256" }, claims(), `${TEST_SECRET}-but-different`)],
-    ["a token signed with HS512 and the right secret", () => new SignJWT(claims()).setProtectedHeader({ alg: "HS512" }).sign(key)],
-    ["a token whose payload was altered after signing", () => {
-      const good = craftJwt({ alg: "HS256" }, claims({ roles: [] }), TEST_SECRET).split(".");
-      const forged = Buffer.from(JSON.stringify(claims({ roles: ["tenant_admin"], admin: true }))).toString("base64url");
-      return `${good[0]}.${forged}.${good[2]}`;
-    }],
-    ["a token for a tenant that does not exist", () => craftJwt({ alg: "HS256" }, claims({ tenant_id: UNKNOWN_TENANT }), TEST_SECRET)],
-    ["a token with a malformed tenant id", () => craftJwt({ alg: "HS256" }, claims({ tenant_id: "../../etc" }), TEST_SECRET)],
-    ["an admin claim outside the operator tenant", () => craftJwt({ alg: "HS256" }, claims({ admin: true }), TEST_SECRET)],
+    [
+      "a token signed with another secret",
+      () => craftJwt({ alg: "HS256" }, claims(), `${TEST_SECRET}-but-different`),
+    ],
+    [
+      "a token signed with HS512 and the right secret",
+      () => new SignJWT(claims()).setProtectedHeader({ alg: "HS512" }).sign(key),
+    ],
+    [
+      "a token whose payload was altered after signing",
+      () => {
+        const good = craftJwt({ alg: "HS256" }, claims({ roles: [] }), TEST_SECRET).split(".");
+        const forged = Buffer.from(JSON.stringify(claims({ roles: ["tenant_admin"], admin: true }))).toString(
+          "base64url",
+        );
+        return `${good[0]}.${forged}.${good[2]}`;
+      },
+    ],
+    [
+      "a token for a tenant that does not exist",
+      () => craftJwt({ alg: "HS256" }, claims({ tenant_id: UNKNOWN_TENANT }), TEST_SECRET),
+    ],
+    [
+      "a token with a malformed tenant id",
+      () => craftJwt({ alg: "HS256" }, claims({ tenant_id: "../../etc" }), TEST_SECRET),
+    ],
+    [
+      "an admin claim outside the operator tenant",
+      () => craftJwt({ alg: "HS256" }, claims({ admin: true }), TEST_SECRET),
+    ],
     [
       "an operator-tenant token without the admin claim",
       () => craftJwt({ alg: "HS256" }, claims({ tenant_id: OPERATOR_TENANT_ID }), TEST_SECRET),
     ],
-    ["a token with roles that are not a list", () => craftJwt({ alg: "HS256" }, claims({ roles: "tenant_admin" }), TEST_SECRET)],
-    ["a token with a string exp", () => craftJwt({ alg: "HS256" }, claims({ exp: String(nowSeconds() + 600) }), TEST_SECRET)],
-    ["two base64 parts only", () => craftJwt({ alg: "HS256" }, claims(), TEST_SECRET).split(".").slice(0, 2).join(".")],
+    [
+      "a token with roles that are not a list",
+      () => craftJwt({ alg: "HS256" }, claims({ roles: "tenant_admin" }), TEST_SECRET),
+    ],
+    [
+      "a token with a string exp",
+      () => craftJwt({ alg: "HS256" }, claims({ exp: String(nowSeconds() + 600) }), TEST_SECRET),
+    ],
+    [
+      "two base64 parts only",
+      () => craftJwt({ alg: "HS256" }, claims(), TEST_SECRET).split(".").slice(0, 2).join("."),
+    ],
     ["random text", () => "not.a.token"],
   ];
 

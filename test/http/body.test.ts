@@ -84,7 +84,11 @@ describe("readBodyCapped / parseJsonBytes", () => {
 
   test("concatenates a multi-chunk stream", async () => {
     const bytes = new Uint8Array(300_000).map((_, i) => i % 251);
-    const req = new Request(BASE, { method: "POST", body: streamOf(bytes, 1000), duplex: "half" } as RequestInit);
+    const req = new Request(BASE, {
+      method: "POST",
+      body: streamOf(bytes, 1000),
+      duplex: "half",
+    } as RequestInit);
     const out = await readBodyCapped(req, 1_000_000);
     expect(out.byteLength).toBe(300_000);
     expect(Buffer.from(out).equals(Buffer.from(bytes))).toBe(true);

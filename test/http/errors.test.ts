@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
 import { BadRequest, Conflict, RateLimited, SecretMissing, ValidationFailed } from "../../src/errors.ts";
 import { errorsPlugin, PROBLEM_JSON, problemResponse, toAppError } from "../../src/http/errors.ts";
+import { readJson } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
@@ -45,7 +46,9 @@ describe("X-Request-Id", () => {
 
   test("an id of exactly 128 sane characters is kept", async () => {
     const id = "a".repeat(128);
-    expect((await h.call("GET", "/healthz", { headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id);
+    expect(
+      (await h.call("GET", "/healthz", { headers: { "x-request-id": id } })).headers.get("x-request-id"),
+    ).toBe(id);
   });
 });
 
@@ -58,7 +61,11 @@ describe("problem documents from the app", () => {
   test("malformed JSON is a 400 problem, whatever the content type says", async () => {
     for (const ct of ["application/json", "text/plain", undefined]) {
       const headers: Record<string, string> = ct ? { "content-type": ct } : {};
-      const res = await h.call("POST", "/admin/tenants", { token: h.adminToken, raw: '{"name": "x",', headers });
+      const res = await h.call("POST", "/admin/tenants", {
+        token: h.adminToken,
+        raw: '{"name": "x",',
+        headers,
+      });
       await expectProblem(res, 400, "bad_request");
     }
   });
@@ -91,7 +98,9 @@ describe("errorsPlugin on its own app", () => {
     .get("/q", ({ query }) => query, { query: t.Object({ n: t.Numeric() }) });
 
   test("an unexpected error is a 500 that reveals nothing; the log keeps the stack", async () => {
-    const res = await app.handle(new Request("http://localhost/boom", { headers: { "x-request-id": "r-500" } }));
+    const res = await app.handle(
+      new Request("http://localhost/boom", { headers: { "x-request-id": "r-500" } }),
+    );
     const problem = await expectProblem(res, 500, "internal_error");
     expect(JSON.stringify(problem)).not.toContain("hunter2");
     expect(lines.some((l) => l.includes("r-500") && l.includes("hunter2"))).toBe(true);
@@ -125,7 +134,7 @@ describe("problemResponse / toAppError", () => {
     expect(res.status).toBe(422);
     expect(res.headers.get("content-type")).toBe(PROBLEM_JSON);
     expect(res.headers.get("x-request-id")).toBe("rid");
-    expect(await res.json()).toEqual({
+    expect(await readJson(res)).toEqual({
       type: "/problems/validation_failed",
       title: "Validation failed",
       status: 422,
@@ -137,7 +146,7 @@ describe("problemResponse / toAppError", () => {
   });
 
   test("an empty message falls back to the title; `errors` is left out when empty", async () => {
-    const body = await problemResponse(new BadRequest(""), "r").json();
+    const body = await readJson(problemResponse(new BadRequest(""), "r"));
     expect(body.detail).toBe("Bad request");
     expect("errors" in body).toBe(false);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { CATEGORIES } from "../../src/models/category.ts";
 import { allowedCategories, anyGrants, grants, memoryPermission } from "../../src/http/permissions.ts";
+import { CATEGORIES } from "../../src/models/category.ts";
 
 describe("grants", () => {
   test("an exact permission grants itself", () => {

@@ -27,7 +27,12 @@ describe("TokenService", () => {
   test("mints HS256 tokens with every contract claim, which verify back", async () => {
     const clock = new ManualClock();
     const tokens = service(clock);
-    const { token, claims } = await tokens.mint({ sub: "agent-7", tenantId: TENANT, roles: ["agent"], ttlSeconds: 900 });
+    const { token, claims } = await tokens.mint({
+      sub: "agent-7",
+      tenantId: TENANT,
+      roles: ["agent"],
+      ttlSeconds: 900,
+    });
     const header = JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString());
     expect(header.alg).toBe("HS256");
     expect(claims).toMatchObject({ sub: "agent-7", tenant_id: TENANT, roles: ["agent"] });
@@ -104,15 +109,23 @@ describe("TokenService", () => {
     const tokens = service(clock);
     const iat = Math.floor(clock.now() / 1000);
     const base = { sub: "x", tenant_id: TENANT, roles: [] as string[] };
-    await rejects(tokens.verify(await new SignJWT(base).setProtectedHeader({ alg: "HS256" }).setIssuedAt(iat).sign(key)));
-    await rejects(tokens.verify(new UnsecuredJWT({ ...base, exp: iat + 60 }).encode()));
-    await rejects(tokens.verify(craftJwt({ alg: "none", typ: "JWT" }, { ...base, exp: iat + 60 }, undefined)));
     await rejects(
-      tokens.verify(await new SignJWT({ ...base, exp: iat + 60 }).setProtectedHeader({ alg: "HS512" }).sign(key)),
+      tokens.verify(await new SignJWT(base).setProtectedHeader({ alg: "HS256" }).setIssuedAt(iat).sign(key)),
+    );
+    await rejects(tokens.verify(new UnsecuredJWT({ ...base, exp: iat + 60 }).encode()));
+    await rejects(
+      tokens.verify(craftJwt({ alg: "none", typ: "JWT" }, { ...base, exp: iat + 60 }, undefined)),
+    );
+    await rejects(
+      tokens.verify(
+        await new SignJWT({ ...base, exp: iat + 60 }).setProtectedHeader({ alg: "HS512" }).sign(key),
+      ),
       /algorithm/,
     );
     await rejects(
-      tokens.verify(craftJwt({ alg: "HS256" }, { ...base, exp: iat + 60 }, "another-secret-that-is-long-enough-000000")),
+      tokens.verify(
+        craftJwt({ alg: "HS256" }, { ...base, exp: iat + 60 }, "another-secret-that-is-long-enough-000000"),
+      ),
       /signature/,
     );
   });
@@ -124,21 +137,27 @@ describe("TokenService", () => {
     await rejects(tokens.verify("not-a-jwt"));
     await rejects(tokens.verify("a.b.c"));
     await rejects(tokens.verify(""));
-    const sign = (payload: Record<string, unknown>) => craftJwt({ alg: "HS256", typ: "JWT" }, payload, SECRET);
+    const sign = (payload: Record<string, unknown>) =>
+      craftJwt({ alg: "HS256", typ: "JWT" }, payload, SECRET);
     await rejects(tokens.verify(sign({ tenant_id: TENANT, roles: [], exp })), /claims/); // no sub
     await rejects(tokens.verify(sign({ sub: "x", tenant_id: TENANT, roles: "agent", exp })), /claims/);
     await rejects(tokens.verify(sign({ sub: "x", tenant_id: TENANT, roles: [], exp: String(exp) })));
-    await rejects(tokens.verify(sign({ sub: "x", tenant_id: TENANT, roles: [], exp, admin: "true" })), /claims/);
+    await rejects(
+      tokens.verify(sign({ sub: "x", tenant_id: TENANT, roles: [], exp, admin: "true" })),
+      /claims/,
+    );
   });
 
   test("admin tokens belong to the operator tenant; tenant tokens to a tenant ULID", async () => {
     const clock = new ManualClock();
     const tokens = service(clock);
     const exp = Math.floor(clock.now() / 1000) + 60;
-    const sign = (payload: Record<string, unknown>) => craftJwt({ alg: "HS256", typ: "JWT" }, payload, SECRET);
-    expect((await tokens.verify(sign({ sub: "op", tenant_id: OPERATOR_TENANT_ID, roles: [], admin: true, exp }))).admin).toBe(
-      true,
-    );
+    const sign = (payload: Record<string, unknown>) =>
+      craftJwt({ alg: "HS256", typ: "JWT" }, payload, SECRET);
+    expect(
+      (await tokens.verify(sign({ sub: "op", tenant_id: OPERATOR_TENANT_ID, roles: [], admin: true, exp })))
+        .admin,
+    ).toBe(true);
     await rejects(tokens.verify(sign({ sub: "op", tenant_id: TENANT, roles: [], admin: true, exp })));
     await rejects(tokens.verify(sign({ sub: "x", tenant_id: OPERATOR_TENANT_ID, roles: [], exp })));
     await rejects(tokens.verify(sign({ sub: "x", tenant_id: "../../etc", roles: [], exp })));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { decodeCursor, encodeCursor } from "../../src/memory/cursor.ts";
 import { ValidationFailed } from "../../src/errors.ts";
+import { decodeCursor, encodeCursor } from "../../src/memory/cursor.ts";
 
 describe("cursor", () => {
   test("round-trips sequence numbers", () => {

@@ -29,7 +29,12 @@ describe("normaliseDraft", () => {
 
   test("any RFC 3339 offset is normalised to epoch ms", () => {
     const n = normaliseDraft(
-      { category: "fact", content: "x", valid_from: "2026-01-01T02:00:00+02:00", valid_to: "2026-01-01T00:00:01Z" },
+      {
+        category: "fact",
+        content: "x",
+        valid_from: "2026-01-01T02:00:00+02:00",
+        valid_to: "2026-01-01T00:00:01Z",
+      },
       NOW,
     );
     expect(n.validFrom).toBe(Date.parse("2026-01-01T00:00:00Z"));
@@ -41,15 +46,25 @@ describe("normaliseDraft", () => {
     ["not RFC 3339", { valid_from: "yesterday" }, "/valid_from"],
     ["date only", { valid_from: "2026-01-01" }, "/valid_from"],
     ["valid_to not RFC 3339", { valid_to: "2026-01-01 noon" }, "/valid_to"],
-    ["valid_to before valid_from", { valid_from: "2026-01-02T00:00:00Z", valid_to: "2026-01-01T00:00:00Z" }, "/valid_to"],
-    ["valid_to equal to valid_from", { valid_from: "2026-01-02T00:00:00Z", valid_to: "2026-01-02T00:00:00.000Z" }, "/valid_to"],
+    [
+      "valid_to before valid_from",
+      { valid_from: "2026-01-02T00:00:00Z", valid_to: "2026-01-01T00:00:00Z" },
+      "/valid_to",
+    ],
+    [
+      "valid_to equal to valid_from",
+      { valid_from: "2026-01-02T00:00:00Z", valid_to: "2026-01-02T00:00:00.000Z" },
+      "/valid_to",
+    ],
     ["valid_to before the default valid_from (now)", { valid_to: "2026-01-01T00:00:00Z" }, "/valid_to"],
     ["supersedes with corrects", { supersedes: "aaaaaaaa", corrects: "bbbbbbbb" }, "/corrects"],
     ["data over 16 KiB", { data: { blob: "x".repeat(16 * 1024) } }, "/data"],
   ];
   for (const [name, over, path] of bad) {
     test(`${name} → ValidationFailed at ${path}`, () => {
-      const error = failure(() => normaliseDraft({ category: "fact", content: "x", ...over } as EntryDraft, NOW));
+      const error = failure(() =>
+        normaliseDraft({ category: "fact", content: "x", ...over } as EntryDraft, NOW),
+      );
       expect(error.status).toBe(422);
       expect(error.errors?.[0]?.path).toBe(path);
     });
@@ -89,8 +104,13 @@ describe("buildEntry", () => {
 
   test("category defaults", () => {
     expect(build({ category: "decision", content: "d" })).toMatchObject({ status: "open" });
-    expect(build({ category: "exception", content: "e" })).toMatchObject({ severity: "medium", status: "open" });
-    expect(build({ category: "outcome", content: "o", decision_id: "aaaaaaaa", result: "success" })).toMatchObject({
+    expect(build({ category: "exception", content: "e" })).toMatchObject({
+      severity: "medium",
+      status: "open",
+    });
+    expect(
+      build({ category: "outcome", content: "o", decision_id: "aaaaaaaa", result: "success" }),
+    ).toMatchObject({
       currency: "USD",
       decision_id: "aaaaaaaa",
       result: "success",
@@ -98,13 +118,21 @@ describe("buildEntry", () => {
   });
 
   test("given values win over defaults", () => {
-    expect(build({ category: "exception", content: "e", severity: "critical", status: "resolved" })).toMatchObject({
+    expect(
+      build({ category: "exception", content: "e", severity: "critical", status: "resolved" }),
+    ).toMatchObject({
       severity: "critical",
       status: "resolved",
     });
-    expect(build({ category: "outcome", content: "o", decision_id: "aaaaaaaa", result: "failure", currency: "EUR" }).currency).toBe(
-      "EUR",
-    );
+    expect(
+      build({
+        category: "outcome",
+        content: "o",
+        decision_id: "aaaaaaaa",
+        result: "failure",
+        currency: "EUR",
+      }).currency,
+    ).toBe("EUR");
   });
 
   test("agent_id defaults to the creator but can be given; created_by is always the creator", () => {
@@ -129,7 +157,12 @@ describe("buildEntry", () => {
   });
 
   test("a body cannot set server-managed fields through the draft", () => {
-    const e = build({ category: "fact", content: "x", recorded_at: "2000-01-01T00:00:00Z", id: "ffffffff" } as unknown as EntryDraft);
+    const e = build({
+      category: "fact",
+      content: "x",
+      recorded_at: "2000-01-01T00:00:00Z",
+      id: "ffffffff",
+    } as unknown as EntryDraft);
     expect(e.id).toBe("0123abcd");
     expect(e.recorded_at).toBe("2026-11-21T10:15:30.123Z");
   });

@@ -25,6 +25,13 @@ describe("canonicalJson", () => {
     expect(canonicalJson({ a: 1, b: undefined })).toBe(canonicalJson({ a: 1 }));
   });
 
+  test("keeps a data key named __proto__ as data (JSON.parse makes it an own property)", () => {
+    const parsed = JSON.parse('{"__proto__":{"a":1}}');
+    expect(Object.keys(parsed)).toEqual(["__proto__"]);
+    expect(canonicalJson(parsed)).toBe('{"__proto__":{"a":1}}');
+    expect(canonicalJson(parsed)).not.toBe(canonicalJson(JSON.parse('{"__proto__":{"a":2}}')));
+  });
+
   test("keeps null distinct from absent", () => {
     expect(canonicalJson({ a: null })).not.toBe(canonicalJson({}));
   });
@@ -98,7 +105,8 @@ describe("entryId", () => {
     expect(entryId(identity, takenByOther(identity))).toBe(sha8(canonicalJson(identity)));
     // A different entry whose first candidate is held by `identity`: it moves on.
     const other: IdentityContent = { ...identity, content: "other" };
-    const collidingHash = (text: string) => (text === canonicalJson(other) ? sha8(canonicalJson(identity)) : sha8(text));
+    const collidingHash = (text: string) =>
+      text === canonicalJson(other) ? sha8(canonicalJson(identity)) : sha8(text);
     expect(entryId(other, takenByOther(other), collidingHash)).toBe(sha8(`${canonicalJson(other)}#1`));
   });
 

@@ -36,11 +36,21 @@ describe("viewAsOf (transaction time)", () => {
     prior_valid_to: iso("09:00:00"),
   };
 
-  const cases: Array<{ name: string; stored: StoredEntry; asOf: string; expect: Partial<Entry> | undefined }> = [
+  const cases: Array<{
+    name: string;
+    stored: StoredEntry;
+    asOf: string;
+    expect: Partial<Entry> | undefined;
+  }> = [
     { name: "before it was recorded: unknown", stored: plain, asOf: "01:59:59.999", expect: undefined },
     { name: "exactly when recorded: known", stored: plain, asOf: "02:00:00", expect: { expired_at: null } },
     { name: "after it was recorded: known", stored: plain, asOf: "10:00:00", expect: { valid_to: null } },
-    { name: "corrected, before the correction: known, not expired", stored: corrected, asOf: "03:59:59.999", expect: { expired_at: null } },
+    {
+      name: "corrected, before the correction: known, not expired",
+      stored: corrected,
+      asOf: "03:59:59.999",
+      expect: { expired_at: null },
+    },
     { name: "corrected, at the correction: gone", stored: corrected, asOf: "04:00:00", expect: undefined },
     { name: "corrected, after the correction: gone", stored: corrected, asOf: "10:00:00", expect: undefined },
     {

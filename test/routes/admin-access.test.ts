@@ -70,14 +70,22 @@ describe("admin routes refuse tenant tokens", () => {
 
   test("403 (not 422) for a tenant token even when the body is invalid, and it is audited", async () => {
     const before = (await waitForDenials(h, b.tenant_id, 0)).length;
-    await expectProblem(await h.call("POST", "/admin/tenants", { token: b.token, body: {} }), 403, "forbidden");
+    await expectProblem(
+      await h.call("POST", "/admin/tenants", { token: b.token, body: {} }),
+      403,
+      "forbidden",
+    );
     await expectProblem(
       await h.call("POST", `/admin/roles/${b.tenant_id}`, { token: b.token, body: { name: 1 } }),
       403,
       "forbidden",
     );
     const after = await waitForDenials(h, b.tenant_id, before + 2);
-    expect(after[0]).toMatchObject({ method: "POST", path: `/admin/roles/${b.tenant_id}`, permission: "admin" });
+    expect(after[0]).toMatchObject({
+      method: "POST",
+      path: `/admin/roles/${b.tenant_id}`,
+      permission: "admin",
+    });
   });
 });
 

@@ -30,14 +30,23 @@ afterAll(() => h.close());
 
 describe("GET /admin/audit/denials/{tenant_id}", () => {
   test("a tenant without denials has an empty list", async () => {
-    const { status, body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, { token: h.adminToken });
+    const { status, body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, {
+      token: h.adminToken,
+    });
     expect(status).toBe(200);
     expect(body).toEqual({ denials: [] });
   });
 
   test("lists denials newest first, with every field", async () => {
-    await deny(["/tenants?first", "/admin/tenants", `/admin/roles/${tenant.tenant_id}`, `/tenants/${other.tenant_id}/healthz`]);
-    const { status, body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, { token: h.adminToken });
+    await deny([
+      "/tenants?first",
+      "/admin/tenants",
+      `/admin/roles/${tenant.tenant_id}`,
+      `/tenants/${other.tenant_id}/healthz`,
+    ]);
+    const { status, body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, {
+      token: h.adminToken,
+    });
     expect(status).toBe(200);
     expect(body.denials.map((d: { path: string }) => d.path)).toEqual([
       `/tenants/${other.tenant_id}/healthz`,
@@ -54,8 +63,22 @@ describe("GET /admin/audit/denials/{tenant_id}", () => {
     const times = body.denials.map((d: { at: string }) => Date.parse(d.at));
     expect(times).toEqual([...times].sort((x: number, y: number) => y - x));
     for (const d of body.denials) {
-      expect(Object.keys(d).sort()).toEqual(["at", "method", "path", "permission", "reason", "roles", "sub", "tenant_id"]);
-      expect(d).toMatchObject({ tenant_id: tenant.tenant_id, sub: "agent-audit", roles: ["mem-only"], method: "GET" });
+      expect(Object.keys(d).sort()).toEqual([
+        "at",
+        "method",
+        "path",
+        "permission",
+        "reason",
+        "roles",
+        "sub",
+        "tenant_id",
+      ]);
+      expect(d).toMatchObject({
+        tenant_id: tenant.tenant_id,
+        sub: "agent-audit",
+        roles: ["mem-only"],
+        method: "GET",
+      });
       expect(d.at).toMatch(ISO_MS);
       expect(d.reason.length).toBeGreaterThan(0);
     }
@@ -63,12 +86,16 @@ describe("GET /admin/audit/denials/{tenant_id}", () => {
   });
 
   test("?limit returns the newest n", async () => {
-    const { body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=2`, { token: h.adminToken });
+    const { body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=2`, {
+      token: h.adminToken,
+    });
     expect(body.denials.map((d: { path: string }) => d.path)).toEqual([
       `/tenants/${other.tenant_id}/healthz`,
       `/admin/roles/${tenant.tenant_id}`,
     ]);
-    const one = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=1`, { token: h.adminToken });
+    const one = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=1`, {
+      token: h.adminToken,
+    });
     expect(one.body.denials).toHaveLength(1);
   });
 
@@ -78,7 +105,9 @@ describe("GET /admin/audit/denials/{tenant_id}", () => {
 
   test("the default limit is 100", async () => {
     const have = (await denialsOf(h, tenant.tenant_id)).length;
-    await Promise.all(Array.from({ length: 101 - have }, () => h.call("GET", "/tenants", { token: memOnly })));
+    await Promise.all(
+      Array.from({ length: 101 - have }, () => h.call("GET", "/tenants", { token: memOnly })),
+    );
     await waitForDenials(h, tenant.tenant_id, 101);
     const { body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, { token: h.adminToken });
     expect(body.denials).toHaveLength(100);
@@ -86,14 +115,20 @@ describe("GET /admin/audit/denials/{tenant_id}", () => {
 
   test("422 for a bad limit", async () => {
     for (const limit of ["0", "-1", "abc", "1.5", "", "1001", "1e2", "99999999"]) {
-      const res = await h.call("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=${limit}`, { token: h.adminToken });
+      const res = await h.call("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=${limit}`, {
+        token: h.adminToken,
+      });
       await expectProblem(res, 422, "validation_failed");
     }
   });
 
   test("404 for an unknown or malformed tenant", async () => {
     for (const id of ["01JDB2X6J3KQ5W8Z3M4N7P9R2S", "nope", "..%2F..%2Fetc"]) {
-      await expectProblem(await h.call("GET", `/admin/audit/denials/${id}`, { token: h.adminToken }), 404, "not_found");
+      await expectProblem(
+        await h.call("GET", `/admin/audit/denials/${id}`, { token: h.adminToken }),
+        404,
+        "not_found",
+      );
     }
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { decodePayload, ISO_MS } from "../helpers/api.ts";
+import { decodePayload, ISO_MS, readJson } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
@@ -22,15 +22,32 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const mint = (tenantId: string, body: unknown) => h.call("POST", `/admin/jwt/${tenantId}`, { token: h.adminToken, body });
+const mint = (tenantId: string, body: unknown) =>
+  h.call("POST", `/admin/jwt/${tenantId}`, { token: h.adminToken, body });
 
 describe("POST /admin/jwt/{tenant_id}", () => {
   test("201 with token, tenant_id, sub, roles, ttl_seconds and expires_at; the token carries them", async () => {
-    const res = await mint(tenant.tenant_id, { roles: ["agent", "lister"], sub: "agent-7", ttl_seconds: 900 });
+    const res = await mint(tenant.tenant_id, {
+      roles: ["agent", "lister"],
+      sub: "agent-7",
+      ttl_seconds: 900,
+    });
     expect(res.status).toBe(201);
-    const body = await res.json();
-    expect(Object.keys(body).sort()).toEqual(["expires_at", "roles", "sub", "tenant_id", "token", "ttl_seconds"]);
-    expect(body).toMatchObject({ tenant_id: tenant.tenant_id, sub: "agent-7", roles: ["agent", "lister"], ttl_seconds: 900 });
+    const body = await readJson(res);
+    expect(Object.keys(body).sort()).toEqual([
+      "expires_at",
+      "roles",
+      "sub",
+      "tenant_id",
+      "token",
+      "ttl_seconds",
+    ]);
+    expect(body).toMatchObject({
+      tenant_id: tenant.tenant_id,
+      sub: "agent-7",
+      roles: ["agent", "lister"],
+      ttl_seconds: 900,
+    });
     expect(body.expires_at).toMatch(ISO_MS);
 
     const header = JSON.parse(Buffer.from(body.token.split(".")[0], "base64url").toString());
@@ -46,7 +63,12 @@ describe("POST /admin/jwt/{tenant_id}", () => {
     // The minted token works, with exactly the roles it was given.
     const me = await h.json("GET", "/tenants/me", { token: body.token });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ sub: "agent-7", roles: ["agent", "lister"], tenant_id: tenant.tenant_id, admin: false });
+    expect(me.body).toMatchObject({
+      sub: "agent-7",
+      roles: ["agent", "lister"],
+      tenant_id: tenant.tenant_id,
+      admin: false,
+    });
     expect(me.body.expires_at).toBe(body.expires_at);
     expect((await h.call("GET", "/tenants", { token: body.token })).status).toBe(200);
     await expectProblem(await h.call("GET", "/admin/tenants", { token: body.token }), 403, "forbidden");
@@ -55,13 +77,13 @@ describe("POST /admin/jwt/{tenant_id}", () => {
   test("sub and ttl default to `agent` and the configured lifetime; duplicate roles are merged", async () => {
     const res = await mint(tenant.tenant_id, { roles: ["agent", "agent"] });
     expect(res.status).toBe(201);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(body).toMatchObject({ sub: "agent", roles: ["agent"], ttl_seconds: 3600 });
     expect(decodePayload(body.token).roles).toEqual(["agent"]);
   });
 
   test("a token without tenant:read cannot list tenants", async () => {
-    const { token } = await (await mint(tenant.tenant_id, { roles: ["agent"] })).json();
+    const { token } = await readJson(mint(tenant.tenant_id, { roles: ["agent"] }));
     await expectProblem(await h.call("GET", "/tenants", { token }), 403, "forbidden");
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { waitForDenials } from "../helpers/api.ts";
+import { readJson, waitForDenials } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
@@ -33,9 +33,13 @@ describe("GET/POST /admin/roles/{tenant_id}", () => {
   });
 
   test("201 when a role is created, 200 when it is replaced", async () => {
-    const created = await put({ name: "agent", permissions: ["memory:read", "memory:write"], description: "Agents" });
+    const created = await put({
+      name: "agent",
+      permissions: ["memory:read", "memory:write"],
+      description: "Agents",
+    });
     expect(created.status).toBe(201);
-    expect(await created.json()).toEqual({
+    expect(await readJson(created)).toEqual({
       name: "agent",
       permissions: ["memory:read", "memory:write"],
       description: "Agents",
@@ -43,15 +47,30 @@ describe("GET/POST /admin/roles/{tenant_id}", () => {
     });
     const replaced = await put({ name: "agent", permissions: ["memory:search"] });
     expect(replaced.status).toBe(200);
-    expect(await replaced.json()).toEqual({ name: "agent", permissions: ["memory:search"], description: "", builtin: false });
-    expect(await list()).toEqual([BUILTIN, { name: "agent", permissions: ["memory:search"], description: "", builtin: false }]);
+    expect(await readJson(replaced)).toEqual({
+      name: "agent",
+      permissions: ["memory:search"],
+      description: "",
+      builtin: false,
+    });
+    expect(await list()).toEqual([
+      BUILTIN,
+      { name: "agent", permissions: ["memory:search"], description: "", builtin: false },
+    ]);
   });
 
   test("every permission form of the contract is accepted; duplicates are merged", async () => {
-    const permissions = ["*", "memory:*", "tenant:read", "memory:read", "memory:write:decisions", "memory:search:relationships"];
+    const permissions = [
+      "*",
+      "memory:*",
+      "tenant:read",
+      "memory:read",
+      "memory:write:decisions",
+      "memory:search:relationships",
+    ];
     const res = await put({ name: "everything", permissions: [...permissions, "tenant:read"] });
     expect(res.status).toBe(201);
-    expect((await res.json()).permissions).toEqual(permissions);
+    expect((await readJson(res)).permissions).toEqual(permissions);
   });
 
   test("roles of one tenant are not visible in another", async () => {
@@ -92,7 +111,11 @@ describe("GET/POST /admin/roles/{tenant_id}", () => {
   });
 
   test("404 for an unknown or malformed tenant", async () => {
-    await expectProblem(await put({ name: "x", permissions: [] }, "01JDB2X6J3KQ5W8Z3M4N7P9R2S"), 404, "not_found");
+    await expectProblem(
+      await put({ name: "x", permissions: [] }, "01JDB2X6J3KQ5W8Z3M4N7P9R2S"),
+      404,
+      "not_found",
+    );
     await expectProblem(await put({ name: "x", permissions: [] }, "bogus"), 404, "not_found");
     await expectProblem(
       await h.call("GET", "/admin/roles/01JDB2X6J3KQ5W8Z3M4N7P9R2S", { token: h.adminToken }),
@@ -107,7 +130,7 @@ describe("DELETE /admin/roles/{tenant_id}/{role_name}", () => {
     await put({ name: "temp", permissions: ["memory:read"] });
     const res = await del("temp");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ deleted: "temp" });
+    expect(await readJson(res)).toEqual({ deleted: "temp" });
     expect((await list()).map((r: { name: string }) => r.name)).not.toContain("temp");
   });
 
@@ -129,7 +152,7 @@ describe("DELETE /admin/roles/{tenant_id}/{role_name}", () => {
     const res = await del("tenant_admin");
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(res.headers.get("content-type")).toStartWith("application/problem+json");
     expect(body.detail).toContain("tenant_admin");
     expect(await list()).toContainEqual(BUILTIN);
@@ -148,7 +171,12 @@ describe("DELETE /admin/roles/{tenant_id}/{role_name}", () => {
     expect((await del("reader")).status).toBe(200);
     await expectProblem(await h.call("GET", "/tenants", { token }), 403, "forbidden");
     const [denial] = await waitForDenials(h, tenant.tenant_id, 1);
-    expect(denial).toMatchObject({ sub: "reader-1", roles: ["reader"], permission: "tenant:read", path: "/tenants" });
+    expect(denial).toMatchObject({
+      sub: "reader-1",
+      roles: ["reader"],
+      permission: "tenant:read",
+      path: "/tenants",
+    });
 
     await put({ name: "reader", permissions: ["tenant:read"] });
     expect((await h.call("GET", "/tenants", { token })).status).toBe(200);

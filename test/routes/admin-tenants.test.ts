@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ISO_MS, decodePayload } from "../helpers/api.ts";
+import { decodePayload, ISO_MS, readJson } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
@@ -11,14 +11,16 @@ afterAll(() => h.close());
 
 const create = (body: unknown) => h.call("POST", "/admin/tenants", { token: h.adminToken, body });
 const listNames = async (): Promise<string[]> =>
-  (await h.json("GET", "/admin/tenants", { token: h.adminToken })).body.tenants.map((t: { name: string }) => t.name);
+  (await h.json("GET", "/admin/tenants", { token: h.adminToken })).body.tenants.map(
+    (t: { name: string }) => t.name,
+  );
 
 describe("POST /admin/tenants", () => {
   test("201 with tenant_id, tenant_name, roles, token and ttl_seconds; the token works", async () => {
     const res = await create({ name: "Acme" });
     expect(res.status).toBe(201);
     expect(res.headers.get("content-type")).toContain("application/json");
-    const body = await res.json();
+    const body = await readJson(res);
     expect(Object.keys(body).sort()).toEqual(["roles", "tenant_id", "tenant_name", "token", "ttl_seconds"]);
     expect(body.tenant_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(body).toMatchObject({ tenant_name: "Acme", roles: ["tenant_admin"], ttl_seconds: 3600 });
@@ -27,13 +29,17 @@ describe("POST /admin/tenants", () => {
     expect(claims.exp - claims.iat).toBe(3600);
     expect(claims.admin).toBeUndefined();
     const me = await h.json("GET", "/tenants/me", { token: body.token });
-    expect(me.body).toMatchObject({ tenant_id: body.tenant_id, tenant_name: "Acme", roles: ["tenant_admin"] });
+    expect(me.body).toMatchObject({
+      tenant_id: body.tenant_id,
+      tenant_name: "Acme",
+      roles: ["tenant_admin"],
+    });
   });
 
   test("the name is stored trimmed", async () => {
     const res = await create({ name: "   Spaced Out \t" });
     expect(res.status).toBe(201);
-    expect((await res.json()).tenant_name).toBe("Spaced Out");
+    expect((await readJson(res)).tenant_name).toBe("Spaced Out");
     expect(await listNames()).toContain("Spaced Out");
   });
 
@@ -45,7 +51,9 @@ describe("POST /admin/tenants", () => {
   });
 
   test("concurrent creations of one name: exactly one wins", async () => {
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ name: i % 2 ? "Race Co" : "race co" })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => create({ name: i % 2 ? "Race Co" : "race co" })),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
   });
@@ -83,7 +91,11 @@ describe("POST /admin/tenants", () => {
   }
 
   test("422 for a missing body", async () => {
-    await expectProblem(await h.call("POST", "/admin/tenants", { token: h.adminToken }), 422, "validation_failed");
+    await expectProblem(
+      await h.call("POST", "/admin/tenants", { token: h.adminToken }),
+      422,
+      "validation_failed",
+    );
     const withType = await h.call("POST", "/admin/tenants", {
       token: h.adminToken,
       headers: { "content-type": "application/json" },
@@ -118,14 +130,17 @@ describe("GET /admin/tenants", () => {
 
   test("role_count follows the role library", async () => {
     const res = await create({ name: "Counted" });
-    const { tenant_id } = await res.json();
+    const { tenant_id } = await readJson(res);
     const count = async () =>
       (await h.json("GET", "/admin/tenants", { token: h.adminToken })).body.tenants.find(
         (t: { tenant_id: string }) => t.tenant_id === tenant_id,
       ).role_count;
     expect(await count()).toBe(1);
     for (const name of ["one", "two"]) {
-      await h.call("POST", `/admin/roles/${tenant_id}`, { token: h.adminToken, body: { name, permissions: ["memory:read"] } });
+      await h.call("POST", `/admin/roles/${tenant_id}`, {
+        token: h.adminToken,
+        body: { name, permissions: ["memory:read"] },
+      });
     }
     expect(await count()).toBe(3);
     await h.call("DELETE", `/admin/roles/${tenant_id}/one`, { token: h.adminToken });
@@ -136,7 +151,7 @@ describe("GET /admin/tenants", () => {
 describe("restart", () => {
   test("tenants, roles and names survive a restart", async () => {
     const res = await create({ name: "Durable Inc" });
-    const { tenant_id, token } = await res.json();
+    const { tenant_id, token } = await readJson(res);
     await h.call("POST", `/admin/roles/${tenant_id}`, {
       token: h.adminToken,
       body: { name: "keeper", permissions: ["tenant:read", "memory:write:facts"], description: "kept" },

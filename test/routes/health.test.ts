@@ -94,8 +94,17 @@ describe("GET /tenants/{tenant_id}/healthz", () => {
   });
 
   test("an unknown or malformed tenant id is 404", async () => {
-    for (const id of ["01JDB2X6J3KQ5W8Z3M4N7P9R2S", "not-a-ulid", a.tenant_id.toLowerCase(), "..%2F..%2Fetc"]) {
-      await expectProblem(await h.call("GET", `/tenants/${id}/healthz`, { token: h.adminToken }), 404, "not_found");
+    for (const id of [
+      "01JDB2X6J3KQ5W8Z3M4N7P9R2S",
+      "not-a-ulid",
+      a.tenant_id.toLowerCase(),
+      "..%2F..%2Fetc",
+    ]) {
+      await expectProblem(
+        await h.call("GET", `/tenants/${id}/healthz`, { token: h.adminToken }),
+        404,
+        "not_found",
+      );
     }
   });
 

@@ -22,7 +22,12 @@ describe("GET /tenants", () => {
     expect(body.tenants).toHaveLength(1);
     const [item] = body.tenants;
     expect(Object.keys(item).sort()).toEqual(["created_at", "name", "role_count", "status", "tenant_id"]);
-    expect(item).toMatchObject({ tenant_id: a.tenant_id, name: "Tenants Alpha", status: "active", role_count: 1 });
+    expect(item).toMatchObject({
+      tenant_id: a.tenant_id,
+      name: "Tenants Alpha",
+      status: "active",
+      role_count: 1,
+    });
     expect(item.created_at).toMatch(ISO_MS);
     expect(JSON.stringify(body)).not.toContain(b.tenant_id);
   });
@@ -39,7 +44,10 @@ describe("GET /tenants", () => {
     expect((await h.json("GET", "/tenants", { token: reader })).body.tenants).toHaveLength(1);
 
     const memOnly = await tokenWithRole(h, a.tenant_id, "mem-reader", ["memory:read"], "agent-mem");
-    const res = await h.call("GET", "/tenants?x=1", { token: memOnly, headers: { "x-request-id": "deny-1" } });
+    const res = await h.call("GET", "/tenants?x=1", {
+      token: memOnly,
+      headers: { "x-request-id": "deny-1" },
+    });
     const problem = await expectProblem(res, 403, "forbidden");
     expect(problem.request_id).toBe("deny-1");
     const denials = await waitForDenials(h, a.tenant_id, 1);

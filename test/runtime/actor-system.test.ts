@@ -219,7 +219,13 @@ describe("ActorSystem", () => {
       (n) => n > 0,
     );
     expect(f.failures).toContainEqual(
-      expect.objectContaining({ kind: "counter", key: "a", type: "refuse", via: "tell", error: expect.any(DomainError) }),
+      expect.objectContaining({
+        kind: "counter",
+        key: "a",
+        type: "refuse",
+        via: "tell",
+        error: expect.any(DomainError),
+      }),
     );
     // The mailbox carries on.
     expect(await ref.ask({ type: "inc", by: 1 })).toBe(1);

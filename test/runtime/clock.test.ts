@@ -99,9 +99,11 @@ describe("systemClock", () => {
     systemClock.setTimeout(() => {
       fired = true;
     }, 1);
-    systemClock.setTimeout(() => {
-      cancelledFired = true;
-    }, 1).cancel();
+    systemClock
+      .setTimeout(() => {
+        cancelledFired = true;
+      }, 1)
+      .cancel();
     await Bun.sleep(20);
     expect(fired).toBe(true);
     expect(cancelledFired).toBe(false);

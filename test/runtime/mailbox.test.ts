@@ -86,9 +86,11 @@ describe("Mailbox", () => {
     });
     mailbox.enqueue(() => gate);
     mailbox.enqueue(() => undefined);
-    mailbox.enqueue(async () => {
-      throw new Error("ignored by drained");
-    }).catch(() => undefined);
+    mailbox
+      .enqueue(async () => {
+        throw new Error("ignored by drained");
+      })
+      .catch(() => undefined);
     expect(mailbox.depth).toBe(3);
     let drained = false;
     const d = mailbox.drained().then(() => {

@@ -5,8 +5,10 @@ import { type Harness, startHarness, TEST_SECRET } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 import { cleanEnv, run } from "../helpers/spawn.ts";
 
-const mintToken = (args: string[], env: Record<string, string | undefined> = { MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET }) =>
-  run(["bun", "run", "scripts/mint-token.ts", ...args], cleanEnv(env));
+const mintToken = (
+  args: string[],
+  env: Record<string, string | undefined> = { MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET },
+) => run(["bun", "run", "scripts/mint-token.ts", ...args], cleanEnv(env));
 
 let h: Harness;
 beforeAll(async () => {
@@ -34,7 +36,16 @@ describe("scripts/mint-token.ts", () => {
 
   test("--tenant with roles, sub and ttl prints a tenant token the app accepts", async () => {
     const { tenant_id } = await h.createTenant("Script Tenant");
-    const out = await mintToken(["--tenant", tenant_id, "--roles", "tenant_admin", "--sub", "agent-7", "--ttl", "900"]);
+    const out = await mintToken([
+      "--tenant",
+      tenant_id,
+      "--roles",
+      "tenant_admin",
+      "--sub",
+      "agent-7",
+      "--ttl",
+      "900",
+    ]);
     expect(out.code).toBe(0);
     const token = out.stdout.trim();
     const claims = decodePayload(token);
@@ -48,7 +59,11 @@ describe("scripts/mint-token.ts", () => {
   test("a token minted with another secret is refused by the app", async () => {
     const out = await mintToken(["--admin"], { MEMORY_RUNTIME_JWT_SECRET: `${TEST_SECRET}-other` });
     expect(out.code).toBe(0);
-    await expectProblem(await h.call("GET", "/admin/tenants", { token: out.stdout.trim() }), 401, "unauthorized");
+    await expectProblem(
+      await h.call("GET", "/admin/tenants", { token: out.stdout.trim() }),
+      401,
+      "unauthorized",
+    );
   });
 
   test("refuses to run without the secret, naming the variable", async () => {
@@ -59,7 +74,12 @@ describe("scripts/mint-token.ts", () => {
   });
 
   test("refuses bad arguments", async () => {
-    for (const args of [[], ["--tenant", "not-a-ulid"], ["--admin", "--ttl", "abc"], ["--admin", "--ttl", "0"]]) {
+    for (const args of [
+      [],
+      ["--tenant", "not-a-ulid"],
+      ["--admin", "--ttl", "abc"],
+      ["--admin", "--ttl", "0"],
+    ]) {
       const out = await mintToken(args);
       expect(out.code).not.toBe(0);
       expect(out.stdout).toBe("");

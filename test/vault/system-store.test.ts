@@ -140,7 +140,13 @@ describe("denial audit", () => {
   test("lists newest first, honouring the limit", async () => {
     const { store } = fresh();
     for (let n = 1; n <= 5; n++) await store.recordDenial(denial(T1, n));
-    expect(store.listDenials(T1, 100).map((d) => d.sub)).toEqual(["agent-5", "agent-4", "agent-3", "agent-2", "agent-1"]);
+    expect(store.listDenials(T1, 100).map((d) => d.sub)).toEqual([
+      "agent-5",
+      "agent-4",
+      "agent-3",
+      "agent-2",
+      "agent-1",
+    ]);
     expect(store.listDenials(T1, 2).map((d) => d.sub)).toEqual(["agent-5", "agent-4"]);
     expect(store.listDenials(T1, 1)[0]).toEqual(denial(T1, 5));
   });

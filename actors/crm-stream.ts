@@ -1,0 +1,517 @@
+/**
+ * The CRM stream connector of one tenant (SOURCES.md, `crm` Stream).
+ *
+ * Authentication: the OAuth 2.0 JWT bearer flow; any 401 (token endpoint, stream or Bayeux) drops
+ * the access token and signs a fresh assertion, at once the first time and with backoff after.
+ * Transport: SSE from CRM_STREAM_URL when set, else Bayeux long-poll over {instance}/cometd/{version}.
+ *
+ * Delivery: transports run outside the mailbox and hand each event over as a `crm.event`
+ * message, so events are ingested one at a time, in order. Each is written through the tenant's
+ * `webhook.ingest` with the new replay ids in the item's `state` (the same commit as its entries);
+ * the next event is ingested only after that commit. A reconnect (after a dropped connection, a
+ * failed write or a restart) resumes from the last committed replay id, and the tenant's
+ * (source, event_id) dedupe is the second guard. Events of an older connection (`gen`) are
+ * ignored: the new connection replays them from the committed position.
+ *
+ * Failures never escape: a transport that ends sends `crm.closed`, which schedules `crm.connect`
+ * through the injected clock after an exponential backoff with jitter.
+ */
+import { Backoff, type BackoffOptions } from "../src/connectors/backoff.ts";
+import { openBayeuxStream } from "../src/connectors/bayeux-transport.ts";
+import { CrmAuthError, CrmJwtBearerClient, decodePrivateKey } from "../src/connectors/crm-auth.ts";
+import { openSseStream } from "../src/connectors/sse-transport.ts";
+import {
+  boundedFetch,
+  errorMessage,
+  type StreamClosed,
+  type StreamEvent,
+  type StreamHandle,
+} from "../src/connectors/transport.ts";
+import { insecureUrlReason, trimSlash } from "../src/connectors/url-policy.ts";
+import type { Embedder } from "../src/embedding/embedder.ts";
+import type { IngestItem } from "../src/ingest/ingest-item.ts";
+import { isoOf } from "../src/models/common.ts";
+import type { CrmStatus, CrmStreamProtocol } from "../src/models/connector-protocol.ts";
+import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
+import type { ActorRef } from "../src/runtime/actor-system.ts";
+import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
+import type { Behaviour, MessageOf } from "../src/runtime/protocol.ts";
+import type { Secrets } from "../src/secrets.ts";
+import { changeEventOf, mapCrmChangeEvent } from "../src/sources/crm.ts";
+import type { MapResult, SourceContext, SourceEvent } from "../src/sources/types.ts";
+
+export const CRM_STATE = { replay: "crm:replay", status: "status:crm" } as const;
+export const DEFAULT_CHANNELS = ["/data/ChangeEvents"];
+export const DEFAULT_API_VERSION = "62.0";
+const REQUEST_TIMEOUT_MS = 30_000;
+/** A connection that stayed up this long counts as a success: the next failure starts the backoff over. */
+const STABLE_MS = 60_000;
+
+export const CRM_REQUIRED = ["CRM_CLIENT_ID", "CRM_PRIVATE_KEY", "CRM_USERNAME", "CRM_INSTANCE_URL"] as const;
+
+/** The committed stream position: replay id per channel, and the SSE cursor (Last-Event-ID). */
+export interface CrmReplayState {
+  channels: Record<string, string | number>;
+  cursor?: string;
+}
+
+export interface CrmStreamDeps {
+  clock: Clock;
+  secrets: Secrets;
+  /** Process-wide CRM_LOGIN_URL; CRM_LOGIN_URL_{T} wins over it, the instance URL is the fallback. */
+  loginUrl?: string;
+  tenant: ActorRef<TenantProtocol>;
+  tellSelf: (msg: MessageOf<CrmStreamProtocol>) => void;
+  embedder: Embedder;
+  /** The CRM source's context for mapping (the custom mapping file in force). */
+  context: () => SourceContext;
+  signal?: AbortSignal;
+  random?: () => number;
+  fetch?: typeof fetch;
+  backoff?: Omit<BackoffOptions, "random">;
+  log?: (line: string) => void;
+}
+
+export interface CrmSettings {
+  clientId: string;
+  privateKeyPem: string;
+  username: string;
+  instanceUrl: string;
+  audience: string;
+  streamUrl?: string;
+  channels: string[];
+  apiVersion: string;
+}
+
+/** The tenant's stream settings, or why the connector cannot start with them. */
+export function crmSettingsOf(
+  secrets: Secrets,
+  tenantId: string,
+  loginUrl?: string,
+): { ok: true; settings: CrmSettings } | { ok: false; state: "not_configured" | "refused"; reason: string } {
+  const get = (base: string) => secrets.get(base, tenantId)?.trim() || undefined;
+  const missing = CRM_REQUIRED.filter((base) => !get(base));
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      state: "not_configured",
+      reason: `missing ${missing.map((b) => `${b}_${tenantId}`).join(", ")}`,
+    };
+  }
+  const instanceUrl = trimSlash(get("CRM_INSTANCE_URL")!);
+  const audience = trimSlash(get("CRM_LOGIN_URL") ?? loginUrl ?? instanceUrl);
+  const streamUrl = get("CRM_STREAM_URL");
+  const checks: Array<[string, string | undefined]> = [
+    ["CRM_INSTANCE_URL", instanceUrl],
+    ["CRM_LOGIN_URL", audience],
+    ["CRM_STREAM_URL", streamUrl],
+  ];
+  for (const [name, url] of checks) {
+    const reason = url === undefined ? undefined : insecureUrlReason(name, url);
+    if (reason) return { ok: false, state: "refused", reason };
+  }
+  const privateKeyPem = get("CRM_PRIVATE_KEY")!;
+  try {
+    decodePrivateKey(privateKeyPem);
+  } catch (error) {
+    return { ok: false, state: "refused", reason: errorMessage(error) };
+  }
+  const channels = (get("CRM_STREAM_CHANNELS") ?? "")
+    .split(",")
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const bad = channels.find((c) => !/^\/[A-Za-z0-9_/.*-]{1,250}$/.test(c));
+  if (bad !== undefined)
+    return { ok: false, state: "refused", reason: "CRM_STREAM_CHANNELS holds an invalid channel name" };
+  const apiVersion = get("CRM_API_VERSION") ?? DEFAULT_API_VERSION;
+  if (!/^\d{1,3}\.\d$/.test(apiVersion))
+    return { ok: false, state: "refused", reason: "CRM_API_VERSION must look like 62.0" };
+  return {
+    ok: true,
+    settings: {
+      clientId: get("CRM_CLIENT_ID")!,
+      privateKeyPem,
+      username: get("CRM_USERNAME")!,
+      instanceUrl,
+      audience,
+      streamUrl,
+      channels: channels.length > 0 ? channels : DEFAULT_CHANNELS,
+      apiVersion,
+    },
+  };
+}
+
+export function crmStreamBehaviour(tenantId: string, deps: CrmStreamDeps): Behaviour<CrmStreamProtocol> {
+  return new CrmStream(tenantId, deps).behaviour();
+}
+
+class CrmStream {
+  private started = false;
+  private loaded = false;
+  private settings: CrmSettings | undefined;
+  private auth: CrmJwtBearerClient | undefined;
+  /** Connection generation: messages and timers of an older connection are ignored. */
+  private gen = 0;
+  private transport: StreamHandle | undefined;
+  private timer: TimerHandle | undefined;
+  private openedAt: number | undefined;
+  /** Whether the immediate re-authentication after a 401 was used since the last good connection. */
+  private reauthenticated = false;
+  private replay: CrmReplayState = { channels: {} };
+  private status: CrmStatus = {
+    state: "not_configured",
+    events: 0,
+    reconnects: 0,
+    authentications: 0,
+    last_error: null,
+  };
+  private readonly backoff: Backoff;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(
+    private readonly tenantId: string,
+    private readonly deps: CrmStreamDeps,
+  ) {
+    this.backoff = new Backoff({ baseMs: 1_000, maxMs: 5 * 60_000, ...deps.backoff, random: deps.random });
+    this.fetchImpl = boundedFetch(deps.fetch ?? fetch, deps.signal, REQUEST_TIMEOUT_MS);
+    deps.signal?.addEventListener("abort", () => this.halt(), { once: true });
+  }
+
+  behaviour(): Behaviour<CrmStreamProtocol> {
+    return {
+      handlers: {
+        "crm.start": () => this.start(),
+        "crm.connect": ({ gen }) => {
+          if (gen === this.gen && this.started) this.connect(true);
+        },
+        "crm.opened": ({ gen }) => this.opened(gen),
+        "crm.event": ({ gen, event }) => this.event(gen, event),
+        "crm.closed": ({ gen, ...closed }) => this.closed(gen, closed),
+        "crm.warning": async ({ gen, message }) => {
+          if (gen !== this.gen) return;
+          this.status = { ...this.status, last_error: message, last_error_at: this.nowIso() };
+          await this.saveStatus();
+        },
+        "crm.status": () => this.snapshot(),
+      },
+      stop: () => this.halt(),
+    };
+  }
+
+  private get stopping(): boolean {
+    return this.deps.signal?.aborted ?? false;
+  }
+
+  private halt(): void {
+    this.started = false;
+    this.gen++;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.transport?.close();
+    this.transport = undefined;
+  }
+
+  /** The status with the figures kept elsewhere (assertions are counted by the auth client). */
+  private snapshot(): CrmStatus {
+    return { ...this.status, authentications: this.auth?.assertions ?? this.status.authentications };
+  }
+
+  private nowIso(): string {
+    return isoOf(this.deps.clock.now());
+  }
+
+  // ── lifecycle ────────────────────────────────────────────────────────────────────────────
+
+  private async start(): Promise<CrmStatus> {
+    if (this.started) return this.snapshot();
+    try {
+      await this.load();
+    } catch (error) {
+      this.deps.log?.(`[crm-stream ${this.tenantId}] cannot read connector state: ${errorMessage(error)}`);
+      return this.snapshot();
+    }
+    const read = crmSettingsOf(this.deps.secrets, this.tenantId, this.deps.loginUrl);
+    if (!read.ok) {
+      this.status = {
+        ...this.status,
+        state: read.state,
+        last_error: read.reason,
+        last_error_at: this.nowIso(),
+      };
+      await this.saveStatus();
+      return this.snapshot();
+    }
+    const settings = read.settings;
+    this.settings = settings;
+    this.auth = new CrmJwtBearerClient({
+      clientId: settings.clientId,
+      username: settings.username,
+      audience: settings.audience,
+      privateKeyPem: settings.privateKeyPem,
+      clock: this.deps.clock,
+      fetch: this.fetchImpl,
+    });
+    this.started = true;
+    this.status = {
+      ...this.status,
+      transport: settings.streamUrl ? "sse" : "bayeux",
+      channels: settings.streamUrl ? undefined : settings.channels,
+      replay: { ...this.replay.channels },
+    };
+    this.connect(false);
+    await this.saveStatus();
+    return this.snapshot();
+  }
+
+  /** Opens a new connection; authentication and the transport run outside the mailbox. */
+  private connect(again: boolean): void {
+    if (!this.started || this.stopping || !this.settings || !this.auth) return;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.transport?.close();
+    this.transport = undefined;
+    const gen = ++this.gen;
+    this.status = {
+      ...this.status,
+      state: "connecting",
+      next_retry_at: undefined,
+      reconnects: this.status.reconnects + (again ? 1 : 0),
+    };
+    void this.open(gen, this.settings, this.auth);
+  }
+
+  private async open(gen: number, settings: CrmSettings, auth: CrmJwtBearerClient): Promise<void> {
+    const tell = (msg: MessageOf<CrmStreamProtocol>) => {
+      if (gen === this.gen && !this.stopping) this.deps.tellSelf(msg);
+    };
+    try {
+      const { accessToken } = await auth.token();
+      if (gen !== this.gen || !this.started || this.stopping) return;
+      const handlers = {
+        onOpen: () => tell({ type: "crm.opened", gen }),
+        onEvent: (event: StreamEvent) => tell({ type: "crm.event", gen, event }),
+        onWarning: (message: string) => tell({ type: "crm.warning", gen, message }),
+        onClosed: (closed: StreamClosed) => tell({ type: "crm.closed", gen, ...closed }),
+      };
+      this.transport = settings.streamUrl
+        ? openSseStream(
+            {
+              url: settings.streamUrl,
+              accessToken,
+              lastEventId: this.replay.cursor,
+              defaultChannel: settings.channels[0] ?? DEFAULT_CHANNELS[0]!,
+              fetch: boundedFetch(this.deps.fetch ?? fetch, this.deps.signal),
+            },
+            handlers,
+          )
+        : openBayeuxStream(
+            {
+              endpoint: `${settings.instanceUrl}/cometd/${settings.apiVersion}`,
+              accessToken,
+              channels: settings.channels,
+              replay: numericReplay(this.replay.channels),
+              fetch: this.deps.fetch,
+            },
+            handlers,
+          );
+    } catch (error) {
+      const status = error instanceof CrmAuthError ? error.status : undefined;
+      tell({ type: "crm.closed", gen, reason: `authentication failed: ${errorMessage(error)}`, status });
+    }
+  }
+
+  private async opened(gen: number): Promise<void> {
+    if (gen !== this.gen || !this.started) return;
+    this.openedAt = this.deps.clock.now();
+    this.reauthenticated = false;
+    this.status = {
+      ...this.status,
+      state: "connected",
+      connected_at: this.nowIso(),
+      next_retry_at: undefined,
+    };
+    await this.saveStatus();
+  }
+
+  private async closed(gen: number, closed: StreamClosed): Promise<void> {
+    if (gen !== this.gen || !this.started) return;
+    this.transport?.close();
+    this.transport = undefined;
+    const now = this.deps.clock.now();
+    if (this.openedAt !== undefined && now - this.openedAt >= STABLE_MS) this.backoff.reset();
+    this.openedAt = undefined;
+    this.status = { ...this.status, last_error: closed.reason, last_error_at: isoOf(now) };
+    if (closed.status === 401) {
+      // No refresh tokens: a 401 means a new assertion. Once at once; repeated 401s back off.
+      this.auth?.invalidate();
+      if (!this.reauthenticated) {
+        this.reauthenticated = true;
+        this.connect(true);
+        await this.saveStatus();
+        return;
+      }
+    }
+    this.scheduleReconnect();
+    await this.saveStatus();
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.started || this.stopping) return;
+    const delay = this.backoff.next();
+    const gen = this.gen;
+    this.timer?.cancel();
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.timer = undefined;
+      if (!this.stopping) this.deps.tellSelf({ type: "crm.connect", gen });
+    }, delay);
+    this.status = { ...this.status, state: "backoff", next_retry_at: isoOf(this.deps.clock.now() + delay) };
+  }
+
+  // ── events ───────────────────────────────────────────────────────────────────────────────
+
+  private async event(gen: number, event: StreamEvent): Promise<void> {
+    if (gen !== this.gen || !this.started || this.stopping) return;
+    const replay: CrmReplayState = {
+      channels: { ...this.replay.channels, [event.channel]: event.replayId },
+      cursor: event.cursor ?? this.replay.cursor,
+    };
+    const status: CrmStatus = {
+      ...this.snapshot(),
+      events: this.status.events + 1,
+      last_event_at: this.nowIso(),
+      replay: { ...replay.channels },
+    };
+    try {
+      const item = await this.itemOf(event);
+      item.state = [
+        [CRM_STATE.replay, replay],
+        [CRM_STATE.status, status],
+      ];
+      const summary = await this.deps.tenant.ask({
+        type: "webhook.ingest",
+        delivery: {
+          source: "crm",
+          items: [item],
+          headers: { "x-crm-channel": event.channel, "x-crm-transport": status.transport ?? "" },
+        },
+      });
+      // A duplicate or a dead letter commits no state: store the position on its own.
+      if (summary.accepted === 0) {
+        await this.deps.tenant.ask({ type: "connector.state.put", key: CRM_STATE.replay, value: replay });
+        await this.deps.tenant.ask({ type: "connector.state.put", key: CRM_STATE.status, value: status });
+      }
+      this.replay = replay;
+      this.status = status;
+      this.backoff.reset();
+    } catch (error) {
+      // Not written: drop this connection and resume from the last committed position.
+      if (this.stopping || gen !== this.gen) return;
+      this.transport?.close();
+      this.transport = undefined;
+      this.gen++;
+      this.status = {
+        ...this.status,
+        last_error: `write failed: ${errorMessage(error)}`,
+        last_error_at: this.nowIso(),
+      };
+      this.scheduleReconnect();
+      await this.saveStatus();
+    }
+  }
+
+  private async itemOf(event: StreamEvent): Promise<IngestItem> {
+    const eventId = event.eventUuid ?? `${event.channel}:${event.replayId}`;
+    const change = changeEventOf(event.payload, eventId);
+    const header = (event.payload as { ChangeEventHeader?: unknown } | undefined)?.ChangeEventHeader;
+    const source: SourceEvent = change
+      ? {
+          event_id: eventId,
+          event_type: `${change.entityName}.${change.changeType}`.slice(0, 128),
+          // Shaped like an outbound message's payload, so a replayed dead letter maps through the crm source.
+          payload: {
+            object_type: change.entityName,
+            fields: { ...(change.recordIds[0] ? { Id: change.recordIds[0] } : {}), ...change.fields },
+            change_event_header: header,
+            channel: event.channel,
+            replay_id: event.replayId,
+          },
+        }
+      : {
+          event_id: eventId,
+          event_type: "crm.stream_event",
+          payload: { channel: event.channel, replay_id: event.replayId, payload: event.payload },
+        };
+    const result: MapResult = change
+      ? safeMap(() => mapCrmChangeEvent(change, this.deps.context()))
+      : { ok: false, reason: "unmapped_event", detail: "not a change event" };
+    const item: IngestItem = { event: source, result };
+    if (result.ok && result.drafts.length > 0 && this.deps.embedder.kind !== "client") {
+      item.vectors = await this.deps.embedder.embed(result.drafts.map((d) => d.draft.content));
+    }
+    return item;
+  }
+
+  // ── state ────────────────────────────────────────────────────────────────────────────────
+
+  private async load(): Promise<void> {
+    if (this.loaded) return;
+    const [replay, status] = await Promise.all([
+      this.deps.tenant.ask({ type: "connector.state.get", key: CRM_STATE.replay }),
+      this.deps.tenant.ask({ type: "connector.state.get", key: CRM_STATE.status }),
+    ]);
+    this.replay = replayStateOf(replay);
+    if (typeof status === "object" && status !== null) {
+      const stored = status as Partial<CrmStatus>;
+      this.status = {
+        ...this.status,
+        events: stored.events ?? 0,
+        reconnects: stored.reconnects ?? 0,
+        last_event_at: stored.last_event_at,
+      };
+    }
+    this.loaded = true;
+  }
+
+  private async saveStatus(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      await this.deps.tenant.ask({
+        type: "connector.state.put",
+        key: CRM_STATE.status,
+        value: this.snapshot(),
+      });
+    } catch (error) {
+      this.deps.log?.(`[crm-stream ${this.tenantId}] cannot store status: ${errorMessage(error)}`);
+    }
+  }
+}
+
+function safeMap(map: () => MapResult): MapResult {
+  try {
+    return map();
+  } catch (error) {
+    return { ok: false, reason: "mapping_failed", detail: errorMessage(error) };
+  }
+}
+
+export function replayStateOf(value: unknown): CrmReplayState {
+  if (typeof value !== "object" || value === null) return { channels: {} };
+  const v = value as Record<string, unknown>;
+  const channels: Record<string, string | number> = {};
+  if (typeof v.channels === "object" && v.channels !== null) {
+    for (const [channel, id] of Object.entries(v.channels)) {
+      if (typeof id === "number" || typeof id === "string") channels[channel] = id;
+    }
+  }
+  return { channels, cursor: typeof v.cursor === "string" ? v.cursor : undefined };
+}
+
+/** Bayeux replay ids are integers; anything else (an SSE cursor from another transport) is left out. */
+function numericReplay(channels: Record<string, string | number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [channel, id] of Object.entries(channels)) {
+    const n = Number(id);
+    if (Number.isSafeInteger(n) && n >= 0) out[channel] = n;
+  }
+  return out;
+}

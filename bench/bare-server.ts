@@ -1,0 +1,10 @@
+/** The baseline: a bare Elysia app on Bun, measured in the same run as the service. */
+import { Elysia } from "elysia";
+
+const port = Number(process.env.PORT ?? 0);
+const entry = { id: "00c0ffee", category: "fact", content: "A bare route returning a small JSON object" };
+const app = new Elysia()
+  .get("/ping", () => "ok")
+  .get("/entry", () => entry)
+  .listen({ port, hostname: "127.0.0.1" });
+console.log(`bare listening on ${app.server?.port}`);

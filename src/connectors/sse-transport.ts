@@ -1,0 +1,92 @@
+/**
+ * Server-sent events from `CRM_STREAM_URL` through the `eventsource` client. The access token goes
+ * in `Authorization` through the client's `fetch` option; a resumed stream sends the stored cursor
+ * as `Last-Event-ID`. The client's own reconnect is switched off (the stream is closed on its first
+ * error) so reconnects follow the connector's backoff through the injected clock.
+ */
+import { type ErrorEvent, EventSource, type EventSourceFetchInit, type FetchLikeResponse } from "eventsource";
+import { eventUuidOf, type StreamEvent, type StreamHandle, type StreamHandlers } from "./transport.ts";
+
+export interface SseOptions {
+  url: string;
+  accessToken: string;
+  /** The id of the last event committed: the stream resumes after it. */
+  lastEventId?: string;
+  /** The channel of events that do not name one. */
+  defaultChannel: string;
+  fetch?: typeof fetch;
+}
+
+export function openSseStream(options: SseOptions, handlers: StreamHandlers): StreamHandle {
+  const base = options.fetch ?? fetch;
+  let closed = false;
+  const withAuth = (url: string | URL, init: EventSourceFetchInit): Promise<FetchLikeResponse> => {
+    const headers: Record<string, string> = {
+      ...init.headers,
+      Authorization: `Bearer ${options.accessToken}`,
+    };
+    // The client sends Last-Event-ID itself after events it saw; the first request resumes from storage.
+    if (options.lastEventId && !("Last-Event-ID" in init.headers))
+      headers["Last-Event-ID"] = options.lastEventId;
+    return base(url, { ...init, headers }) as Promise<FetchLikeResponse>;
+  };
+  const source = new EventSource(options.url, { fetch: withAuth });
+  const finish = (reason: string, status?: number) => {
+    if (closed) return;
+    closed = true;
+    source.close();
+    handlers.onClosed({ reason, status });
+  };
+  source.addEventListener("open", () => {
+    if (!closed) handlers.onOpen();
+  });
+  source.addEventListener("message", (message) => {
+    if (closed) return;
+    const event = parseSseEvent(message.data, message.lastEventId, options.defaultChannel);
+    if (event) handlers.onEvent(event);
+    else handlers.onWarning?.("an event without a change event payload was skipped");
+  });
+  source.addEventListener("error", (event) => {
+    const error = event as ErrorEvent;
+    finish(
+      error.code
+        ? `stream answered ${error.code}`
+        : `stream closed${error.message ? `: ${error.message}` : ""}`,
+      error.code,
+    );
+  });
+  return {
+    close() {
+      closed = true;
+      source.close();
+    },
+  };
+}
+
+/**
+ * One SSE message: either a Bayeux-shaped `{channel, data: {payload, event: {replayId}}}`, a bare
+ * `{payload, event}`, or a bare change event. The SSE `id` is the cursor and, when the data names
+ * none, the replay id.
+ */
+export function parseSseEvent(data: string, id: string, defaultChannel: string): StreamEvent | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== "object" || body === null) return undefined;
+  const outer = body as Record<string, unknown>;
+  const inner = isObject(outer.data) ? outer.data : outer;
+  const payload = isObject(inner.payload) ? inner.payload : inner;
+  const meta = isObject(inner.event) ? inner.event : {};
+  const channel = typeof outer.channel === "string" && outer.channel ? outer.channel : defaultChannel;
+  const replay = meta.replayId;
+  const replayId = typeof replay === "number" || (typeof replay === "string" && replay) ? replay : id;
+  if (replayId === "" || replayId === undefined) return undefined;
+  return { channel, replayId, cursor: id || String(replayId), payload, eventUuid: eventUuidOf(meta) };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

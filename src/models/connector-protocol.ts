@@ -1,0 +1,72 @@
+/**
+ * Messages of the connector actors (actors/mail-watch.ts, actors/crm-stream.ts), one actor of each
+ * kind per tenant. Their statuses are stored in the tenant's connector state as `status:mail` and
+ * `status:crm`, which tenant health shows under `connectors`.
+ */
+// biome-ignore-all lint/suspicious/noConfusingVoidType: a reply of `void` is "no answer", as in TenantProtocol.
+import type { StreamClosed, StreamEvent } from "../connectors/transport.ts";
+import type { MapResult, SourceEvent } from "../sources/types.ts";
+
+export interface MailStatus {
+  /** `active`: watch live; `starting`; `retrying`: the last watch call failed; `not_configured`. */
+  state: "starting" | "active" | "retrying" | "not_configured" | "stopped";
+  email?: string;
+  topic?: string;
+  /** RFC 3339 expiry of the current watch. */
+  expiration?: string;
+  last_renewed_at?: string;
+  next_renewal_at?: string;
+  /** The stored history high-water mark. */
+  history_id?: string;
+  last_expanded_at?: string;
+  last_error: string | null;
+  last_error_at?: string;
+}
+
+export interface MailExpansion {
+  result: MapResult;
+  /** Connector state committed with the entries (the new history high-water mark, seen threads). */
+  state?: Array<[string, unknown]>;
+}
+
+export interface CrmStatus {
+  /** `refused`: the configuration is unusable (why is in last_error); `backoff`: waiting to reconnect. */
+  state: "not_configured" | "refused" | "connecting" | "connected" | "backoff" | "stopped";
+  transport?: "sse" | "bayeux";
+  channels?: string[];
+  connected_at?: string;
+  last_event_at?: string;
+  /** Last committed replay id per channel. */
+  replay?: Record<string, string | number>;
+  events: number;
+  reconnects: number;
+  /** Assertions signed so far (each 401 costs one). */
+  authentications: number;
+  next_retry_at?: string;
+  last_error: string | null;
+  last_error_at?: string;
+}
+
+export type MailWatchProtocol = {
+  /** Starts (or resumes) the mailbox watch and its renewal schedule. */
+  "mail.start": { msg: object; reply: MailStatus };
+  /** Timer: renew the watch now (or retry a failed watch call). */
+  "mail.renew": { msg: object; reply: void };
+  /** Expands one push notification into drafts through the mail API; never throws. */
+  "mail.expand": { msg: { event: SourceEvent }; reply: MailExpansion };
+  "mail.status": { msg: object; reply: MailStatus };
+};
+
+export type CrmStreamProtocol = {
+  /** Reads the configuration and connects (a no-op when already running). */
+  "crm.start": { msg: object; reply: CrmStatus };
+  /** Timer: connect again after a backoff. `gen` guards against a timer of an older connection. */
+  "crm.connect": { msg: { gen: number }; reply: void };
+  "crm.opened": { msg: { gen: number }; reply: void };
+  /** One event from the transport of connection `gen`; ingested and committed before the next. */
+  "crm.event": { msg: { gen: number; event: StreamEvent }; reply: void };
+  /** The transport of connection `gen` ended. */
+  "crm.closed": { msg: { gen: number } & StreamClosed; reply: void };
+  "crm.warning": { msg: { gen: number; message: string }; reply: void };
+  "crm.status": { msg: object; reply: CrmStatus };
+};

@@ -1,0 +1,302 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import {
+  crmKeyPair,
+  type FakeCrmPlatform,
+  type PublishedEvent,
+  startFakeCrmPlatform,
+} from "../fakes/crm-platform.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
+import { pollUntil } from "../helpers/poll.ts";
+
+const clock = new ManualClock();
+const keys = crmKeyPair();
+/** Longest first reconnect delay: base 1 s with jitter. */
+const FIRST_RETRY_MS = 1000;
+let fake: FakeCrmPlatform;
+let h: Harness;
+
+beforeAll(async () => {
+  fake = await startFakeCrmPlatform({ publicKeyPem: keys.publicKeyPem, now: () => clock.now(), pollMs: 300 });
+  h = await startHarness({ clock });
+});
+afterAll(async () => {
+  await h.close();
+  fake.stop();
+});
+
+const until = <T>(probe: () => T | Promise<T>, done: (v: T) => boolean) =>
+  pollUntil(probe, done, { timeoutMs: 4000 });
+
+async function tenant(transport: "sse" | "bayeux", extra: Record<string, string> = {}): Promise<string> {
+  const { tenant_id: t } = await h.createTenant();
+  Object.assign(h.env, {
+    [`CRM_CLIENT_ID_${t}`]: fake.clientId,
+    [`CRM_PRIVATE_KEY_${t}`]: keys.privateKeyBase64,
+    [`CRM_USERNAME_${t}`]: fake.username,
+    [`CRM_INSTANCE_URL_${t}`]: fake.url,
+    ...(transport === "sse" ? { [`CRM_STREAM_URL_${t}`]: fake.streamUrl } : {}),
+  });
+  for (const [k, v] of Object.entries(extra)) h.env[`${k}_${t}`] = v;
+  return t;
+}
+
+async function crmStatus(t: string): Promise<Record<string, any> | undefined> {
+  const { status, body } = await h.json("GET", `/tenants/${t}/healthz`, { token: h.adminToken });
+  expect(status).toBe(200);
+  return body.connectors.crm;
+}
+
+const waitState = (t: string, state: string) =>
+  until(
+    () => crmStatus(t),
+    (s) => s?.state === state,
+  );
+
+async function entries(t: string): Promise<any[]> {
+  const all: any[] = [];
+  for (const plural of ["facts", "decisions", "relationships", "exceptions"]) {
+    const { status, body } = await h.json("GET", `/memory/${plural}?limit=200&tenant_id=${t}`, {
+      token: await h.mint(t, ["tenant_admin"]),
+    });
+    expect(status).toBe(200);
+    all.push(...body.items);
+  }
+  return all;
+}
+
+function eventIds(list: any[]): string[] {
+  return list.map((e) => e.source.event_id).sort();
+}
+
+const waitEntries = (t: string, n: number) =>
+  until(
+    () => entries(t),
+    (list) => list.length >= n,
+  );
+
+let seq = 0;
+function opportunity(stage = "Prospecting"): PublishedEvent {
+  seq++;
+  return fake.publish("Opportunity", "CREATE", [`006xx00000${seq}`], {
+    Name: `Deal ${seq}`,
+    StageName: stage,
+    Amount: 1000 * seq,
+  });
+}
+
+describe("CRM stream over SSE", () => {
+  let t: string;
+  const published: PublishedEvent[] = [];
+
+  test("events become entries, with the replay id committed alongside", async () => {
+    t = await tenant("sse");
+    const started = await h.runtime.startConnectorsFor(t);
+    expect(started.crm?.transport).toBe("sse");
+    expect(started.mail).toBeUndefined();
+    await waitState(t, "connected");
+    published.push(opportunity());
+    published.push(fake.publish("Account", "CREATE", ["001xx01"], { Name: "Acme Corp", Industry: "Retail" }));
+    published.push(
+      fake.publish("Task", "CREATE", ["00Txx01"], { Subject: "Call back" }, { withoutUuid: true }),
+    );
+    const list = await waitEntries(t, 3);
+    expect(list.map((e) => e.category).sort()).toEqual(["decision", "fact", "relationship"]);
+    const deal = list.find((e) => e.category === "decision");
+    expect(deal.source).toEqual({
+      system: "crm",
+      event_id: published[0]!.uuid,
+      event_type: "Opportunity.CREATE",
+    });
+    expect(deal.stage).toBe("Prospecting");
+    // Without its own id an event is known by channel and replay id.
+    const task = list.find((e) => e.category === "fact");
+    expect(task.source.event_id).toBe(`/data/ChangeEvents:${published[2]!.replayId}`);
+    const status = await until(
+      () => crmStatus(t),
+      (s) => s?.events === 3,
+    );
+    expect(status).toMatchObject({ state: "connected", transport: "sse", last_error: null });
+    expect(status!.replay).toEqual({ "/data/ChangeEvents": published[2]!.replayId });
+  });
+
+  test("after a dropped connection it backs off, then resumes from the stored id: nothing lost or doubled", async () => {
+    fake.dropConnections();
+    const backoff = await waitState(t, "backoff");
+    expect(Date.parse(backoff!.next_retry_at) - clock.now()).toBeLessThanOrEqual(FIRST_RETRY_MS);
+    // Published while disconnected: the resumed stream must bring it.
+    published.push(opportunity("Qualification"));
+    const hits = fake.hits.stream;
+    clock.advance(FIRST_RETRY_MS);
+    const list = await waitEntries(t, 4);
+    expect(fake.hits.stream).toBe(hits + 1);
+    expect(fake.lastEventIds.at(-1)).toBe(String(published[2]!.replayId));
+    expect(list).toHaveLength(4);
+    expect(eventIds(list)).toEqual(
+      eventIds(
+        published.map((p) => ({ source: { event_id: p.uuid || `/data/ChangeEvents:${p.replayId}` } })),
+      ),
+    );
+    expect((await crmStatus(t))!.reconnects).toBe(1);
+  });
+
+  test("after a restart it resumes from the stored replay id", async () => {
+    await h.restart();
+    // Stopping the runtime closed the stream.
+    await until(
+      () => fake.liveStreams(),
+      (n) => n === 0,
+    );
+    published.push(opportunity("Proposal"));
+    await h.runtime.startConnectorsFor(t);
+    const list = await waitEntries(t, 5);
+    expect(fake.lastEventIds.at(-1)).toBe(String(published[3]!.replayId));
+    expect(list).toHaveLength(5);
+    expect(new Set(eventIds(list)).size).toBe(5);
+  });
+
+  test("a 401 makes it authenticate again with a new assertion", async () => {
+    await waitState(t, "connected");
+    const assertions = fake.assertions.length;
+    fake.revokeTokens();
+    fake.dropConnections();
+    await waitState(t, "backoff");
+    clock.advance(5 * FIRST_RETRY_MS);
+    // The reconnect with the revoked token gets 401, and at once a fresh assertion is exchanged.
+    await until(
+      () => fake.assertions.length,
+      (n) => n === assertions + 1,
+    );
+    await waitState(t, "connected");
+    published.push(opportunity("Negotiation"));
+    const list = await waitEntries(t, 6);
+    expect(list).toHaveLength(6);
+    const status = await crmStatus(t);
+    expect(status!.authentications).toBeGreaterThanOrEqual(2);
+  });
+
+  test("an event that maps to nothing is dead-lettered and the stream still moves past it", async () => {
+    const odd = fake.publish("", "", [], {}, { rawPayload: { Message__c: "not a change event" } });
+    await until(
+      () => crmStatus(t),
+      (s) => s?.replay?.["/data/ChangeEvents"] === odd.replayId,
+    );
+    const { body } = await h.json("GET", `/admin/webhooks/dead-letters/${t}`, { token: h.adminToken });
+    const letter = body.dead_letters.find((d: any) => d.event_id === odd.uuid);
+    expect(letter).toMatchObject({
+      source: "crm",
+      status: "dead",
+      last_error: "unmapped_event: not a change event",
+    });
+  });
+});
+
+describe("CRM stream over Bayeux long-poll", () => {
+  let t: string;
+  const published: PublishedEvent[] = [];
+
+  test("handshake, subscribe and connect: events become entries", async () => {
+    t = await tenant("bayeux");
+    const started = await h.runtime.startConnectorsFor(t);
+    expect(started.crm).toMatchObject({ transport: "bayeux", channels: ["/data/ChangeEvents"] });
+    await waitState(t, "connected");
+    expect(fake.subscriptions.at(-1)).toEqual({ channel: "/data/ChangeEvents", replayId: -1 });
+    published.push(opportunity());
+    published.push(
+      fake.publish("Case", "CREATE", ["500xx01"], {
+        CaseNumber: "00001",
+        Subject: "Broken",
+        Status: "New",
+        Priority: "High",
+      }),
+    );
+    const list = await waitEntries(t, 2);
+    expect(list.map((e) => e.category).sort()).toEqual(["decision", "exception"]);
+  });
+
+  test("a dropped poll backs off, then subscribes again from the stored replay id", async () => {
+    await until(
+      () => fake.heldPolls(),
+      (n) => n >= 1,
+    );
+    fake.dropConnections();
+    await waitState(t, "backoff");
+    published.push(opportunity("Closed Won"));
+    clock.advance(FIRST_RETRY_MS);
+    const list = await waitEntries(t, 3);
+    expect(fake.subscriptions.at(-1)).toEqual({
+      channel: "/data/ChangeEvents",
+      replayId: published[1]!.replayId,
+    });
+    expect(list).toHaveLength(3);
+    const won = list.find((e) => e.stage === "closed_won");
+    expect(won.amount).toBeGreaterThan(0);
+  });
+
+  test("after a restart it subscribes from the stored replay id: nothing lost or doubled", async () => {
+    await h.restart();
+    published.push(
+      fake.publish("Contact", "CREATE", ["003xx01"], {
+        Name: { FirstName: "Ada", LastName: "Lovelace" },
+        Email: "ada@example.com",
+      }),
+    );
+    await h.runtime.startConnectorsFor(t);
+    const list = await waitEntries(t, 4);
+    expect(fake.subscriptions.at(-1)).toEqual({
+      channel: "/data/ChangeEvents",
+      replayId: published[2]!.replayId,
+    });
+    expect(list).toHaveLength(4);
+    expect(eventIds(list)).toEqual(published.map((p) => p.uuid).sort());
+  });
+
+  test("a 401 on the long-poll makes it authenticate again", async () => {
+    await waitState(t, "connected");
+    const assertions = fake.assertions.length;
+    fake.rejectStreamRequests = 1;
+    fake.forgetSessions();
+    await until(
+      () => fake.assertions.length,
+      (n) => n === assertions + 1,
+    );
+    await waitState(t, "connected");
+    published.push(opportunity("Closed Lost"));
+    expect(await waitEntries(t, 5)).toHaveLength(5);
+  });
+});
+
+describe("CRM stream configuration", () => {
+  test("an instance URL that is not https (nor loopback) is refused, and health says why", async () => {
+    const t = await tenant("bayeux", { CRM_INSTANCE_URL: "http://acme.my.example.com" });
+    const { crm } = await h.runtime.startConnectorsFor(t);
+    expect(crm).toMatchObject({ state: "refused" });
+    expect(crm!.last_error).toContain("CRM_INSTANCE_URL must use https");
+    expect((await crmStatus(t))!.state).toBe("refused");
+  });
+
+  test("a private key that is not a base64 PEM is refused", async () => {
+    const t = await tenant("sse", { CRM_PRIVATE_KEY: "bm90IGEga2V5" });
+    const { crm } = await h.runtime.startConnectorsFor(t);
+    expect(crm).toMatchObject({
+      state: "refused",
+      last_error: "CRM_PRIVATE_KEY is not a base64-encoded PEM private key",
+    });
+  });
+
+  test("a tenant without the stream secrets starts no connector", async () => {
+    const { tenant_id } = await h.createTenant();
+    expect(await h.runtime.startConnectorsFor(tenant_id)).toEqual({});
+  });
+
+  test("a refused token backs off and retries through the clock", async () => {
+    const t = await tenant("sse");
+    fake.rejectTokenRequests = 2;
+    await h.runtime.startConnectorsFor(t);
+    // First 401: a fresh assertion at once; the second 401 backs off.
+    const status = await waitState(t, "backoff");
+    expect(status!.last_error).toContain("authentication failed: token endpoint answered 401");
+    clock.advance(5 * FIRST_RETRY_MS);
+    await waitState(t, "connected");
+  });
+});
