@@ -265,7 +265,7 @@ export class TenantMemory {
 
   private resolveDecision(decisionId: string): StoredEntry {
     const decision = this.vault.get(decisionId);
-    if (!decision || decision.entry.category !== "decision") {
+    if (decision?.entry.category !== "decision") {
       invalid("/decision_id", "decision_id must name a decision of this tenant");
     }
     return { ...decision, entry: { ...decision.entry, status: "resolved" } };

@@ -48,7 +48,10 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
       "entry.get": (msg) => memory.get(msg.category, msg.id, msg.includeEmbedding),
       "entry.list": (msg) => memory.list(msg),
       "memory.search": (msg) => ({ results: memory.search(msg) }),
-      "index.flush": () => memory.flushIndex(),
+      "index.flush": () => {
+        memory.flushIndex();
+        return undefined;
+      },
       "webhook.ingest": ({ delivery }) => {
         const { summary, committed } = ingest.ingest(delivery);
         if (summary.entries.length > 0) scheduleFlush();
@@ -62,7 +65,7 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
       },
       "connector.state.get": ({ key }) => vault.connectorState.get(key),
       "connector.state.put": ({ key, value }) =>
-        later(vault.write({ entries: [], created: [], state: [[key, value]] })),
+        later(vault.write({ entries: [], created: [], state: [[key, value]] }).then(() => undefined)),
     },
     stop: async () => {
       flushTimer?.cancel();

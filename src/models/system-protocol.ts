@@ -10,5 +10,5 @@ export type SystemProtocol = {
     reply: { role: Role; replaced: boolean };
   };
   "role.delete": { msg: { tenantId: string; name: string }; reply: { deleted: string } };
-  "denial.record": { msg: { denial: Denial }; reply: void };
+  "denial.record": { msg: { denial: Denial }; reply: undefined };
 };

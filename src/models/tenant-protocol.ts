@@ -49,13 +49,13 @@ export interface SearchResult {
 }
 
 export type TenantProtocol = {
-  "tenant.init": { msg: object; reply: void };
+  "tenant.init": { msg: object; reply: undefined };
   "tenant.health": { msg: object; reply: Omit<TenantHealth, "tenant_id" | "status"> };
   "entry.create": { msg: CreateEntry; reply: { status: 200 | 201; entry: Entry } };
   "entry.get": { msg: { category: Category; id: string; includeEmbedding: boolean }; reply: Entry };
   "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };
   "memory.search": { msg: SearchEntries; reply: { results: SearchResult[] } };
-  "index.flush": { msg: object; reply: void };
+  "index.flush": { msg: object; reply: undefined };
   "webhook.ingest": { msg: { delivery: Delivery }; reply: IngestSummary };
   "deadletter.list": { msg: { status?: DeadLetter["status"]; limit: number }; reply: DeadLetter[] };
   "deadletter.get": { msg: { eventId: string }; reply: DeadLetter };
@@ -64,5 +64,5 @@ export type TenantProtocol = {
     reply: { event_id: string; status: "replayed" | "dead"; entries?: string[]; last_error?: string };
   };
   "connector.state.get": { msg: { key: string }; reply: unknown };
-  "connector.state.put": { msg: { key: string; value: unknown }; reply: void };
+  "connector.state.put": { msg: { key: string; value: unknown }; reply: undefined };
 };

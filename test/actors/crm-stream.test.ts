@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { CrmStatus } from "../../src/models/connector-protocol.ts";
+import type { DeadLetter } from "../../src/models/dead-letter.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import {
   crmKeyPair,
@@ -41,7 +43,15 @@ async function tenant(transport: "sse" | "bayeux", extra: Record<string, string>
   return t;
 }
 
-async function crmStatus(t: string): Promise<Record<string, any> | undefined> {
+/** What these tests read of an entry. */
+interface EntryView {
+  category: string;
+  stage?: string;
+  amount?: number;
+  source: { system: string; event_id: string; event_type: string };
+}
+
+async function crmStatus(t: string): Promise<CrmStatus | undefined> {
   const { status, body } = await h.json("GET", `/tenants/${t}/healthz`, { token: h.adminToken });
   expect(status).toBe(200);
   return body.connectors.crm;
@@ -53,8 +63,8 @@ const waitState = (t: string, state: string) =>
     (s) => s?.state === state,
   );
 
-async function entries(t: string): Promise<any[]> {
-  const all: any[] = [];
+async function entries(t: string): Promise<EntryView[]> {
+  const all: EntryView[] = [];
   for (const plural of ["facts", "decisions", "relationships", "exceptions"]) {
     const { status, body } = await h.json("GET", `/memory/${plural}?limit=200&tenant_id=${t}`, {
       token: await h.mint(t, ["tenant_admin"]),
@@ -65,7 +75,7 @@ async function entries(t: string): Promise<any[]> {
   return all;
 }
 
-function eventIds(list: any[]): string[] {
+function eventIds(list: { source: { event_id: string } }[]): string[] {
   return list.map((e) => e.source.event_id).sort();
 }
 
@@ -102,7 +112,7 @@ describe("CRM stream over SSE", () => {
     );
     const list = await waitEntries(t, 3);
     expect(list.map((e) => e.category).sort()).toEqual(["decision", "fact", "relationship"]);
-    const deal = list.find((e) => e.category === "decision");
+    const deal = list.find((e) => e.category === "decision")!;
     expect(deal.source).toEqual({
       system: "crm",
       event_id: published[0]!.uuid,
@@ -110,7 +120,7 @@ describe("CRM stream over SSE", () => {
     });
     expect(deal.stage).toBe("Prospecting");
     // Without its own id an event is known by channel and replay id.
-    const task = list.find((e) => e.category === "fact");
+    const task = list.find((e) => e.category === "fact")!;
     expect(task.source.event_id).toBe(`/data/ChangeEvents:${published[2]!.replayId}`);
     const status = await until(
       () => crmStatus(t),
@@ -123,7 +133,7 @@ describe("CRM stream over SSE", () => {
   test("after a dropped connection it backs off, then resumes from the stored id: nothing lost or doubled", async () => {
     fake.dropConnections();
     const backoff = await waitState(t, "backoff");
-    expect(Date.parse(backoff!.next_retry_at) - clock.now()).toBeLessThanOrEqual(FIRST_RETRY_MS);
+    expect(Date.parse(backoff!.next_retry_at!) - clock.now()).toBeLessThanOrEqual(FIRST_RETRY_MS);
     // Published while disconnected: the resumed stream must bring it.
     published.push(opportunity("Qualification"));
     const hits = fake.hits.stream;
@@ -182,7 +192,7 @@ describe("CRM stream over SSE", () => {
       (s) => s?.replay?.["/data/ChangeEvents"] === odd.replayId,
     );
     const { body } = await h.json("GET", `/admin/webhooks/dead-letters/${t}`, { token: h.adminToken });
-    const letter = body.dead_letters.find((d: any) => d.event_id === odd.uuid);
+    const letter = (body.dead_letters as DeadLetter[]).find((d) => d.event_id === odd.uuid);
     expect(letter).toMatchObject({
       source: "crm",
       status: "dead",
@@ -229,7 +239,7 @@ describe("CRM stream over Bayeux long-poll", () => {
       replayId: published[1]!.replayId,
     });
     expect(list).toHaveLength(3);
-    const won = list.find((e) => e.stage === "closed_won");
+    const won = list.find((e) => e.stage === "closed_won")!;
     expect(won.amount).toBeGreaterThan(0);
   });
 

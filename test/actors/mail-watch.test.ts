@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DAY_MS } from "../../src/connectors/watch-schedule.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
+import type { MailStatus } from "../../src/models/connector-protocol.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
@@ -56,7 +57,7 @@ async function tenant(overrides: Record<string, string> = {}): Promise<string> {
   return t;
 }
 
-async function mailStatus(t: string): Promise<Record<string, any> | undefined> {
+async function mailStatus(t: string): Promise<MailStatus | undefined> {
   const { token } = await h.runtime.deps.tokens.mint({
     sub: "operator",
     tenantId: OPERATOR_TENANT_ID,

@@ -17,6 +17,7 @@ export interface Harness {
   adminToken: string;
   /** Sends a request through app.handle; `body` objects are sent as JSON. */
   call(method: string, path: string, opts?: CallOptions): Promise<Response>;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
   json<T = any>(
     method: string,
     path: string,
@@ -91,6 +92,7 @@ export async function startHarness(
     async json(method, path, o) {
       const res = await h.call(method, path, o);
       const text = await res.text();
+      // biome-ignore lint/suspicious/noExplicitAny: a parsed body of any shape
       let body: any = text;
       try {
         body = JSON.parse(text);

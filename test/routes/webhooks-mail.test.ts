@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { DeadLetter } from "../../src/models/dead-letter.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import type { HistoryRecord, MessageMeta } from "../../src/sources/mail-api.ts";
 import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
@@ -107,7 +108,16 @@ async function pushJson(t: string, opts: Parameters<typeof push>[1] = {}) {
   return { body: JSON.parse(text), messageId };
 }
 
-async function entries(t: string, plural: string): Promise<any[]> {
+/** What these tests read of an entry. */
+interface EntryView {
+  content: string;
+  stage?: string;
+  tags?: string[];
+  source: { system: string; event_id: string };
+  data: Record<string, unknown>;
+}
+
+async function entries(t: string, plural: string): Promise<EntryView[]> {
   const { status, body } = await h.json("GET", `/memory/${plural}?limit=200`, {
     token: await h.mint(t, ["tenant_admin"]),
   });
@@ -115,7 +125,7 @@ async function entries(t: string, plural: string): Promise<any[]> {
   return body.items;
 }
 
-async function deadLetters(t: string): Promise<any[]> {
+async function deadLetters(t: string): Promise<DeadLetter[]> {
   const { body } = await h.json("GET", `/admin/webhooks/dead-letters/${t}`, { token: h.adminToken });
   return body.dead_letters;
 }
@@ -140,12 +150,12 @@ describe("POST /webhooks/mail/{tenant}: expansion through the mail API", () => {
     expect(facts).toHaveLength(3);
     expect(decisions).toHaveLength(1);
     expect(decisions[0]).toMatchObject({ stage: "thread_resolution" });
-    expect(decisions[0].content).toContain("Ada <ada@example.com> answered");
-    expect(decisions[0].data.message_id).toBe(reply.id);
-    const newMail = facts.find((f) => f.data.message_id === first.id && !f.data.labels_added);
+    expect(decisions[0]!.content).toContain("Ada <ada@example.com> answered");
+    expect(decisions[0]!.data.message_id).toBe(reply.id);
+    const newMail = facts.find((f) => f.data.message_id === first.id && !f.data.labels_added)!;
     expect(newMail.content).toContain('"Quarterly numbers"');
     expect(newMail.content).toContain("About Quarterly numbers & more");
-    const labelled = facts.find((f) => f.data.labels_added);
+    const labelled = facts.find((f) => f.data.labels_added)!;
     expect(labelled.tags).toEqual(expect.arrayContaining(["IMPORTANT", "Finance"]));
     for (const e of [...facts, ...decisions]) expect(e.source.system).toBe("mail");
     for (const e of [...facts, ...decisions]) expect(e.source.event_id).toBe(messageId);
@@ -249,7 +259,7 @@ describe("mail expansion failures are dead letters, never a 500", () => {
     const { body, messageId } = await pushJson(t);
     expect(body.dead_lettered).toEqual([messageId]);
     const [letter] = await deadLetters(t);
-    expect(letter.last_error).toStartWith("mail_api_error: 400");
+    expect(letter!.last_error).toStartWith("mail_api_error: 400");
     // The mark did not move: once the API answers again, the replay expands the same history.
     setCredentials(t);
     const replay = await h.json("POST", `/admin/webhooks/replay/${t}/${messageId}`, { token: h.adminToken });
@@ -265,7 +275,7 @@ describe("mail expansion failures are dead letters, never a 500", () => {
     try {
       const { body, messageId } = await pushJson(t);
       expect(body.dead_lettered).toEqual([messageId]);
-      expect((await deadLetters(t))[0].last_error).toStartWith("mail_history_expired");
+      expect((await deadLetters(t))[0]!.last_error).toStartWith("mail_history_expired");
       const m = receive("x-2", "After the gap");
       const next = await pushJson(t);
       expect(next.body.entries).toHaveLength(1);
