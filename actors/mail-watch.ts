@@ -96,7 +96,8 @@ class MailWatch {
   private threadSet = new Set<string>();
   private recent: string[] = [];
   private watch: StoredWatch | undefined;
-  private status: MailStatus = { state: "starting", last_error: null };
+  /** Until `mail.start` (or a stored status), the connector only expands notifications. */
+  private status: MailStatus = { state: "push_only", last_error: null };
   private timer: TimerHandle | undefined;
   private readonly backoff: Backoff;
   private client: { key: string; api: MailApiClient } | undefined;

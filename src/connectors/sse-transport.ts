@@ -15,7 +15,11 @@ export interface SseOptions {
   /** The channel of events that do not name one. */
   defaultChannel: string;
   fetch?: typeof fetch;
+  /** A stream that has not opened by then is given up (a peer that accepts and never answers). */
+  openTimeoutMs?: number;
 }
+
+const DEFAULT_OPEN_TIMEOUT_MS = 30_000;
 
 export function openSseStream(options: SseOptions, handlers: StreamHandlers): StreamHandle {
   const base = options.fetch ?? fetch;
@@ -31,13 +35,21 @@ export function openSseStream(options: SseOptions, handlers: StreamHandlers): St
     return base(url, { ...init, headers }) as Promise<FetchLikeResponse>;
   };
   const source = new EventSource(options.url, { fetch: withAuth });
+  // A network guard, not a schedule: real time, and it never outlives the connection attempt.
+  const openTimer = setTimeout(
+    () => finish("stream did not open in time"),
+    options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS,
+  );
+  openTimer.unref?.();
   const finish = (reason: string, status?: number) => {
+    clearTimeout(openTimer);
     if (closed) return;
     closed = true;
     source.close();
     handlers.onClosed({ reason, status });
   };
   source.addEventListener("open", () => {
+    clearTimeout(openTimer);
     if (!closed) handlers.onOpen();
   });
   source.addEventListener("message", (message) => {
@@ -57,6 +69,7 @@ export function openSseStream(options: SseOptions, handlers: StreamHandlers): St
   });
   return {
     close() {
+      clearTimeout(openTimer);
       closed = true;
       source.close();
     },

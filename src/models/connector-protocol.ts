@@ -8,8 +8,12 @@ import type { StreamClosed, StreamEvent } from "../connectors/transport.ts";
 import type { MapResult, SourceEvent } from "../sources/types.ts";
 
 export interface MailStatus {
-  /** `active`: watch live; `starting`; `retrying`: the last watch call failed; `not_configured`. */
-  state: "starting" | "active" | "retrying" | "not_configured" | "stopped";
+  /**
+   * `active`: the watch is live; `retrying`: the last watch call failed and no live watch remains;
+   * `not_configured`: the watch lacks credentials or a topic; `push_only`: notifications are
+   * expanded but this runtime manages no watch (no topic).
+   */
+  state: "active" | "retrying" | "not_configured" | "push_only";
   email?: string;
   topic?: string;
   /** RFC 3339 expiry of the current watch. */
@@ -40,7 +44,7 @@ export interface CrmStatus {
   replay?: Record<string, string | number>;
   events: number;
   reconnects: number;
-  /** Assertions signed so far (each 401 costs one). */
+  /** Assertions signed since the connector started (each 401 costs one). */
   authentications: number;
   next_retry_at?: string;
   last_error: string | null;

@@ -147,6 +147,36 @@ describe("SSE transport", () => {
     expect(r.opens).toBe(0);
   });
 
+  test("a peer that accepts and never answers is given up after the open timeout", async () => {
+    const silent = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      idleTimeout: 0,
+      fetch: () => new Promise<Response>(() => {}),
+    });
+    try {
+      const r = recorder();
+      open.push(
+        openSseStream(
+          {
+            url: `http://127.0.0.1:${silent.port}/`,
+            accessToken: token,
+            defaultChannel: "/d",
+            openTimeoutMs: 50,
+          },
+          r,
+        ),
+      );
+      const [closed] = await until(
+        () => r.closed,
+        (c) => c.length === 1,
+      );
+      expect(closed).toEqual({ reason: "stream did not open in time", status: undefined });
+    } finally {
+      silent.stop(true);
+    }
+  });
+
   test("after close() nothing is reported", async () => {
     const r = recorder();
     const h = sse(r);

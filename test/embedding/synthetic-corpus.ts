@@ -38,7 +38,7 @@ const SYLLABLES = [
 ];
 const TOPICS = 24;
 const WORDS_PER_TOPIC = 14;
-const COMMON_WORDS = 40;
+const COMMON_WORDS = 60;
 const NAMES = 3000;
 
 export interface SyntheticCorpus {
@@ -59,6 +59,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 function makeWords(count: number, syllables: number, random: () => number, taken: Set<string>): string[] {
+  if (count > SYLLABLES.length ** syllables / 2) throw new Error("not enough syllables for so many words");
   const words: string[] = [];
   while (words.length < count) {
     let word = "";
@@ -78,7 +79,7 @@ class Vocabulary {
 
   constructor(private readonly random: () => number) {
     const taken = new Set<string>();
-    this.common = makeWords(COMMON_WORDS, 1, random, taken).concat(makeWords(COMMON_WORDS, 2, random, taken));
+    this.common = makeWords(COMMON_WORDS, 2, random, taken);
     this.topics = Array.from({ length: TOPICS }, () => makeWords(WORDS_PER_TOPIC, 3, random, taken));
     this.names = makeWords(NAMES, 4, random, taken);
   }

@@ -218,6 +218,9 @@ describe("mail expansion without a stored history id", () => {
     expect(second.body.entries).toHaveLength(1);
     const facts = await entries(t, "facts");
     expect(facts.map((f) => f.data.message_id)).toEqual([m.id]);
+    // No topic: this runtime expands pushes but manages no watch, and health says so.
+    const { body } = await h.json("GET", `/tenants/${t}/healthz`, { token: h.adminToken });
+    expect(body.connectors.mail).toMatchObject({ state: "push_only", history_id: fake.historyId });
   });
 });
 
