@@ -12,11 +12,13 @@ export interface TenantDeps {
   clock: Clock;
   dims: number;
   /** Sends a message to this same actor later (the index flush after a burst of writes). */
-  tellSelf: (msg: { type: "index.flush" }) => void;
+  tellSelf: (msg: { type: "index.flush"; all?: boolean }) => void;
 }
 
-/** Graph insertion waits for a lull in writes; until then new vectors are searched exactly. */
-const INDEX_FLUSH_DELAY_MS = 250;
+/** Graph insertion starts after a short lull in writes; until then new vectors are searched exactly. */
+const INDEX_FLUSH_DELAY_MS = 100;
+/** One flush message inserts this many vectors (~20–40 ms), so other messages wait little between chunks. */
+const INDEX_FLUSH_CHUNK = 96;
 
 /** The tenant actor: sole owner of one tenant's vault and indexes, so the tenant's writes never race. */
 export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<TenantProtocol> {
@@ -24,11 +26,16 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
   const memory = new TenantMemory({ tenantId, vault, clock: deps.clock, dims: deps.dims });
   const ingest = new TenantIngest(tenantId, vault, memory, deps.clock);
   let flushTimer: TimerHandle | undefined;
-  const scheduleFlush = () => {
-    flushTimer ??= deps.clock.setTimeout(() => {
+  /**
+   * Debounced: every write pushes the next flush back, so a burst of writes never waits on graph
+   * insertion; the flush runs in the first lull, chunk by chunk, yielding to messages in between.
+   */
+  const scheduleFlush = (delayMs = INDEX_FLUSH_DELAY_MS) => {
+    flushTimer?.cancel();
+    flushTimer = deps.clock.setTimeout(() => {
       flushTimer = undefined;
       deps.tellSelf({ type: "index.flush" });
-    }, INDEX_FLUSH_DELAY_MS);
+    }, delayMs);
   };
   return {
     handlers: {
@@ -48,8 +55,9 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
       "entry.get": (msg) => memory.get(msg.category, msg.id, msg.includeEmbedding),
       "entry.list": (msg) => memory.list(msg),
       "memory.search": (msg) => ({ results: memory.search(msg) }),
-      "index.flush": () => {
-        memory.flushIndex();
+      "index.flush": ({ all }) => {
+        const left = memory.flushIndex(all ? Number.POSITIVE_INFINITY : INDEX_FLUSH_CHUNK);
+        if (left > 0 && !flushTimer) scheduleFlush(0);
         return undefined;
       },
       "webhook.ingest": ({ delivery }) => {

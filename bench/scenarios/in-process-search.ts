@@ -44,7 +44,7 @@ export async function inProcessSearch(sizes: number[]) {
       await Promise.all(writes);
       const writesPerSecond = Math.round((size - filled) / ((performance.now() - t) / 1000));
       filled = size;
-      await actor.ask({ type: "index.flush" });
+      await actor.ask({ type: "index.flush", all: true });
       const search = async (i: number) => {
         const text = queries[i % queries.length]!;
         const [vector] = await deps.embedder.embed([text]);

@@ -1,7 +1,8 @@
 import { exactSearch, type Matches, MetricKind } from "usearch";
 
 /**
- * Native exact cosine top-k over the first `rows` rows of `data` (unit vectors, row-major).
+ * Rows of the native exact cosine top-k over the first `rows` rows of `data` (unit vectors,
+ * row-major), best first.
  * usearch reads the dataset from the start of its ArrayBuffer whatever the view's offset, so
  * this only ever passes a view that starts at offset 0, and `query` must own its buffer.
  * One query runs on the calling thread (usearch spawns no threads for a single task).
@@ -11,15 +12,11 @@ export function exactTopRows(
   query: Float32Array,
   rows: number,
   k: number,
-): { row: number; score: number }[] {
+): number[] {
   const wanted = Math.min(k, rows);
   if (wanted <= 0) return [];
   const dims = query.length;
   const dataset = new Float32Array(data.buffer, 0, rows * dims);
   const found = exactSearch(dataset, query, dims, wanted, MetricKind.Cos, 1) as Matches;
-  const out: { row: number; score: number }[] = [];
-  for (let i = 0; i < found.keys.length; i++) {
-    out.push({ row: Number(found.keys[i]!), score: 1 - found.distances[i]! });
-  }
-  return out;
+  return Array.from(found.keys, (row) => Number(row));
 }

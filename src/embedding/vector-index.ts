@@ -214,7 +214,8 @@ export class VectorIndex {
     const found = this.graph.search(q, Math.min(k, this.graphRows), 1);
     const hits: Hit[] = [];
     for (let i = 0; i < found.keys.length; i++) {
-      hits.push({ id: idOf(Number(found.keys[i]!)), score: 1 - found.distances[i]! });
+      const row = this.rows.rowOf(Number(found.keys[i]!));
+      if (row !== undefined) hits.push(this.hitAt(q, row));
     }
     return hits.sort(byScoreThenId);
   }
@@ -243,7 +244,7 @@ export class VectorIndex {
   ): Hit[] {
     if (!accept && from === 0) {
       return exactTopRows(this.rows.data, q, to, k)
-        .map(({ row, score }) => ({ id: idOf(this.rows.keyAt(row)), score }))
+        .map((row) => this.hitAt(q, row))
         .sort(byScoreThenId);
     }
     const top = new TopK(k);
@@ -255,6 +256,14 @@ export class VectorIndex {
       .drain()
       .map(({ score, ref }) => ({ id: idOf(this.rows.keyAt(ref)), score }))
       .sort(byScoreThenId);
+  }
+
+  /**
+   * Every path (graph, native scan, JS scan) reports the same score for the same pair: the dot
+   * product of the stored unit vectors, so a result does not change score when a flush moves it.
+   */
+  private hitAt(q: Float32Array, row: number): Hit {
+    return { id: idOf(this.rows.keyAt(row)), score: dotAt(q, this.rows.data, row * this.dims) };
   }
 
   private load(file: string): void {

@@ -55,7 +55,8 @@ export type TenantProtocol = {
   "entry.get": { msg: { category: Category; id: string; includeEmbedding: boolean }; reply: Entry };
   "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };
   "memory.search": { msg: SearchEntries; reply: { results: SearchResult[] } };
-  "index.flush": { msg: object; reply: undefined };
+  /** Moves a chunk of pending vectors into the ANN graph (`all`: every one, e.g. before a benchmark). */
+  "index.flush": { msg: { all?: boolean }; reply: undefined };
   "webhook.ingest": { msg: { delivery: Delivery }; reply: IngestSummary };
   "deadletter.list": { msg: { status?: DeadLetter["status"]; limit: number }; reply: DeadLetter[] };
   "deadletter.get": { msg: { eventId: string }; reply: DeadLetter };

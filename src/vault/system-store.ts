@@ -38,8 +38,19 @@ export class SystemStore {
     this.auditSeq = this.meta.get(AUDIT_SEQ) ?? 0;
   }
 
+  /**
+   * Tenants and roles are read on every authenticated request, so they are cached in memory. The
+   * cache stays coherent because this store is the only writer of the system environment.
+   */
+  private readonly tenantCache = new Map<string, Tenant | undefined>();
+  private readonly roleCache = new Map<string, Role | undefined>();
+
   getTenant(tenantId: string): Tenant | undefined {
-    return this.tenants.get(tenantId);
+    if (this.tenantCache.has(tenantId)) return this.tenantCache.get(tenantId);
+    const tenant = this.tenants.get(tenantId);
+    // Only hits are cached: a flood of unknown ids must not grow memory.
+    if (tenant) this.tenantCache.set(tenantId, tenant);
+    return tenant;
   }
 
   tenantIdByName(name: string): string | undefined {
@@ -59,6 +70,7 @@ export class SystemStore {
       this.tenants.put(tenant.tenant_id, tenant);
       this.names.put(nameKey(tenant.name), tenant.tenant_id);
     });
+    this.tenantCache.set(tenant.tenant_id, tenant);
   }
 
   /** The tenant's library: the built-in `tenant_admin` first, then stored roles by name. */
@@ -71,13 +83,18 @@ export class SystemStore {
 
   getRole(tenantId: string, name: string): Role | undefined {
     if (name === TENANT_ADMIN) return BUILTIN_TENANT_ADMIN;
-    return this.roles.get([tenantId, name]);
+    const key = `${tenantId}/${name}`;
+    if (this.roleCache.has(key)) return this.roleCache.get(key);
+    const role = this.roles.get([tenantId, name]);
+    if (role) this.roleCache.set(key, role);
+    return role;
   }
 
   /** Stores a role; true when it replaced one of the same name. */
   async putRole(tenantId: string, role: Role): Promise<boolean> {
     const replaced = this.roles.doesExist([tenantId, role.name]);
     await this.roles.put([tenantId, role.name], role);
+    this.roleCache.set(`${tenantId}/${role.name}`, role);
     return replaced;
   }
 
@@ -85,6 +102,8 @@ export class SystemStore {
     // lmdb's remove() resolves true even for a missing key; the system actor serialises writes.
     if (!this.roles.doesExist([tenantId, name])) return false;
     await this.roles.remove([tenantId, name]);
+    // After the commit: a read racing the removal may have cached the role again from LMDB.
+    this.roleCache.delete(`${tenantId}/${name}`);
     return true;
   }
 

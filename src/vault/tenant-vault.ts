@@ -1,8 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { type Database, open, type RootDatabase } from "lmdb";
 import type { StoredEntry } from "../memory/temporal.ts";
-import type { Category } from "../models/category.ts";
+import { CATEGORIES, type Category } from "../models/category.ts";
 
+/** Legacy high-water mark of the sequence; the category index is the source of truth now. */
 const SEQ_KEY = "seq";
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
@@ -68,7 +69,18 @@ export class TenantVault {
     this.idempotency = this.root.openDB({ name: "idempotency" });
     this.connectorState = this.root.openDB({ name: "connector-state" });
     this.meta = this.root.openDB({ name: "meta" });
-    this.seq = this.meta.get(SEQ_KEY) ?? 0;
+    this.seq = this.lastSeq();
+  }
+
+  /** The highest sequence number in use: the newest key of any category index. */
+  private lastSeq(): number {
+    let max = this.meta.get(SEQ_KEY) ?? 0;
+    for (const category of CATEGORIES) {
+      for (const key of this.byCategory.getKeys({ start: [category, MAX_SEQ], end: [category, -1], reverse: true, limit: 1 })) {
+        max = Math.max(max, key[1]);
+      }
+    }
+    return max;
   }
 
   nextSeq(): number {
@@ -182,7 +194,6 @@ export class TenantVault {
   write(set: WriteSet): Promise<void> {
     for (const s of set.entries) this.pending.set(s.entry.id, s);
     const staged = this.stageKeys(set);
-    const seq = this.seq;
     const committed = this.root.transaction(() => {
       for (const s of set.entries) this.entries.put(s.entry.id, s);
       for (const s of set.created) this.putIndexKeys(s);
@@ -193,7 +204,6 @@ export class TenantVault {
       for (const [key, value] of set.state ?? []) this.connectorState.put(key, value);
       if (set.idempotency) this.idempotency.put(set.idempotency.key, set.idempotency.record);
       if (set.dedupe) this.dedupe.put(set.dedupe.key, set.dedupe.record);
-      this.meta.put(SEQ_KEY, seq);
     });
     return committed.then(
       () => this.unstage(set, staged),

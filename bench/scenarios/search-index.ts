@@ -1,0 +1,123 @@
+import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
+import type { Hit } from "../../src/embedding/hit.ts";
+import { searchHybrid } from "../../src/embedding/hybrid-search.ts";
+import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
+import { VectorIndex } from "../../src/embedding/vector-index.ts";
+import { syntheticCorpus, syntheticId } from "../../test/embedding/synthetic-corpus.ts";
+
+export interface SearchIndexBench {
+  n: number;
+  build_ms: number;
+  ann_p50_ms: number;
+  ann_p99_ms: number;
+  exact_p50_ms: number;
+  lexical_p50_ms: number;
+  hybrid_p50_ms: number;
+  hybrid_p99_ms: number;
+  recall_at_10: number;
+}
+
+const K = 10;
+// Float32 dot products closer than this are the same score (see the recall test).
+const TIE = 1e-6;
+
+/**
+ * In-process search latency over `n` generated entries: hash embedding, the usearch graph, BM25
+ * and their fusion, as the tenant actor runs them. `build_ms` covers embedding and indexing
+ * every entry, graph insertion included; `recall_at_10` compares the graph with an exact scan
+ * (tie-aware). Hybrid timings include embedding the query text.
+ */
+export async function benchSearchIndex(n: number, queries = 500): Promise<SearchIndexBench> {
+  const embedder = new HashEmbedder();
+  const corpus = syntheticCorpus(n, queries, 99);
+  const buildStart = performance.now();
+  const vectors = VectorIndex.open({ dims: embedder.dims });
+  const lexical = new LexicalIndex();
+  corpus.documents.forEach((text, i) => {
+    const id = syntheticId(i);
+    vectors.add(id, embedder.embedSync(text));
+    lexical.add(id, text);
+  });
+  vectors.flush();
+  const build_ms = performance.now() - buildStart;
+
+  const exact = exactIndex(vectors.dims, corpus.documents, embedder);
+  const queryVectors = corpus.queries.map((text) => embedder.embedSync(text));
+  warmUp(vectors, lexical, corpus.queries, queryVectors);
+
+  const ann = time(queryVectors, (q) => vectors.search(q, K));
+  const exactRun = time(queryVectors, (q) => exact.search(q, K));
+  const lexicalRun = time(corpus.queries, (text) => lexical.search(text, K * 3));
+  const hybrid = time(corpus.queries, (text) =>
+    searchHybrid({ vectors, lexical }, { text, vector: embedder.embedSync(text), k: K }),
+  );
+  exact.close();
+  vectors.close();
+
+  return {
+    n,
+    build_ms: round(build_ms),
+    ann_p50_ms: percentile(ann.ms, 0.5),
+    ann_p99_ms: percentile(ann.ms, 0.99),
+    exact_p50_ms: percentile(exactRun.ms, 0.5),
+    lexical_p50_ms: percentile(lexicalRun.ms, 0.5),
+    hybrid_p50_ms: percentile(hybrid.ms, 0.5),
+    hybrid_p99_ms: percentile(hybrid.ms, 0.99),
+    recall_at_10: round(recall(ann.results, exactRun.results), 4),
+  };
+}
+
+/** The ground truth: the same vectors, never put in a graph, so every search is a full scan. */
+function exactIndex(dims: number, documents: string[], embedder: HashEmbedder): VectorIndex {
+  const exact = VectorIndex.open({ dims, exactThreshold: Number.POSITIVE_INFINITY, maxPending: documents.length + 1 });
+  documents.forEach((text, i) => exact.add(syntheticId(i), embedder.embedSync(text)));
+  return exact;
+}
+
+/** Lets the JIT compile the hot paths before anything is timed. */
+function warmUp(vectors: VectorIndex, lexical: LexicalIndex, texts: string[], queryVectors: Float32Array[]): void {
+  for (let i = 0; i < Math.min(50, texts.length); i++) {
+    vectors.search(queryVectors[i]!, K);
+    lexical.search(texts[i]!, K * 3);
+    searchHybrid({ vectors, lexical }, { text: texts[i]!, vector: queryVectors[i]!, k: K });
+  }
+}
+
+function time<Q, R>(queries: Q[], run: (query: Q) => R): { ms: number[]; results: R[] } {
+  const ms: number[] = [];
+  const results: R[] = [];
+  for (const query of queries) {
+    const start = performance.now();
+    results.push(run(query));
+    ms.push(performance.now() - start);
+  }
+  return { ms, results };
+}
+
+/** Share of ANN hits scoring at least the exact 10th best: ties at the cut are not misses. */
+function recall(found: Hit[][], truth: Hit[][]): number {
+  let agreeing = 0;
+  let total = 0;
+  found.forEach((hits, i) => {
+    const exact = truth[i]!;
+    const cut = exact[exact.length - 1]?.score ?? Number.POSITIVE_INFINITY;
+    agreeing += hits.filter((hit) => hit.score >= cut - TIE).length;
+    total += exact.length;
+  });
+  return total ? agreeing / total : 1;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0);
+}
+
+function round(value: number, digits = 3): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+if (import.meta.main) {
+  const sizes = process.argv.slice(2).map(Number).filter(Number.isFinite);
+  for (const n of sizes.length ? sizes : [10_000, 100_000]) console.log(JSON.stringify(await benchSearchIndex(n)));
+}

@@ -1,0 +1,111 @@
+import { describe, expect, test } from "bun:test";
+import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
+
+function index(docs: Record<string, string>): LexicalIndex {
+  const lexical = new LexicalIndex();
+  for (const [id, text] of Object.entries(docs)) lexical.add(id, text);
+  return lexical;
+}
+
+const docs = {
+  "00000001": "Refund approved for the damaged shipment to Acme",
+  "00000002": "Quarterly planning meeting for the sales team",
+  "00000003": "Shipment delayed at customs; customer informed",
+  "00000004": "The team agreed the refund policy for enterprise customers",
+  "00000005": "Lunch menu for the office party",
+};
+
+describe("LexicalIndex (BM25)", () => {
+  test("ranks the document containing the query words first", () => {
+    const hits = index(docs).search("refund damaged shipment", 5);
+    expect(hits[0]?.id).toBe("00000001");
+    expect(hits.map((h) => h.id)).toEqual(["00000001", "00000003", "00000004"]);
+    for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThan(hits[i]!.score);
+  });
+
+  test("a rare word outweighs a common one (idf)", () => {
+    const lexical = new LexicalIndex();
+    for (let i = 0; i < 50; i++) lexical.add(`c${i}`.padStart(8, "0"), `status update number ${i}`);
+    lexical.add("0000rare", "status of the zeppelin order");
+    lexical.add("00common", "status update status update");
+    // "status" is in every document, "zeppelin" in one: the zeppelin document must win.
+    expect(lexical.search("status zeppelin", 3)[0]?.id).toBe("0000rare");
+  });
+
+  test("term frequency saturates and long documents are normalised (k1, b)", () => {
+    const lexical = index({
+      short: "invoice overdue",
+      long: `invoice overdue ${"filler ".repeat(60)}`,
+      repeated: "invoice invoice invoice invoice invoice invoice",
+    });
+    const hits = lexical.search("invoice overdue", 3);
+    expect(hits.map((h) => h.id)).toEqual(["short", "long", "repeated"]);
+    const single = lexical.search("invoice", 3);
+    const repeated = single.find((h) => h.id === "repeated")!.score;
+    const short = single.find((h) => h.id === "short")!.score;
+    // Six occurrences score more than one, but far less than six times as much.
+    expect(repeated).toBeGreaterThan(short);
+    expect(repeated).toBeLessThan(2.2 * short);
+  });
+
+  test("matches case- and form-insensitively, and repeated query words count once", () => {
+    const lexical = index(docs);
+    expect(lexical.search("REFUND", 1)[0]?.id).toBe(lexical.search("refund", 1)[0]?.id);
+    expect(lexical.search("refund refund refund", 5)).toEqual(lexical.search("refund", 5));
+  });
+
+  test("accept filters results, and k limits them", () => {
+    const lexical = index(docs);
+    const hits = lexical.search("refund shipment team", 5, (id) => id !== "00000001");
+    expect(hits.map((h) => h.id)).not.toContain("00000001");
+    expect(hits[0]?.id).toBe("00000004");
+    expect(lexical.search("refund shipment team", 2)).toHaveLength(2);
+    expect(lexical.search("refund", 0)).toEqual([]);
+  });
+
+  test("queries without known words find nothing, and searching leaves no state behind", () => {
+    const lexical = index(docs);
+    expect(lexical.search("zebra", 5)).toEqual([]);
+    expect(lexical.search("", 5)).toEqual([]);
+    const first = lexical.search("customer shipment", 5);
+    lexical.search("team refund", 5, () => false);
+    expect(() =>
+      lexical.search("team refund", 5, () => {
+        throw new Error("filter failed");
+      }),
+    ).toThrow("filter failed");
+    expect(lexical.search("customer shipment", 5)).toEqual(first);
+  });
+
+  test("adding an id twice is a no-op; size counts documents", () => {
+    const lexical = index(docs);
+    expect(lexical.size).toBe(5);
+    expect(lexical.add("00000001", "something else entirely")).toBe(false);
+    expect(lexical.size).toBe(5);
+    expect(lexical.search("entirely", 5)).toEqual([]);
+    expect(lexical.has("00000001")).toBe(true);
+  });
+
+  test("scorer gives the same BM25 as search, 0 without shared words, undefined for unknown ids", () => {
+    const lexical = index(docs);
+    const hits = lexical.search("refund shipment", 5);
+    const score = lexical.scorer("refund shipment");
+    for (const hit of hits) expect(score(hit.id)).toBeCloseTo(hit.score, 10);
+    expect(score("00000005")).toBe(0);
+    expect(score("ffffffff")).toBeUndefined();
+  });
+
+  test("equal scores are ordered by id", () => {
+    const lexical = index({ "0000000c": "alpha beta", "0000000a": "alpha beta", "0000000b": "alpha beta" });
+    expect(lexical.search("alpha", 3).map((h) => h.id)).toEqual(["0000000a", "0000000b", "0000000c"]);
+  });
+
+  test("stays correct past its initial capacity", () => {
+    const lexical = new LexicalIndex();
+    for (let i = 0; i < 5000; i++) lexical.add(i.toString(16).padStart(8, "0"), `note ${i} about topic${i % 10}`);
+    lexical.add("ffffffff", "the unique marker note");
+    expect(lexical.size).toBe(5001);
+    expect(lexical.search("marker", 3).map((h) => h.id)).toEqual(["ffffffff"]);
+    expect(lexical.search("topic3", 1000)).toHaveLength(500);
+  });
+});
