@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /**
  * Reads the environment once, validated. Nothing else reads process.env; per-tenant secrets go
  * through src/secrets.ts, which is handed the same environment object.
@@ -36,11 +38,11 @@ export const MIN_SECRET_BYTES = 32;
 export const DEFAULT_CRM_MAPPING = "./config/crm-mapping.json";
 
 const HOW_TO_MAKE_A_SECRET =
-  "Generate one with: export MEMORY_RUNTIME_JWT_SECRET=$(openssl rand -base64 48) " +
-  "(or: bun -e 'console.log(crypto.randomUUID()+crypto.randomUUID())')";
+  "Generate one with: export MEMORY_RUNTIME_JWT_SECRET=$(openssl rand -base64 48), " +
+  "or run `bun run setup` and start with `bun run start:local` (it reads .secrets/jwt-secret)";
 
 export function loadConfig(env: Env, version = "0.1.0"): Config {
-  const secret = env.MEMORY_RUNTIME_JWT_SECRET ?? "";
+  const secret = env.MEMORY_RUNTIME_JWT_SECRET || secretFromFile(env.MEMORY_RUNTIME_JWT_SECRET_FILE);
   if (!secret) {
     throw new ConfigError(
       `MEMORY_RUNTIME_JWT_SECRET is not set: tokens cannot be signed or checked. ${HOW_TO_MAKE_A_SECRET}`,
@@ -79,6 +81,17 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     throw new ConfigError("MEMORY_RUNTIME_EMBEDDER=http needs MEMORY_RUNTIME_EMBEDDINGS_URL");
   }
   return config;
+}
+
+/** `MEMORY_RUNTIME_JWT_SECRET_FILE`: the secret kept in a file (0600) instead of the environment. */
+function secretFromFile(path: string | undefined): string {
+  if (!path) return "";
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "read error";
+    throw new ConfigError(`MEMORY_RUNTIME_JWT_SECRET_FILE ${path} cannot be read (${code}). Run: bun run setup`);
+  }
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
