@@ -263,7 +263,11 @@ class MailWatch {
       if (notified === undefined)
         return { result: { ok: false, reason: "invalid_payload", detail: "historyId" } };
       this.advance(notified, event.event_id);
-      return { result: { ok: true, drafts: [] }, state: this.stateToCommit() };
+      return {
+        result: { ok: true, drafts: [] },
+        state: this.stateToCommit(),
+        stateSeq: this.nextSnapshotSeq(),
+      };
     }
     let history: { history: HistoryRecord[]; historyId: string };
     let messages: Map<string, MessageMeta>;
@@ -284,7 +288,7 @@ class MailWatch {
     this.rememberThreads(history.history, messages);
     this.advance(maxHistoryId(from, history.historyId), event.event_id);
     this.status = { ...this.status, last_expanded_at: isoOf(this.deps.clock.now()) };
-    return { result: { ok: true, drafts }, state: this.stateToCommit() };
+    return { result: { ok: true, drafts }, state: this.stateToCommit(), stateSeq: this.nextSnapshotSeq() };
   }
 
   private async apiFailure(
@@ -369,6 +373,14 @@ class MailWatch {
     if (this.recent.length > MAX_RECENT_NOTIFICATIONS)
       this.recent.splice(0, this.recent.length - MAX_RECENT_NOTIFICATIONS);
     this.status = { ...this.status, history_id: mark };
+  }
+
+  /** Snapshots may commit out of order (two notifications in flight); the sequence orders them. */
+  private snapshotSeq = 0;
+
+  private nextSnapshotSeq(): number {
+    this.snapshotSeq = Math.max(this.snapshotSeq + 1, this.deps.clock.now());
+    return this.snapshotSeq;
   }
 
   private stateToCommit(): Array<[string, unknown]> {

@@ -65,6 +65,10 @@ export class TenantIngest {
     return { summary, committed: Promise.all(commits).then(() => undefined) };
   }
 
+  seen(source: string, eventId: string): boolean {
+    return this.vault.deduped(dedupeKey(source, eventId)) !== undefined;
+  }
+
   listDeadLetters(status: string | undefined, limit: number): DeadLetter[] {
     const out: DeadLetter[] = [];
     for (const { value } of this.vault.deadLetters.getRange()) {
@@ -144,7 +148,9 @@ export class TenantIngest {
     }
     if (drafts.length === 0)
       outcome.committed.push(
-        this.vault.write(emptySet({ dedupe: dedupeRecord(key, now, []), state: item.state })),
+        this.vault.write(
+          emptySet({ dedupe: dedupeRecord(key, now, []), state: item.state, stateSeq: item.stateSeq }),
+        ),
       );
     return outcome;
   }
@@ -165,6 +171,7 @@ export class TenantIngest {
     if (closing) {
       set.dedupe = dedupeRecord(closing.key, now, [...closing.entries, id]);
       set.state = closing.item.state;
+      set.stateSeq = closing.item.stateSeq;
     }
     outcome.committed.push(this.memory.commit(set, "existing" in prepared ? undefined : prepared, vector));
     return id;

@@ -56,7 +56,11 @@ export class TenantMemory {
     // Graph insertion (~0.3 ms a vector) never runs on the write path: the actor moves pending
     // vectors into the graph in small chunks between messages (see flushIndex), and until then
     // they are searched exactly.
-    this.index = VectorIndex.open({ file: join(opts.vault.dir, INDEX_FILE), dims: opts.dims, maxPending: MAX_PENDING_VECTORS });
+    this.index = VectorIndex.open({
+      file: join(opts.vault.dir, INDEX_FILE),
+      dims: opts.dims,
+      maxPending: MAX_PENDING_VECTORS,
+    });
     this.catchUpIndex();
   }
 

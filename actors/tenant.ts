@@ -65,6 +65,7 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
         if (summary.entries.length > 0) scheduleFlush();
         return later(committed.then(() => summary));
       },
+      "webhook.seen": ({ source, eventId }) => ingest.seen(source, eventId),
       "deadletter.list": ({ status, limit }) => ingest.listDeadLetters(status, limit),
       "deadletter.get": ({ eventId }) => ingest.deadLetterOf(eventId),
       "deadletter.resolve": ({ eventId, item }) => {

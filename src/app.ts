@@ -139,6 +139,7 @@ export function createRuntime({
     },
   };
   const ingestor = new Ingestor({
+    seen: (tenantId, source, eventId) => tenants.ask(tenantId, { type: "webhook.seen", source, eventId }),
     secrets,
     clock,
     embedder,

@@ -90,7 +90,9 @@ function secretFromFile(path: string | undefined): string {
     return readFileSync(path, "utf8").trim();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "read error";
-    throw new ConfigError(`MEMORY_RUNTIME_JWT_SECRET_FILE ${path} cannot be read (${code}). Run: bun run setup`);
+    throw new ConfigError(
+      `MEMORY_RUNTIME_JWT_SECRET_FILE ${path} cannot be read (${code}). Run: bun run setup`,
+    );
   }
 }
 

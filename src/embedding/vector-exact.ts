@@ -7,12 +7,7 @@ import { exactSearch, type Matches, MetricKind } from "usearch";
  * this only ever passes a view that starts at offset 0, and `query` must own its buffer.
  * One query runs on the calling thread (usearch spawns no threads for a single task).
  */
-export function exactTopRows(
-  data: Float32Array,
-  query: Float32Array,
-  rows: number,
-  k: number,
-): number[] {
+export function exactTopRows(data: Float32Array, query: Float32Array, rows: number, k: number): number[] {
   const wanted = Math.min(k, rows);
   if (wanted <= 0) return [];
   const dims = query.length;

@@ -10,6 +10,8 @@ export interface IngestItem {
   result: MapResult;
   vectors?: Array<Float32Array | undefined>;
   state?: Array<[string, unknown]>;
+  /** Connector snapshots carry a sequence; an older one never overwrites a newer one. */
+  stateSeq?: number;
 }
 
 export interface IngestSummary {

@@ -11,7 +11,7 @@ export interface MailExpander {
     tenantId: string,
     event: SourceEvent,
     ctx: SourceContext,
-  ): Promise<{ result: MapResult; state?: Array<[string, unknown]> }>;
+  ): Promise<{ result: MapResult; state?: Array<[string, unknown]>; stateSeq?: number }>;
 }
 
 export interface IngestorDeps {
@@ -21,6 +21,8 @@ export interface IngestorDeps {
   jwks: JwksResolver;
   crmMapping: CrmMappingHolder;
   mailExpander?: MailExpander;
+  /** Whether the tenant already owns `(source, event_id)`: a known event is not expanded again. */
+  seen?: (tenantId: string, source: string, eventId: string) => Promise<boolean>;
 }
 
 const NEEDS_EXPANSION = "needs_expansion";
@@ -49,14 +51,16 @@ export class Ingestor {
     return this.contextWith(secrets, tenantId);
   }
 
+  /** Maps events to items; `replay` maps a dead letter again, which the tenant already knows of. */
   async items(
     source: SourceModule,
     tenantId: string,
     events: SourceEvent[],
     ctx: SourceContext,
+    replay = false,
   ): Promise<IngestItem[]> {
     const items: IngestItem[] = [];
-    for (const event of events) items.push(await this.item(source, tenantId, event, ctx));
+    for (const event of events) items.push(await this.item(source, tenantId, event, ctx, replay));
     return items;
   }
 
@@ -65,16 +69,19 @@ export class Ingestor {
     tenantId: string,
     event: SourceEvent,
     ctx: SourceContext,
+    replay: boolean,
   ): Promise<IngestItem> {
-    let result = safeMap(source, event, ctx);
-    let state: Array<[string, unknown]> | undefined;
-    if (!result.ok && result.reason === NEEDS_EXPANSION) {
-      const expanded = this.deps.mailExpander
-        ? await this.deps.mailExpander.expand(tenantId, event, ctx)
-        : { result: { ok: false as const, reason: "mail_api_not_configured" } };
-      ({ result, state } = expanded);
+    const result = safeMap(source, event, ctx);
+    if (result.ok || result.reason !== NEEDS_EXPANSION) {
+      return { event, result, vectors: result.ok ? await this.vectors(result) : undefined };
     }
-    return { event, result, state, vectors: result.ok ? await this.vectors(result) : undefined };
+    // Expansion consumes the mailbox history: a redelivered (already owned) event must not do it.
+    if (!replay && (await this.deps.seen?.(tenantId, source.id, event.event_id))) return { event, result };
+    const expanded = this.deps.mailExpander
+      ? await this.deps.mailExpander.expand(tenantId, event, ctx)
+      : { result: { ok: false as const, reason: "mail_api_not_configured" } };
+    const vectors = expanded.result.ok ? await this.vectors(expanded.result) : undefined;
+    return { event, ...expanded, vectors };
   }
 
   /** Connector entries get embeddings like API entries, except under `client` (callers own vectors). */

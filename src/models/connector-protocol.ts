@@ -31,6 +31,8 @@ export interface MailExpansion {
   result: MapResult;
   /** Connector state committed with the entries (the new history high-water mark, seen threads). */
   state?: Array<[string, unknown]>;
+  /** Orders state snapshots: the tenant never lets an older snapshot overwrite a newer one. */
+  stateSeq?: number;
 }
 
 export interface CrmStatus {

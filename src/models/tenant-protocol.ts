@@ -58,6 +58,7 @@ export type TenantProtocol = {
   /** Moves a chunk of pending vectors into the ANN graph (`all`: every one, e.g. before a benchmark). */
   "index.flush": { msg: { all?: boolean }; reply: undefined };
   "webhook.ingest": { msg: { delivery: Delivery }; reply: IngestSummary };
+  "webhook.seen": { msg: { source: string; eventId: string }; reply: boolean };
   "deadletter.list": { msg: { status?: DeadLetter["status"]; limit: number }; reply: DeadLetter[] };
   "deadletter.get": { msg: { eventId: string }; reply: DeadLetter };
   "deadletter.resolve": {

@@ -41,7 +41,7 @@ export const adminWebhookRoutes = (deps: Deps) =>
         if (!source) throw new NotFound(`source ${record.source} is no longer known`);
         const ctx = deps.ingestor.replayContext(source, tenantId);
         const event = { event_id: record.event_id, event_type: record.event_type, payload: record.payload };
-        const [item] = await deps.ingestor.items(source, tenantId, [event], ctx);
+        const [item] = await deps.ingestor.items(source, tenantId, [event], ctx, true);
         return tenant.ask({ type: "deadletter.resolve", eventId, item: item! });
       },
       { detail: { tags: ["admin"], summary: "Replay one dead-lettered event" } },

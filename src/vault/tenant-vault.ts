@@ -18,6 +18,8 @@ export interface WriteSet {
   objects?: Array<[string, string]>;
   deadLetters?: Array<[string, unknown]>;
   state?: Array<[string, unknown]>;
+  /** With a sequence, each state key is written only if no newer snapshot was written before. */
+  stateSeq?: number;
 }
 
 export interface IdempotencyRecord {
@@ -51,6 +53,8 @@ export class TenantVault {
   readonly connectorState: Database<unknown, string>;
   private readonly meta: Database<number, string>;
   private readonly pending = new Map<string, StoredEntry>();
+  /** Sequences of connector state keys, authoritative once read (this vault's actor is the only writer). */
+  private readonly stateSeqs = new Map<string, number>();
   private readonly pendingKeys = new Map<string, unknown>();
   private seq: number;
   private closed = false;
@@ -76,7 +80,12 @@ export class TenantVault {
   private lastSeq(): number {
     let max = this.meta.get(SEQ_KEY) ?? 0;
     for (const category of CATEGORIES) {
-      for (const key of this.byCategory.getKeys({ start: [category, MAX_SEQ], end: [category, -1], reverse: true, limit: 1 })) {
+      for (const key of this.byCategory.getKeys({
+        start: [category, MAX_SEQ],
+        end: [category, -1],
+        reverse: true,
+        limit: 1,
+      })) {
         max = Math.max(max, key[1]);
       }
     }
@@ -194,6 +203,7 @@ export class TenantVault {
   write(set: WriteSet): Promise<void> {
     for (const s of set.entries) this.pending.set(s.entry.id, s);
     const staged = this.stageKeys(set);
+    const state = this.newerState(set);
     const committed = this.root.transaction(() => {
       for (const s of set.entries) this.entries.put(s.entry.id, s);
       for (const s of set.created) this.putIndexKeys(s);
@@ -201,7 +211,7 @@ export class TenantVault {
         this.embeddings.put(id, Buffer.from(vec.buffer, vec.byteOffset, vec.byteLength));
       for (const [key, id] of set.objects ?? []) this.objects.put(key, id);
       for (const [key, value] of set.deadLetters ?? []) this.deadLetters.put(key, value);
-      for (const [key, value] of set.state ?? []) this.connectorState.put(key, value);
+      for (const [key, value] of state) this.connectorState.put(key, value);
       if (set.idempotency) this.idempotency.put(set.idempotency.key, set.idempotency.record);
       if (set.dedupe) this.dedupe.put(set.dedupe.key, set.dedupe.record);
     });
@@ -212,6 +222,23 @@ export class TenantVault {
         throw error;
       },
     );
+  }
+
+  /** State entries of the write set that are not older than what is stored (see WriteSet.stateSeq). */
+  private newerState(set: WriteSet): Array<[string, unknown]> {
+    const state = set.state ?? [];
+    const seq = set.stateSeq;
+    if (seq === undefined) return state;
+    const kept: Array<[string, unknown]> = [];
+    for (const [key, value] of state) {
+      const seqKey = `~seq:${key}`;
+      const stored =
+        this.stateSeqs.get(seqKey) ?? (this.connectorState.get(seqKey) as number | undefined) ?? 0;
+      if (seq < stored) continue;
+      this.stateSeqs.set(seqKey, seq);
+      kept.push([key, value], [seqKey, seq]);
+    }
+    return kept;
   }
 
   private putIndexKeys(s: StoredEntry): void {
