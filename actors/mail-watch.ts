@@ -141,17 +141,9 @@ class MailWatch {
       this.deps.log?.(`[mail-watch ${this.tenantId}] cannot read connector state: ${errorMessage(error)}`);
       return { ...this.status };
     }
-    const topic = this.deps.secrets.get("MAIL_PUBSUB_TOPIC", this.tenantId);
-    const creds = this.credentials();
-    if (!creds || !topic) {
-      this.status = {
-        ...this.status,
-        state: "not_configured",
-        last_error: "mail API credentials or topic missing",
-      };
-      await this.saveStatus();
-      return { ...this.status };
-    }
+    const settings = await this.watchSettings();
+    if (!settings) return { ...this.status };
+    const { creds, topic } = settings;
     this.started = true;
     this.status = { ...this.status, email: creds.email, topic };
     if (watchIsLive(this.watch, this.deps.clock.now())) {
@@ -170,18 +162,24 @@ class MailWatch {
     await this.renew();
   }
 
-  private async renew(): Promise<void> {
+  /** The credentials and topic a watch needs, or undefined after recording `not_configured`. */
+  private async watchSettings(): Promise<{ creds: Credentials; topic: string } | undefined> {
     const topic = this.deps.secrets.get("MAIL_PUBSUB_TOPIC", this.tenantId);
     const creds = this.credentials();
-    if (!creds || !topic) {
-      this.status = {
-        ...this.status,
-        state: "not_configured",
-        last_error: "mail API credentials or topic missing",
-      };
-      await this.saveStatus();
-      return;
-    }
+    if (creds && topic) return { creds, topic };
+    this.status = {
+      ...this.status,
+      state: "not_configured",
+      last_error: "mail API credentials or topic missing",
+    };
+    await this.saveStatus();
+    return undefined;
+  }
+
+  private async renew(): Promise<void> {
+    const settings = await this.watchSettings();
+    if (!settings) return;
+    const { creds, topic } = settings;
     const now = this.deps.clock.now();
     try {
       const result = await this.api(creds).watch(creds.email, topic);

@@ -21,14 +21,18 @@ export interface CreateEntry {
   idempotencyKey?: string;
 }
 
-export interface ListEntries {
-  category: Category;
+/** The query of a list call, as parsed from the URL (src/routes/memory-query.ts). */
+export interface ListQuery {
   limit: number;
   cursor?: string;
   tag?: string;
   validAt: number;
   asOf: number;
   includeEmbedding: boolean;
+}
+
+export interface ListEntries extends ListQuery {
+  category: Category;
 }
 
 export interface SearchEntries {

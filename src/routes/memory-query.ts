@@ -1,5 +1,6 @@
 import { ValidationFailed } from "../errors.ts";
 import { parseTimestamp, SHA8_RE } from "../models/common.ts";
+import type { ListQuery } from "../models/tenant-protocol.ts";
 import { limitOf } from "./query.ts";
 
 /** A time query parameter (`valid_at`, `as_of`): RFC 3339, default now. */
@@ -32,15 +33,6 @@ export function idempotencyKeyOf(request: Request): string | undefined {
     ]);
   }
   return key;
-}
-
-export interface ListQuery {
-  limit: number;
-  cursor?: string;
-  tag?: string;
-  validAt: number;
-  asOf: number;
-  includeEmbedding: boolean;
 }
 
 export function listQueryOf(query: Record<string, string | undefined>, now: number): ListQuery {
