@@ -31,7 +31,7 @@ export interface VectorIndexOptions {
 export const DEFAULT_EXACT_THRESHOLD = 2048;
 const DEFAULT_MAX_PENDING = 1024;
 const DEFAULT_FLUSH_CHUNK = 128;
-const DEFAULT_CONNECTIVITY = 16;
+const DEFAULT_CONNECTIVITY = 32;
 const DEFAULT_EXPANSION_ADD = 128;
 const DEFAULT_EXPANSION_SEARCH = 64;
 // A filtered ANN search widens ×4 per round; past this many candidates a graph walk costs more

@@ -61,8 +61,12 @@ export class SystemStore {
     return [...this.tenants.getRange().map(({ value }) => value)];
   }
 
+  /** Counted once, then kept by createTenant (`/healthz` is polled often). */
+  private knownTenantCount: number | undefined;
+
   tenantCount(): number {
-    return this.tenants.getCount();
+    this.knownTenantCount ??= this.tenants.getCount();
+    return this.knownTenantCount;
   }
 
   async createTenant(tenant: Tenant): Promise<void> {
@@ -71,6 +75,7 @@ export class SystemStore {
       this.names.put(nameKey(tenant.name), tenant.tenant_id);
     });
     this.tenantCache.set(tenant.tenant_id, tenant);
+    if (this.knownTenantCount !== undefined) this.knownTenantCount++;
   }
 
   /** The tenant's library: the built-in `tenant_admin` first, then stored roles by name. */

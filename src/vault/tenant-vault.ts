@@ -62,7 +62,9 @@ export class TenantVault {
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
     this.root = open({ path: dir, compression: false, maxDbs: 16 });
-    this.entries = this.root.openDB({ name: "entries" });
+    // Decoded entries are cached by lmdb-js (reads are the hot path); stored objects are never
+    // mutated in place, so sharing them is safe.
+    this.entries = this.root.openDB({ name: "entries", cache: true });
     this.byCategory = this.root.openDB({ name: "by-category" });
     this.byTag = this.root.openDB({ name: "by-tag" });
     this.byValid = this.root.openDB({ name: "by-valid" });

@@ -1,0 +1,213 @@
+/** Shared helpers of the webhook route tests: real signatures, SOAP messages and read-backs. */
+import { createHash, createHmac } from "node:crypto";
+import { expect } from "bun:test";
+import type { Harness } from "./harness.ts";
+
+export const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+export const PLURAL: Record<string, string> = {
+  decision: "decisions",
+  exception: "exceptions",
+  fact: "facts",
+  workflow: "workflows",
+  relationship: "relationships",
+  outcome: "outcomes",
+};
+
+/** Sets `<base>_<tenant>` for every pair in the harness environment (read at call time). */
+export function setSecrets(h: Harness, tenantId: string, secrets: Record<string, string | undefined>): void {
+  for (const [base, value] of Object.entries(secrets)) h.env[`${base}_${tenantId}`] = value;
+}
+
+// ── marketing_crm ───────────────────────────────────────────────────────────────────────────
+
+/** v1: lower-case hex SHA-256 of `client_secret + raw_body`. */
+export function marketingV1(secret: string, body: string | Uint8Array): string {
+  return createHash("sha256").update(secret).update(body).digest("hex");
+}
+
+/** v3: base64 HMAC-SHA256 (key: client secret) over `method + uri + body + timestamp`. */
+export function marketingV3(
+  secret: string,
+  method: string,
+  uri: string,
+  body: string | Uint8Array,
+  timestamp: string,
+): string {
+  return createHmac("sha256", secret)
+    .update(method)
+    .update(uri)
+    .update(body)
+    .update(timestamp)
+    .digest("base64");
+}
+
+export interface MarketingEvent {
+  eventId: number;
+  subscriptionId?: number;
+  portalId?: number;
+  appId: number | string;
+  occurredAt: number;
+  subscriptionType: string;
+  attemptNumber?: number;
+  objectId: number;
+  propertyName?: string;
+  propertyValue?: string;
+  changeSource?: string;
+  properties?: Record<string, unknown>;
+}
+
+/** The dedupe id of a marketing CRM event (SOURCES.md). */
+export function marketingEventId(ev: MarketingEvent): string {
+  return `${ev.subscriptionType}:${ev.objectId}:${ev.occurredAt}:${ev.eventId}`;
+}
+
+// ── crm ─────────────────────────────────────────────────────────────────────────────────────
+
+export const SOAP_ACK =
+  '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><notificationsResponse xmlns="http://soap.sforce.com/2005/09/outbound"><Ack>true</Ack></notificationsResponse></soapenv:Body></soapenv:Envelope>';
+
+export const CRM_ORG = "00D5e000000AbCdEAF";
+
+export function crmSignature(secret: string, body: string | Uint8Array): string {
+  return createHmac("sha256", secret).update(body).digest("base64");
+}
+
+export function escapeXml(value: string): string {
+  return value
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
+}
+
+export interface CrmNote {
+  id: string;
+  type: string;
+  fields: Record<string, string | null>;
+}
+
+/** A SOAP 1.1 outbound message as the CRM platform sends it. */
+export function soapMessage(notes: CrmNote[], org = CRM_ORG): string {
+  const body = notes
+    .map((n) => {
+      const inner = Object.entries(n.fields)
+        .map(([k, v]) => (v === null ? `<sf:${k} xsi:nil="true"/>` : `<sf:${k}>${escapeXml(v)}</sf:${k}>`))
+        .join("");
+      return `<Notification><Id>${n.id}</Id><sObject xsi:type="sf:${n.type}" xmlns:sf="urn:sobject.enterprise.soap.sforce.com">${inner}</sObject></Notification>`;
+    })
+    .join("");
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+ <soapenv:Body>
+  <notifications xmlns="http://soap.sforce.com/2005/09/outbound">
+   <OrganizationId>${org}</OrganizationId>
+   <ActionId>04k5e000000AbCdAAK</ActionId>
+   <SessionId xsi:nil="true"/>
+   <EnterpriseUrl>https://acme.my.example.com/services/Soap/c/60.0/00D5e000000AbCd</EnterpriseUrl>
+   <PartnerUrl>https://acme.my.example.com/services/Soap/u/60.0/00D5e000000AbCd</PartnerUrl>
+   ${body}
+  </notifications>
+ </soapenv:Body>
+</soapenv:Envelope>`;
+}
+
+// ── reading back ────────────────────────────────────────────────────────────────────────────
+
+/** An entry as the API returns it (the fields these tests read). */
+export interface EntryView {
+  id: string;
+  tenant_id: string;
+  category: string;
+  content: string;
+  tags?: string[];
+  data?: Record<string, unknown>;
+  source: { system: string; event_id?: string; event_type?: string };
+  valid_from: string;
+  valid_to: string | null;
+  invalidated_at: string | null;
+  expired_at: string | null;
+  supersedes?: string;
+  stage?: string;
+  amount?: number;
+  status?: string;
+  severity?: string;
+  subject?: string;
+  predicate?: string;
+  object?: string;
+  [field: string]: unknown;
+}
+
+/** GET /memory/{plural}/{id} with the tenant's token; expects 200. */
+export async function readEntry(h: Harness, token: string, category: string, id: string): Promise<EntryView> {
+  const plural = PLURAL[category] ?? category;
+  const { status, body } = await h.json("GET", `/memory/${plural}/${id}`, { token });
+  expect({ status, id, category }).toEqual({ status: 200, id, category });
+  expect(body.id).toBe(id);
+  expect(body.category).toBe(category);
+  return body as EntryView;
+}
+
+/** Reads every written entry and checks its category and source stamp. */
+export async function expectEntries(
+  h: Harness,
+  token: string,
+  ids: string[],
+  category: string,
+  source: { system: string; event_id: string; event_type: string },
+): Promise<EntryView[]> {
+  const out: EntryView[] = [];
+  for (const id of ids) {
+    const entry = await readEntry(h, token, category, id);
+    expect(entry.source).toMatchObject(source);
+    out.push(entry);
+  }
+  return out;
+}
+
+export interface DeadLetterView {
+  event_id: string;
+  tenant_id: string;
+  source: string;
+  event_type: string;
+  received_at: string;
+  attempts: number;
+  last_error: string;
+  status: "dead" | "replayed";
+  payload: unknown;
+  headers?: Record<string, string>;
+  entries?: string[];
+}
+
+export async function deadLetters(h: Harness, tenantId: string, query = ""): Promise<DeadLetterView[]> {
+  const { status, body } = await h.json("GET", `/admin/webhooks/dead-letters/${tenantId}${query}`, {
+    token: h.adminToken,
+  });
+  expect(status).toBe(200);
+  return body.dead_letters;
+}
+
+export function replay(h: Harness, tenantId: string, eventId: string) {
+  return h.json("POST", `/admin/webhooks/replay/${tenantId}/${encodeURIComponent(eventId)}`, {
+    token: h.adminToken,
+  });
+}
+
+/** A body of `total` bytes produced lazily in chunks; `pulled()` says how much was read. */
+export function lazyBody(total: number, chunk = 64 * 1024, fill = 0x20) {
+  let sent = 0;
+  const block = new Uint8Array(chunk).fill(fill);
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= total) {
+        controller.close();
+        return;
+      }
+      const n = Math.min(chunk, total - sent);
+      sent += n;
+      controller.enqueue(n === chunk ? block : block.slice(0, n));
+    },
+  });
+  return { stream, pulled: () => sent };
+}
