@@ -66,8 +66,7 @@ export class TenantMemory {
 
   /** Vectors committed after the index file was last saved (e.g. after a kill -9) are added back. */
   private catchUpIndex(): void {
-    for (const stored of this.vault.all()) {
-      const id = stored.entry.id;
+    for (const id of this.vault.vectorIds()) {
       if (this.index.has(id)) continue;
       const vec = this.vault.vector(id);
       if (vec) this.index.add(id, vec);

@@ -166,6 +166,11 @@ export class TenantVault {
     }
   }
 
+  /** Ids of every committed vector (keys only: nothing is decoded). */
+  *vectorIds(): Generator<string> {
+    yield* this.embeddings.getKeys();
+  }
+
   /** Entries whose commit has not landed yet. */
   *pendingEntries(): Generator<StoredEntry> {
     yield* this.pending.values();
