@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
-import { AppError, NotFound } from "../src/errors.ts";
+import { AppError, NotFound, ValidationFailed } from "../src/errors.ts";
 import type { Delivery, IngestItem, IngestSummary } from "../src/ingest/ingest-item.ts";
 import { CATEGORIES, type Category } from "../src/models/category.ts";
 import { isoOf } from "../src/models/common.ts";
@@ -8,7 +8,7 @@ import type { DeadLetter } from "../src/models/dead-letter.ts";
 import { ENTRY_INPUT, type EntryDraft } from "../src/models/entry.ts";
 import type { Clock } from "../src/runtime/clock.ts";
 import type { IngestDraft } from "../src/sources/types.ts";
-import type { TenantVault, WriteSet } from "../src/vault/tenant-vault.ts";
+import { deadLetterKey, type TenantVault, type WriteSet } from "../src/vault/tenant-vault.ts";
 import type { TenantMemory } from "./tenant-memory.ts";
 
 /** Connector drafts are checked against the same schemas as API bodies before they are written. */
@@ -70,26 +70,34 @@ export class TenantIngest {
   }
 
   listDeadLetters(status: string | undefined, limit: number): DeadLetter[] {
-    const out: DeadLetter[] = [];
-    for (const { value } of this.vault.deadLetters.getRange()) {
-      const record = value as DeadLetter;
-      if (status && record.status !== status) continue;
-      out.push(record);
-    }
+    const out = (this.vault.allDeadLetters() as DeadLetter[]).filter((r) => !status || r.status === status);
     // Newest first; ties broken by id so the order is stable.
     out.sort((a, b) => b.received_at.localeCompare(a.received_at) || a.event_id.localeCompare(b.event_id));
     return out.slice(0, limit);
   }
 
-  deadLetterOf(eventId: string): DeadLetter {
-    const record = this.vault.deadLetters.get(eventId) as DeadLetter | undefined;
-    if (!record) throw new NotFound("no such dead letter in this tenant");
-    return record;
+  /** The dead letter of `eventId`; `source` picks one when two sources used the same id. */
+  deadLetterOf(eventId: string, source?: string): DeadLetter {
+    const records = (this.vault.deadLettersOf(eventId) as DeadLetter[]).filter(
+      (r) => !source || r.source === source,
+    );
+    if (records.length === 0) throw new NotFound("no such dead letter in this tenant");
+    if (records.length > 1) {
+      const sources = records.map((r) => r.source).join(", ");
+      throw new ValidationFailed(`event id is dead-lettered by several sources (${sources}): add ?source=`, [
+        { path: "/source", message: "required when several sources used this event id" },
+      ]);
+    }
+    return records[0]!;
   }
 
   /** Applies a replay's fresh mapping: entries and `replayed`, or one more failed attempt. */
-  resolve(eventId: string, item: IngestItem): { reply: ReplayReply; committed: Promise<void> } {
-    const record = this.deadLetterOf(eventId);
+  resolve(
+    eventId: string,
+    source: string,
+    item: IngestItem,
+  ): { reply: ReplayReply; committed: Promise<void> } {
+    const record = this.deadLetterOf(eventId, source);
     if (record.status === "replayed") {
       return {
         reply: { event_id: eventId, status: "replayed", entries: record.entries ?? [] },
@@ -112,7 +120,7 @@ export class TenantIngest {
         : { ...record, attempts: record.attempts + 1, last_error: error };
     const committed = Promise.all([
       ...(outcome?.committed ?? []),
-      this.vault.write(emptySet({ deadLetters: [[eventId, updated]] })),
+      this.vault.write(emptySet({ deadLetters: [[deadLetterKey(eventId, record.source), updated]] })),
     ]);
     const reply: ReplayReply =
       error === undefined
@@ -212,7 +220,10 @@ export class TenantIngest {
       headers: delivery.headers,
     };
     return this.vault.write(
-      emptySet({ deadLetters: [[record.event_id, record]], dedupe: dedupeRecord(key, now, []) }),
+      emptySet({
+        deadLetters: [[deadLetterKey(record.event_id, record.source), record]],
+        dedupe: dedupeRecord(key, now, []),
+      }),
     );
   }
 }

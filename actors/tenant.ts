@@ -67,9 +67,9 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
       },
       "webhook.seen": ({ source, eventId }) => ingest.seen(source, eventId),
       "deadletter.list": ({ status, limit }) => ingest.listDeadLetters(status, limit),
-      "deadletter.get": ({ eventId }) => ingest.deadLetterOf(eventId),
-      "deadletter.resolve": ({ eventId, item }) => {
-        const { reply, committed } = ingest.resolve(eventId, item);
+      "deadletter.get": ({ eventId, source }) => ingest.deadLetterOf(eventId, source),
+      "deadletter.resolve": ({ eventId, source, item }) => {
+        const { reply, committed } = ingest.resolve(eventId, source, item);
         return later(committed.then(() => reply));
       },
       "connector.state.get": ({ key }) => vault.connectorState.get(key),

@@ -69,13 +69,24 @@ export async function benchSearchIndex(n: number, queries = 500): Promise<Search
 
 /** The ground truth: the same vectors, never put in a graph, so every search is a full scan. */
 function exactIndex(dims: number, documents: string[], embedder: HashEmbedder): VectorIndex {
-  const exact = VectorIndex.open({ dims, exactThreshold: Number.POSITIVE_INFINITY, maxPending: documents.length + 1 });
-  documents.forEach((text, i) => exact.add(syntheticId(i), embedder.embedSync(text)));
+  const exact = VectorIndex.open({
+    dims,
+    exactThreshold: Number.POSITIVE_INFINITY,
+    maxPending: documents.length + 1,
+  });
+  documents.forEach((text, i) => {
+    exact.add(syntheticId(i), embedder.embedSync(text));
+  });
   return exact;
 }
 
 /** Lets the JIT compile the hot paths before anything is timed. */
-function warmUp(vectors: VectorIndex, lexical: LexicalIndex, texts: string[], queryVectors: Float32Array[]): void {
+function warmUp(
+  vectors: VectorIndex,
+  lexical: LexicalIndex,
+  texts: string[],
+  queryVectors: Float32Array[],
+): void {
   for (let i = 0; i < Math.min(50, texts.length); i++) {
     vectors.search(queryVectors[i]!, K);
     lexical.search(texts[i]!, K * 3);
@@ -119,5 +130,6 @@ function round(value: number, digits = 3): number {
 
 if (import.meta.main) {
   const sizes = process.argv.slice(2).map(Number).filter(Number.isFinite);
-  for (const n of sizes.length ? sizes : [10_000, 100_000]) console.log(JSON.stringify(await benchSearchIndex(n)));
+  for (const n of sizes.length ? sizes : [10_000, 100_000])
+    console.log(JSON.stringify(await benchSearchIndex(n)));
 }

@@ -28,7 +28,7 @@ const MIN_CANDIDATES = 30;
 /**
  * One search over both indexes: the best `k` by `fuse` (0.6 cosine + 0.4 normalised BM25 by
  * default). Documents found by one side get their real score from the other, so fusion
- * compares like with like. Synchronous: embedding the query text is the caller's (async) job.
+ * compares like with like. Documents scoring 0 are dropped. Synchronous: embedding the query text is the caller's (async) job.
  */
 export function searchHybrid(indexes: HybridIndexes, query: HybridQuery, opts: FuseOptions = {}): FusedHit[] {
   // Text without a single word cannot match lexically: it is no text.
@@ -38,7 +38,7 @@ export function searchHybrid(indexes: HybridIndexes, query: HybridQuery, opts: F
   const pool = Math.max(query.k * CANDIDATES_PER_K, MIN_CANDIDATES);
   const vectorHits: Hit[] = vector ? indexes.vectors.search(vector, pool, query.accept) : [];
   const lexicalHits: Hit[] = text ? indexes.lexical.search(text, pool, query.accept) : [];
-  return fuse(vectorHits, lexicalHits, {
+  const fused = fuse(vectorHits, lexicalHits, {
     useVector: vector !== undefined,
     useLexical: text !== undefined,
     vectorScoreOf: vector ? indexes.vectors.scorer(vector) : undefined,
@@ -46,6 +46,8 @@ export function searchHybrid(indexes: HybridIndexes, query: HybridQuery, opts: F
     limit: query.k,
     ...opts,
   });
+  // A score of 0 means no shared direction and no shared word: not a match, just a neighbour.
+  return fused.filter((hit) => hit.score > 0);
 }
 
 function hasDirection(vec: Float32Array): boolean {

@@ -1,10 +1,11 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
+  readSync,
   renameSync,
   writeSync,
 } from "node:fs";
@@ -83,31 +84,43 @@ export function writeIndexFiles(file: string, graph: Index, rows: VectorMatrix):
   syncDirectory(dirname(file));
 }
 
+/** Reads straight into the arrays the index will use, leaving a quarter of room to grow. */
 function readVectors(path: string, dims: number): { keys: Uint32Array; vectors: Float32Array } {
-  const bytes = readFileSync(path);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (
-    bytes.byteLength < HEADER_BYTES ||
-    view.getUint32(0, true) !== MAGIC ||
-    view.getUint32(4, true) !== VERSION
-  ) {
-    throw new VectorIndexUnreadable(`${path} is not a vectors file of this version`);
+  const fd = openSync(path, "r");
+  try {
+    const { size } = fstatSync(fd);
+    const header = new Uint8Array(HEADER_BYTES);
+    const view = new DataView(header.buffer);
+    const complete = readFully(fd, header, 0) === HEADER_BYTES;
+    if (!complete || view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION) {
+      throw new VectorIndexUnreadable(`${path} is not a vectors file of this version`);
+    }
+    const fileDims = view.getUint32(8, true);
+    const count = view.getUint32(12, true);
+    if (fileDims !== dims)
+      throw new VectorIndexUnreadable(`${path} has ${fileDims} dimensions, expected ${dims}`);
+    if (size !== HEADER_BYTES + count * 4 + count * dims * 4) {
+      throw new VectorIndexUnreadable(`${path} is truncated or too long for ${count} vectors`);
+    }
+    const keys = new Uint32Array(count);
+    readFully(fd, new Uint8Array(keys.buffer), HEADER_BYTES);
+    const vectors = new Float32Array(Math.ceil(count * 1.25) * dims);
+    readFully(fd, new Uint8Array(vectors.buffer, 0, count * dims * 4), HEADER_BYTES + count * 4);
+    return { keys, vectors };
+  } finally {
+    closeSync(fd);
   }
-  const fileDims = view.getUint32(8, true);
-  const count = view.getUint32(12, true);
-  if (fileDims !== dims)
-    throw new VectorIndexUnreadable(`${path} has ${fileDims} dimensions, expected ${dims}`);
-  const keyBytes = count * 4;
-  const vectorBytes = count * dims * 4;
-  if (bytes.byteLength !== HEADER_BYTES + keyBytes + vectorBytes) {
-    throw new VectorIndexUnreadable(`${path} is truncated or too long for ${count} vectors`);
+}
+
+/** Fills `into` from file offset `position`; returns the bytes read (fewer only at end of file). */
+function readFully(fd: number, into: Uint8Array, position: number): number {
+  let done = 0;
+  while (done < into.byteLength) {
+    const read = readSync(fd, into, done, into.byteLength - done, position + done);
+    if (read === 0) break;
+    done += read;
   }
-  // Copied byte-wise: the file buffer need not be 4-byte aligned for typed views.
-  const keys = new Uint32Array(count);
-  new Uint8Array(keys.buffer).set(bytes.subarray(HEADER_BYTES, HEADER_BYTES + keyBytes));
-  const vectors = new Float32Array(count * dims);
-  new Uint8Array(vectors.buffer).set(bytes.subarray(HEADER_BYTES + keyBytes));
-  return { keys, vectors };
+  return done;
 }
 
 function writeDurably(path: string, chunks: Uint8Array[]): void {

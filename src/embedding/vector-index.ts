@@ -30,7 +30,7 @@ export interface VectorIndexOptions {
 
 export const DEFAULT_EXACT_THRESHOLD = 2048;
 const DEFAULT_MAX_PENDING = 1024;
-const DEFAULT_FLUSH_CHUNK = 128;
+const DEFAULT_FLUSH_CHUNK = 64;
 const DEFAULT_CONNECTIVITY = 32;
 const DEFAULT_EXPANSION_ADD = 128;
 const DEFAULT_EXPANSION_SEARCH = 64;
@@ -172,7 +172,9 @@ export class VectorIndex {
     this.assertOpen();
     const q = this.unitCopy(query, "query");
     if (!q || k <= 0 || this.rows.count === 0) return [];
-    if (this.rows.count < this.exactThreshold || this.graphRows === 0) {
+    // A native scan of everything beats a JS scan of the pending half (see exactTopRows).
+    const mostlyPending = !accept && this.pending * 2 >= this.rows.count;
+    if (this.rows.count < this.exactThreshold || this.graphRows === 0 || mostlyPending) {
       return this.scanRows(q, 0, this.rows.count, k, accept);
     }
     const fromGraph = accept ? this.searchGraphFiltered(q, k, accept) : this.searchGraph(q, k);
@@ -269,7 +271,7 @@ export class VectorIndex {
   private load(file: string): void {
     const loaded = readIndexFiles(file, this.dims, () => this.newGraph());
     this.graph = loaded.graph;
-    this.rows.load(loaded.keys, loaded.vectors);
+    this.rows.adopt(loaded.keys, loaded.vectors);
     this.graphRows = this.rows.partition(loaded.inGraph);
     if (this.graph.size() !== this.graphRows) {
       // The graph holds keys its vectors file does not: trust the vectors, rebuild the graph.

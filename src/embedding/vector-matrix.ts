@@ -70,12 +70,18 @@ export class VectorMatrix {
     };
   }
 
-  /** Replaces the content with `keys` and their rows (`vectors`, row-major). */
-  load(keys: Uint32Array, vectors: Float32Array): void {
-    this.clear();
-    this.ensureCapacity(Math.ceil(keys.length * 1.25));
+  /**
+   * Replaces the content with `keys` and their rows, taking the arrays over instead of copying
+   * them (a loaded index may be hundreds of megabytes). `vectors` may be longer than
+   * `keys.length` rows: the rest is room to grow.
+   */
+  adopt(keys: Uint32Array, vectors: Float32Array): void {
+    if (vectors.length < keys.length * this.dims) throw new Error("fewer vectors than keys");
+    const capacity = Math.floor(vectors.length / this.dims);
+    this.rowByKey.clear();
+    this.keys = new Uint32Array(capacity);
     this.keys.set(keys);
-    this.data.set(vectors);
+    this.data = vectors;
     this.count = keys.length;
     for (let row = 0; row < keys.length; row++) this.rowByKey.set(keys[row]!, row);
   }
@@ -91,18 +97,14 @@ export class VectorMatrix {
       keys[to] = this.keys[row]!;
       vectors.set(this.data.subarray(row * this.dims, (row + 1) * this.dims), to * this.dims);
     });
-    this.load(keys, vectors);
+    this.adopt(keys, vectors);
     return chosen;
-  }
-
-  clear(): void {
-    this.rowByKey.clear();
-    this.count = 0;
   }
 
   /** Empties the matrix and gives its memory back. */
   release(): void {
-    this.clear();
+    this.rowByKey.clear();
+    this.count = 0;
     this.data = new Float32Array(0);
     this.keys = new Uint32Array(0);
   }

@@ -64,9 +64,9 @@ export type TenantProtocol = {
   "webhook.ingest": { msg: { delivery: Delivery }; reply: IngestSummary };
   "webhook.seen": { msg: { source: string; eventId: string }; reply: boolean };
   "deadletter.list": { msg: { status?: DeadLetter["status"]; limit: number }; reply: DeadLetter[] };
-  "deadletter.get": { msg: { eventId: string }; reply: DeadLetter };
+  "deadletter.get": { msg: { eventId: string; source?: string }; reply: DeadLetter };
   "deadletter.resolve": {
-    msg: { eventId: string; item: IngestItem };
+    msg: { eventId: string; source: string; item: IngestItem };
     reply: { event_id: string; status: "replayed" | "dead"; entries?: string[]; last_error?: string };
   };
   "connector.state.get": { msg: { key: string }; reply: unknown };

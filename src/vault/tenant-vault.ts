@@ -7,6 +7,11 @@ import { CATEGORIES, type Category } from "../models/category.ts";
 const SEQ_KEY = "seq";
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
+/** Dead letters are keyed event id first, so a replay by event id finds every source's record. */
+export function deadLetterKey(eventId: string, source: string): string {
+  return `${eventId}\u0000${source}`;
+}
+
 /** Everything one acknowledged write changes; committed in one transaction. */
 export interface WriteSet {
   entries: StoredEntry[];
@@ -16,6 +21,7 @@ export interface WriteSet {
   idempotency?: { key: string; record: IdempotencyRecord };
   dedupe?: { key: string; record: DedupeRecord };
   objects?: Array<[string, string]>;
+  /** Keyed by `deadLetterKey(event_id, source)`. */
   deadLetters?: Array<[string, unknown]>;
   state?: Array<[string, unknown]>;
   /** With a sequence, each state key is written only if no newer snapshot was written before. */
@@ -47,7 +53,7 @@ export class TenantVault {
   private readonly byValid: Database<string, [number, number]>;
   private readonly embeddings: Database<Buffer, string>;
   private readonly objects: Database<string, string>;
-  readonly deadLetters: Database<unknown, string>;
+  private readonly deadLetters: Database<unknown, string>;
   private readonly dedupe: Database<DedupeRecord, string>;
   private readonly idempotency: Database<IdempotencyRecord, string>;
   readonly connectorState: Database<unknown, string>;
@@ -112,6 +118,29 @@ export class TenantVault {
 
   deadLetterCount(): number {
     return this.deadLetters.getCount();
+  }
+
+  /** Dead letters of one event id (one per source that used it), pending writes first. */
+  deadLettersOf(eventId: string): unknown[] {
+    const prefix = `${eventId}\u0000`;
+    const found = new Map<string, unknown>();
+    for (const [key, value] of this.pendingDeadLetters()) if (key.startsWith(prefix)) found.set(key, value);
+    for (const { key, value } of this.deadLetters.getRange({ start: prefix, end: `${eventId}\u0001` })) {
+      if (!found.has(key)) found.set(key, value);
+    }
+    return [...found.values()];
+  }
+
+  /** Every dead letter, pending writes overlaid on committed ones. */
+  allDeadLetters(): unknown[] {
+    const all = new Map<string, unknown>();
+    for (const { key, value } of this.deadLetters.getRange()) all.set(key, value);
+    for (const [key, value] of this.pendingDeadLetters()) all.set(key, value);
+    return [...all.values()];
+  }
+
+  private *pendingDeadLetters(): Generator<[string, unknown]> {
+    for (const [key, value] of this.pendingKeys) if (key.startsWith("l:")) yield [key.slice(2), value];
   }
 
   /** Connector statuses for tenant health: state keys `status:<connector>`. */
@@ -261,6 +290,7 @@ export class TenantVault {
     for (const [key, id] of set.objects ?? []) staged.set(`o:${key}`, id);
     if (set.idempotency) staged.set(`i:${set.idempotency.key}`, set.idempotency.record);
     if (set.dedupe) staged.set(`d:${set.dedupe.key}`, set.dedupe.record);
+    for (const [key, value] of set.deadLetters ?? []) staged.set(`l:${key}`, value);
     for (const [key, value] of staged) this.pendingKeys.set(key, value);
     return staged;
   }

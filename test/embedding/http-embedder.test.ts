@@ -43,7 +43,13 @@ beforeEach(() => {
 });
 
 function embedder(overrides: Partial<ConstructorParameters<typeof HttpEmbedder>[0]> = {}): HttpEmbedder {
-  return new HttpEmbedder({ dims: DIMS, url: `${baseUrl}/`, model: "tiny-embed", apiKey: API_KEY, ...overrides });
+  return new HttpEmbedder({
+    dims: DIMS,
+    url: `${baseUrl}/`,
+    model: "tiny-embed",
+    apiKey: API_KEY,
+    ...overrides,
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {

@@ -56,7 +56,10 @@ describe("fuse", () => {
   });
 
   test("custom weights are normalised to sum to 1", () => {
-    const [hit] = fuse([{ id: "a", score: 1 }], [{ id: "a", score: 5 }], { vectorWeight: 3, lexicalWeight: 1 });
+    const [hit] = fuse([{ id: "a", score: 1 }], [{ id: "a", score: 5 }], {
+      vectorWeight: 3,
+      lexicalWeight: 1,
+    });
     expect(hit!.score).toBeCloseTo(1, 12);
     const [half] = fuse([{ id: "a", score: 0.5 }], [], { vectorWeight: 1, lexicalWeight: 1 });
     expect(half!.score).toBeCloseTo(0.25, 12);

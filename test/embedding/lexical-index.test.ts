@@ -102,7 +102,8 @@ describe("LexicalIndex (BM25)", () => {
 
   test("stays correct past its initial capacity", () => {
     const lexical = new LexicalIndex();
-    for (let i = 0; i < 5000; i++) lexical.add(i.toString(16).padStart(8, "0"), `note ${i} about topic${i % 10}`);
+    for (let i = 0; i < 5000; i++)
+      lexical.add(i.toString(16).padStart(8, "0"), `note ${i} about topic${i % 10}`);
     lexical.add("ffffffff", "the unique marker note");
     expect(lexical.size).toBe(5001);
     expect(lexical.search("marker", 3).map((h) => h.id)).toEqual(["ffffffff"]);

@@ -3,7 +3,15 @@ import { tokenize } from "../../src/embedding/tokenize.ts";
 
 describe("tokenize", () => {
   test("lower-cases and splits on anything that is not a letter or digit", () => {
-    expect(tokenize("Deal WON: ACME-Corp, $12,500 (Q3)!")).toEqual(["deal", "won", "acme", "corp", "12", "500", "q3"]);
+    expect(tokenize("Deal WON: ACME-Corp, $12,500 (Q3)!")).toEqual([
+      "deal",
+      "won",
+      "acme",
+      "corp",
+      "12",
+      "500",
+      "q3",
+    ]);
   });
 
   test("keeps Unicode letters and combining marks inside words", () => {

@@ -7,7 +7,9 @@ describe("TopK", () => {
     const random = seededRandom(3);
     const scores = Array.from({ length: 1000 }, () => random());
     const top = new TopK(25);
-    scores.forEach((score, ref) => top.push(score, ref));
+    scores.forEach((score, ref) => {
+      top.push(score, ref);
+    });
     const expected = scores
       .map((score, ref) => ({ score, ref }))
       .sort((a, b) => b.score - a.score)

@@ -15,9 +15,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const { documents, queries } = syntheticCorpus(3000, 20, 7);
 const vectors = documents.map((text) => embedder.embedSync(text));
 
-/** An index holding the first `n` corpus documents; ANN forced unless told otherwise. */
+/**
+ * An index holding the first `n` corpus documents; ANN forced unless told otherwise. One
+ * insertion thread makes the graph, and so every ANN result, the same on every run.
+ */
 function filled(n: number, opts: Partial<Parameters<typeof VectorIndex.open>[0]> = {}): VectorIndex {
-  const index = VectorIndex.open({ dims: DIMS, exactThreshold: 0, ...opts });
+  const index = VectorIndex.open({ dims: DIMS, exactThreshold: 0, threads: 1, ...opts });
   for (let i = 0; i < n; i++) index.add(syntheticId(i), vectors[i]!);
   return index;
 }
@@ -203,7 +206,7 @@ describe("VectorIndex: persistence", () => {
     expect(readdirSync(join(dir, "reopen")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
     index.close();
 
-    const reopened = VectorIndex.open({ file, dims: DIMS, exactThreshold: 100 });
+    const reopened = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 100 });
     expect(reopened.size).toBe(2500);
     expect(reopened.pending).toBe(0);
     expect(reopened.has(syntheticId(2499))).toBe(true);
@@ -231,10 +234,11 @@ describe("VectorIndex: persistence", () => {
     index.save();
     copyFileSync(`${file}.old`, file);
 
-    const reopened = VectorIndex.open({ file, dims: DIMS, exactThreshold: 100 });
+    const reopened = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 100 });
     expect(reopened.size).toBe(700);
     expect(reopened.pending).toBe(0);
-    for (const i of [0, 599, 600, 650, 699]) expect(reopened.search(vectors[i]!, 1)[0]?.id).toBe(syntheticId(i));
+    for (const i of [0, 599, 600, 650, 699])
+      expect(reopened.search(vectors[i]!, 1)[0]?.id).toBe(syntheticId(i));
   });
 
   test("a graph holding vectors its vectors file lacks is rebuilt from the vectors", () => {
@@ -246,7 +250,7 @@ describe("VectorIndex: persistence", () => {
     index.save();
     copyFileSync(`${file}.old`, file);
 
-    const reopened = VectorIndex.open({ file, dims: DIMS, exactThreshold: 10 });
+    const reopened = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 10 });
     expect(reopened.size).toBe(299);
     expect(reopened.has(syntheticId(7))).toBe(false);
     expect(reopened.search(vectors[7]!, 1)[0]?.id).not.toBe(syntheticId(7));

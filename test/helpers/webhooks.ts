@@ -1,6 +1,7 @@
 /** Shared helpers of the webhook route tests: real signatures, SOAP messages and read-backs. */
-import { createHash, createHmac } from "node:crypto";
+
 import { expect } from "bun:test";
+import { createHash, createHmac } from "node:crypto";
 import type { Harness } from "./harness.ts";
 
 export const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -188,10 +189,18 @@ export async function deadLetters(h: Harness, tenantId: string, query = ""): Pro
   return body.dead_letters;
 }
 
+function replayPath(tenantId: string, eventId: string): string {
+  return `/admin/webhooks/replay/${tenantId}/${encodeURIComponent(eventId)}`;
+}
+
+/** Replays a dead letter as the operator; the response body parsed. */
 export function replay(h: Harness, tenantId: string, eventId: string) {
-  return h.json("POST", `/admin/webhooks/replay/${tenantId}/${encodeURIComponent(eventId)}`, {
-    token: h.adminToken,
-  });
+  return h.json("POST", replayPath(tenantId, eventId), { token: h.adminToken });
+}
+
+/** Replays a dead letter as the operator; the raw response (for expectProblem). */
+export function replayRaw(h: Harness, tenantId: string, eventId: string): Promise<Response> {
+  return h.call("POST", replayPath(tenantId, eventId), { token: h.adminToken });
 }
 
 /** A body of `total` bytes produced lazily in chunks; `pulled()` says how much was read. */
