@@ -4,29 +4,32 @@ import { TopK } from "./top-k.ts";
 
 const K1 = 1.2;
 const B = 0.75;
-const MAX_TF = 0xffff;
 
-/** One term's postings: document numbers ascending (documents are only appended) and term counts. */
+/**
+ * One term's postings as (document number, term count) pairs interleaved in one typed array:
+ * one object per term, not two, because most terms of real text are rare (names, ids, codes)
+ * and per-array overhead, not the postings, dominates their memory. Document numbers ascend
+ * (documents are only appended).
+ */
 class Postings {
-  docs = new Uint32Array(4);
-  tfs = new Uint16Array(4);
+  pairs = new Uint32Array(2);
   length = 0;
 
   append(doc: number, tf: number): void {
-    if (this.length === this.docs.length) this.grow();
-    this.docs[this.length] = doc;
-    this.tfs[this.length] = Math.min(tf, MAX_TF);
+    if (2 * this.length === this.pairs.length) this.grow();
+    this.pairs[2 * this.length] = doc;
+    this.pairs[2 * this.length + 1] = tf;
     this.length++;
   }
 
-  /** The count of `doc` in this term, by binary search (docs are sorted), or 0. */
+  /** The count of `doc` in this term, by binary search, or 0. */
   tfOf(doc: number): number {
     let lo = 0;
     let hi = this.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const d = this.docs[mid]!;
-      if (d === doc) return this.tfs[mid]!;
+      const d = this.pairs[2 * mid]!;
+      if (d === doc) return this.pairs[2 * mid + 1]!;
       if (d < doc) lo = mid + 1;
       else hi = mid - 1;
     }
@@ -34,12 +37,9 @@ class Postings {
   }
 
   private grow(): void {
-    const docs = new Uint32Array(this.docs.length * 2);
-    docs.set(this.docs);
-    this.docs = docs;
-    const tfs = new Uint16Array(this.tfs.length * 2);
-    tfs.set(this.tfs);
-    this.tfs = tfs;
+    const pairs = new Uint32Array(this.pairs.length * 2);
+    pairs.set(this.pairs);
+    this.pairs = pairs;
   }
 }
 
@@ -146,11 +146,11 @@ export class LexicalIndex {
     let touchedCount = 0;
     const avgLength = this.totalLength / Math.max(1, this.ids.length) || 1;
     for (const { postings, idf } of terms) {
-      const { docs, tfs } = postings;
+      const { pairs } = postings;
       const idfK1 = idf * (K1 + 1);
-      for (let i = 0; i < postings.length; i++) {
-        const doc = docs[i]!;
-        const tf = tfs[i]!;
+      for (let i = 0; i < 2 * postings.length; i += 2) {
+        const doc = pairs[i]!;
+        const tf = pairs[i + 1]!;
         const norm = K1 * (1 - B + (B * this.docLengths[doc]!) / avgLength);
         if (this.scores[doc] === 0) this.touched[touchedCount++] = doc;
         this.scores[doc] = this.scores[doc]! + (idfK1 * tf) / (tf + norm);

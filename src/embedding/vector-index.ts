@@ -4,11 +4,10 @@ import { byScoreThenId, type Hit } from "./hit.ts";
 import { TopK } from "./top-k.ts";
 import { exactTopRows } from "./vector-exact.ts";
 import { hasIndexFiles, readIndexFiles, writeIndexFiles } from "./vector-files.ts";
-
-export { VectorIndexUnreadable } from "./vector-files.ts";
-
 import { dotAt, normalizeInPlace } from "./vector-math.ts";
 import { VectorMatrix } from "./vector-matrix.ts";
+
+export { VectorIndexUnreadable } from "./vector-files.ts";
 
 export interface VectorIndexOptions {
   /** Index file; its vectors live beside it in `<file>.vectors`. Undefined: memory only. */
@@ -26,6 +25,11 @@ export interface VectorIndexOptions {
   expansionSearch?: number;
   /** Threads for batch insertion; 0 = one per core. Searches always run on the calling thread. */
   threads?: number;
+  /**
+   * How the graph stores vectors (default f32). Scores never depend on it: every hit is
+   * rescored from the f32 copy; a narrower type only makes the graph walk cheaper and coarser.
+   */
+  quantization?: "f32" | "f16" | "i8";
 }
 
 export const DEFAULT_EXACT_THRESHOLD = 2048;
@@ -40,6 +44,7 @@ const MAX_ANN_CANDIDATES = 2048;
 const OVERSAMPLE = 4;
 
 const SHA8 = /^[0-9a-f]{8}$/;
+const QUANTIZATION = { f32: ScalarKind.F32, f16: ScalarKind.F16, i8: ScalarKind.I8 } as const;
 
 /**
  * Cosine nearest-neighbour search over entry embeddings: a usearch HNSW graph plus a pending
@@ -288,7 +293,7 @@ export class VectorIndex {
     return new Index({
       dimensions: this.dims,
       metric: MetricKind.Cos,
-      quantization: ScalarKind.F32,
+      quantization: QUANTIZATION[this.opts.quantization ?? "f32"],
       connectivity: this.opts.connectivity ?? DEFAULT_CONNECTIVITY,
       expansion_add: this.opts.expansionAdd ?? DEFAULT_EXPANSION_ADD,
       expansion_search: this.opts.expansionSearch ?? DEFAULT_EXPANSION_SEARCH,
