@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { fuse } from "../src/embedding/hybrid.ts";
+import { TENANT_INDEX_TUNING } from "../src/embedding/index-tuning.ts";
 import { LexicalIndex } from "../src/embedding/lexical-index.ts";
 import { VectorIndex } from "../src/embedding/vector-index.ts";
 import { NotFound, ValidationFailed } from "../src/errors.ts";
@@ -60,6 +61,7 @@ export class TenantMemory {
       file: join(opts.vault.dir, INDEX_FILE),
       dims: opts.dims,
       maxPending: MAX_PENDING_VECTORS,
+      ...TENANT_INDEX_TUNING,
     });
     this.catchUpIndex();
   }

@@ -42,7 +42,7 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
       "tenant.init": () => undefined,
       "tenant.health": () => ({
         vault: { present: true, entries: vault.entryCount() },
-        index: { vectors: memory.index.size },
+        index: { vectors: memory.index.size, pending: memory.index.pending },
         dead_letters: vault.deadLetterCount(),
         connectors: vault.connectorStatuses(),
       }),

@@ -10,6 +10,7 @@ import { systemClock } from "../src/runtime/clock.ts";
 import { type LoadResult, latencies, load } from "./load.ts";
 import { startProcess, startService, stop } from "./processes.ts";
 import { inProcessSearch } from "./scenarios/in-process-search.ts";
+import { benchSearchIndex } from "./scenarios/search-index.ts";
 import { corpus, fillOverHttp } from "./search-fill.ts";
 
 const SECRET = "bench-secret-bench-secret-bench-secret-0123456789";
@@ -56,6 +57,9 @@ async function main() {
     results.ratios = ratios(loads);
     results.search_http = await httpSearch(service.url, admin);
     results.search_in_process = await inProcessSearch(full ? [10_000, 100_000] : [10_000]);
+    results.index_only = [];
+    for (const n of full ? [10_000, 100_000] : [10_000])
+      (results.index_only as unknown[]).push(await benchSearchIndex(n));
   } finally {
     await stop(service);
     await stop(bare);
@@ -105,6 +109,7 @@ async function httpSearch(url: string, admin: string) {
     const fillSeconds = (performance.now() - t) / 1000;
     const writesPerSecond = Math.round((size - filled) / fillSeconds);
     filled = size;
+    await indexSettled(url, tenant);
     const search = (i: number) =>
       fetch(`${url}/memory/search`, {
         method: "POST",
@@ -114,6 +119,18 @@ async function httpSearch(url: string, admin: string) {
     out.push({ entries: size, fill_writes_per_s: writesPerSecond, ...(await latencies(300, search)) });
   }
   return out;
+}
+
+/** Waits until the tenant's actor has moved every pending vector into the graph. */
+async function indexSettled(url: string, tenant: { tenant_id: string; token: string }): Promise<void> {
+  for (;;) {
+    const res = await fetch(`${url}/tenants/${tenant.tenant_id}/healthz`, {
+      headers: { authorization: `Bearer ${tenant.token}` },
+    });
+    const health = (await res.json()) as { index: { pending: number } };
+    if (health.index.pending === 0) return;
+    await Bun.sleep(250);
+  }
 }
 
 function ratios(loads: LoadResult[]) {
@@ -144,6 +161,10 @@ function printTable(results: Record<string, unknown>) {
   console.table(results.search_http);
   console.log("Search in-process (through the tenant actor)");
   console.table(results.search_in_process);
+  console.log(
+    "Index only (hash embedder, usearch graph + BM25; recall@10 of the graph against exact search)",
+  );
+  console.table(results.index_only);
   console.log("written to bench/results/latest.json");
 }
 

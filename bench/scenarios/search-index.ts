@@ -1,6 +1,7 @@
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import type { Hit } from "../../src/embedding/hit.ts";
 import { searchHybrid } from "../../src/embedding/hybrid-search.ts";
+import { TENANT_INDEX_TUNING } from "../../src/embedding/index-tuning.ts";
 import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
 import { VectorIndex } from "../../src/embedding/vector-index.ts";
 import { syntheticCorpus, syntheticId } from "../../test/embedding/synthetic-corpus.ts";
@@ -31,7 +32,7 @@ export async function benchSearchIndex(n: number, queries = 500): Promise<Search
   const embedder = new HashEmbedder();
   const corpus = syntheticCorpus(n, queries, 99);
   const buildStart = performance.now();
-  const vectors = VectorIndex.open({ dims: embedder.dims });
+  const vectors = VectorIndex.open({ dims: embedder.dims, ...TENANT_INDEX_TUNING });
   const lexical = new LexicalIndex();
   corpus.documents.forEach((text, i) => {
     const id = syntheticId(i);

@@ -8,7 +8,8 @@ export interface TenantHealth {
   tenant_id: string;
   status: string;
   vault: { present: boolean; entries: number };
-  index: { vectors: number };
+  /** `pending`: vectors searched exactly until the actor inserts them into the graph. */
+  index: { vectors: number; pending: number };
   dead_letters: number;
   connectors: Record<string, unknown>;
 }

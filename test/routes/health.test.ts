@@ -59,7 +59,7 @@ describe("GET /tenants/{tenant_id}/healthz", () => {
     tenant_id: tenantId,
     status: "active",
     vault: { present: true, entries: 0 },
-    index: { vectors: 0 },
+    index: { vectors: 0, pending: 0 },
     dead_letters: 0,
     connectors: {},
   });
