@@ -129,37 +129,32 @@ export class TenantIngest {
     return { reply, committed: committed.then(() => undefined) };
   }
 
-  /** Writes one event's drafts; a draft the tenant refuses turns the rest of the event into a dead letter. */
+  /**
+   * Writes one event's drafts, then its dedupe record with the connector's state. A draft the
+   * tenant refuses stops the event (it becomes a dead letter). Each write joins the group commit;
+   * should the process die between them, a redelivery finds the same content ids and writes nothing twice.
+   */
   private writeDrafts(source: string, item: IngestItem, key: string): EventOutcome {
     const outcome: EventOutcome = { entries: [], committed: [] };
     const drafts = item.result.ok ? item.result.drafts : [];
     const now = this.clock.now();
     for (const [i, ingest] of drafts.entries()) {
-      const last = i === drafts.length - 1;
       try {
-        const draft = this.linked(ingest, source, item);
-        const id = this.writeOne(
-          draft,
-          ingest,
-          source,
-          item.vectors?.[i],
-          now,
-          last ? { item, key, entries: outcome.entries } : undefined,
-          outcome,
+        outcome.entries.push(
+          this.writeOne(this.linked(ingest, source, item), ingest, source, item.vectors?.[i], now, outcome),
         );
-        outcome.entries.push(id);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         outcome.error = `invalid_draft: ${error.message}`;
         return outcome;
       }
     }
-    if (drafts.length === 0)
-      outcome.committed.push(
-        this.vault.write(
-          emptySet({ dedupe: dedupeRecord(key, now, []), state: item.state, stateSeq: item.stateSeq }),
-        ),
-      );
+    const closing = emptySet({
+      dedupe: dedupeRecord(key, now, outcome.entries),
+      state: item.state,
+      stateSeq: item.stateSeq,
+    });
+    outcome.committed.push(this.vault.write(closing));
     return outcome;
   }
 
@@ -169,19 +164,14 @@ export class TenantIngest {
     source: string,
     vector: Float32Array | undefined,
     now: number,
-    closing: { item: IngestItem; key: string; entries: string[] } | undefined,
     outcome: EventOutcome,
   ): string {
     const prepared = this.memory.prepare(draft, `connector:${source}`, now);
-    const id = "existing" in prepared ? prepared.existing.entry.id : prepared.stored.entry.id;
-    const set = "existing" in prepared ? emptySet({}) : this.memory.writeSetOf(prepared, vector);
+    const fresh = "stored" in prepared ? prepared : undefined;
+    const id = "stored" in prepared ? prepared.stored.entry.id : prepared.existing.entry.id;
+    const set = fresh ? this.memory.writeSetOf(fresh, vector) : emptySet({});
     if (ingest.object_key) set.objects = [[ingest.object_key, id]];
-    if (closing) {
-      set.dedupe = dedupeRecord(closing.key, now, [...closing.entries, id]);
-      set.state = closing.item.state;
-      set.stateSeq = closing.item.stateSeq;
-    }
-    outcome.committed.push(this.memory.commit(set, "existing" in prepared ? undefined : prepared, vector));
+    outcome.committed.push(this.memory.commit(set, fresh, vector));
     return id;
   }
 

@@ -87,9 +87,3 @@ export class SecretMissing extends AppError {
     super(`missing environment variable(s): ${variables.join(", ")}`);
   }
 }
-
-export class ServiceUnavailable extends AppError {
-  override readonly status = 503;
-  override readonly code = "unavailable";
-  override readonly title = "Service unavailable";
-}

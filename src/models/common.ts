@@ -9,7 +9,6 @@ export const Timestamp = Type.String({
   description: "RFC 3339 timestamp",
 });
 export const Sha8 = Type.String({ pattern: "^[0-9a-f]{8}$", description: "SHA-8 entry id" });
-export const Ulid = Type.String({ pattern: "^[0-9A-HJKMNP-TV-Z]{26}$", description: "ULID" });
 
 export const SHA8_RE = /^[0-9a-f]{8}$/;
 export const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;

@@ -17,12 +17,4 @@ export const CreateTenantBody = StrictObject({
 });
 export type CreateTenantBody = Static<typeof CreateTenantBody>;
 
-export const TenantItem = Type.Object({
-  tenant_id: Type.String(),
-  name: Type.String(),
-  status: Type.Union(TENANT_STATUSES.map((s) => Type.Literal(s))),
-  role_count: Type.Integer(),
-  created_at: Type.String(),
-});
-
 export const MAX_TENANT_NAME = 128;
