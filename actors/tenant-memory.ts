@@ -18,7 +18,7 @@ import type { TenantVault, WriteSet } from "../src/vault/tenant-vault.ts";
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const INDEX_FILE = "vectors.usearch";
 /** Past this many pending vectors `add` inserts into the graph itself (a backstop, not the plan). */
-const MAX_PENDING_VECTORS = 50_000;
+const MAX_PENDING_VECTORS = 100_000;
 
 export interface MemoryOptions {
   tenantId: string;

@@ -37,6 +37,8 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
       deps.tellSelf({ type: "index.flush" });
     }, delayMs);
   };
+  // Vectors saved while still pending (or committed after the last save) go into the graph in the first lull.
+  if (memory.index.pending > 0) scheduleFlush();
   return {
     handlers: {
       "tenant.init": () => undefined,

@@ -44,6 +44,8 @@ async function main() {
         uniqueBodies: true,
       }),
     );
+    // The write load leaves vectors pending; let the service insert them before measuring reads.
+    await indexSettled(service.url, tenant);
     const [factId] = await fillOverHttp(service.url, tenant.token, ["a fact to read back by id"], 1);
     loads.push(await load({ name: "bare GET /entry (JSON baseline)", url: `${bare.url}/entry` }));
     loads.push(

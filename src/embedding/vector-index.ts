@@ -203,7 +203,8 @@ export class VectorIndex {
     this.assertOpen();
     const file = this.opts.file;
     if (!file || !this.dirty) return;
-    this.flush();
+    // Pending vectors are saved as pending (the vectors file holds every row): a shutdown never
+    // waits on graph insertion, and the owner inserts them after the next open.
     writeIndexFiles(file, this.graph, this.rows);
     this.dirty = false;
   }
@@ -283,10 +284,8 @@ export class VectorIndex {
       this.graph = this.newGraph();
       this.graphRows = 0;
     }
-    if (this.pending > 0) {
-      this.flush();
-      this.dirty = true;
-    }
+    // Rows the graph lacks stay pending (searched exactly) until the owner flushes them.
+    if (this.pending > 0) this.dirty = true;
   }
 
   private newGraph(): Index {

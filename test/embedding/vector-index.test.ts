@@ -225,20 +225,40 @@ describe("VectorIndex: persistence", () => {
     memory.save();
   });
 
-  test("a graph older than its vectors (crash between the two renames) is completed on open", () => {
+  test("a graph older than its vectors (crash between the two renames) keeps the rest pending on open", () => {
     const file = join(dir, "crash", "index.usearch");
     const index = filled(600, { file, exactThreshold: 100 });
+    index.flush();
     index.save();
     copyFileSync(file, `${file}.old`);
     for (let i = 600; i < 700; i++) index.add(syntheticId(i), vectors[i]!);
+    index.flush();
     index.save();
     copyFileSync(`${file}.old`, file);
 
     const reopened = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 100 });
     expect(reopened.size).toBe(700);
+    // The 100 vectors the old graph lacks are pending: found at once (exactly), inserted by a flush.
+    expect(reopened.pending).toBe(100);
+    for (const i of [0, 599, 600, 650, 699])
+      expect(reopened.search(vectors[i]!, 1)[0]?.id).toBe(syntheticId(i));
+    reopened.flush();
     expect(reopened.pending).toBe(0);
     for (const i of [0, 599, 600, 650, 699])
       expect(reopened.search(vectors[i]!, 1)[0]?.id).toBe(syntheticId(i));
+  });
+
+  test("save keeps pending vectors pending: a shutdown never waits on graph insertion", () => {
+    const file = join(dir, "pending", "index.usearch");
+    const index = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 10, maxPending: 10_000 });
+    for (let i = 0; i < 200; i++) index.add(syntheticId(i), vectors[i]!);
+    index.flush(50);
+    index.save();
+    index.close();
+    const reopened = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 10, maxPending: 10_000 });
+    expect(reopened.size).toBe(200);
+    expect(reopened.pending).toBe(150);
+    expect(reopened.search(vectors[123]!, 1)[0]?.id).toBe(syntheticId(123));
   });
 
   test("a graph holding vectors its vectors file lacks is rebuilt from the vectors", () => {
