@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { Hit } from "../src/embedding/hit.ts";
 import { fuse } from "../src/embedding/hybrid.ts";
 import { TENANT_INDEX_TUNING } from "../src/embedding/index-tuning.ts";
 import { LexicalIndex } from "../src/embedding/lexical-index.ts";
@@ -157,9 +158,13 @@ export class TenantMemory {
     const text = msg.text?.trim() ? msg.text : undefined;
     if (!text && !msg.vector) return this.newest(msg, accept);
     const k = Math.max(msg.limit * 2, 20);
-    const vectorHits = msg.vector ? this.index.search(msg.vector, k, accept) : [];
+    const vector = msg.vector;
+    const vectorHits = vector
+      ? filteredHits(k, accept, (kk, filter) => this.index.search(vector, kk, filter))
+      : [];
     const lexical = text ? this.lexicalIndex() : undefined;
-    const lexicalHits = lexical && text ? lexical.search(text, k, accept) : [];
+    const lexicalHits =
+      lexical && text ? filteredHits(k, accept, (kk, filter) => lexical.search(text, kk, filter)) : [];
     const fused = fuse(vectorHits, lexicalHits, {
       useVector: msg.vector !== undefined,
       useLexical: text !== undefined,
@@ -329,6 +334,19 @@ export class TenantMemory {
 }
 
 type Filter = ((id: string) => boolean) & { view(id: string): Entry | undefined };
+
+/**
+ * Most searches filter out few entries (the default is every category, valid and known now), so an
+ * unfiltered search for a few more hits than needed, filtered afterwards, costs far fewer filter
+ * checks than a search consulting the filter on every candidate. Only when too few hits survive
+ * does it search again with the filter inside.
+ */
+function filteredHits(k: number, accept: Filter, search: (k: number, accept?: Filter) => Hit[]): Hit[] {
+  const wide = search(k * 2);
+  const kept = wide.filter((hit) => accept(hit.id));
+  if (kept.length >= k || wide.length < k * 2) return kept.slice(0, k);
+  return search(k, accept);
+}
 
 /** Merges newest-first scans (each ordered by descending seq) into one newest-first stream. */
 function* mergeNewestFirst(scans: Generator<StoredEntry>[]): Generator<StoredEntry> {

@@ -255,7 +255,13 @@ describe("VectorIndex: persistence", () => {
     index.flush(50);
     index.save();
     index.close();
-    const reopened = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 10, maxPending: 10_000 });
+    const reopened = VectorIndex.open({
+      file,
+      dims: DIMS,
+      threads: 1,
+      exactThreshold: 10,
+      maxPending: 10_000,
+    });
     expect(reopened.size).toBe(200);
     expect(reopened.pending).toBe(150);
     expect(reopened.search(vectors[123]!, 1)[0]?.id).toBe(syntheticId(123));
