@@ -12,6 +12,13 @@ export async function readBodyCapped(request: Request, limit: number): Promise<U
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > limit) throw tooLarge(limit);
   if (!request.body) return new Uint8Array(0);
+  if (Number.isFinite(declared)) {
+    // A declared length within the limit: one read, no stream reader (the common, fast case).
+    // Checked again after reading, in case the declaration undersold the body.
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > limit) throw tooLarge(limit);
+    return bytes;
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();
