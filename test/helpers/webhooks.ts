@@ -2,7 +2,10 @@
 
 import { expect } from "bun:test";
 import { createHash, createHmac } from "node:crypto";
-import type { Harness } from "./harness.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Harness, startHarness } from "./harness.ts";
 
 export const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -219,4 +222,29 @@ export function lazyBody(total: number, chunk = 64 * 1024, fill = 0x20) {
     },
   });
   return { stream, pulled: () => sent };
+}
+
+export interface MappedHarness {
+  h: Harness;
+  mappingPath: string;
+  close(): Promise<void>;
+}
+
+/** A harness whose CRM mapping file lives in its own temp dir (empty by default), removed on close. */
+export async function startWithCrmMapping(
+  prefix: string,
+  mapping: object = { version: 1, events: {} },
+): Promise<MappedHarness> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const mappingPath = join(dir, "crm-mapping.json");
+  writeFileSync(mappingPath, JSON.stringify(mapping));
+  const h = await startHarness({ env: { MEMORY_RUNTIME_CRM_MAPPING: mappingPath } });
+  return {
+    h,
+    mappingPath,
+    close: async () => {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

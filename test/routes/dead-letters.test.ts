@@ -13,6 +13,7 @@ import {
   crmSignature,
   type DeadLetterView,
   deadLetters,
+  type MappedHarness,
   type MarketingEvent,
   marketingEventId,
   marketingV1,
@@ -22,21 +23,17 @@ import {
   SOAP_ACK,
   setSecrets,
   soapMessage,
+  startWithCrmMapping,
 } from "../helpers/webhooks.ts";
 
 let h: Harness;
-let dir: string;
+let setup: MappedHarness;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "mrt-dead-"));
-  const mapping = join(dir, "crm-mapping.json");
-  writeFileSync(mapping, JSON.stringify({ version: 1, events: {} }));
-  h = await startHarness({ env: { MEMORY_RUNTIME_CRM_MAPPING: mapping } });
+  setup = await startWithCrmMapping("mrt-dead-");
+  h = setup.h;
 });
-afterAll(async () => {
-  await h.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => setup.close());
 
 const APP_ID = "777";
 const UNKNOWN_TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";

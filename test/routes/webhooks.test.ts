@@ -14,27 +14,24 @@ import {
   enc,
   expectEntries,
   lazyBody,
+  type MappedHarness,
   type MarketingEvent,
   marketingEventId,
   marketingV1,
   marketingV3,
   readEntry,
   setSecrets,
+  startWithCrmMapping,
 } from "../helpers/webhooks.ts";
 
 let h: Harness;
-let dir: string;
+let setup: MappedHarness;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "mrt-webhooks-"));
-  const mapping = join(dir, "crm-mapping.json");
-  writeFileSync(mapping, JSON.stringify({ version: 1, events: {} }));
-  h = await startHarness({ env: { MEMORY_RUNTIME_CRM_MAPPING: mapping } });
+  setup = await startWithCrmMapping("mrt-webhooks-");
+  h = setup.h;
 });
-afterAll(async () => {
-  await h.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => setup.close());
 
 const APP_ID = "54321";
 const UNKNOWN_TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
