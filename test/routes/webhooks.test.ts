@@ -4,10 +4,7 @@
  * size limits, dedupe and durability across a restart.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
+import { BASE, type Harness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 import {
   deadLetters,
