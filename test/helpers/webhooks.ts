@@ -5,7 +5,10 @@ import { createHash, createHmac } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { escapeXml, outboundEnvelope } from "../fakes/crm-outbound.ts";
 import { type Harness, startHarness } from "./harness.ts";
+
+export { escapeXml };
 
 export const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -77,15 +80,6 @@ export function crmSignature(secret: string, body: string | Uint8Array): string 
   return createHmac("sha256", secret).update(body).digest("base64");
 }
 
-export function escapeXml(value: string): string {
-  return value
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
-}
-
 export interface CrmNote {
   id: string;
   type: string;
@@ -102,19 +96,7 @@ export function soapMessage(notes: CrmNote[], org = CRM_ORG): string {
       return `<Notification><Id>${n.id}</Id><sObject xsi:type="sf:${n.type}" xmlns:sf="urn:sobject.enterprise.soap.sforce.com">${inner}</sObject></Notification>`;
     })
     .join("");
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
- <soapenv:Body>
-  <notifications xmlns="http://soap.sforce.com/2005/09/outbound">
-   <OrganizationId>${org}</OrganizationId>
-   <ActionId>04k5e000000AbCdAAK</ActionId>
-   <SessionId xsi:nil="true"/>
-   <EnterpriseUrl>https://acme.my.example.com/services/Soap/c/60.0/00D5e000000AbCd</EnterpriseUrl>
-   <PartnerUrl>https://acme.my.example.com/services/Soap/u/60.0/00D5e000000AbCd</PartnerUrl>
-   ${body}
-  </notifications>
- </soapenv:Body>
-</soapenv:Envelope>`;
+  return outboundEnvelope(body, org);
 }
 
 // ── reading back ────────────────────────────────────────────────────────────────────────────

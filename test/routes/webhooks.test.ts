@@ -3,7 +3,9 @@
  * black-box through app.handle with real signatures; plus the check order, hostile bodies,
  * size limits, dedupe and durability across a restart.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { unparseableBodies } from "../fakes/hostile-bodies.ts";
 import { BASE, type Harness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 import {
@@ -686,22 +688,7 @@ describe("check order: source, tenant, secrets, signature, body, size", () => {
 // ── hostile bodies with a valid signature ───────────────────────────────────────────────────
 
 function hostile(): Record<string, Uint8Array> {
-  const garbage = new Uint8Array(4096);
-  for (let i = 0; i < garbage.length; i++) garbage[i] = (i * 7919 + 13) % 256;
-  return {
-    empty: new Uint8Array(0),
-    whitespace: enc("  \n "),
-    truncatedJson: enc('[{"eventId": 1, "subscriptionType": "contact.cre'),
-    truncatedXml: enc('<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="x"><soapenv:Body><notif'),
-    binary: garbage,
-    invalidUtf8: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
-    nullJson: enc("null"),
-    number: enc("42"),
-    string: enc('"hello"'),
-    deeplyNested: enc(`${"[".repeat(100_000)}${"]".repeat(100_000)}`),
-    twoMiBArray: enc(`[${Array.from({ length: 32 * 1024 }, () => `"${"x".repeat(60)}"`).join(",")}]`),
-    nulBytes: new Uint8Array(1024),
-  };
+  return { ...unparseableBodies(), nulBytes: new Uint8Array(1024) };
 }
 
 describe("hostile bodies with a valid signature are 4xx, never 500", () => {

@@ -4,6 +4,7 @@ import { BadRequest, Unauthorized } from "../../src/errors.ts";
 import { changeEventOf, mapCrmChangeEvent, crmSource as source } from "../../src/sources/crm.ts";
 import { parseCrmMapping } from "../../src/sources/crm-mapping.ts";
 import type { SourceEvent } from "../../src/sources/types.ts";
+import { escapeXml, outboundEnvelope } from "../fakes/crm-outbound.ts";
 import { context, onlyDraft, request, validDrafts, verifySync } from "./support.ts";
 
 const SECRET = "crm-hmac-secret-0f9e8d7c6b5a";
@@ -15,10 +16,6 @@ interface Note {
   id: string;
   type: string;
   fields: Fields;
-}
-
-function escapeXml(value: string): string {
-  return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 function sObject(type: string, fields: Fields): string {
@@ -38,19 +35,7 @@ function outbound(notes: Note[], org = ORG): string {
   const body = notes
     .map((n) => `<Notification><Id>${n.id}</Id>${sObject(n.type, n.fields)}</Notification>`)
     .join("");
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
- <soapenv:Body>
-  <notifications xmlns="http://soap.sforce.com/2005/09/outbound">
-   <OrganizationId>${org}</OrganizationId>
-   <ActionId>04k5e000000AbCdAAK</ActionId>
-   <SessionId xsi:nil="true"/>
-   <EnterpriseUrl>https://acme.my.example.com/services/Soap/c/60.0/00D5e000000AbCd</EnterpriseUrl>
-   <PartnerUrl>https://acme.my.example.com/services/Soap/u/60.0/00D5e000000AbCd</PartnerUrl>
-   ${body}
-  </notifications>
- </soapenv:Body>
-</soapenv:Envelope>`;
+  return outboundEnvelope(body, org);
 }
 
 function signed(xml: string, secret = SECRET) {

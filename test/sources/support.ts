@@ -1,4 +1,5 @@
 /** Shared helpers of the source tests: requests, contexts and draft validation. */
+
 import { expect } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { ENTRY_INPUT } from "../../src/models/entry.ts";
@@ -10,6 +11,7 @@ import type {
   VerifyResult,
   WebhookRequest,
 } from "../../src/sources/types.ts";
+import { unparseableBodies } from "../fakes/hostile-bodies.ts";
 
 export const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 export const NOW = Date.UTC(2026, 10, 21, 10, 0, 0);
@@ -48,28 +50,16 @@ export function onlyDraft(result: MapResult): IngestDraft {
   return drafts[0]!;
 }
 
-/** Hostile bodies every source must turn into a BadRequest or a clean map failure. */
+/** Hostile bodies (the unparseable ones, plus parseable ones of the wrong shape) every source must turn into a BadRequest or a clean map failure. */
 export function hostileBodies(): Record<string, Uint8Array> {
   const enc = (s: string) => new TextEncoder().encode(s);
-  const garbage = new Uint8Array(4096);
-  for (let i = 0; i < garbage.length; i++) garbage[i] = (i * 7919 + 13) % 256;
   return {
-    empty: new Uint8Array(0),
-    whitespace: enc("   \n "),
-    truncatedJson: enc('[{"eventId": 1, "subscriptionType": "contact.cre'),
-    truncatedXml: enc('<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="x"><soapenv:Body><notif'),
-    binary: garbage,
-    invalidUtf8: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
-    jsonNull: enc("null"),
-    jsonNumber: enc("42"),
-    jsonString: enc('"hello"'),
+    ...unparseableBodies(),
     wrongTypes: enc(
       '[{"eventId": {"a": 1}, "subscriptionType": 7, "objectId": [], "occurredAt": "x", "appId": null}]',
     ),
     objectWrongTypes: enc('{"message": 5, "event": [], "alert": "x", "run": 3}'),
-    deeplyNestedJson: enc(`${"[".repeat(100_000)}${"]".repeat(100_000)}`),
     deeplyNestedXml: enc(`${"<a>".repeat(50_000)}${"</a>".repeat(50_000)}`),
-    twoMiB: enc(`[${Array.from({ length: 2 * 1024 * 16 }, () => `"${"x".repeat(60)}"`).join(",")}]`),
     twoMiBXml: enc(`<a>${"<b>x</b>".repeat((2 * 1024 * 1024) / 8)}</a>`),
   };
 }
