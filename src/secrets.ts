@@ -39,11 +39,6 @@ export class Secrets {
   has(bases: readonly string[], tenantId: string): boolean {
     return bases.every((base) => this.get(base, tenantId) !== undefined);
   }
-
-  /** A process-wide (not per-tenant) value, e.g. `CRM_LOGIN_URL`. */
-  global(name: string): string | undefined {
-    return this.env[name] || undefined;
-  }
 }
 
 export function variableName(base: string, tenantId: string): string {

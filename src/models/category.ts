@@ -10,13 +10,3 @@ export const PLURAL_OF: Record<Category, string> = {
   relationship: "relationships",
   outcome: "outcomes",
 };
-
-const SINGULAR_OF = new Map<string, Category>(CATEGORIES.map((c) => [PLURAL_OF[c], c]));
-
-export function categoryFromPlural(segment: string): Category | undefined {
-  return SINGULAR_OF.get(segment);
-}
-
-export function isCategory(value: unknown): value is Category {
-  return typeof value === "string" && (CATEGORIES as readonly string[]).includes(value);
-}
