@@ -6,9 +6,10 @@
  * Transport: SSE from CRM_STREAM_URL when set, else Bayeux long-poll over {instance}/cometd/{version}.
  *
  * Delivery: transports run outside the mailbox and hand each event over as a `crm.event`
- * message, so events are ingested one at a time, in order. Each is written through the tenant's
- * `webhook.ingest` with the new replay ids in the item's `state` (the same commit as its entries);
- * the next event is ingested only after that commit. A reconnect (after a dropped connection, a
+ * message, so events are ingested one at a time, in order. Each goes through the ingest pipeline
+ * (src/ingest/deliver.ts) with the new replay ids as connector state, committed with its entries
+ * (or its dead letter, or on its own for a duplicate); the next event is ingested only after that
+ * commit. A reconnect (after a dropped connection, a
  * failed write or a restart) resumes from the last committed replay id, and the tenant's
  * (source, event_id) dedupe is the second guard. Events of an older connection (`gen`) are
  * ignored: the new connection replays them from the committed position.
@@ -28,8 +29,8 @@ import {
   type StreamHandle,
 } from "../src/connectors/transport.ts";
 import { insecureUrlReason, trimSlash } from "../src/connectors/url-policy.ts";
-import type { Embedder } from "../src/embedding/embedder.ts";
-import type { IngestItem } from "../src/ingest/ingest-item.ts";
+import type { Arrival } from "../src/ingest/deliver.ts";
+import type { IngestSummary } from "../src/ingest/ingest-item.ts";
 import { isoOf } from "../src/models/common.ts";
 import type { CrmStatus, CrmStreamProtocol } from "../src/models/connector-protocol.ts";
 import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
@@ -37,13 +38,15 @@ import type { ActorRef } from "../src/runtime/actor-system.ts";
 import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
 import type { Behaviour, MessageOf } from "../src/runtime/protocol.ts";
 import type { Secrets } from "../src/secrets.ts";
-import { changeEventOf, mapCrmChangeEvent } from "../src/sources/crm.ts";
-import type { MapResult, SourceContext, SourceEvent } from "../src/sources/types.ts";
+import { streamEventOf } from "../src/sources/crm/source.ts";
+import type { SourceEvent } from "../src/sources/types.ts";
 
 export const CRM_STATE = { replay: "crm:replay", status: "status:crm" } as const;
 export const DEFAULT_CHANNELS = ["/data/ChangeEvents"];
 export const DEFAULT_API_VERSION = "62.0";
 const REQUEST_TIMEOUT_MS = 30_000;
+/** A stream quiet this long (no event, no heartbeat comment) is taken for dead and reconnected. */
+const DEFAULT_SILENCE_MS = 120_000;
 /** A connection that stayed up this long counts as a success: the next failure starts the backoff over. */
 const STABLE_MS = 60_000;
 
@@ -62,9 +65,10 @@ export interface CrmStreamDeps {
   loginUrl?: string;
   tenant: ActorRef<TenantProtocol>;
   tellSelf: (msg: MessageOf<CrmStreamProtocol>) => void;
-  embedder: Embedder;
-  /** The CRM source's context for mapping (the custom mapping file in force). */
-  context: () => SourceContext;
+  /** A stream silent this long (no event, no heartbeat) is reconnected; default 2 minutes. */
+  silenceMs?: number;
+  /** The ingest pipeline, for this tenant and the `crm` source (mapping in force, embeddings, writes). */
+  deliver: (events: SourceEvent[], arrival: Omit<Arrival, "ctx">) => Promise<IngestSummary>;
   signal?: AbortSignal;
   random?: () => number;
   fetch?: typeof fetch;
@@ -193,6 +197,11 @@ class CrmStream {
           await this.saveStatus();
         },
         "crm.status": () => this.snapshot(),
+        "crm.stop": async () => {
+          this.halt();
+          this.status = { ...this.status, state: "stopped", next_retry_at: undefined };
+          await this.saveStatus();
+        },
       },
       stop: () => this.halt(),
     };
@@ -299,6 +308,7 @@ class CrmStream {
               url: settings.streamUrl,
               accessToken,
               lastEventId: this.replay.cursor,
+              silence: { clock: this.deps.clock, ms: this.deps.silenceMs ?? DEFAULT_SILENCE_MS },
               defaultChannel: settings.channels[0] ?? DEFAULT_CHANNELS[0]!,
               fetch: boundedFetch(this.deps.fetch ?? fetch, this.deps.signal),
             },
@@ -382,24 +392,15 @@ class CrmStream {
       replay: { ...replay.channels },
     };
     try {
-      const item = await this.itemOf(event);
-      item.state = [
-        [CRM_STATE.replay, replay],
-        [CRM_STATE.status, status],
-      ];
-      const summary = await this.deps.tenant.ask({
-        type: "webhook.ingest",
-        delivery: {
-          source: "crm",
-          items: [item],
-          headers: { "x-crm-channel": event.channel, "x-crm-transport": status.transport ?? "" },
-        },
+      // The new position commits with the event's entries (or on its own for a duplicate, an
+      // ignored change or a dead letter): a restart resumes right after it.
+      await this.deps.deliver([streamEventOf(event)], {
+        headers: { "x-crm-channel": event.channel, "x-crm-transport": status.transport ?? "" },
+        state: [
+          [CRM_STATE.replay, replay],
+          [CRM_STATE.status, status],
+        ],
       });
-      // A duplicate or a dead letter commits no state: store the position on its own.
-      if (summary.accepted === 0) {
-        await this.deps.tenant.ask({ type: "connector.state.put", key: CRM_STATE.replay, value: replay });
-        await this.deps.tenant.ask({ type: "connector.state.put", key: CRM_STATE.status, value: status });
-      }
       this.replay = replay;
       this.status = status;
       this.backoff.reset();
@@ -417,38 +418,6 @@ class CrmStream {
       this.scheduleReconnect();
       await this.saveStatus();
     }
-  }
-
-  private async itemOf(event: StreamEvent): Promise<IngestItem> {
-    const eventId = event.eventUuid ?? `${event.channel}:${event.replayId}`;
-    const change = changeEventOf(event.payload, eventId);
-    const header = (event.payload as { ChangeEventHeader?: unknown } | undefined)?.ChangeEventHeader;
-    const source: SourceEvent = change
-      ? {
-          event_id: eventId,
-          event_type: `${change.entityName}.${change.changeType}`.slice(0, 128),
-          // Shaped like an outbound message's payload, so a replayed dead letter maps through the crm source.
-          payload: {
-            object_type: change.entityName,
-            fields: { ...(change.recordIds[0] ? { Id: change.recordIds[0] } : {}), ...change.fields },
-            change_event_header: header,
-            channel: event.channel,
-            replay_id: event.replayId,
-          },
-        }
-      : {
-          event_id: eventId,
-          event_type: "crm.stream_event",
-          payload: { channel: event.channel, replay_id: event.replayId, payload: event.payload },
-        };
-    const result: MapResult = change
-      ? safeMap(() => mapCrmChangeEvent(change, this.deps.context()))
-      : { ok: false, reason: "unmapped_event", detail: "not a change event" };
-    const item: IngestItem = { event: source, result };
-    if (result.ok && result.drafts.length > 0 && this.deps.embedder.kind !== "client") {
-      item.vectors = await this.deps.embedder.embed(result.drafts.map((d) => d.draft.content));
-    }
-    return item;
   }
 
   // ── state ────────────────────────────────────────────────────────────────────────────────
@@ -483,14 +452,6 @@ class CrmStream {
     } catch (error) {
       this.deps.log?.(`[crm-stream ${this.tenantId}] cannot store status: ${errorMessage(error)}`);
     }
-  }
-}
-
-function safeMap(map: () => MapResult): MapResult {
-  try {
-    return map();
-  } catch (error) {
-    return { ok: false, reason: "mapping_failed", detail: errorMessage(error) };
   }
 }
 

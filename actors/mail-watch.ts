@@ -42,7 +42,7 @@ import {
   MailApiError,
   type MessageMeta,
   mapMailHistory,
-} from "../src/sources/mail-api.ts";
+} from "../src/sources/mail/api.ts";
 import type { SourceEvent } from "../src/sources/types.ts";
 
 export const MAIL_STATE = {
@@ -117,6 +117,11 @@ class MailWatch {
         "mail.renew": () => this.renewFromTimer(),
         "mail.expand": ({ event }) => this.expand(event),
         "mail.status": () => ({ ...this.status }),
+        "mail.stop": async () => {
+          this.halt();
+          this.status = { ...this.status, state: "stopped", next_renewal_at: undefined };
+          await this.saveStatus();
+        },
       },
       stop: () => this.halt(),
     };

@@ -43,12 +43,19 @@ export class TenantIngest {
   ) {}
 
   ingest(delivery: Delivery): { summary: IngestSummary; committed: Promise<void> } {
-    const summary: IngestSummary = { accepted: 0, entries: [], duplicates: 0, dead_lettered: [] };
+    const summary: IngestSummary = { accepted: 0, entries: [], duplicates: 0, dead_lettered: [], ignored: 0 };
     const commits: Promise<void>[] = [];
     for (const item of delivery.items) {
       const key = dedupeKey(delivery.source, item.event.event_id);
       if (this.vault.deduped(key)) {
         summary.duplicates++;
+        commits.push(...this.stateOnly(item));
+        continue;
+      }
+      if (item.result.ok && item.result.ignored) {
+        // A type the source does not map: counted, nothing kept (a redelivery is ignored again).
+        summary.ignored++;
+        commits.push(...this.stateOnly(item));
         continue;
       }
       const outcome = item.result.ok ? this.writeDrafts(delivery.source, item, key) : undefined;
@@ -63,6 +70,12 @@ export class TenantIngest {
       summary.entries.push(...(outcome?.entries ?? []));
     }
     return { summary, committed: Promise.all(commits).then(() => undefined) };
+  }
+
+  /** Connector state of an item that writes nothing else (a duplicate, an ignored type): its position still moves on. */
+  private stateOnly(item: IngestItem): Promise<void>[] {
+    if (!item.state || item.state.length === 0) return [];
+    return [this.vault.write(emptySet({ state: item.state, stateSeq: item.stateSeq }))];
   }
 
   seen(source: string, eventId: string): boolean {
@@ -145,7 +158,7 @@ export class TenantIngest {
         );
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        outcome.error = `invalid_draft: ${error.message}`;
+        outcome.error = error instanceof UnknownReference ? error.message : `invalid_draft: ${error.message}`;
         return outcome;
       }
     }
@@ -170,15 +183,28 @@ export class TenantIngest {
     const fresh = "stored" in prepared ? prepared : undefined;
     const id = "stored" in prepared ? prepared.stored.entry.id : prepared.existing.entry.id;
     const set = fresh ? this.memory.writeSetOf(fresh, vector) : emptySet({});
-    if (ingest.object_key) set.objects = [[ingest.object_key, id]];
+    if (ingest.object_key) {
+      set.objects = [[ingest.object_key, id]];
+      // The decision an outcome about the same object resolves (see linked()).
+      if (draft.category === "decision") set.objects.push([decisionKey(ingest.object_key), id]);
+    }
     outcome.committed.push(this.memory.commit(set, fresh, vector));
     return id;
   }
 
-  /** Sets the source stamp, and `supersedes` when the source asks to link the object's latest entry. */
+  /**
+   * Sets the source stamp; links an outcome to the latest decision about its object (or, with no
+   * such decision, makes it a fact tagged `outcome`); and sets `supersedes` when the source asks to
+   * link the object's latest entry.
+   */
   private linked(ingest: IngestDraft, source: string, item: IngestItem): EntryDraft {
     const stamp = { system: source, event_id: item.event.event_id, event_type: item.event.event_type };
-    const draft = { ...ingest.draft, source: { ...stamp, ...ingest.draft.source } } as EntryDraft;
+    const stamped = { ...ingest.draft, source: { ...stamp, ...ingest.draft.source } } as EntryDraft;
+    const promoted = ingest.promotes ? this.promoting(stamped, source, ingest.promotes) : stamped;
+    // An outcome names the decision it resolves, through its object or its own decision_id; one that
+    // can name none (a payment of no known customer) is kept as a fact rather than dead-lettered.
+    const unlinked = promoted.category === "outcome" && !("decision_id" in promoted && promoted.decision_id);
+    const draft = ingest.outcome_of || unlinked ? this.outcomeOrFact(promoted, ingest.outcome_of) : promoted;
     const { category, ...body } = draft;
     if (!CHECKERS[category].Check(body)) {
       const first = CHECKERS[category].Errors(body).First();
@@ -195,6 +221,43 @@ export class TenantIngest {
       : draft;
   }
 
+  /** A decision promoting a message this tenant holds (found through the message event's dedupe record). */
+  private promoting(draft: EntryDraft, source: string, messageEventId: string): EntryDraft {
+    const record = this.vault.deduped(dedupeKey(source, messageEventId));
+    const messageId = record?.entries[0];
+    const message = messageId ? this.vault.get(messageId) : undefined;
+    if (!message) throw new UnknownReference(`unknown_message: no message ${messageEventId} has arrived`);
+    const data = {
+      ...((draft as { data?: Record<string, unknown> }).data ?? {}),
+      message_id: message.entry.id,
+    };
+    return { ...draft, content: message.entry.content, rationale: draft.content, data } as EntryDraft;
+  }
+
+  private outcomeOrFact(draft: EntryDraft, objectKey: string | undefined): EntryDraft {
+    const decisionId = objectKey ? this.vault.objectLatest(decisionKey(objectKey)) : undefined;
+    const decision = decisionId ? this.vault.get(decisionId) : undefined;
+    if (decision?.entry.category === "decision" && decision.entry.expired_at === null) {
+      return { ...draft, category: "outcome", decision_id: decision.entry.id } as EntryDraft;
+    }
+    // No decision to resolve: a fact that keeps what the outcome said (SOURCES.md).
+    const {
+      category: _c,
+      result,
+      amount,
+      currency,
+      decision_id: _d,
+      ...rest
+    } = draft as Record<string, unknown>;
+    const tags = [...new Set(["outcome", ...((rest.tags as string[] | undefined) ?? [])])].slice(0, 64);
+    const said = Object.entries({ result, amount, currency }).filter(([, v]) => v !== undefined);
+    const data = {
+      ...((rest.data as Record<string, unknown> | undefined) ?? {}),
+      ...Object.fromEntries(said),
+    };
+    return { ...rest, category: "fact", tags, data } as unknown as EntryDraft;
+  }
+
   private deadLetter(delivery: Delivery, item: IngestItem, key: string, error: string): Promise<void> {
     const now = this.clock.now();
     const record: DeadLetter = {
@@ -209,10 +272,22 @@ export class TenantIngest {
       payload: item.event.payload,
       headers: delivery.headers,
     };
+    // A connector's position moves past a dead letter too, in the same commit.
     return this.vault.write(
       emptySet({
         deadLetters: [[deadLetterKey(record.event_id, record.source), record]],
+        changes: [
+          {
+            type: "deadletter.created",
+            id: record.event_id,
+            source: record.source,
+            by: `connector:${record.source}`,
+          },
+        ],
+        at: now,
         dedupe: dedupeRecord(key, now, []),
+        state: item.state,
+        stateSeq: item.stateSeq,
       }),
     );
   }
@@ -223,8 +298,19 @@ class InvalidDraft extends AppError {
   override readonly code = "validation_failed";
 }
 
+/** A draft referring to something the tenant does not hold (yet): its message is the dead letter's reason. */
+class UnknownReference extends AppError {
+  override readonly status = 422;
+  override readonly code = "validation_failed";
+}
+
 function describe(result: { ok: false; reason: string; detail?: string }): string {
   return result.detail ? `${result.reason}: ${result.detail}` : result.reason;
+}
+
+/** The objects-index key under which the latest decision about an object is kept. */
+function decisionKey(objectKey: string): string {
+  return `decision\u0000${objectKey}`;
 }
 
 export function dedupeKey(source: string, eventId: string): string {

@@ -1,18 +1,32 @@
+import { isOutOfFiles, Unavailable } from "../src/errors.ts";
+import { revenueFigures } from "../src/memory/revenue.ts";
+import type { Change } from "../src/models/change.ts";
 import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
+import { afterCommits } from "../src/runtime/after-commits.ts";
 import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
 import { later } from "../src/runtime/later.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";
+import { compactIfPending } from "../src/vault/compact.ts";
 import { tenantDir } from "../src/vault/tenant-paths.ts";
 import { TenantVault } from "../src/vault/tenant-vault.ts";
+import { discardUnfinishedImport } from "../src/vault/vault-transfer.ts";
+import { TenantErasure } from "./tenant-erase.ts";
+import { entryHistory } from "./tenant-history.ts";
 import { TenantIngest } from "./tenant-ingest.ts";
 import { TenantMemory } from "./tenant-memory.ts";
+import { outboundHandlers } from "./tenant-outbound.ts";
+import { TenantTransfer } from "./tenant-transfer.ts";
 
 export interface TenantDeps {
   dataDir: string;
   clock: Clock;
   dims: number;
+  /** Whether a descriptor can be spared to open this tenant (see src/runtime/open-files.ts). */
+  roomToOpen?: () => boolean;
   /** Sends a message to this same actor later (the index flush after a burst of writes). */
   tellSelf: (msg: { type: "index.flush"; all?: boolean }) => void;
+  /** Receives each write's changes once committed (src/memory/change-feed.ts). */
+  onCommitted?: (changes: Change[]) => void;
 }
 
 /** Graph insertion starts after a short lull in writes; until then new vectors are searched exactly. */
@@ -20,11 +34,48 @@ const INDEX_FLUSH_DELAY_MS = 100;
 /** One flush message inserts this many vectors (~20–40 ms), so other messages wait little between chunks. */
 const INDEX_FLUSH_CHUNK = 96;
 
+/** Seconds a caller should wait before retrying when no file descriptor is free. */
+const OUT_OF_FILES_RETRY_S = 2;
+
+/** Opens the vault and indexes; running out of descriptors is a 503 to retry, not a crash. */
+function openTenant(tenantId: string, deps: TenantDeps): { vault: TenantVault; memory: TenantMemory } {
+  if (deps.roomToOpen && !deps.roomToOpen()) throw outOfFiles();
+  let vault: TenantVault | undefined;
+  try {
+    const dir = tenantDir(deps.dataDir, tenantId);
+    // An import the process did not live to finish is dropped: an import is all or nothing.
+    discardUnfinishedImport(dir);
+    vault = new TenantVault(dir, {
+      onCommitted: deps.onCommitted,
+      now: () => deps.clock.now(),
+    });
+    return { vault, memory: new TenantMemory({ tenantId, vault, clock: deps.clock, dims: deps.dims }) };
+  } catch (error) {
+    void vault?.close();
+    if (isOutOfFiles(error)) throw outOfFiles();
+    throw error;
+  }
+}
+
+function outOfFiles(): Unavailable {
+  return new Unavailable(
+    "no file descriptor is free to open this tenant; retry shortly",
+    OUT_OF_FILES_RETRY_S,
+  );
+}
+
 /** The tenant actor: sole owner of one tenant's vault and indexes, so the tenant's writes never race. */
+/** Starts the tenant actor: an erasure's pending compaction first (the vault is closed then). */
+export async function startTenant(tenantId: string, deps: TenantDeps): Promise<Behaviour<TenantProtocol>> {
+  await compactIfPending(tenantDir(deps.dataDir, tenantId));
+  return tenantBehaviour(tenantId, deps);
+}
+
 export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<TenantProtocol> {
-  const vault = new TenantVault(tenantDir(deps.dataDir, tenantId));
-  const memory = new TenantMemory({ tenantId, vault, clock: deps.clock, dims: deps.dims });
+  const { vault, memory } = openTenant(tenantId, deps);
   const ingest = new TenantIngest(tenantId, vault, memory, deps.clock);
+  const erasure = new TenantErasure(vault, memory, deps.clock);
+  const transfer = new TenantTransfer(vault, deps.clock);
   let flushTimer: TimerHandle | undefined;
   /**
    * Debounced: every write pushes the next flush back, so a burst of writes never waits on graph
@@ -39,8 +90,10 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
   };
   // Vectors saved while still pending (or committed after the last save) go into the graph in the first lull.
   if (memory.index.pending > 0) scheduleFlush();
-  return {
-    handlers: {
+  // While an import runs, only the import and what reads no entry are answered (src/tenants/export-import.ts).
+  return transfer.guarded({
+    // Replies read from pending writes (read-your-writes, idempotent replays, duplicates) wait for their commit.
+    handlers: afterCommits(vault, {
       "tenant.init": () => undefined,
       "tenant.health": () => ({
         vault: { present: true, entries: vault.entryCount() },
@@ -48,6 +101,35 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
         dead_letters: vault.deadLetterCount(),
         connectors: vault.connectorStatuses(),
       }),
+      "metrics.revenue": ({ from, to }) => {
+        const inWindow = (function* () {
+          for (const stored of vault.scanValid(from, to)) yield stored.entry;
+        })();
+        return revenueFigures(inWindow, (id) => vault.get(id)?.entry);
+      },
+      "tenant.stats": ({ fromDay, toDay }) => ({
+        entries_per_category: vault.entriesPerCategory(),
+        dead_letters: vault.deadLetterCount(),
+        writes_per_day: vault.writesPerDay(fromDay, toDay),
+      }),
+      "changes.since": ({ after, limit }) => ({
+        changes: vault.changesSince(after, limit),
+        last: vault.lastChangeSeq(),
+      }),
+      "entry.retract": ({ category, id, by }) => {
+        const written = memory.retract(category, id, by);
+        return later(written.committed.then(() => written.entry));
+      },
+      "entry.history": ({ category, id }) => entryHistory(vault, category, id),
+      "memory.erase": ({ request, by }) => {
+        const { report, committed } = erasure.erase(request, by);
+        return later(committed.then(() => report));
+      },
+      "entry.createMany": (msg) => {
+        const written = memory.writer.createMany(msg);
+        if (written.status === 201) scheduleFlush();
+        return later(written.committed.then(() => ({ status: written.status, ...written.reply })));
+      },
       "entry.create": (msg) => {
         const written = memory.create(msg);
         if (written.status === 201) scheduleFlush();
@@ -77,11 +159,14 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
       "connector.state.get": ({ key }) => vault.connectorState.get(key),
       "connector.state.put": ({ key, value }) =>
         later(vault.write({ entries: [], created: [], state: [[key, value]] }).then(() => undefined)),
-    },
+      ...outboundHandlers({ vault, memory, ingest }),
+      ...transfer.handlers(),
+    }),
     stop: async () => {
       flushTimer?.cancel();
+      transfer.close();
       memory.close();
       await vault.close();
     },
-  };
+  });
 }

@@ -2,6 +2,7 @@ import autocannon from "autocannon";
 
 export interface LoadResult {
   name: string;
+  /** 2xx responses a second: a refused or failed request never counts. */
   rps: number;
   p50_ms: number;
   p99_ms: number;
@@ -19,10 +20,13 @@ export interface LoadOptions {
   seconds?: number;
   /** autocannon replaces `[<id>]` in the body with a unique id per request. */
   uniqueBodies?: boolean;
+  /** Builds each request's body and headers (a webhook signed per request, with a fresh event id). */
+  perRequest?: () => { body: string; headers: Record<string, string> };
 }
 
 /** Drives one URL with autocannon (from the npm registry) and keeps the figures we report. */
 export async function load(o: LoadOptions): Promise<LoadResult> {
+  const perRequest = o.perRequest;
   const result = await autocannon({
     url: o.url,
     method: o.method ?? "GET",
@@ -31,10 +35,26 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
     connections: o.connections ?? 32,
     duration: o.seconds ?? Number(process.env.BENCH_SECONDS ?? 5),
     idReplacement: o.uniqueBodies ?? false,
+    ...(perRequest
+      ? {
+          requests: [
+            {
+              setupRequest: (req: autocannon.Request) => {
+                const built = perRequest();
+                return {
+                  ...req,
+                  body: built.body,
+                  headers: { ...req.headers, ...built.headers },
+                };
+              },
+            },
+          ],
+        }
+      : {}),
   });
   return {
     name: o.name,
-    rps: Math.round(result.requests.average),
+    rps: Math.round(result["2xx"] / result.duration),
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
     errors: result.errors,

@@ -1,31 +1,114 @@
+import type { Embedder } from "../src/embedding/embedder.ts";
+import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
+import type { ActorRef } from "../src/runtime/actor-system.ts";
 import { syntheticCorpus } from "../test/embedding/synthetic-corpus.ts";
 
-/** Posts `docs` as facts with `concurrency` requests in flight; returns the ids written. */
+/** Entries per batch request (the route's maximum) and batches in flight while filling. */
+export const BATCH = 1000;
+export const IN_FLIGHT = 4;
+
+export interface TenantToken {
+  tenant_id: string;
+  token: string;
+}
+
+/** The synthetic corpus of the search tests (topic clusters, Zipf-like words): documents and queries. */
+export function corpus(n: number, queries: number, seed: number) {
+  return syntheticCorpus(n, queries, seed);
+}
+
+const tagsOf = (content: string) => [`t${content.length % 7}`];
+
+/** Writes one fact through `POST /memory/facts`; returns its id. */
+export async function postFact(url: string, token: string, content: string): Promise<string> {
+  const res = await fetch(`${url}/memory/facts`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ content, tags: tagsOf(content) }),
+  });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`fact: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/**
+ * Posts `docs` as facts through `POST /memory/facts/batch`, `BATCH` a request, `inFlight`
+ * requests at a time; answers the seconds it took (every batch acknowledged after its commit).
+ */
 export async function fillOverHttp(
   url: string,
   token: string,
   docs: string[],
-  concurrency = 64,
-): Promise<string[]> {
-  const ids: string[] = [];
+  inFlight = IN_FLIGHT,
+): Promise<number> {
+  const started = performance.now();
   let next = 0;
   const worker = async () => {
     while (next < docs.length) {
-      const content = docs[next++]!;
-      const res = await fetch(`${url}/memory/facts`, {
+      const slice = docs.slice(next, next + BATCH);
+      next += slice.length;
+      const res = await fetch(`${url}/memory/facts/batch`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({ content, tags: [`t${content.length % 7}`] }),
+        body: JSON.stringify({ entries: slice.map((content) => ({ content, tags: tagsOf(content) })) }),
       });
-      if (res.status !== 201 && res.status !== 200)
-        throw new Error(`fill: ${res.status} ${await res.text()}`);
-      ids.push(((await res.json()) as { id: string }).id);
+      const text = await res.text();
+      if (res.status !== 201 && res.status !== 200) throw new Error(`batch: ${res.status} ${text}`);
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return ids;
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return (performance.now() - started) / 1000;
 }
 
-export function corpus(n: number, queries: number, seed: number) {
-  return syntheticCorpus(n, queries, seed);
+/**
+ * Writes `docs` as facts through the tenant actor (`entry.createMany`, embeddings computed
+ * first, as `MemoryAccess.createMany` does), `BATCH` per message, `inFlight` at a time.
+ * `afterBatch` runs after each acknowledged batch; answering false stops the fill there.
+ * Answers how many were written and the seconds it took.
+ */
+export async function fillThroughActor(
+  actor: ActorRef<TenantProtocol>,
+  embedder: Embedder,
+  docs: string[],
+  opts: { inFlight?: number; afterBatch?: (written: number) => boolean } = {},
+): Promise<{ written: number; seconds: number }> {
+  const started = performance.now();
+  let next = 0;
+  let written = 0;
+  let stopped = false;
+  const worker = async () => {
+    while (!stopped && next < docs.length) {
+      const texts = docs.slice(next, next + BATCH);
+      next += texts.length;
+      const vectors = await embedder.embed(texts);
+      await actor.ask({
+        type: "entry.createMany",
+        drafts: texts.map((content) => ({ category: "fact" as const, content, tags: tagsOf(content) })),
+        createdBy: "bench",
+        vectors,
+      });
+      written += texts.length;
+      if (opts.afterBatch && !opts.afterBatch(written)) stopped = true;
+    }
+  };
+  await Promise.all(Array.from({ length: opts.inFlight ?? IN_FLIGHT }, worker));
+  return { written, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * Waits until the service's tenant actor has moved every pending vector into its graph
+ * (`GET /tenants/{id}/healthz`, `index.pending` = 0); answers the seconds waited.
+ */
+export async function indexSettled(url: string, tenant: TenantToken, timeoutMs = 300_000): Promise<number> {
+  const started = performance.now();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${url}/tenants/${tenant.tenant_id}/healthz`, {
+      headers: { authorization: `Bearer ${tenant.token}` },
+    });
+    if (res.status !== 200) throw new Error(`tenant healthz: ${res.status} ${await res.text()}`);
+    const health = (await res.json()) as { index: { pending: number } };
+    if (health.index.pending === 0) return (performance.now() - started) / 1000;
+    await Bun.sleep(100);
+  }
+  throw new Error(`tenant ${tenant.tenant_id}: index still pending after ${timeoutMs} ms`);
 }

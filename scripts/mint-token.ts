@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../src/config.ts";
-import { TokenService } from "../src/http/tokens.ts";
+import { MAX_TOKEN_TTL_SECONDS, TokenService } from "../src/http/tokens.ts";
 import { OPERATOR_TENANT_ID, ULID_RE } from "../src/models/common.ts";
 import { systemClock } from "../src/runtime/clock.ts";
 
@@ -23,8 +23,8 @@ const { values } = parseArgs({
 try {
   const config = loadConfig(process.env);
   const ttlSeconds = values.ttl ? Number(values.ttl) : config.tokenTtlSeconds;
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1)
-    throw new ConfigError("--ttl must be a positive integer");
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_TOKEN_TTL_SECONDS)
+    throw new ConfigError(`--ttl must be an integer from 1 to ${MAX_TOKEN_TTL_SECONDS} seconds`);
   const tokens = new TokenService(config.jwtSecret, systemClock);
   if (!values.admin && !(values.tenant && ULID_RE.test(values.tenant))) {
     throw new ConfigError(

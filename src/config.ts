@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { MAX_TOKEN_TTL_SECONDS } from "./http/tokens.ts";
 
 /**
  * Reads the environment once, validated. Nothing else reads process.env; per-tenant secrets go
@@ -21,12 +22,30 @@ export interface Config {
   embeddingsModel?: string;
   embeddingsApiKey?: string;
   bodyLimitBytes: number;
+  /** The largest import body (`POST /admin/tenants/{id}/import`), streamed, never held whole. */
+  importLimitBytes: number;
   actorIdleMs: number;
+  /** Tenants whose vaults may be open at once; undefined: derived from the open-file limit at start. */
+  maxOpenTenants?: number;
   auditLimit: number;
   mailJwksUrl: string;
   mailOauthTokenUrl: string;
   mailApiBaseUrl: string;
   crmLoginUrl?: string;
+  /** Per-tenant secrets in a dotenv file beside the environment (re-read on SIGHUP and POST /admin/reload). */
+  secretsFile?: string;
+  /** Bridge events queued per tenant at most; past it `bridge.deliver` refuses. */
+  bridgeQueueLimit: number;
+  /** A CRM event stream silent (no event, no heartbeat) this long is reconnected. */
+  streamSilenceMs: number;
+  /** A live memory stream (`GET /memory/stream`) sends a `: ping` comment this often. */
+  streamHeartbeatMs: number;
+  /** Outbound events: consecutive failed attempts that disable a subscription. */
+  outboundMaxFailures: number;
+  /** Outbound events: how long one delivery attempt may take. */
+  outboundTimeoutMs: number;
+  /** Outbound events: the longest wait between two attempts (before jitter). */
+  outboundRetryMaxMs: number;
   version: string;
 }
 
@@ -60,7 +79,7 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     port: integer(env, "PORT", 8080, 0, 65535),
     host: env.HOST || "127.0.0.1",
     dataDir: env.MEMORY_RUNTIME_DATA_DIR || "./data",
-    tokenTtlSeconds: integer(env, "MEMORY_RUNTIME_TOKEN_TTL_SECONDS", 3600, 1, 366 * 86400),
+    tokenTtlSeconds: integer(env, "MEMORY_RUNTIME_TOKEN_TTL_SECONDS", 3600, 1, MAX_TOKEN_TTL_SECONDS),
     crmMappingPath: env.MEMORY_RUNTIME_CRM_MAPPING || DEFAULT_CRM_MAPPING,
     crmMappingIsDefault: !env.MEMORY_RUNTIME_CRM_MAPPING,
     embedder,
@@ -69,12 +88,21 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     embeddingsModel: env.MEMORY_RUNTIME_EMBEDDINGS_MODEL || undefined,
     embeddingsApiKey: env.MEMORY_RUNTIME_EMBEDDINGS_API_KEY || undefined,
     bodyLimitBytes: integer(env, "MEMORY_RUNTIME_BODY_LIMIT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    importLimitBytes: integer(env, "MEMORY_RUNTIME_IMPORT_LIMIT_BYTES", 8 * 1024 ** 3, 1024, 9_999_999_999),
     actorIdleMs: integer(env, "MEMORY_RUNTIME_ACTOR_IDLE_SECONDS", 600, 1, 7 * 86400) * 1000,
+    maxOpenTenants: optionalInteger(env, "MEMORY_RUNTIME_MAX_OPEN_TENANTS", 1, 1_000_000),
     auditLimit: integer(env, "MEMORY_RUNTIME_AUDIT_LIMIT", 10_000, 10, 1_000_000),
     mailJwksUrl: env.MAIL_PUBSUB_JWKS_URL || "https://www.googleapis.com/oauth2/v3/certs",
     mailOauthTokenUrl: env.MAIL_OAUTH_TOKEN_URL || "https://oauth2.googleapis.com/token",
     mailApiBaseUrl: env.MAIL_API_BASE_URL || "https://gmail.googleapis.com",
     crmLoginUrl: env.CRM_LOGIN_URL || undefined,
+    secretsFile: env.MEMORY_RUNTIME_SECRETS_FILE || undefined,
+    bridgeQueueLimit: integer(env, "MEMORY_RUNTIME_BRIDGE_QUEUE", 1000, 1, 1_000_000),
+    streamSilenceMs: integer(env, "MEMORY_RUNTIME_STREAM_SILENCE_SECONDS", 120, 1, 86400) * 1000,
+    streamHeartbeatMs: integer(env, "MEMORY_RUNTIME_STREAM_HEARTBEAT_SECONDS", 15, 1, 3600) * 1000,
+    outboundMaxFailures: integer(env, "MEMORY_RUNTIME_OUTBOUND_MAX_FAILURES", 10, 1, 1000),
+    outboundTimeoutMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
+    outboundRetryMaxMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_RETRY_MAX_SECONDS", 3600, 1, 86400) * 1000,
     version: env.MEMORY_RUNTIME_VERSION || version,
   };
   if (embedder === "http" && !config.embeddingsUrl) {
@@ -104,6 +132,11 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? undefined : integer(env, name, min, min, max);
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {

@@ -29,21 +29,58 @@ export class Unauthorized extends AppError {
 
 export class Forbidden extends AppError {
   override readonly status = 403;
-  override readonly code = "forbidden";
-  override readonly title = "Forbidden";
-  /** The permission that was missing, recorded in the denial audit. */
+  override readonly code: string = "forbidden";
+  override readonly title: string = "Forbidden";
+  /**
+   * `permission`: what was missing, as recorded in the denial audit. `recorded`: that record's
+   * commit; the 403 is sent only once it has resolved (CONTRACT §4).
+   */
   constructor(
     message: string,
     readonly permission = "",
+    readonly recorded?: Promise<void>,
   ) {
     super(message);
+    // Observed by the errors plugin; this guard only stops an unobserved rejection crashing the process.
+    recorded?.catch(() => undefined);
   }
+}
+
+/** A valid token of a suspended tenant: refused (and audited) until the tenant is resumed. */
+export class TenantSuspended extends Forbidden {
+  override readonly code = "tenant_suspended";
+  override readonly title = "Tenant suspended";
 }
 
 export class NotFound extends AppError {
   override readonly status = 404;
   override readonly code = "not_found";
   override readonly title = "Not found";
+}
+
+/** An entry that was erased: only its tombstone is left (issue 11: erasure). */
+export class Gone extends AppError {
+  override readonly status = 410;
+  override readonly code = "gone";
+  override readonly title = "Gone";
+}
+
+/** A known path asked with a method it does not serve; `Allow` names those it does. */
+export class MethodNotAllowed extends AppError {
+  override readonly status = 405;
+  override readonly code = "method_not_allowed";
+  override readonly title = "Method not allowed";
+  constructor(method: string, allowed: string[]) {
+    super(`${method} is not served here; allowed: ${allowed.join(", ")}`);
+    this.headers.allow = allowed.join(", ");
+  }
+}
+
+/** The client does not accept any media type the route answers with (the MCP transport's Accept rule). */
+export class NotAcceptable extends AppError {
+  override readonly status = 406;
+  override readonly code = "not_acceptable";
+  override readonly title = "Not acceptable";
 }
 
 export class Conflict extends AppError {
@@ -58,6 +95,13 @@ export class PayloadTooLarge extends AppError {
   override readonly title = "Payload too large";
 }
 
+/** A body of a media type the route does not read. */
+export class UnsupportedMediaType extends AppError {
+  override readonly status = 415;
+  override readonly code = "unsupported_media_type";
+  override readonly title = "Unsupported media type";
+}
+
 export class ValidationFailed extends AppError {
   override readonly status = 422;
   override readonly code = "validation_failed";
@@ -66,6 +110,13 @@ export class ValidationFailed extends AppError {
     super(message);
     this.errors = errors;
   }
+}
+
+/** An `Idempotency-Key` already used for a different request body. */
+export class IdempotencyMismatch extends AppError {
+  override readonly status = 422;
+  override readonly code = "idempotency_mismatch";
+  override readonly title = "Idempotency key reused";
 }
 
 export class RateLimited extends AppError {
@@ -86,4 +137,22 @@ export class SecretMissing extends AppError {
   constructor(readonly variables: string[]) {
     super(`missing environment variable(s): ${variables.join(", ")}`);
   }
+}
+
+/** The service cannot take this request now (no file descriptor, storage busy); retry later. */
+export class Unavailable extends AppError {
+  override readonly status = 503;
+  override readonly code = "unavailable";
+  override readonly title = "Service unavailable";
+  constructor(message: string, retryAfterSeconds = 1) {
+    super(message);
+    this.headers["retry-after"] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  }
+}
+
+/** An operating-system error saying the process or system ran out of file descriptors. */
+export function isOutOfFiles(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "EMFILE" || code === "ENFILE" || /too many open files/i.test(error.message);
 }

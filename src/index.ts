@@ -1,12 +1,11 @@
-import pkg from "../package.json" with { type: "json" };
-import { createApp, createRuntime } from "./app.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+/** The server: the runtime of src/lib.ts on the process environment, stopped cleanly on SIGTERM. */
+import { ConfigError } from "./config.ts";
+import { createRuntime, type MemoryRuntime } from "./lib.ts";
 
-/** Entry point: read the configuration once, build the runtime, listen, stop cleanly on SIGTERM. */
 function main(): void {
-  let config: ReturnType<typeof loadConfig>;
+  let runtime: MemoryRuntime;
   try {
-    config = loadConfig(process.env, pkg.version);
+    runtime = createRuntime({ env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`memory-runtime: refusing to start: ${error.message}`);
@@ -14,36 +13,16 @@ function main(): void {
     }
     throw error;
   }
-  let runtime: ReturnType<typeof createRuntime>;
-  try {
-    runtime = createRuntime({ config, env: process.env });
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`memory-runtime: refusing to start: ${error.message}`);
-      process.exit(78);
-    }
-    throw error;
-  }
-  const app = createApp(runtime.deps);
-  // Bun's own cap sits above the API limit so oversize bodies get the API's 413 problem document.
-  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes * 4 });
-  console.log(`memory-runtime ${config.version} listening on http://${config.host}:${app.server?.port}`);
-  runtime.startConnectors();
+  const { url } = runtime.listen();
+  console.log(`memory-runtime ${runtime.internals.deps.config.version} listening on ${url}`);
   process.on("SIGHUP", () => {
-    const refused = runtime.reloadCrmMapping();
-    console.log(
-      refused
-        ? `memory-runtime: SIGHUP: kept the CRM mapping in force: ${refused}`
-        : "memory-runtime: SIGHUP: CRM mapping reloaded",
-    );
+    void runtime.reload().then((report) => console.log(`memory-runtime: SIGHUP: ${JSON.stringify(report)}`));
   });
-
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`memory-runtime: ${signal}: draining actors and closing vaults`);
-    await app.stop();
     await runtime.stop();
     process.exit(0);
   };

@@ -1,12 +1,14 @@
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
-import { TokenService } from "../src/http/tokens.ts";
-import { OPERATOR_TENANT_ID } from "../src/models/common.ts";
-import { systemClock } from "../src/runtime/clock.ts";
-import { freePort } from "./helpers/free-port.ts";
+import {
+  adminTokenFor,
+  httpCall,
+  killHard,
+  type ServerProcess,
+  startServerProcess,
+} from "./helpers/server-process.ts";
 
 /**
  * Crash durability: a write acknowledged with 201 has committed, so a `kill -9` right after the
@@ -14,84 +16,27 @@ import { freePort } from "./helpers/free-port.ts";
  * data directory.
  */
 const SECRET = "durability-secret-that-is-at-least-32-bytes!!";
-const ROOT = join(import.meta.dir, "..");
 const dataDir = mkdtempSync(join(tmpdir(), "mrt-durability-"));
-const procs: Subprocess[] = [];
+const servers: ServerProcess[] = [];
 
 afterAll(async () => {
-  for (const p of procs) {
-    if (p.exitCode === null && p.signalCode === null) {
-      p.kill(9);
-      await p.exited;
-    }
-  }
+  for (const s of servers) await killHard(s);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function startServer(label: string): Promise<{ base: string; proc: Subprocess; log: string }> {
-  const port = freePort();
-  const log = join(dataDir, `${label}.log`);
-  const proc = Bun.spawn([process.execPath, "run", "src/index.ts"], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      MEMORY_RUNTIME_JWT_SECRET: SECRET,
-      MEMORY_RUNTIME_DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-    },
-    stdout: Bun.file(log),
-    stderr: Bun.file(`${log}.err`),
-  });
-  procs.push(proc);
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${readLog(`${log}.err`)}`);
-    try {
-      const res = await fetch(`${base}/healthz`);
-      if (res.status === 200) return { base, proc, log };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not come up: ${readLog(`${log}.err`)}`);
-    await Bun.sleep(50);
-  }
-}
-
-function readLog(path: string): string {
-  try {
-    return readFileSync(path, "utf8").slice(-2000);
-  } catch {
-    return "(no log)";
-  }
+async function startServer(label: string): Promise<ServerProcess> {
+  const server = await startServerProcess({ dataDir, secret: SECRET, logDir: dataDir, label });
+  servers.push(server);
+  return server;
 }
 
 async function call(base: string, method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(base + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  const { status, body: parsed } = await httpCall(base, method, path, { token, body });
+  return { status, body: parsed };
 }
 
 test("every write acknowledged with 201 survives kill -9", async () => {
-  const tokens = new TokenService(new TextEncoder().encode(SECRET), systemClock);
-  const admin = (
-    await tokens.mint({
-      sub: "operator",
-      tenantId: OPERATOR_TENANT_ID,
-      roles: [],
-      admin: true,
-      ttlSeconds: 600,
-    })
-  ).token;
+  const admin = await adminTokenFor(SECRET);
 
   const first = await startServer("first");
   const created = await call(first.base, "POST", "/admin/tenants", admin, { name: "Durable Co" });

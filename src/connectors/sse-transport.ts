@@ -5,6 +5,7 @@
  * error) so reconnects follow the connector's backoff through the injected clock.
  */
 import { type ErrorEvent, EventSource, type EventSourceFetchInit, type FetchLikeResponse } from "eventsource";
+import type { Clock, TimerHandle } from "../runtime/clock.ts";
 import { eventUuidOf, type StreamEvent, type StreamHandle, type StreamHandlers } from "./transport.ts";
 
 export interface SseOptions {
@@ -17,6 +18,11 @@ export interface SseOptions {
   fetch?: typeof fetch;
   /** A stream that has not opened by then is given up (a peer that accepts and never answers). */
   openTimeoutMs?: number;
+  /**
+   * An open stream that sends nothing (no event, no heartbeat comment) for `ms` is closed as silent,
+   * on the connector's clock: a half-dead connection otherwise waits forever.
+   */
+  silence?: { clock: Clock; ms: number };
 }
 
 const DEFAULT_OPEN_TIMEOUT_MS = 30_000;
@@ -24,7 +30,18 @@ const DEFAULT_OPEN_TIMEOUT_MS = 30_000;
 export function openSseStream(options: SseOptions, handlers: StreamHandlers): StreamHandle {
   const base = options.fetch ?? fetch;
   let closed = false;
-  const withAuth = (url: string | URL, init: EventSourceFetchInit): Promise<FetchLikeResponse> => {
+  let watchdog: TimerHandle | undefined;
+  /** Any bytes from the peer (an event, a heartbeat comment) prove the stream alive. */
+  const alive = () => {
+    const silence = options.silence;
+    if (!silence || closed) return;
+    watchdog?.cancel();
+    watchdog = silence.clock.setTimeout(
+      () => finish(`stream silent for ${Math.round(silence.ms / 1000)} s`),
+      silence.ms,
+    );
+  };
+  const withAuth = async (url: string | URL, init: EventSourceFetchInit): Promise<FetchLikeResponse> => {
     const headers: Record<string, string> = {
       ...init.headers,
       Authorization: `Bearer ${options.accessToken}`,
@@ -32,7 +49,8 @@ export function openSseStream(options: SseOptions, handlers: StreamHandlers): St
     // The client sends Last-Event-ID itself after events it saw; the first request resumes from storage.
     if (options.lastEventId && !("Last-Event-ID" in init.headers))
       headers["Last-Event-ID"] = options.lastEventId;
-    return base(url, { ...init, headers }) as Promise<FetchLikeResponse>;
+    const response = (await base(url, { ...init, headers })) as FetchLikeResponse;
+    return options.silence ? tapped(response, alive) : response;
   };
   const source = new EventSource(options.url, { fetch: withAuth });
   // A network guard, not a schedule: real time, and it never outlives the connection attempt.
@@ -43,6 +61,7 @@ export function openSseStream(options: SseOptions, handlers: StreamHandlers): St
   openTimer.unref?.();
   const finish = (reason: string, status?: number) => {
     clearTimeout(openTimer);
+    watchdog?.cancel();
     if (closed) return;
     closed = true;
     source.close();
@@ -50,7 +69,9 @@ export function openSseStream(options: SseOptions, handlers: StreamHandlers): St
   };
   source.addEventListener("open", () => {
     clearTimeout(openTimer);
-    if (!closed) handlers.onOpen();
+    if (closed) return;
+    alive();
+    handlers.onOpen();
   });
   source.addEventListener("message", (message) => {
     if (closed) return;
@@ -70,9 +91,30 @@ export function openSseStream(options: SseOptions, handlers: StreamHandlers): St
   return {
     close() {
       clearTimeout(openTimer);
+      watchdog?.cancel();
       closed = true;
       source.close();
     },
+  };
+}
+
+/** The response with its body passed through unchanged, calling `onBytes` for every chunk. */
+function tapped(response: FetchLikeResponse, onBytes: () => void): FetchLikeResponse {
+  if (!(response.body instanceof ReadableStream)) return response;
+  const body = (response.body as ReadableStream<Uint8Array>).pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        onBytes();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return {
+    body,
+    url: response.url,
+    status: response.status,
+    redirected: response.redirected,
+    headers: response.headers,
   };
 }
 

@@ -4,6 +4,11 @@ import { TopK } from "./top-k.ts";
 
 const K1 = 1.2;
 const B = 0.75;
+const LEXICAL_MAGIC = 0x584c4d54; // "TMLX"
+const LEXICAL_VERSION = 1;
+const HEADER_BYTES = 24;
+/** Entry ids are 8 hex characters. */
+const ID_BYTES = 8;
 
 /**
  * One term's postings as (document number, term count) pairs interleaved in one typed array:
@@ -69,6 +74,72 @@ export class LexicalIndex {
 
   get size(): number {
     return this.ids.length;
+  }
+
+  /**
+   * The index as bytes, so a restart loads it instead of decoding every entry again:
+   *   magic, version, docs, terms (u32 LE), total length (f64 LE),
+   *   ids (8 ASCII bytes each), document lengths (u32 each),
+   *   per term: UTF-8 length (u16), UTF-8 bytes, postings (u32), then (doc, tf) pairs (u32 each).
+   */
+  toBytes(): Uint8Array {
+    const terms = [...this.terms].map(([term, postings]) => [Buffer.from(term, "utf8"), postings] as const);
+    const docs = this.ids.length;
+    if (this.ids.some((id) => id.length !== ID_BYTES)) throw new Error("only 8-character ids can be saved");
+    let size = HEADER_BYTES + docs * (ID_BYTES + 4);
+    for (const [bytes, postings] of terms) size += 2 + bytes.length + 4 + postings.length * 8;
+    const out = Buffer.alloc(size);
+    let at = out.writeUInt32LE(LEXICAL_MAGIC, 0);
+    at = out.writeUInt32LE(LEXICAL_VERSION, at);
+    at = out.writeUInt32LE(docs, at);
+    at = out.writeUInt32LE(terms.length, at);
+    at = out.writeDoubleLE(this.totalLength, at);
+    for (const id of this.ids) at += out.write(id, at, ID_BYTES, "latin1");
+    for (let doc = 0; doc < docs; doc++) at = out.writeUInt32LE(this.docLengths[doc]!, at);
+    for (const [bytes, postings] of terms) {
+      at = out.writeUInt16LE(bytes.length, at);
+      at += bytes.copy(out, at);
+      at = out.writeUInt32LE(postings.length, at);
+      for (let i = 0; i < postings.length * 2; i++) at = out.writeUInt32LE(postings.pairs[i]!, at);
+    }
+    return out;
+  }
+
+  /** An index read back from `toBytes`; throws on bytes of another format. */
+  static fromBytes(bytes: Uint8Array): LexicalIndex {
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (
+      buf.byteLength < HEADER_BYTES ||
+      buf.readUInt32LE(0) !== LEXICAL_MAGIC ||
+      buf.readUInt32LE(4) !== LEXICAL_VERSION
+    )
+      throw new Error("not a lexical index of this version");
+    const index = new LexicalIndex();
+    const docs = buf.readUInt32LE(8);
+    const termCount = buf.readUInt32LE(12);
+    index.totalLength = buf.readDoubleLE(16);
+    let at = HEADER_BYTES;
+    index.ensureCapacity(docs);
+    for (let doc = 0; doc < docs; doc++, at += ID_BYTES) {
+      const id = buf.toString("latin1", at, at + ID_BYTES);
+      index.ids.push(id);
+      index.docOf.set(id, doc);
+    }
+    for (let doc = 0; doc < docs; doc++, at += 4) index.docLengths[doc] = buf.readUInt32LE(at);
+    for (let t = 0; t < termCount; t++) {
+      const length = buf.readUInt16LE(at);
+      const term = buf.toString("utf8", at + 2, at + 2 + length);
+      at += 2 + length;
+      const count = buf.readUInt32LE(at);
+      at += 4;
+      const postings = new Postings();
+      postings.pairs = new Uint32Array(Math.max(2, count * 2));
+      for (let i = 0; i < count * 2; i++, at += 4) postings.pairs[i] = buf.readUInt32LE(at);
+      postings.length = count;
+      index.terms.set(term, postings);
+    }
+    if (at !== buf.byteLength) throw new Error("a lexical index file of the wrong length");
+    return index;
   }
 
   has(id: string): boolean {

@@ -123,6 +123,14 @@ function readFully(fd: number, into: Uint8Array, position: number): number {
   return done;
 }
 
+/** Replaces `path` with `chunks`: written to a temporary file, synced, renamed, the rename synced. */
+export function replaceDurably(path: string, chunks: Uint8Array[]): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeDurably(`${path}.tmp`, chunks);
+  renameSync(`${path}.tmp`, path);
+  syncDirectory(dirname(path));
+}
+
 function writeDurably(path: string, chunks: Uint8Array[]): void {
   const fd = openSync(path, "w");
   try {

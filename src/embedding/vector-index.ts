@@ -42,6 +42,8 @@ const DEFAULT_EXPANSION_SEARCH = 64;
 // than scanning the filter's survivors, so it falls back to an exact scan.
 const MAX_ANN_CANDIDATES = 2048;
 const OVERSAMPLE = 4;
+/** At least this many candidates are asked of the graph, to be rescored exactly (see searchGraph). */
+const MIN_RESCORE = 40;
 
 const SHA8 = /^[0-9a-f]{8}$/;
 const QUANTIZATION = { f32: ScalarKind.F32, f16: ScalarKind.F16, i8: ScalarKind.I8 } as const;
@@ -218,14 +220,20 @@ export class VectorIndex {
     this.graphRows = 0;
   }
 
+  /**
+   * The graph's best candidates, rescored exactly from the float32 rows. It is asked for at least
+   * MIN_RESCORE: its own ranking is coarse (quantized), and the true best `k` are almost always
+   * among its best few dozen, which the exact scores then put in order.
+   */
   private searchGraph(q: Float32Array, k: number): Hit[] {
-    const found = this.graph.search(q, Math.min(k, this.graphRows), 1);
+    const wanted = Math.min(Math.max(k, MIN_RESCORE), this.graphRows);
+    const found = this.graph.search(q, wanted, 1);
     const hits: Hit[] = [];
     for (let i = 0; i < found.keys.length; i++) {
       const row = this.rows.rowOf(Number(found.keys[i]!));
       if (row !== undefined) hits.push(this.hitAt(q, row));
     }
-    return hits.sort(byScoreThenId);
+    return hits.sort(byScoreThenId).slice(0, k);
   }
 
   private searchGraphFiltered(q: Float32Array, k: number, accept: (id: string) => boolean): Hit[] {

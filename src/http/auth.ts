@@ -1,10 +1,17 @@
-import { Forbidden, NotFound, Unauthorized } from "../errors.ts";
+import type { TSchema } from "@sinclair/typebox";
+import type { TypeCheck } from "@sinclair/typebox/compiler";
+import { Elysia } from "elysia";
+import { Forbidden, NotFound, TenantSuspended, Unauthorized, UnsupportedMediaType } from "../errors.ts";
 import { isoOf, ULID_RE } from "../models/common.ts";
 import type { Denial } from "../models/denial.ts";
+import { parseAs } from "../models/media-type.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { SystemStore } from "../vault/system-store.ts";
+import { RAW_BODY, readJsonBody } from "./body.ts";
+import { isNdjson } from "./ndjson.ts";
 import { anyGrants } from "./permissions.ts";
 import type { Claims, TokenService } from "./tokens.ts";
+import { checkBody } from "./validate-body.ts";
 
 /** Who is calling: the verified claims of the bearer token. */
 export interface Principal {
@@ -45,6 +52,11 @@ export class Authenticator {
   async authenticate(request: Request, cookieToken?: string): Promise<Principal> {
     const raw = bearerToken(request) ?? cookieToken;
     if (!raw) throw new Unauthorized("missing bearer token");
+    return this.authenticateToken(raw);
+  }
+
+  /** A token handed over some other way (the dashboard's sign-in form). */
+  async authenticateToken(raw: string): Promise<Principal> {
     const claims = await this.tokens.verify(raw);
     if (!claims.admin && !this.store.getTenant(claims.tenant_id)) {
       throw new Unauthorized("the token's tenant does not exist");
@@ -63,7 +75,8 @@ function principalOf(claims: Claims): Principal {
   };
 }
 
-export type DenialSink = (denial: Denial) => void;
+/** Records a denial; resolves once it is durable. */
+export type DenialSink = (denial: Denial) => Promise<void>;
 
 /**
  * Authorisation: permissions are resolved against the live role library on every request, so a
@@ -108,8 +121,16 @@ export class Guard {
     }
   }
 
+  /** A suspended tenant's tokens are refused, each refusal audited like any other denial. */
+  requireActiveTenant(principal: Principal, req: RequestInfo): void {
+    if (principal.admin || this.store.getTenant(principal.tenantId)?.status !== "suspended") return;
+    const denied = this.deny(principal, req, "tenant:active", "the tenant is suspended");
+    throw new TenantSuspended(denied.message, denied.permission, denied.recorded);
+  }
+
+  /** The refusal to throw; it carries the denial's commit, which the errors plugin awaits before the 403. */
   deny(principal: Principal, req: RequestInfo, permission: string, reason: string): Forbidden {
-    this.recordDenial({
+    const recorded = this.recordDenial({
       at: isoOf(this.clock.now()),
       tenant_id: principal.tenantId,
       sub: principal.sub,
@@ -119,7 +140,7 @@ export class Guard {
       permission,
       reason,
     });
-    return new Forbidden(reason, permission);
+    return new Forbidden(reason, permission, recorded);
   }
 }
 
@@ -133,4 +154,84 @@ export function existingTenantId(store: SystemStore, tenantId: string): string {
 /** Echoes caller input into messages only when it is short and plain. */
 export function safeEcho(value: string): string {
   return /^[A-Za-z0-9_-]{1,64}$/.test(value) ? value : "(malformed)";
+}
+
+/** The cookie the dashboard's token form sets: the operator's token, accepted on GET requests only. */
+export const ADMIN_COOKIE = "memory_admin";
+
+/** Who calls, and the request facts a denial records (a type, not an interface: Elysia's `resolve` needs one). */
+export type Caller = {
+  principal: Principal;
+  req: RequestInfo;
+};
+
+/** `caller`: any valid token (tenant or operator); `admin`: the operator's token only. */
+export type AuthLevel = "caller" | "admin";
+
+/** A level, or a level with the body limit of a route that takes more than the default (a batch). */
+export type AuthOption = AuthLevel | { level: AuthLevel; bodyLimit: number };
+
+/**
+ * The one auth plugin: a route declares `{ auth: "caller" | "admin" }` (first among its options),
+ * and the caller is resolved once per request, before any parameter, query or body is validated
+ * (an anonymous caller gets 401, never a schema hint). Handlers receive `principal` and `req`.
+ * A suspended tenant's token stops here (403 `tenant_suspended`); so does a tenant token on an
+ * admin route (403, audited). The admin cookie counts on GET requests only, so a page cannot be
+ * made to post with the operator's authority.
+ */
+export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number) {
+  const callers = new WeakMap<Request, Promise<Caller>>();
+  const callerOf = (request: Request): Promise<Caller> => {
+    let pending = callers.get(request);
+    if (!pending) {
+      pending = (async () => {
+        const principal = await auth.authenticate(request, cookieToken(request));
+        const req = requestInfo(request);
+        guard.requireActiveTenant(principal, req);
+        return { principal, req };
+      })();
+      callers.set(request, pending);
+    }
+    return pending;
+  };
+  const readAfterAuth =
+    (limit: number) =>
+    async ({ request }: { request: Request }) => {
+      await callerOf(request);
+      // NDJSON (an import) is left unread for its route to stream; a JSON route refuses it (415).
+      if (isNdjson(request)) return RAW_BODY;
+      return readJsonBody(request, limit);
+    };
+  return new Elysia({ name: "auth" }).macro({
+    auth: (option: AuthOption) => ({
+      // The caller is known before the body is read: an anonymous caller's bytes are never parsed.
+      // The reader always answers (an empty body is null); "json" tells the OpenAPI document.
+      parse: parseAs("json", readAfterAuth(typeof option === "string" ? bodyLimit : option.bodyLimit)),
+      async transform({ request }) {
+        const level = typeof option === "string" ? option : option.level;
+        const caller = await callerOf(request);
+        if (level === "admin") guard.requireAdmin(caller.principal, caller.req);
+      },
+      resolve: ({ request }) => callerOf(request),
+    }),
+    // Macro hooks run in the order a route names them: after `auth`, so a refused caller never
+    // learns the schema; before Elysia's own validation, which a hostile body could crash.
+    checkBody: (check: TypeCheck<TSchema>) => ({
+      transform({ body }) {
+        if (body === RAW_BODY) throw new UnsupportedMediaType("this route reads application/json");
+        checkBody(check, body);
+      },
+    }),
+  });
+}
+
+function cookieToken(request: Request): string | undefined {
+  if (request.method !== "GET" && request.method !== "HEAD") return undefined;
+  const header = request.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const at = part.indexOf("=");
+    if (at > 0 && part.slice(0, at).trim() === ADMIN_COOKIE) return part.slice(at + 1).trim() || undefined;
+  }
+  return undefined;
 }

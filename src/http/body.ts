@@ -69,18 +69,42 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
 /** Marker body for routes that read their own raw bytes (webhooks): the stream is left unread. */
 export const RAW_BODY = Symbol("raw-body");
 
+/** The JSON body of an API request, capped at `limit`; an empty body is `null` (handled, absent). */
+export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  return parseJsonBytes(await readBodyCapped(request, limit)) ?? null;
+}
+
 /**
- * The one body parser: JSON for API routes, capped at `limit`. Webhook routes keep the stream
- * untouched so their handler can read the exact bytes the signature covers, in the check order
- * of CONTRACT §7.
+ * An HTML form's fields (`application/x-www-form-urlencoded`), capped at `limit`: the first value of
+ * each name, in an object without a prototype (a field named `__proto__` is just a field).
  */
-export const bodyPlugin = (limit: number) =>
-  new Elysia({ name: "body" }).onParse({ as: "global" }, async ({ request }) => {
-    if (isWebhookPath(request.url)) return RAW_BODY;
-    const parsed = parseJsonBytes(await readBodyCapped(request, limit));
-    // Elysia treats `undefined` as "not handled" and would try its own parser.
-    return parsed === undefined ? null : parsed;
-  });
+export async function readFormBody(request: Request, limit: number): Promise<Record<string, string>> {
+  const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded")
+    throw new BadRequest("expected an HTML form (application/x-www-form-urlencoded)");
+  let text: string;
+  try {
+    text = decoder.decode(await readBodyCapped(request, limit));
+  } catch (error) {
+    if (error instanceof PayloadTooLarge) throw error;
+    throw new BadRequest("body is not valid UTF-8");
+  }
+  const fields: Record<string, string> = Object.create(null);
+  for (const [name, value] of new URLSearchParams(text)) if (!(name in fields)) fields[name] = value;
+  return fields;
+}
+
+/**
+ * Who reads which body. Webhook routes keep the stream untouched so their handler can read the
+ * exact bytes the signature covers, in the check order of CONTRACT §7. Authenticated routes read
+ * theirs in the auth plugin, after the caller is known, so an anonymous request's bytes are never
+ * parsed. Anything else (the dashboard's sign-in form) names its own parser; this hook only makes
+ * sure no route falls through to an uncapped default read.
+ */
+export const bodyPlugin = () =>
+  new Elysia({ name: "body" }).onParse({ as: "global" }, ({ request }) =>
+    isWebhookPath(request.url) ? RAW_BODY : undefined,
+  );
 
 function isWebhookPath(url: string): boolean {
   const pathStart = url.indexOf("/", url.indexOf("//") + 2);

@@ -3,11 +3,16 @@ import {
   AppError,
   BadRequest,
   type FieldError,
+  Forbidden,
+  MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
+  Unavailable,
   ValidationFailed,
 } from "../errors.ts";
+import { requestInfo } from "./auth.ts";
 import { assignRequestId, requestIdOf } from "./request-id.ts";
+import type { RouteTable } from "./route-table.ts";
 
 export const PROBLEM_JSON = "application/problem+json";
 
@@ -48,7 +53,9 @@ export function toAppError(error: unknown): AppError {
     const cause = (error as Error).cause;
     return cause instanceof AppError ? cause : new BadRequest("body is not parseable");
   }
-  if (error instanceof ValidationError) return validationFailure(error);
+  // A response that fails its own schema is our bug (a 500, logged), never the caller's 422.
+  if (error instanceof ValidationError)
+    return error.type === "response" ? new InternalError() : validationFailure(error);
   if (error instanceof NotFoundError) return new NotFound("no such route");
   if (isBodyTooLarge(error)) return new PayloadTooLarge("body exceeds the size limit");
   return new InternalError();
@@ -79,17 +86,56 @@ function validationFailure(error: ValidationError): ValidationFailed {
   return new ValidationFailed(detail, errors.slice(0, 20));
 }
 
-/** The errors plugin: request ids on every response, problem+json for every error. Use it first. */
-export const errorsPlugin = (log: (line: string) => void = console.error) =>
+/**
+ * A 403 is sent only after its denial record has committed (on the HTTP routes and as an MCP tool error). Should the record fail, the refusal
+ * stands but is answered 503: a denial that is not audited is not reported as one.
+ */
+export async function durableDenial(error: AppError, log: (line: string) => void): Promise<AppError> {
+  if (!(error instanceof Forbidden) || !error.recorded) return error;
+  try {
+    await error.recorded;
+    return error;
+  } catch (cause) {
+    log(`denial could not be recorded: ${cause instanceof Error ? cause.message : String(cause)}`);
+    return new Unavailable("the refusal could not be audited; retry later");
+  }
+}
+
+/** A route miss: 405 with `Allow` when the path is served with other methods, else 404. */
+function routeMiss(request: Request, routes: RouteTable | undefined): AppError {
+  const allowed = routes?.allowed(requestInfo(request).path) ?? [];
+  return allowed.length > 0 ? new MethodNotAllowed(request.method, allowed) : new NotFound("no such route");
+}
+
+/** An error rendered for people rather than programs (the dashboard's sign-in page), or undefined. */
+export type ErrorPage = (request: Request, error: AppError, requestId: string) => Response | undefined;
+
+/**
+ * The errors plugin: request ids on every response, problem+json for every error (or the page an
+ * `ErrorPage` renders for its own routes). Use it first.
+ */
+export const errorsPlugin = (
+  log: (line: string) => void = console.error,
+  routes?: RouteTable,
+  pages: ErrorPage[] = [],
+) =>
   new Elysia({ name: "errors" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = assignRequestId(request);
     })
-    .onError({ as: "global" }, ({ error, request }) => {
-      const appError = toAppError(error);
+    .onError({ as: "global" }, async ({ error, request }) => {
+      const appError = await durableDenial(
+        error instanceof NotFoundError ? routeMiss(request, routes) : toAppError(error),
+        log,
+      );
       if (appError.status >= 500 && appError.code === "internal_error") {
         const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
         log(`[${requestIdOf(request)}] unhandled: ${stack}`);
       }
-      return problemResponse(appError, requestIdOf(request));
+      const requestId = requestIdOf(request);
+      for (const render of pages) {
+        const rendered = render(request, appError, requestId);
+        if (rendered) return rendered;
+      }
+      return problemResponse(appError, requestId);
     });

@@ -6,15 +6,22 @@ import { Unauthorized } from "../errors.ts";
 import { OPERATOR_TENANT_ID, ULID_RE } from "../models/common.ts";
 import type { Clock } from "../runtime/clock.ts";
 
+/** The longest lifetime a token may have: minting refuses more, and so does verification. */
+export const MAX_TOKEN_TTL_SECONDS = 366 * 86400;
+/** Clock difference tolerated between the minting tool and this runtime. */
+const EXP_SKEW_SECONDS = 60;
+/** Seconds since the epoch of the last instant with a 4-digit year: any `exp` beyond is nonsense. */
+const MAX_EPOCH_SECONDS = 253402300799;
+
 /** CONTRACT §3 claims. `exp` is required; `admin` only for the operator's all-zeros tenant. */
 const ClaimsSchema = Type.Object({
   sub: Type.String({ minLength: 1, maxLength: 256 }),
   tenant_id: Type.String(),
   roles: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64 }),
   admin: Type.Optional(Type.Boolean()),
-  iat: Type.Optional(Type.Number()),
-  exp: Type.Number(),
-  jti: Type.Optional(Type.String()),
+  iat: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_EPOCH_SECONDS })),
+  exp: Type.Number({ minimum: 0, maximum: MAX_EPOCH_SECONDS }),
+  jti: Type.Optional(Type.String({ maxLength: 256 })),
 });
 export type Claims = Static<typeof ClaimsSchema>;
 const checkClaims = TypeCompiler.Compile(ClaimsSchema);
@@ -51,6 +58,8 @@ export class TokenService {
   ) {}
 
   async mint(req: MintRequest): Promise<Minted> {
+    if (!Number.isInteger(req.ttlSeconds) || req.ttlSeconds < 1 || req.ttlSeconds > MAX_TOKEN_TTL_SECONDS)
+      throw new RangeError(`a token lives 1–${MAX_TOKEN_TTL_SECONDS} seconds`);
     const iat = Math.floor(this.clock.now() / 1000);
     const claims: Claims = {
       sub: req.sub,
@@ -92,6 +101,10 @@ export class TokenService {
       throw new Unauthorized(describeJoseError(error));
     }
     if (!checkClaims.Check(payload)) throw new Unauthorized("token claims are malformed");
+    // A token valid for longer than any this service mints was not minted for it; this also keeps
+    // every `exp` a formattable date.
+    if (payload.exp > now / 1000 + MAX_TOKEN_TTL_SECONDS + EXP_SKEW_SECONDS)
+      throw new Unauthorized("token exp is further in the future than any token lifetime");
     checkScope(payload);
     return payload;
   }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { ConfigError } from "../config.ts";
-import { type CrmMapping, loadCrmMapping } from "../sources/crm-mapping.ts";
+import { type CrmMapping, loadCrmMapping } from "../sources/crm/mapping.ts";
 
 /**
  * The CRM source's custom mapping file: validated at start (a bad file stops the start), read again

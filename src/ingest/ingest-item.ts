@@ -1,3 +1,5 @@
+import type { Static } from "@sinclair/typebox";
+import type { IngestSummary as IngestSummarySchema } from "../models/dead-letter.ts";
 import type { MapResult, SourceEvent } from "../sources/types.ts";
 
 /**
@@ -14,12 +16,8 @@ export interface IngestItem {
   stateSeq?: number;
 }
 
-export interface IngestSummary {
-  accepted: number;
-  entries: string[];
-  duplicates: number;
-  dead_lettered: string[];
-}
+/** CONTRACT §7's answer to a delivery (its schema: models/dead-letter.ts). */
+export type IngestSummary = Static<typeof IngestSummarySchema>;
 
 export interface Delivery {
   source: string;

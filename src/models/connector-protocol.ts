@@ -4,6 +4,8 @@
  * `status:crm`, which tenant health shows under `connectors`.
  */
 // biome-ignore-all lint/suspicious/noConfusingVoidType: a reply of `void` is "no answer", as in TenantProtocol.
+
+import type { BridgeEvent } from "../bridge/events.ts";
 import type { StreamClosed, StreamEvent } from "../connectors/transport.ts";
 import type { MapResult, SourceEvent } from "../sources/types.ts";
 
@@ -13,7 +15,7 @@ export interface MailStatus {
    * `not_configured`: the watch lacks credentials or a topic; `push_only`: notifications are
    * expanded but this runtime manages no watch (no topic).
    */
-  state: "active" | "retrying" | "not_configured" | "push_only";
+  state: "active" | "retrying" | "not_configured" | "push_only" | "stopped";
   email?: string;
   topic?: string;
   /** RFC 3339 expiry of the current watch. */
@@ -61,6 +63,8 @@ export type MailWatchProtocol = {
   /** Expands one push notification into drafts through the mail API; never throws. */
   "mail.expand": { msg: { event: SourceEvent }; reply: MailExpansion };
   "mail.status": { msg: object; reply: MailStatus };
+  /** Stops the watch renewals (secrets gone, tenant suspended) and records `stopped`. */
+  "mail.stop": { msg: object; reply: void };
 };
 
 export type CrmStreamProtocol = {
@@ -75,4 +79,26 @@ export type CrmStreamProtocol = {
   "crm.closed": { msg: { gen: number } & StreamClosed; reply: void };
   "crm.warning": { msg: { gen: number; message: string }; reply: void };
   "crm.status": { msg: object; reply: CrmStatus };
+  /** Closes the stream and its timers (secrets gone, tenant suspended) and records `stopped`. */
+  "crm.stop": { msg: object; reply: void };
+};
+
+/** What `bridge.deliver` answers: the ids written, duplicates, dead letters and ignored events. */
+export interface BridgeResult {
+  entries: string[];
+  duplicates: number;
+  dead_lettered: string[];
+  ignored: number;
+}
+
+export interface BridgeStatus {
+  state: "active";
+  events: number;
+  last_event_at: string | null;
+  last_error: string | null;
+}
+
+export type BridgeProtocol = {
+  "bridge.deliver": { msg: { event: BridgeEvent }; reply: BridgeResult };
+  "bridge.status": { msg: object; reply: BridgeStatus };
 };

@@ -1,20 +1,44 @@
-/** A source event the runtime owns but could not turn into entries (CONTRACT §7). */
-export interface DeadLetter {
-  event_id: string;
-  tenant_id: string;
-  source: string;
-  event_type: string;
-  received_at: string;
-  attempts: number;
-  last_error: string;
-  status: "dead" | "replayed";
-  /** The source event as parsed from the delivery: what a replay maps again. */
-  payload: unknown;
-  /** Delivery headers without credentials or signatures. */
-  headers: Record<string, string>;
-  /** Ids written when a replay succeeded. */
-  entries?: string[];
-  replayed_at?: string;
-}
+import { type Static, Type } from "@sinclair/typebox";
+import { IsoTime, LiteralUnion, StrictObject } from "./common.ts";
 
 export const DEAD_LETTER_STATUSES = ["dead", "replayed"] as const;
+
+/** A source event the runtime owns but could not turn into entries (CONTRACT §7). */
+export const DeadLetter = StrictObject({
+  event_id: Type.String(),
+  tenant_id: Type.String(),
+  source: Type.String(),
+  event_type: Type.String(),
+  received_at: IsoTime,
+  attempts: Type.Integer({ minimum: 1 }),
+  last_error: Type.String(),
+  status: LiteralUnion(DEAD_LETTER_STATUSES),
+  /** The source event as parsed from the delivery: what a replay maps again. */
+  payload: Type.Unknown(),
+  /** Delivery headers without credentials or signatures. */
+  headers: Type.Record(Type.String(), Type.String()),
+  /** Ids written when a replay succeeded. */
+  entries: Type.Optional(Type.Array(Type.String())),
+  replayed_at: Type.Optional(IsoTime),
+});
+export type DeadLetter = Static<typeof DeadLetter>;
+
+export const DeadLetterList = StrictObject({ dead_letters: Type.Array(DeadLetter) });
+
+/** What a replay answers: the entries written, or the dead letter's new error. */
+export const ReplayReply = StrictObject({
+  event_id: Type.String(),
+  status: Type.Union([Type.Literal("replayed"), Type.Literal("dead")]),
+  entries: Type.Optional(Type.Array(Type.String())),
+  last_error: Type.Optional(Type.String()),
+});
+export type ReplayReply = Static<typeof ReplayReply>;
+
+/** CONTRACT §7's answer to a delivery. */
+export const IngestSummary = StrictObject({
+  accepted: Type.Integer(),
+  entries: Type.Array(Type.String()),
+  duplicates: Type.Integer(),
+  dead_lettered: Type.Array(Type.String()),
+  ignored: Type.Integer({ description: "Events of types the source's mapping does not cover" }),
+});

@@ -1,44 +1,54 @@
-import { type Static, Type } from "@sinclair/typebox";
-import type { Category } from "./category.ts";
-import { Sha8, StrictObject, Timestamp } from "./common.ts";
+import { type Static, type TOptional, type TProperties, Type } from "@sinclair/typebox";
+import { CATEGORIES, type Category } from "./category.ts";
+import { Chars } from "./chars.ts";
+import {
+  IsoTime,
+  LiteralUnion,
+  NextCursor,
+  QueryInteger,
+  QueryObject,
+  Sha8,
+  StrictObject,
+  Timestamp,
+} from "./common.ts";
 
 /** Fields every category shares (CONTRACT §5). */
 const base = {
-  content: Type.String({ minLength: 1, maxLength: 32_768 }),
-  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })),
+  content: Chars(1, 32_768),
+  tags: Type.Optional(Type.Array(Chars(1, 64), { maxItems: 64 })),
   data: Type.Optional(Type.Object({}, { additionalProperties: true, description: "≤ 16 KiB as JSON" })),
   valid_from: Type.Optional(Timestamp),
   valid_to: Type.Optional(Type.Union([Timestamp, Type.Null()])),
   supersedes: Type.Optional(Sha8),
   corrects: Type.Optional(Sha8),
-  agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  agent_id: Type.Optional(Chars(1, 128)),
   source: Type.Optional(
     StrictObject({
-      system: Type.String({ minLength: 1, maxLength: 64 }),
-      event_id: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
-      event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-      url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+      system: Chars(1, 64),
+      event_id: Type.Optional(Chars(1, 512)),
+      event_type: Type.Optional(Chars(1, 128)),
+      url: Type.Optional(Chars(1, 2048)),
     }),
   ),
   embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 4096 })),
-  tenant_id: Type.Optional(Type.String({ maxLength: 64 })),
+  tenant_id: Type.Optional(Chars(0, 64)),
 };
 
 const Currency = Type.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217" });
 const Money = Type.Number({ minimum: -1e15, maximum: 1e15 });
-const ShortText = Type.String({ minLength: 1, maxLength: 4096 });
+const ShortText = Chars(1, 4096);
 const OpenOrResolved = Type.Union([Type.Literal("open"), Type.Literal("resolved")]);
 
 /** Typed fields per category; the request schema of `POST /memory/{category}` is base + these. */
 export const TYPED_FIELDS = {
   decision: {
     status: Type.Optional(OpenOrResolved),
-    rationale: Type.Optional(Type.String({ maxLength: 8192 })),
+    rationale: Type.Optional(Chars(0, 8192)),
     options: Type.Optional(Type.Array(ShortText, { maxItems: 64 })),
     chosen: Type.Optional(ShortText),
     amount: Type.Optional(Money),
     currency: Type.Optional(Currency),
-    stage: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    stage: Type.Optional(Chars(1, 128)),
   },
   exception: {
     severity: Type.Optional(
@@ -56,9 +66,9 @@ export const TYPED_FIELDS = {
     steps: Type.Optional(Type.Array(ShortText, { maxItems: 256 })),
   },
   relationship: {
-    subject: Type.String({ minLength: 1, maxLength: 1024 }),
-    predicate: Type.String({ minLength: 1, maxLength: 256 }),
-    object: Type.String({ minLength: 1, maxLength: 1024 }),
+    subject: Chars(1, 1024),
+    predicate: Chars(1, 256),
+    object: Chars(1, 1024),
   },
   outcome: {
     decision_id: Sha8,
@@ -74,6 +84,12 @@ export const FactInput = StrictObject({ ...base, ...TYPED_FIELDS.fact });
 export const WorkflowInput = StrictObject({ ...base, ...TYPED_FIELDS.workflow });
 export const RelationshipInput = StrictObject({ ...base, ...TYPED_FIELDS.relationship });
 export const OutcomeInput = StrictObject({ ...base, ...TYPED_FIELDS.outcome });
+
+/** `Idempotency-Key` of a write (a header over HTTP, an argument over MCP): 1–255 visible ASCII characters. */
+export const IdempotencyKey = Type.String({
+  pattern: "^[\\x21-\\x7e]{1,255}$",
+  description: "A retry within 24 h with the same key answers the first response",
+});
 
 export const ENTRY_INPUT = {
   decision: DecisionInput,
@@ -105,20 +121,8 @@ export type EntryDraft = { [C in Category]: { category: C } & InputOf[C] }[Categ
 
 export type EntrySource = NonNullable<FactInput["source"]>;
 
-/** An entry as stored and returned (CONTRACT §5): the request fields plus server-managed ones. */
-export type Entry = Omit<EntryDraft, "embedding" | "tenant_id" | "valid_from" | "valid_to"> & {
-  id: string;
-  tenant_id: string;
-  category: Category;
-  valid_from: string;
-  valid_to: string | null;
-  recorded_at: string;
-  expired_at: string | null;
-  invalidated_at: string | null;
-  created_by: string;
-  embedding?: number[];
-  [field: string]: unknown;
-};
+/** An entry as stored and returned (CONTRACT §5): derived from its response schema (EntryView, below). */
+export type Entry = Static<typeof EntryView>;
 
 /** Fields the server owns; they are never taken from a request body. */
 export const SERVER_FIELDS = [
@@ -131,3 +135,78 @@ export const SERVER_FIELDS = [
 ] as const;
 
 export const MAX_DATA_BYTES = 16 * 1024;
+
+// ── entries as returned ─────────────────────────────────────────────────────────────────────
+
+/** The same properties, each optional. */
+function optionalAll<T extends TProperties>(props: T): { [K in keyof T]: TOptional<T[K]> } {
+  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof T]: TOptional<T[K]>;
+  };
+}
+
+/** Every category's typed fields, each optional: an entry carries those of its own category. */
+const ANY_TYPED_FIELDS = {
+  ...optionalAll(TYPED_FIELDS.decision),
+  ...optionalAll(TYPED_FIELDS.exception),
+  ...optionalAll(TYPED_FIELDS.workflow),
+  ...optionalAll(TYPED_FIELDS.relationship),
+  ...optionalAll(TYPED_FIELDS.outcome),
+};
+
+/** An entry as the API returns it (CONTRACT §5): the request fields plus the server's. */
+export const EntryView = StrictObject({
+  ...ANY_TYPED_FIELDS,
+  id: Sha8,
+  tenant_id: Type.String(),
+  category: LiteralUnion(CATEGORIES),
+  content: Type.String(),
+  tags: Type.Optional(Type.Array(Type.String())),
+  data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  valid_from: IsoTime,
+  valid_to: Type.Union([IsoTime, Type.Null()]),
+  supersedes: Type.Optional(Sha8),
+  corrects: Type.Optional(Sha8),
+  agent_id: Type.String(),
+  source: Type.Optional(base.source),
+  recorded_at: IsoTime,
+  expired_at: Type.Union([IsoTime, Type.Null()]),
+  invalidated_at: Type.Union([IsoTime, Type.Null()]),
+  created_by: Type.String(),
+  embedding: Type.Optional(Type.Array(Type.Number(), { description: "Only with ?include=embedding" })),
+});
+
+export const EntryPage = StrictObject({ items: Type.Array(EntryView), next_cursor: NextCursor });
+
+/** At most this many entries in one `POST /memory/{category}/batch`. */
+export const MAX_BATCH = 1000;
+
+/** `POST /memory/{category}/batch`: up to 1,000 bodies of that category's single-write schema. */
+export function BatchBody(category: Category) {
+  return StrictObject({
+    entries: Type.Array(ENTRY_INPUT[category], { minItems: 1, maxItems: MAX_BATCH }),
+  });
+}
+
+/** A batch's answer: the entries in request order, and for each 201 (written) or 200 (already stored). */
+export const BatchReply = StrictObject({
+  entries: Type.Array(EntryView),
+  // 200 or 201. A union of number literals would be right too, but Elysia's OpenAPI generator
+  // writes any literal union as strings; a range says the same and survives it.
+  statuses: Type.Array(
+    Type.Integer({ minimum: 200, maximum: 201, description: "201 written, 200 already stored" }),
+  ),
+});
+
+/** `GET /memory/{category}` (CONTRACT §5). */
+export const ListEntriesQuery = QueryObject({
+  limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 500, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 128 })),
+  tag: Type.Optional(Chars(1, 64)),
+  valid_at: Type.Optional(Timestamp),
+  as_of: Type.Optional(Timestamp),
+  include: Type.Optional(Type.Literal("embedding")),
+});
+
+export const ReadEntryQuery = QueryObject({ include: Type.Optional(Type.Literal("embedding")) });
+export const EntryParams = Type.Object({ sha8: Sha8 });

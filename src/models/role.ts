@@ -1,5 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { StrictObject } from "./common.ts";
+import { MAX_TOKEN_TTL_SECONDS } from "../http/tokens.ts";
+import { Chars } from "./chars.ts";
+import { IsoTime, StrictObject } from "./common.ts";
 
 export const ROLE_NAME_RE = /^[a-z][a-z0-9_-]{0,63}$/;
 export const TENANT_ADMIN = "tenant_admin";
@@ -8,24 +10,37 @@ export const TENANT_ADMIN = "tenant_admin";
 export const PERMISSION_RE =
   /^(\*|tenant:read|memory:\*|memory:(read|write|search)(:(decisions|exceptions|facts|workflows|relationships|outcomes))?)$/;
 
-export interface Role {
-  name: string;
-  permissions: string[];
-  description: string;
-  builtin: boolean;
-}
+export const Role = StrictObject({
+  name: Type.String(),
+  permissions: Type.Array(Type.String()),
+  description: Type.String(),
+  builtin: Type.Boolean(),
+});
+export type Role = Static<typeof Role>;
+
+export const RoleList = StrictObject({ roles: Type.Array(Role) });
+export const RoleDeleted = StrictObject({ deleted: Type.String() });
+
+export const MintedToken = StrictObject({
+  token: Type.String(),
+  tenant_id: Type.String(),
+  sub: Type.String(),
+  roles: Type.Array(Type.String()),
+  ttl_seconds: Type.Integer(),
+  expires_at: IsoTime,
+});
 
 export const RoleBody = StrictObject({
   name: Type.String({ pattern: ROLE_NAME_RE.source }),
   permissions: Type.Array(Type.String({ pattern: PERMISSION_RE.source }), { maxItems: 64 }),
-  description: Type.Optional(Type.String({ maxLength: 1024 })),
+  description: Type.Optional(Chars(0, 1024)),
 });
 export type RoleBody = Static<typeof RoleBody>;
 
 export const MintTokenBody = StrictObject({
   roles: Type.Array(Type.String({ pattern: ROLE_NAME_RE.source }), { minItems: 1, maxItems: 32 }),
-  sub: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-  ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 366 * 86400 })),
+  sub: Type.Optional(Chars(1, 128)),
+  ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKEN_TTL_SECONDS })),
 });
 export type MintTokenBody = Static<typeof MintTokenBody>;
 

@@ -1,15 +1,17 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { CATEGORIES } from "./category.ts";
-import { StrictObject, Timestamp } from "./common.ts";
+import { Chars } from "./chars.ts";
+import { LiteralUnion, StrictObject, Timestamp } from "./common.ts";
+import { EntryView } from "./entry.ts";
 
-const Tag = Type.String({ minLength: 1, maxLength: 64 });
+const Tag = Chars(1, 64);
 
 /** `POST /memory/search` (CONTRACT §6). */
 export const SearchBody = StrictObject({
-  query: Type.Optional(Type.String({ maxLength: 4096 })),
+  query: Type.Optional(Chars(0, 4096)),
   embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 4096 })),
   categories: Type.Optional(
-    Type.Array(Type.Union(CATEGORIES.map((c) => Type.Literal(c))), {
+    Type.Array(LiteralUnion(CATEGORIES), {
       minItems: 1,
       maxItems: CATEGORIES.length,
     }),
@@ -21,3 +23,14 @@ export const SearchBody = StrictObject({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
 });
 export type SearchBody = Static<typeof SearchBody>;
+
+export const SearchResponse = StrictObject({
+  results: Type.Array(
+    StrictObject({
+      entry: EntryView,
+      score: Type.Number(),
+      scores: StrictObject({ vector: Type.Number(), lexical: Type.Number() }),
+    }),
+  ),
+  took_ms: Type.Number(),
+});

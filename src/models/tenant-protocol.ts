@@ -1,7 +1,13 @@
 import type { Delivery, IngestItem, IngestSummary } from "../ingest/ingest-item.ts";
 import type { Category } from "./category.ts";
+import type { Change } from "./change.ts";
 import type { DeadLetter } from "./dead-letter.ts";
 import type { Entry, EntryDraft } from "./entry.ts";
+import type { EraseReport, EraseRequest } from "./erase.ts";
+import type { EntryHistory } from "./history.ts";
+import type { OutboundTenantProtocol } from "./outbound-protocol.ts";
+import type { RevenueFigures } from "./revenue.ts";
+import type { TenantTransferProtocol } from "./tenant-export.ts";
 
 /** Messages of the tenant actor (actors/tenant.ts): one actor per tenant owns its vault and index. */
 export interface TenantHealth {
@@ -14,6 +20,12 @@ export interface TenantHealth {
   connectors: Record<string, unknown>;
 }
 
+export interface TenantStats {
+  entries_per_category: Record<Category, number>;
+  dead_letters: number;
+  writes_per_day: Array<{ day: string; category: Category; writes: number }>;
+}
+
 export interface CreateEntry {
   draft: EntryDraft;
   createdBy: string;
@@ -22,7 +34,7 @@ export interface CreateEntry {
   idempotencyKey?: string;
 }
 
-/** The query of a list call, as parsed from the URL (src/routes/memory-query.ts). */
+/** The query of a list call, as the tenant actor takes it (src/memory/access.ts builds it). */
 export interface ListQuery {
   limit: number;
   cursor?: string;
@@ -56,6 +68,27 @@ export interface SearchResult {
 export type TenantProtocol = {
   "tenant.init": { msg: object; reply: undefined };
   "tenant.health": { msg: object; reply: Omit<TenantHealth, "tenant_id" | "status"> };
+  /** Revenue per agent over entries whose valid_from lies in [from, to) (epoch ms). */
+  "metrics.revenue": { msg: { from: number; to: number }; reply: RevenueFigures };
+  /** The dashboard's counters: entries per category, writes per day in [fromDay, toDay] (UTC days). */
+  "tenant.stats": { msg: { fromDay: string; toDay: string }; reply: TenantStats };
+  /** The change log after position `after`, oldest first; `last` is the newest position committed. */
+  "changes.since": { msg: { after: number; limit: number }; reply: { changes: Change[]; last: number } };
+  /** Retraction (transaction time); an entry already retracted or corrected is answered as it is. */
+  "entry.retract": { msg: { category: Category; id: string; by: string }; reply: Entry };
+  "entry.history": { msg: { category: Category; id: string }; reply: EntryHistory };
+  /** Erasure of matching entries across both time axes; the actor is then restarted to compact. */
+  "memory.erase": { msg: { request: EraseRequest; by: string }; reply: EraseReport };
+  /** A batch of one category: all prepared before any is written, then one transaction. */
+  "entry.createMany": {
+    msg: {
+      drafts: EntryDraft[];
+      createdBy: string;
+      vectors: Array<Float32Array | undefined>;
+      idempotencyKey?: string;
+    };
+    reply: { status: 200 | 201; entries: Entry[]; statuses: Array<200 | 201> };
+  };
   "entry.create": { msg: CreateEntry; reply: { status: 200 | 201; entry: Entry } };
   "entry.get": { msg: { category: Category; id: string; includeEmbedding: boolean }; reply: Entry };
   "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };
@@ -72,4 +105,5 @@ export type TenantProtocol = {
   };
   "connector.state.get": { msg: { key: string }; reply: unknown };
   "connector.state.put": { msg: { key: string; value: unknown }; reply: undefined };
-};
+} & OutboundTenantProtocol &
+  TenantTransferProtocol;

@@ -1,20 +1,64 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { StrictObject } from "./common.ts";
+import { Chars } from "./chars.ts";
+import { IsoTime, LiteralUnion, StrictObject } from "./common.ts";
 
 export const TENANT_STATUSES = ["active", "suspended"] as const;
-export type TenantStatus = (typeof TENANT_STATUSES)[number];
+export const TenantStatus = LiteralUnion(TENANT_STATUSES);
+export type TenantStatus = Static<typeof TenantStatus>;
 
-export interface Tenant {
-  tenant_id: string;
-  name: string;
-  status: TenantStatus;
-  created_at: string;
-}
+export const Tenant = StrictObject({
+  tenant_id: Type.String(),
+  name: Type.String(),
+  status: TenantStatus,
+  created_at: IsoTime,
+});
+export type Tenant = Static<typeof Tenant>;
 
 /** `name`: 1–128 characters after trimming (CONTRACT §4). */
 export const CreateTenantBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 512, description: "1–128 characters after trimming" }),
+  name: Chars(1, 512, { description: "1–128 characters after trimming; no control or format characters" }),
 });
 export type CreateTenantBody = Static<typeof CreateTenantBody>;
 
 export const MAX_TENANT_NAME = 128;
+
+/** A tenant as lists show it (CONTRACT §4). */
+export const TenantItem = StrictObject({
+  tenant_id: Type.String(),
+  name: Type.String(),
+  status: TenantStatus,
+  role_count: Type.Integer({ minimum: 1 }),
+  created_at: IsoTime,
+});
+
+export const TenantPage = StrictObject({
+  tenants: Type.Array(TenantItem),
+  next_cursor: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+export const CreatedTenant = StrictObject({
+  tenant_id: Type.String(),
+  tenant_name: Type.String(),
+  roles: Type.Array(Type.String()),
+  token: Type.String({ description: "A JWT carrying tenant_admin" }),
+  ttl_seconds: Type.Integer(),
+});
+
+export const Me = StrictObject({
+  tenant_id: Type.String(),
+  tenant_name: Type.Union([Type.String(), Type.Null()]),
+  sub: Type.String(),
+  roles: Type.Array(Type.String()),
+  admin: Type.Boolean(),
+  expires_at: IsoTime,
+});
+
+export const TenantRemoval = StrictObject({
+  deleted: Type.String(),
+  removed: StrictObject({
+    entries: Type.Integer(),
+    dead_letters: Type.Integer(),
+    roles: Type.Integer(),
+    denials: Type.Integer(),
+  }),
+});

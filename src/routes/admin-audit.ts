@@ -1,15 +1,54 @@
+import { Elysia } from "elysia";
 import { existingTenantId } from "../http/auth.ts";
-import { adminBase } from "./admin-guard.ts";
+import { decodeCursor, encodeCursor } from "../memory/cursor.ts";
+import { AdminEventPage } from "../models/admin-event.ts";
+import { PageQuery } from "../models/common.ts";
+import { DenialPage } from "../models/denial.ts";
+import { problems } from "../models/problem.ts";
+import type { AuditPage } from "../vault/system-store.ts";
 import type { Deps } from "./deps.ts";
-import { limitOf } from "./query.ts";
+import { TenantParams } from "./health.ts";
 
-/** The denial audit log, newest first (admin only). */
+const AuditQuery = PageQuery(1000, 100);
+const tags = ["admin"];
+
+function before(cursor: string | undefined): number | undefined {
+  return cursor === undefined ? undefined : decodeCursor(cursor);
+}
+
+function continuation<T>(page: AuditPage<T>): string | null {
+  return page.nextBefore === undefined ? null : encodeCursor(page.nextBefore);
+}
+
+/** The denial audit log and the admin audit log, newest first, paged by an opaque cursor (admin only). */
 export const adminAuditRoutes = (deps: Deps) =>
-  adminBase(deps, "routes.admin.audit", "/admin/audit").get(
-    "/denials/:tenant_id",
-    ({ params, query }) => {
-      const tenantId = existingTenantId(deps.store, params.tenant_id);
-      return { denials: deps.store.listDenials(tenantId, limitOf(query, 100, 1000)) };
-    },
-    { detail: { tags: ["admin"], summary: "Recent RBAC denials for the tenant" } },
-  );
+  new Elysia({ name: "routes.admin.audit", prefix: "/admin/audit" })
+    .use(deps.authPlugin)
+    .get(
+      "/events",
+      ({ query }) => {
+        const page = deps.store.listAdminEvents(query.limit ?? 100, before(query.cursor));
+        return { events: page.items, next_cursor: continuation(page) };
+      },
+      {
+        auth: "admin",
+        query: AuditQuery,
+        response: { 200: AdminEventPage, ...problems(401, 403, 422) },
+        detail: { tags, summary: "Admin actions, newest first (never a secret or a token)" },
+      },
+    )
+    .get(
+      "/denials/:tenant_id",
+      ({ params, query }) => {
+        const tenantId = existingTenantId(deps.store, params.tenant_id);
+        const page = deps.store.listDenials(tenantId, query.limit ?? 100, before(query.cursor));
+        return { denials: page.items, next_cursor: continuation(page) };
+      },
+      {
+        auth: "admin",
+        params: TenantParams,
+        query: AuditQuery,
+        response: { 200: DenialPage, ...problems(401, 403, 404, 422) },
+        detail: { tags, summary: "Recent RBAC denials for the tenant, newest first" },
+      },
+    );

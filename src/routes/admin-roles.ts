@@ -1,37 +1,73 @@
+import { Type } from "@sinclair/typebox";
+import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
 import { existingTenantId, safeEcho } from "../http/auth.ts";
 import { validatedBody } from "../http/validate-body.ts";
-import { ROLE_NAME_RE, RoleBody } from "../models/role.ts";
-import { adminBase } from "./admin-guard.ts";
+import { problems } from "../models/problem.ts";
+import { ROLE_NAME_RE, Role, RoleBody, RoleDeleted, RoleList } from "../models/role.ts";
 import type { Deps } from "./deps.ts";
+import { TenantParams } from "./health.ts";
+
+const RoleParams = Type.Object({ tenant_id: Type.String(), role_name: Type.String({ maxLength: 256 }) });
+const tags = ["admin"];
 
 /** The tenant's role library (admin only). */
 export const adminRoleRoutes = (deps: Deps) =>
-  adminBase(deps, "routes.admin.roles", "/admin/roles")
+  new Elysia({ name: "routes.admin.roles", prefix: "/admin/roles" })
+    .use(deps.authPlugin)
     .get(
       "/:tenant_id",
       ({ params }) => ({ roles: deps.store.listRoles(existingTenantId(deps.store, params.tenant_id)) }),
       {
-        detail: { tags: ["admin"], summary: "List the tenant's role library" },
+        auth: "admin",
+        params: TenantParams,
+        response: { 200: RoleList, ...problems(401, 403, 404) },
+        detail: { tags, summary: "List the tenant's role library" },
       },
     )
     .post(
       "/:tenant_id",
-      async ({ params, body, set }) => {
+      async ({ params, body, set, principal }) => {
         const tenantId = existingTenantId(deps.store, params.tenant_id);
         const role = { name: body.name, permissions: body.permissions, description: body.description ?? "" };
         const result = await deps.system.ask({ type: "role.put", tenantId, role });
+        await deps.audit({
+          action: result.replaced ? "role.replaced" : "role.created",
+          sub: principal.sub,
+          tenant_id: tenantId,
+          target: role.name,
+          details: { permissions: result.role.permissions },
+        });
         set.status = result.replaced ? 200 : 201;
         return result.role;
       },
-      { ...validatedBody(RoleBody), detail: { tags: ["admin"], summary: "Create or replace a role" } },
+      {
+        auth: "admin",
+        params: TenantParams,
+        ...validatedBody(RoleBody),
+        response: { 200: Role, 201: Role, ...problems(400, 401, 403, 404, 413, 415, 422) },
+        detail: { tags, summary: "Create (201) or replace (200) a role" },
+      },
     )
     .delete(
       "/:tenant_id/:role_name",
-      ({ params }) => {
+      async ({ params, principal }) => {
         const tenantId = existingTenantId(deps.store, params.tenant_id);
         if (!ROLE_NAME_RE.test(params.role_name)) throw new NotFound(`no role ${safeEcho(params.role_name)}`);
-        return deps.system.ask({ type: "role.delete", tenantId, name: params.role_name });
+        const deleted = await deps.system.ask({ type: "role.delete", tenantId, name: params.role_name });
+        await deps.audit({
+          action: "role.deleted",
+          sub: principal.sub,
+          tenant_id: tenantId,
+          target: params.role_name,
+          details: {},
+        });
+        return deleted;
       },
-      { detail: { tags: ["admin"], summary: "Delete a role (its power leaves live tokens at once)" } },
+      {
+        auth: "admin",
+        params: RoleParams,
+        response: { 200: RoleDeleted, ...problems(401, 403, 404, 422) },
+        detail: { tags, summary: "Delete a role (its power leaves live tokens at once)" },
+      },
     );

@@ -1,24 +1,27 @@
+import { Elysia } from "elysia";
 import { ValidationFailed } from "../errors.ts";
 import { existingTenantId } from "../http/auth.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { isoOf } from "../models/common.ts";
-import { MintTokenBody, TENANT_ADMIN } from "../models/role.ts";
-import { CreateTenantBody } from "../models/tenant.ts";
-import { adminBase } from "./admin-guard.ts";
+import { problems } from "../models/problem.ts";
+import { MintedToken, MintTokenBody, TENANT_ADMIN } from "../models/role.ts";
+import { CreatedTenant, CreateTenantBody, TenantItem, TenantPage, TenantRemoval } from "../models/tenant.ts";
 import type { Deps } from "./deps.ts";
-import { tenantItem } from "./tenants.ts";
+import { TenantParams } from "./health.ts";
+import { TenantPageQuery, tenantItem, tenantPage } from "./tenants.ts";
 
 const INITIAL_SUB = "tenant-admin";
 const DEFAULT_SUB = "agent";
+const tags = ["admin"];
 
-/** Tenant creation, listing and token minting (admin only). */
+/** Tenants (create, list, suspend, resume, delete) and token minting (admin only). */
 export const adminTenantRoutes = (deps: Deps) =>
-  adminBase(deps, "routes.admin.tenants", "/admin")
+  new Elysia({ name: "routes.admin.tenants", prefix: "/admin" })
+    .use(deps.authPlugin)
     .post(
       "/tenants",
-      async ({ body, set }) => {
-        const tenant = await deps.system.ask({ type: "tenant.create", name: body.name });
-        await deps.tenant(tenant.tenant_id).ask({ type: "tenant.init" });
+      async ({ body, set, principal }) => {
+        const tenant = await deps.lifecycle.create(body.name, principal.sub);
         const ttl = deps.config.tokenTtlSeconds;
         const { token } = await deps.tokens.mint({
           sub: INITIAL_SUB,
@@ -36,16 +39,64 @@ export const adminTenantRoutes = (deps: Deps) =>
         };
       },
       {
+        auth: "admin",
         ...validatedBody(CreateTenantBody),
-        detail: { tags: ["admin"], summary: "Create a tenant and its first tenant_admin token" },
+        response: { 201: CreatedTenant, ...problems(400, 401, 403, 409, 413, 415, 422, 503) },
+        detail: { tags, summary: "Create a tenant and its first tenant_admin token" },
       },
     )
-    .get("/tenants", () => ({ tenants: deps.store.listTenants().map((t) => tenantItem(deps, t)) }), {
-      detail: { tags: ["admin"], summary: "All tenants with status and role count" },
+    .get("/tenants", ({ query }) => tenantPage(deps, query), {
+      auth: "admin",
+      query: TenantPageQuery,
+      response: { 200: TenantPage, ...problems(401, 403, 422) },
+      detail: { tags, summary: "All tenants with status and role count, paged" },
     })
     .post(
+      "/tenants/:tenant_id/suspend",
+      async ({ params, principal }) => {
+        const tenantId = existingTenantId(deps.store, params.tenant_id);
+        return tenantItem(deps, await deps.lifecycle.setStatus(tenantId, "suspended", principal.sub));
+      },
+      {
+        auth: "admin",
+        params: TenantParams,
+        response: { 200: TenantItem, ...problems(401, 403, 404) },
+        detail: {
+          tags,
+          summary:
+            "Suspend a tenant: its tokens get 403, its events wait as dead letters, its connectors stop",
+        },
+      },
+    )
+    .post(
+      "/tenants/:tenant_id/resume",
+      async ({ params, principal }) => {
+        const tenantId = existingTenantId(deps.store, params.tenant_id);
+        return tenantItem(deps, await deps.lifecycle.setStatus(tenantId, "active", principal.sub));
+      },
+      {
+        auth: "admin",
+        params: TenantParams,
+        response: { 200: TenantItem, ...problems(401, 403, 404) },
+        detail: { tags, summary: "Resume a suspended tenant" },
+      },
+    )
+    .delete(
+      "/tenants/:tenant_id",
+      async ({ params, principal }) => {
+        const tenantId = existingTenantId(deps.store, params.tenant_id);
+        return { deleted: tenantId, removed: await deps.lifecycle.delete(tenantId, principal.sub) };
+      },
+      {
+        auth: "admin",
+        params: TenantParams,
+        response: { 200: TenantRemoval, ...problems(401, 403, 404, 409) },
+        detail: { tags, summary: "Erase a suspended tenant (else 409): its vault, roles and audit records" },
+      },
+    )
+    .post(
       "/jwt/:tenant_id",
-      async ({ params, body, set }) => {
+      async ({ params, body, set, principal }) => {
         const tenantId = existingTenantId(deps.store, params.tenant_id);
         const unknown = body.roles.filter((r) => !deps.store.getRole(tenantId, r));
         if (unknown.length > 0) {
@@ -57,6 +108,14 @@ export const adminTenantRoutes = (deps: Deps) =>
         const sub = body.sub ?? DEFAULT_SUB;
         const roles = [...new Set(body.roles)];
         const { token, claims } = await deps.tokens.mint({ sub, tenantId, roles, ttlSeconds: ttl });
+        // The token itself is never recorded: who it is for, its roles and lifetime are.
+        await deps.audit({
+          action: "token.minted",
+          sub: principal.sub,
+          tenant_id: tenantId,
+          target: sub,
+          details: { roles, ttl_seconds: ttl, jti: claims.jti },
+        });
         set.status = 201;
         return {
           token,
@@ -68,7 +127,10 @@ export const adminTenantRoutes = (deps: Deps) =>
         };
       },
       {
+        auth: "admin",
+        params: TenantParams,
         ...validatedBody(MintTokenBody),
-        detail: { tags: ["admin"], summary: "Mint a role-scoped token for a tenant" },
+        response: { 201: MintedToken, ...problems(400, 401, 403, 404, 413, 415, 422) },
+        detail: { tags, summary: "Mint a role-scoped token for a tenant" },
       },
     );

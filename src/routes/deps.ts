@@ -1,15 +1,33 @@
 import type { Config } from "../config.ts";
 import type { Embedder } from "../embedding/embedder.ts";
-import type { Authenticator, Guard } from "../http/auth.ts";
+import type { Authenticator, authPlugin, Guard } from "../http/auth.ts";
 import type { TokenService } from "../http/tokens.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
-import type { Ingestor } from "../ingest/ingestor.ts";
+import type { IngestPipeline } from "../ingest/deliver.ts";
+import type { MemoryAccess } from "../memory/access.ts";
+import type { ChangeFeeds } from "../memory/change-feed.ts";
+import type { AdminEvent } from "../models/admin-event.ts";
+import type { EraseReport, EraseRequest } from "../models/erase.ts";
 import type { SystemProtocol } from "../models/system-protocol.ts";
 import type { TenantProtocol } from "../models/tenant-protocol.ts";
+import type { OutboundEvents } from "../outbound/outbound.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Secrets } from "../secrets.ts";
+import type { ExportImport } from "../tenants/export-import.ts";
+import type { TenantLifecycle } from "../tenants/lifecycle.ts";
 import type { SystemStore } from "../vault/system-store.ts";
+
+/** What a reload (SIGHUP, `POST /admin/reload`) did: never a secret's value. */
+export interface ReloadReport {
+  secrets: {
+    reloaded: boolean;
+    tenants_changed?: number;
+    connectors?: Record<string, unknown>;
+    error?: string;
+  };
+  crm_mapping: { reloaded: boolean; error?: string };
+}
 
 /** Everything a route plugin may use. Routes validate, authorise and ask an actor: nothing more. */
 export interface Deps {
@@ -19,11 +37,28 @@ export interface Deps {
   tokens: TokenService;
   auth: Authenticator;
   guard: Guard;
+  /** The named auth plugin (one per app): routes declare `{ auth: "caller" | "admin" }`. */
+  authPlugin: ReturnType<typeof authPlugin>;
+  memory: MemoryAccess;
   secrets: Secrets;
   embedder: Embedder;
-  ingestor: Ingestor;
+  ingest: IngestPipeline;
   crmMapping: CrmMappingHolder;
   system: ActorRef<SystemProtocol>;
   tenant(tenantId: string): ActorRef<TenantProtocol>;
+  lifecycle: TenantLifecycle;
+  /** Records an admin action in the admin audit log; resolves once committed. */
+  audit(event: Omit<AdminEvent, "at">): Promise<void>;
+  reload(): Promise<ReloadReport>;
+  /** Open-file limit read at start, the bound on open tenant vaults derived from it, and the open count. */
+  limits: { openFiles: number; maxOpenTenants: number; openTenants(): number };
   startedAt: number;
+  /** Each tenant's committed changes, live (the stream, outbound events). */
+  changeFeeds: ChangeFeeds;
+  /** Erases matching entries of a tenant and compacts its vault before answering. */
+  eraseEntries(tenantId: string, request: EraseRequest, by: string): Promise<EraseReport>;
+  /** Each tenant's outbound-event delivery worker, started and stopped to match its subscriptions. */
+  outbound: OutboundEvents;
+  /** A tenant's export (NDJSON) and its import into an empty tenant. */
+  exportImport: ExportImport;
 }

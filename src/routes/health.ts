@@ -1,29 +1,47 @@
+import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { existingTenantId } from "../http/auth.ts";
+import { ULID_RE } from "../models/common.ts";
+import { Healthz, TenantHealthView } from "../models/health.ts";
+import { problems } from "../models/problem.ts";
 import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
-import { resolvePrincipal } from "./principal.ts";
+
+export const TenantParams = Type.Object({ tenant_id: Type.String({ description: "The tenant's ULID" }) });
 
 /** `/healthz` (no auth) and the per-tenant health. */
 export const healthRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.health" })
+    .use(deps.authPlugin)
     .get(
       "/healthz",
       () => ({
-        status: "ok",
+        status: "ok" as const,
         version: deps.config.version,
         started_at: new Date(deps.startedAt).toISOString(),
         uptime_s: Math.floor((deps.clock.now() - deps.startedAt) / 1000),
         tenants: deps.store.tenantCount(),
+        limits: {
+          open_files: deps.limits.openFiles,
+          max_open_tenants: deps.limits.maxOpenTenants,
+          open_tenants: deps.limits.openTenants(),
+        },
       }),
-      { detail: { tags: ["health"], summary: "Build status and tenant count", security: [] } },
+      {
+        response: { 200: Healthz },
+        detail: {
+          tags: ["health"],
+          summary: "Build status, tenant count and open-file limits",
+          security: [],
+        },
+      },
     )
-    .derive(({ request }) => resolvePrincipal(deps, request))
     .get(
       "/tenants/:tenant_id/healthz",
       async ({ params, principal, req }) => {
+        // Another tenant's id is refused whether or not it exists: a 404 would tell which ids do.
+        if (ULID_RE.test(params.tenant_id)) deps.guard.requireTenantAccess(principal, params.tenant_id, req);
         const tenantId = existingTenantId(deps.store, params.tenant_id);
-        deps.guard.requireTenantAccess(principal, tenantId, req);
         deps.guard.require(principal, "tenant:read", req);
         const tenant = deps.store.getTenant(tenantId)!;
         const base = { tenant_id: tenantId, status: tenant.status };
@@ -39,5 +57,10 @@ export const healthRoutes = (deps: Deps) =>
         }
         return { ...base, ...(await deps.tenant(tenantId).ask({ type: "tenant.health" })) };
       },
-      { detail: { tags: ["health"], summary: "Per-tenant health" } },
+      {
+        auth: "caller",
+        params: TenantParams,
+        response: { 200: TenantHealthView, ...problems(401, 403, 404, 503) },
+        detail: { tags: ["health"], summary: "Per-tenant health: vault, index, dead letters, connectors" },
+      },
     );

@@ -1,92 +1,127 @@
+import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { toVector } from "../embedding/embedder.ts";
-import { ValidationFailed } from "../errors.ts";
-import type { Principal, RequestInfo } from "../http/auth.ts";
-import { memoryPermission } from "../http/permissions.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
-import { ENTRY_INPUT, type EntryDraft } from "../models/entry.ts";
+import {
+  BatchBody,
+  BatchReply,
+  ENTRY_INPUT,
+  EntryPage,
+  EntryParams,
+  EntryView,
+  IdempotencyKey,
+  ListEntriesQuery,
+  MAX_BATCH,
+  ReadEntryQuery,
+} from "../models/entry.ts";
+import { EntryHistory } from "../models/history.ts";
+import { problems } from "../models/problem.ts";
 import type { Deps } from "./deps.ts";
-import { idempotencyKeyOf, listQueryOf, sha8Param } from "./memory-query.ts";
-import { resolvePrincipal } from "./principal.ts";
 
-/** The tenant a memory call acts on: the token's own. The operator has no memory of its own. */
-export function memoryTenant(deps: Deps, principal: Principal, req: RequestInfo, permission: string): string {
-  if (principal.admin)
-    throw deps.guard.deny(principal, req, permission, "the operator has no memory: use a tenant token");
-  deps.guard.require(principal, permission, req);
-  return principal.tenantId;
-}
-
-/** The entry's embedding: the caller's (client embedder) or computed from its content. */
-export async function entryVector(deps: Deps, draft: EntryDraft): Promise<Float32Array | undefined> {
-  if (deps.embedder.kind === "client") {
-    if (!draft.embedding)
-      throw new ValidationFailed("this runtime's embedder is `client`: send `embedding`", [
-        { path: "/embedding", message: "required" },
-      ]);
-    return toVector(draft.embedding, deps.embedder.dims);
-  }
-  if (draft.embedding) {
-    throw new ValidationFailed("`embedding` is accepted only when the embedder is `client`", [
-      { path: "/embedding", message: "not accepted" },
-    ]);
-  }
-  const [vec] = await deps.embedder.embed([draft.content]);
-  return vec;
-}
+/** `Idempotency-Key`: 1–255 visible ASCII characters (CONTRACT §5). */
+const WriteHeaders = Type.Object({ "idempotency-key": Type.Optional(IdempotencyKey) });
+/** A batch body may be this many times the single-write body limit. */
+const BATCH_BODY_FACTOR = 16;
 
 function categoryRoutes(deps: Deps, category: Category) {
   const plural = PLURAL_OF[category];
   const tags = ["memory"];
   return new Elysia({ name: `routes.memory.${plural}` })
-    .derive(({ request }) => resolvePrincipal(deps, request))
+    .use(deps.authPlugin)
     .post(
       `/memory/${plural}`,
-      async ({ body, principal, req, request, set }) => {
-        const permission = memoryPermission("write", category);
-        const tenantId = memoryTenant(deps, principal, req, permission);
-        if (body.tenant_id !== undefined && body.tenant_id !== tenantId) {
-          throw deps.guard.deny(principal, req, permission, "a write into another tenant was attempted");
-        }
-        const draft = { ...body, category } as EntryDraft;
-        const idempotencyKey = idempotencyKeyOf(request);
-        const vector = await entryVector(deps, draft);
-        const reply = await deps.tenant(tenantId).ask({
-          type: "entry.create",
-          draft,
-          createdBy: principal.sub,
-          vector,
-          idempotencyKey: idempotencyKey && `${principal.sub}\u0000${category}\u0000${idempotencyKey}`,
-        });
+      async ({ body, principal, req, headers, set }) => {
+        const reply = await deps.memory.create(
+          { principal, req },
+          category,
+          body,
+          headers["idempotency-key"],
+        );
         set.status = reply.status;
         return reply.entry;
       },
-      { ...validatedBody(ENTRY_INPUT[category]), detail: { tags, summary: `Create a ${category}` } },
+      {
+        auth: "caller",
+        ...validatedBody(ENTRY_INPUT[category]),
+        headers: WriteHeaders,
+        response: { 200: EntryView, 201: EntryView, ...problems(400, 401, 403, 413, 415, 422, 503) },
+        detail: { tags, summary: `Create a ${category}` },
+      },
+    )
+    .post(
+      `/memory/${plural}/batch`,
+      async ({ body, principal, req, headers, set }) => {
+        const reply = await deps.memory.createMany(
+          { principal, req },
+          category,
+          body.entries,
+          headers["idempotency-key"],
+        );
+        set.status = reply.status;
+        return { entries: reply.entries, statuses: reply.statuses };
+      },
+      {
+        auth: { level: "caller", bodyLimit: deps.config.bodyLimitBytes * BATCH_BODY_FACTOR },
+        ...validatedBody(BatchBody(category)),
+        headers: WriteHeaders,
+        response: { 200: BatchReply, 201: BatchReply, ...problems(400, 401, 403, 413, 415, 422, 503) },
+        detail: {
+          tags,
+          summary: `Create up to ${MAX_BATCH} ${plural} at once: all checked before any is written, one transaction`,
+        },
+      },
     )
     .get(
       `/memory/${plural}`,
-      ({ query, principal, req }) => {
-        const tenantId = memoryTenant(deps, principal, req, memoryPermission("read", category));
-        const q = listQueryOf(query, deps.clock.now());
-        return deps.tenant(tenantId).ask({ type: "entry.list", category, ...q });
-      },
+      ({ query, principal, req }) => deps.memory.list({ principal, req }, category, query),
       {
+        auth: "caller",
+        query: ListEntriesQuery,
+        response: { 200: EntryPage, ...problems(401, 403, 422, 503) },
         detail: {
           tags,
-          summary: category === "outcome" ? "List outcomes of resolved decisions" : `List ${plural}`,
+          summary:
+            category === "outcome" ? "List outcomes of resolved decisions" : `List ${plural}, newest first`,
         },
       },
     )
     .get(
       `/memory/${plural}/:sha8`,
-      ({ params, query, principal, req }) => {
-        const tenantId = memoryTenant(deps, principal, req, memoryPermission("read", category));
-        const id = sha8Param(params.sha8);
-        const includeEmbedding = listQueryOf({ include: query.include }, 0).includeEmbedding;
-        return deps.tenant(tenantId).ask({ type: "entry.get", category, id, includeEmbedding });
+      ({ params, query, principal, req }) =>
+        deps.memory.get({ principal, req }, category, params.sha8, query.include === "embedding"),
+      {
+        auth: "caller",
+        params: EntryParams,
+        query: ReadEntryQuery,
+        response: { 200: EntryView, ...problems(401, 403, 404, 410, 422, 503) },
+        detail: { tags, summary: `Read one ${category} by its SHA-8 id` },
       },
-      { detail: { tags, summary: `Read one ${category} by its SHA-8 id` } },
+    )
+    .delete(
+      `/memory/${plural}/:sha8`,
+      ({ params, principal, req }) => deps.memory.retract({ principal, req }, category, params.sha8),
+      {
+        auth: "caller",
+        params: EntryParams,
+        response: { 200: EntryView, ...problems(401, 403, 404, 410, 422, 503) },
+        detail: {
+          tags,
+          summary: `Retract a ${category}: known no more from now on (expired_at); as_of an earlier time still sees it`,
+        },
+      },
+    )
+    .get(
+      `/memory/${plural}/:sha8/history`,
+      ({ params, principal, req }) => deps.memory.history({ principal, req }, category, params.sha8),
+      {
+        auth: "caller",
+        params: EntryParams,
+        response: { 200: EntryHistory, ...problems(401, 403, 404, 422, 503) },
+        detail: {
+          tags,
+          summary: `The ${category}'s versions and what happened to it, in transaction-time order`,
+        },
+      },
     );
 }
 

@@ -1,7 +1,9 @@
 import { Elysia } from "elysia";
-import type { Tenant } from "../models/tenant.ts";
+import { ValidationFailed } from "../errors.ts";
+import { PageQuery, ULID_RE } from "../models/common.ts";
+import { problems } from "../models/problem.ts";
+import { Me, type Tenant, TenantPage } from "../models/tenant.ts";
 import type { Deps } from "./deps.ts";
-import { resolvePrincipal } from "./principal.ts";
 
 export function tenantItem(deps: Deps, tenant: Tenant) {
   return {
@@ -13,19 +15,51 @@ export function tenantItem(deps: Deps, tenant: Tenant) {
   };
 }
 
+export const TenantPageQuery = PageQuery(1000, 100);
+
+/** One page of every tenant, oldest first: `?limit=1..1000` (default 100) and the opaque `?cursor=`. */
+export function tenantPage(deps: Deps, query: { limit?: number; cursor?: string }) {
+  const after = query.cursor === undefined ? undefined : tenantCursorOf(query.cursor);
+  const page = deps.store.listTenantsPage(query.limit ?? 100, after);
+  const last = page.tenants[page.tenants.length - 1];
+  return {
+    tenants: page.tenants.map((t) => tenantItem(deps, t)),
+    next_cursor: page.more && last ? tenantCursor(last.tenant_id) : null,
+  };
+}
+
+export function tenantCursor(tenantId: string): string {
+  return Buffer.from(tenantId).toString("base64url");
+}
+
+/** The tenant id an opaque tenant-list cursor stands for; a cursor this API did not return → 422. */
+export function tenantCursorOf(cursor: string): string {
+  const id = cursor.length <= 64 ? Buffer.from(cursor, "base64url").toString("latin1") : "";
+  if (!ULID_RE.test(id))
+    throw new ValidationFailed("cursor is malformed", [
+      { path: "/cursor", message: "not a cursor this API returned" },
+    ]);
+  return id;
+}
+
 /** `/tenants` and `/tenants/me`: what the calling token can see of tenants. */
 export const tenantRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.tenants", prefix: "/tenants" })
-    .derive(({ request }) => resolvePrincipal(deps, request))
+    .use(deps.authPlugin)
     .get(
       "",
-      ({ principal, req }) => {
-        if (principal.admin) return { tenants: deps.store.listTenants().map((t) => tenantItem(deps, t)) };
+      ({ principal, req, query }) => {
+        if (principal.admin) return tenantPage(deps, query);
         deps.guard.require(principal, "tenant:read", req);
         const own = deps.store.getTenant(principal.tenantId);
         return { tenants: own ? [tenantItem(deps, own)] : [] };
       },
-      { detail: { tags: ["tenants"], summary: "Tenants visible to the calling token" } },
+      {
+        auth: "caller",
+        query: TenantPageQuery,
+        response: { 200: TenantPage, ...problems(401, 403, 422) },
+        detail: { tags: ["tenants"], summary: "Tenants visible to the calling token (the operator's paged)" },
+      },
     )
     .get(
       "/me",
@@ -37,5 +71,9 @@ export const tenantRoutes = (deps: Deps) =>
         admin: principal.admin,
         expires_at: principal.expiresAt,
       }),
-      { detail: { tags: ["tenants"], summary: "Identity decoded from the calling token" } },
+      {
+        auth: "caller",
+        response: { 200: Me, ...problems(401, 403) },
+        detail: { tags: ["tenants"], summary: "Identity decoded from the calling token" },
+      },
     );

@@ -1,52 +1,102 @@
+import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { NotFound, PayloadTooLarge, Unauthorized } from "../errors.ts";
+import { NotFound } from "../errors.ts";
 import { existingTenantId, safeEcho } from "../http/auth.ts";
-import { readBodyCapped } from "../http/body.ts";
-import { sanitiseHeaders } from "../ingest/headers.ts";
-import { findSource } from "../sources/registry.ts";
-import type { WebhookRequest } from "../sources/types.ts";
+import { toAppError } from "../http/errors.ts";
+import type { IngestSummary as Summary } from "../ingest/ingest-item.ts";
+import { StrictObject } from "../models/common.ts";
+import { IngestSummary } from "../models/dead-letter.ts";
+import { sentAs } from "../models/media-type.ts";
+import { problems } from "../models/problem.ts";
+import { findSource, SOURCE_IDS } from "../sources/registry.ts";
 import type { Deps } from "./deps.ts";
 
 /**
- * Bodies are read up to this multiple of the limit before the signature check, so the checks keep
- * CONTRACT §7's order (signature before size) while memory stays bounded.
+ * The path parameters as documented. `enum` lists the 22 source ids for the OpenAPI document; TypeBox
+ * does not enforce it on a string, and that is intended: an unknown source is a 404 from the route
+ * (CONTRACT §7 checks the source first), not a 422 from parameter validation. A malformed tenant id
+ * is likewise a 404 from the route.
  */
-const HARD_CAP_FACTOR = 4;
+const WebhookParams = Type.Object({
+  source: Type.String({ enum: [...SOURCE_IDS], description: "One of the 22 webhook source ids" }),
+  tenant_id: Type.String({ description: "The tenant's ULID" }),
+});
 
-/** `POST /webhooks/{source}/{tenant_id}`: the checks of CONTRACT §7, in its order, then the tenant actor. */
+/**
+ * What a delivery is answered with: the summary (a handshake that writes nothing, like code_host's
+ * ping or calendar's sync, answers an empty one), or what the platform expects instead.
+ */
+const WebhookAnswer = Type.Union(
+  [
+    IngestSummary,
+    StrictObject(
+      {
+        plainToken: Type.String(),
+        encryptedToken: Type.String({ description: "hex HMAC-SHA256 of plainToken" }),
+      },
+      { description: "meetings: the answer to endpoint.url_validation" },
+    ),
+    sentAs(
+      "text/xml",
+      Type.String({
+        description: "crm: the SOAP acknowledgement; the summary is in the X-Memory-Summary header",
+      }),
+    ),
+    sentAs("text/plain", Type.String({ description: "office_graph: ?validationToken= echoed" })),
+  ],
+  { description: "The delivery's summary, or the answer its platform expects (SOURCES.md)" },
+);
+
+/** The source's own payload, as it signs it: JSON for most, a form (telephony), SOAP XML (crm). */
+const WEBHOOK_BODY = {
+  description: "The source's native delivery, signed as the source signs it (SOURCES.md)",
+  required: false,
+  content: {
+    "application/json": { schema: {} },
+    "application/x-www-form-urlencoded": {
+      schema: { type: "object", additionalProperties: { type: "string" } },
+    },
+    "text/xml": { schema: { type: "string" } },
+  },
+} as const;
+
+/** Runs a delivery, counting a refusal (401, 404, 413, 503…) against its source before it goes out. */
+async function countRefusals<T>(deps: Deps, source: string, delivery: () => Promise<T>): Promise<T> {
+  try {
+    return await delivery();
+  } catch (error) {
+    deps.ingest.counters.rejected(source, toAppError(error).status);
+    throw error;
+  }
+}
+
+/** `POST /webhooks/{source}/{tenant_id}`: the source and tenant are checked here, the rest in the ingest pipeline. */
 export const webhookRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.webhooks" }).post(
     "/webhooks/:source/:tenant_id",
     async ({ params, request }) => {
       const source = findSource(params.source);
       if (!source) throw new NotFound(`no webhook source ${safeEcho(params.source)}`);
-      const tenantId = existingTenantId(deps.store, params.tenant_id);
-      const ctx = deps.ingestor.context(source, tenantId);
-      const limit = deps.config.bodyLimitBytes;
-      const rawBody = await readBodyCapped(request, limit * HARD_CAP_FACTOR);
-      const delivery: WebhookRequest = {
-        method: request.method,
-        url: request.url,
-        headers: request.headers,
-        rawBody,
-      };
-      const verdict = await source.verify(delivery, ctx);
-      if (!verdict.ok) throw new Unauthorized(`delivery rejected: ${verdict.reason}`);
-      const events = source.parse(delivery, ctx);
-      if (rawBody.byteLength > limit) throw new PayloadTooLarge(`body exceeds ${limit} bytes`);
-      const items = await deps.ingestor.items(source, tenantId, events, ctx);
-      const summary = await deps.tenant(tenantId).ask({
-        type: "webhook.ingest",
-        delivery: { source: source.id, items, headers: sanitiseHeaders(request.headers) },
+      const answer = await countRefusals(deps, source.id, () => {
+        const tenantId = existingTenantId(deps.store, params.tenant_id);
+        return deps.ingest.webhook(source, tenantId, request);
       });
-      if (!source.respond) return summary;
-      const reply = source.respond(summary);
-      return new Response(reply.body, { status: reply.status, headers: reply.headers });
+      if (!("status" in answer)) return answer;
+      // A source's own answer (SOAP ack, handshake) goes out as a Response, as it is. Elysia types an
+      // async handler's result as the schema's type or a Response, not a union of both: hence the cast.
+      return new Response(answer.body, {
+        status: answer.status,
+        headers: answer.headers,
+      }) as unknown as Summary;
     },
     {
+      params: WebhookParams,
+      response: { 200: WebhookAnswer, ...problems(400, 401, 404, 413, 503) },
       detail: {
         tags: ["webhooks"],
         summary: "Receive a signed event from a source for a tenant",
+        // The body is read raw (its signature covers the bytes), so it has no schema on the route.
+        requestBody: WEBHOOK_BODY,
         security: [],
       },
     },

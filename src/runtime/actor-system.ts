@@ -16,6 +16,11 @@ export interface ActorSystemOptions {
   clock: Clock;
   /** Passivate an actor after this long without messages; `Infinity` keeps actors alive. */
   idleMs: number;
+  /**
+   * At most this many actors of a kind are started at once: starting one more passivates the
+   * least recently used (each tenant actor holds open files). Default: unbounded.
+   */
+  maxActive?: number;
   /** Whether an error thrown by a handler is a crash (restart the actor) or an ordinary reply. */
   isCrash?: (error: unknown) => boolean;
   onFailure?: (failure: ActorFailure) => void;
@@ -37,7 +42,8 @@ class ActorCell<P extends Protocol> {
 
   constructor(
     readonly key: string,
-    readonly previousStop: Promise<void> | undefined,
+    /** Resources this actor may need are released only once these stops complete. */
+    readonly previousStops: Promise<void>[],
   ) {}
 }
 
@@ -107,13 +113,35 @@ export class ActorKind<P extends Protocol> {
 
   private cellFor(key: string): ActorCell<P> {
     let cell = this.cells.get(key);
-    if (!cell) {
-      cell = new ActorCell<P>(key, this.stopping.get(key));
-      this.cells.set(key, cell);
+    if (cell) {
+      // Map order is recency order: the first cell is the least recently used.
+      this.cells.delete(key);
+    } else {
+      const waits = [this.stopping.get(key), this.evictForRoom()].filter((p) => p !== undefined);
+      cell = new ActorCell<P>(key, waits);
     }
+    this.cells.set(key, cell);
     cell.lastActive = this.options.clock.now();
     this.armIdleTimer(cell);
     return cell;
+  }
+
+  /**
+   * When the kind is at its bound, passivates the least recently used actor (an idle one first) and
+   * returns its stop, which the newcomer waits for before it opens its own resources.
+   */
+  private evictForRoom(): Promise<void> | undefined {
+    const max = this.options.maxActive;
+    if (max === undefined || this.cells.size < max) return undefined;
+    let victim: ActorCell<P> | undefined;
+    for (const cell of this.cells.values()) {
+      victim ??= cell;
+      if (cell.mailbox.depth === 0) {
+        victim = cell;
+        break;
+      }
+    }
+    return victim ? this.passivate(victim.key) : undefined;
   }
 
   private async deliver(cell: ActorCell<P>, msg: MessageOf<P>): Promise<unknown> {
@@ -131,12 +159,17 @@ export class ActorKind<P extends Protocol> {
   /** Lazy start: the first message (or the first after a crash) builds the behaviour. */
   private async started(cell: ActorCell<P>): Promise<Behaviour<P>> {
     if (cell.behaviour) return cell.behaviour;
-    // A passivated predecessor must have released its resources (e.g. an LMDB env) first.
-    await cell.previousStop;
+    // A passivated predecessor (or an evicted neighbour) must have released its resources first.
+    if (cell.previousStops.length > 0) await Promise.all(cell.previousStops);
     try {
       cell.behaviour = await this.factory(cell.key);
     } catch (error) {
       this.report({ key: cell.key, type: "start", error, via: "start" });
+      // Nothing else waiting: forget the cell, so a failed start holds no slot of a bounded kind.
+      if (cell.mailbox.depth <= 1 && this.cells.get(cell.key) === cell) {
+        this.cells.delete(cell.key);
+        cell.idleTimer?.cancel();
+      }
       throw error;
     }
     return cell.behaviour;

@@ -70,6 +70,11 @@ export class ManualClock implements Clock {
     return this.timers.filter((t) => !t.cancelled).length;
   }
 
+  /** When the live timers fall due (epoch ms), for tests that wait until something re-armed a timer. */
+  dueTimes(): number[] {
+    return this.timers.filter((t) => !t.cancelled).map((t) => t.at);
+  }
+
   private nextDue(limit: number): PendingTimer | undefined {
     let best: PendingTimer | undefined;
     for (const t of this.timers) {

@@ -4,18 +4,10 @@
  * array; the kind is told apart by its fields. Authenticated by a per-tenant bearer token.
  */
 import { BadRequest } from "../errors.ts";
-import { clip, finish, isoFrom, numberOf, sourceOf, tagsOf, text } from "./draft.ts";
-import { bearerToken, isRecord, parseJsonBody } from "./request.ts";
-import { safeEqual, sha256Hex } from "./signature.ts";
-import type {
-  IngestDraft,
-  MapResult,
-  SourceContext,
-  SourceEvent,
-  SourceModule,
-  VerifyResult,
-  WebhookRequest,
-} from "./types.ts";
+import { clip, finish, isoFrom, numberOf, sourceOf, tagsOf, text } from "./kit/draft.ts";
+import { isRecord, parseJsonBody } from "./kit/request.ts";
+import { sha256Hex, tokenScheme } from "./kit/signature.ts";
+import type { IngestDraft, MapResult, SourceEvent, SourceModule, WebhookRequest } from "./types.ts";
 
 const ID = "data";
 /** Far above any real batch; bounds the work one delivery can cause. */
@@ -24,13 +16,7 @@ const MAX_EVENTS = 1000;
 type Body = Record<string, unknown>;
 type Kind = "registry" | "job_run" | "sql_alert" | "catalog_audit" | "unknown";
 
-function verify(req: WebhookRequest, ctx: SourceContext): VerifyResult {
-  const expected = ctx.secrets.DATA_WEBHOOK_TOKEN ?? "";
-  if (!expected) return { ok: false, reason: "secret_missing" };
-  const token = bearerToken(req.headers);
-  if (!token) return { ok: false, reason: "missing_token" };
-  return safeEqual(token, expected) ? { ok: true } : { ok: false, reason: "bad_token" };
-}
+const verify = tokenScheme({ secret: "DATA_WEBHOOK_TOKEN" });
 
 /** Which of the four documented bodies this is; anything else is `unknown` (dead-lettered by map). */
 export function kindOf(body: unknown): Kind {

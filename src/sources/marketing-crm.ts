@@ -14,9 +14,16 @@ import {
   sourceOf,
   tagsOf,
   text,
-} from "./draft.ts";
-import { firstHeader, isRecord, parseJsonBody } from "./request.ts";
-import { hmacSha256, safeEqual, safeEqualAny, sha256Hex } from "./signature.ts";
+} from "./kit/draft.ts";
+import { firstHeader, isRecord, parseJsonBody } from "./kit/request.ts";
+import {
+  calledUrl,
+  checkTimestamp,
+  hmacSha256,
+  safeEqual,
+  safeEqualAny,
+  sha256Hex,
+} from "./kit/signature.ts";
 import type {
   IngestDraft,
   MapResult,
@@ -40,20 +47,6 @@ const TIMESTAMP_HEADERS = ["x-marketingcrm-request-timestamp", "x-hubspot-reques
 type Event = Record<string, unknown>;
 
 // ── verification ────────────────────────────────────────────────────────────────────────────
-
-/** Scheme and host as the caller saw them: a proxy in front of us reports them in X-Forwarded-*. */
-function forwarded(headers: Headers, name: string): string | undefined {
-  return headers.get(name)?.split(",")[0]?.trim() || undefined;
-}
-
-/** The URI the sender called (scheme, host, path, query), built from the raw request line. */
-export function calledUri(req: WebhookRequest): string {
-  const origin = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)/.exec(req.url);
-  const pathAndQuery = (origin ? req.url.slice(origin[0].length) : req.url).split("#")[0] || "/";
-  const proto = forwarded(req.headers, "x-forwarded-proto") ?? origin?.[1] ?? "https";
-  const host = forwarded(req.headers, "x-forwarded-host") ?? origin?.[2] ?? req.headers.get("host") ?? "";
-  return `${proto.toLowerCase()}://${host}${pathAndQuery.startsWith("/") ? "" : "/"}${pathAndQuery}`;
-}
 
 // The platform decodes these escapes in the URI before it signs (v3); we accept either form.
 const PLATFORM_DECODED: Readonly<Record<string, string>> = {
@@ -80,11 +73,9 @@ function platformDecoded(uri: string): string {
 
 function verifyV3(req: WebhookRequest, ctx: SourceContext, secret: string, signature: string): VerifyResult {
   const stamp = firstHeader(req.headers, ...TIMESTAMP_HEADERS);
-  if (!stamp) return { ok: false, reason: "missing_timestamp" };
-  if (!/^\d{1,16}$/.test(stamp)) return { ok: false, reason: "bad_timestamp" };
-  // Old deliveries are replays; far-future ones would stay replayable for as long.
-  if (Math.abs(ctx.now() - Number(stamp)) > MAX_AGE_MS) return { ok: false, reason: "stale_timestamp" };
-  const uri = calledUri(req);
+  const refused = checkTimestamp(stamp, { unit: "ms", toleranceMs: MAX_AGE_MS }, ctx.now());
+  if (refused || stamp === undefined) return { ok: false, reason: refused ?? "missing_timestamp" };
+  const uri = calledUrl(req);
   const expected = [uri, platformDecoded(uri)].map((u) =>
     hmacSha256(secret, req.method.toUpperCase(), u, req.rawBody, stamp).toString("base64"),
   );
@@ -96,7 +87,7 @@ function verifyV1(req: WebhookRequest, secret: string, signature: string): Verif
   // v2 (the platform's intermediate scheme) adds method and URI; v1 is the default.
   const expected =
     version === "v2"
-      ? sha256Hex(secret, req.method.toUpperCase(), calledUri(req), req.rawBody)
+      ? sha256Hex(secret, req.method.toUpperCase(), calledUrl(req), req.rawBody)
       : sha256Hex(secret, req.rawBody);
   return safeEqual(signature.toLowerCase(), expected) ? { ok: true } : { ok: false, reason: "bad_signature" };
 }

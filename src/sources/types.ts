@@ -5,7 +5,7 @@
  */
 import type { JWTVerifyGetKey } from "jose";
 import type { EntryDraft } from "../models/entry.ts";
-import type { CrmMapping } from "./crm-mapping.ts";
+import type { CrmMapping } from "./crm/mapping.ts";
 
 export type { CrmMapping };
 
@@ -44,31 +44,57 @@ export interface SourceEvent {
 /**
  * One event's mapped drafts. object_key names the source object (e.g. "crm:Case:500xx") so the
  * tenant can link entries of one object: supersede_previous asks the tenant to make this entry
- * supersede the latest entry written for that object_key.
+ * supersede the latest entry written for that object_key. An outcome draft with `outcome_of`
+ * resolves the latest decision written for that object key; without one it is written as a fact
+ * tagged `outcome` (SOURCES.md, the eighteen other sources).
  */
 export interface IngestDraft {
   draft: EntryDraft;
   object_key?: string;
   supersede_previous?: boolean;
+  outcome_of?: string;
+  /**
+   * The event id (same source) of a message this decision promotes (the messaging bridge's ✅):
+   * the tenant fills in the message's content, or dead-letters the event while it is unknown.
+   */
+  promotes?: string;
 }
 
+/**
+ * What an event becomes: drafts; `ignored` (a type the source's table does not cover: counted,
+ * neither written nor dead-lettered); `expand` (the source's connector turns it into drafts, see
+ * SourceModule.expandsVia); or a failure that dead-letters it.
+ */
 export type MapResult =
-  | { ok: true; drafts: IngestDraft[] }
+  | { ok: true; drafts: IngestDraft[]; ignored?: true; expand?: true }
   | { ok: false; reason: string /* snake_case, e.g. "unmapped_event" */; detail?: string };
+
+/** An answer a source gives in place of the ingestion summary (SOAP ack, handshake echo). */
+export interface WebhookReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 export type VerifyResult = { ok: true } | { ok: false; reason: string };
 
 export interface SourceModule {
-  /** "crm" | "mail" | "data" | "marketing_crm" */
+  /** The source identifier of the webhook path (SPEC: 22 of them). */
   id: string;
   /** Base names; missing ones → 503 naming "<NAME>_<TENANT_ID>". */
   requiredSecrets: readonly string[];
   optionalSecrets: readonly string[];
+  /** Answered before verification: a platform handshake that carries no signature (Graph's validationToken). */
+  challenge?(req: WebhookRequest, ctx: SourceContext): WebhookReply | undefined;
   verify(req: WebhookRequest, ctx: SourceContext): VerifyResult | Promise<VerifyResult>;
   /** Throws BadRequest (400) if unparseable; Unauthorized (401) for auth facts found only in the body. */
   parse(req: WebhookRequest, ctx: SourceContext): SourceEvent[];
+  /** Answered after verification instead of ingesting: ping, url_validation, sync. Nothing is written. */
+  handshake?(req: WebhookRequest, ctx: SourceContext): WebhookReply | undefined;
   /** Pure; entries get source: {system: id, event_id, event_type}. */
   map(event: SourceEvent, ctx: SourceContext): MapResult;
-  /** crm only: the response body/headers for an accepted delivery (SOAP ack). */
-  respond?(summary: object): { status: number; headers: Record<string, string>; body: string };
+  /** Events this source's connector expands into drafts (mail): `map` answers `expand` for them. */
+  expandsVia?: string;
+  /** The answer to an accepted delivery, when not the JSON summary (crm: the SOAP ack). */
+  respond?(summary: object): WebhookReply;
 }

@@ -1,14 +1,25 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Database, open, type RootDatabase } from "lmdb";
+import type { AdminEvent } from "../models/admin-event.ts";
 import type { Denial } from "../models/denial.ts";
 import { BUILTIN_TENANT_ADMIN, type Role, TENANT_ADMIN } from "../models/role.ts";
 import type { Tenant } from "../models/tenant.ts";
 
 const AUDIT_SEQ = "audit-seq";
+const ADMIN_SEQ = "admin-audit-seq";
+/** Admin actions kept (newest); they are rare next to denials. */
+const ADMIN_AUDIT_LIMIT = 100_000;
+const NAME_KEY_META = "name-key-version";
+
+/** One page of an audit log, newest first; `nextBefore` continues it. */
+export interface AuditPage<T> {
+  items: T[];
+  nextBefore: number | undefined;
+}
 
 /**
- * The system environment: tenants, their role libraries and the denial audit log.
+ * The system environment: tenants, their role libraries, the denial audit log and the admin audit log.
  * Reads are synchronous LMDB snapshot reads (safe from any caller); writes are serialised by the
  * system actor, which is the only caller of the mutating methods.
  */
@@ -18,7 +29,10 @@ export class SystemStore {
   private readonly names: Database<string, string>;
   private readonly roles: Database<Role, [string, string]>;
   private readonly audit: Database<Denial, [string, number]>;
+  private readonly adminAudit: Database<AdminEvent, number>;
   private readonly meta: Database<number, string>;
+  private adminSeq: number;
+  private adminCount: number;
   private readonly auditCounts = new Map<string, number>();
   private auditSeq: number;
 
@@ -33,9 +47,23 @@ export class SystemStore {
     this.names = this.root.openDB({ name: "tenant-names" });
     this.roles = this.root.openDB({ name: "roles" });
     this.audit = this.root.openDB({ name: "audit" });
+    this.adminAudit = this.root.openDB({ name: "admin-audit" });
     this.meta = this.root.openDB({ name: "meta" });
+    this.adminSeq = this.meta.get(ADMIN_SEQ) ?? 0;
+    this.adminCount = this.adminAudit.getCount();
     // Audit keys carry a global sequence; its high-water mark is kept so a restart never reuses one.
     this.auditSeq = this.meta.get(AUDIT_SEQ) ?? 0;
+    this.migrateNameKeys();
+  }
+
+  /** A store written with an older nameKey gets its name index rebuilt, so uniqueness holds for old names too. */
+  private migrateNameKeys(): void {
+    if ((this.meta.get(NAME_KEY_META) ?? 1) >= NAME_KEY_VERSION) return;
+    this.root.transactionSync(() => {
+      this.names.clearSync();
+      for (const { value } of this.tenants.getRange()) this.names.put(nameKey(value.name), value.tenant_id);
+      this.meta.put(NAME_KEY_META, NAME_KEY_VERSION);
+    });
   }
 
   /**
@@ -61,6 +89,13 @@ export class SystemStore {
     return [...this.tenants.getRange().map(({ value }) => value)];
   }
 
+  /** Tenants in id order (ULIDs: creation order) after the tenant id `after`, one page of `limit`. */
+  listTenantsPage(limit: number, after?: string): { tenants: Tenant[]; more: boolean } {
+    const start = after === undefined ? undefined : `${after}\u0000`;
+    const rows = [...this.tenants.getRange({ start, limit: limit + 1 }).map(({ value }) => value)];
+    return { tenants: rows.slice(0, limit), more: rows.length > limit };
+  }
+
   /** Counted once, then kept by createTenant (`/healthz` is polled often). */
   private knownTenantCount: number | undefined;
 
@@ -70,12 +105,75 @@ export class SystemStore {
   }
 
   async createTenant(tenant: Tenant): Promise<void> {
-    await this.root.transaction(() => {
+    // Child transactions roll back as a whole when their callback throws (see TenantVault.write).
+    await this.root.childTransaction(() => {
       this.tenants.put(tenant.tenant_id, tenant);
       this.names.put(nameKey(tenant.name), tenant.tenant_id);
     });
     this.tenantCache.set(tenant.tenant_id, tenant);
     if (this.knownTenantCount !== undefined) this.knownTenantCount++;
+  }
+
+  /** Suspends or resumes a tenant. */
+  async setTenantStatus(tenantId: string, status: Tenant["status"]): Promise<Tenant> {
+    const tenant = this.tenants.get(tenantId);
+    if (!tenant) throw new Error(`no tenant ${tenantId}`);
+    const updated: Tenant = { ...tenant, status };
+    await this.root.childTransaction(() => this.tenants.put(tenantId, updated));
+    this.tenantCache.set(tenantId, updated);
+    return updated;
+  }
+
+  /** Removes the tenant, its name, its roles and its denial records; answers how many of each. */
+  async deleteTenant(tenantId: string): Promise<{ roles: number; denials: number }> {
+    const tenant = this.tenants.get(tenantId);
+    if (!tenant) return { roles: 0, denials: 0 };
+    const roleKeys = [...this.roles.getKeys({ start: [tenantId, ""], end: [tenantId, "\uffff"] })];
+    const denialKeys = [
+      ...this.audit.getKeys({ start: [tenantId, 0], end: [tenantId, Number.MAX_SAFE_INTEGER] }),
+    ];
+    await this.root.childTransaction(() => {
+      this.tenants.remove(tenantId);
+      this.names.remove(nameKey(tenant.name));
+      for (const key of roleKeys) this.roles.remove(key);
+      for (const key of denialKeys) this.audit.remove(key);
+    });
+    this.tenantCache.delete(tenantId);
+    for (const [, name] of roleKeys as Array<[string, string]>) this.roleCache.delete(`${tenantId}/${name}`);
+    this.auditCounts.delete(tenantId);
+    if (this.knownTenantCount !== undefined) this.knownTenantCount--;
+    return { roles: roleKeys.length, denials: denialKeys.length };
+  }
+
+  /**
+   * Appends an admin action, committed before the action is answered; the log keeps the newest
+   * ADMIN_AUDIT_LIMIT (the trim runs inside the transaction, as for denials).
+   */
+  recordAdminEvent(event: AdminEvent): Promise<unknown> {
+    const seq = ++this.adminSeq;
+    this.adminCount++;
+    const excess = Math.max(0, this.adminCount - ADMIN_AUDIT_LIMIT);
+    this.adminCount -= excess;
+    return this.root.childTransaction(() => {
+      this.adminAudit.put(seq, event);
+      this.meta.put(ADMIN_SEQ, seq);
+      if (excess === 0) return;
+      for (const key of [...this.adminAudit.getKeys({ start: 0, end: seq, limit: excess })])
+        this.adminAudit.remove(key);
+    });
+  }
+
+  /** Admin actions newest first; `before` is the sequence of the last record of the previous page. */
+  listAdminEvents(limit: number, before = Number.MAX_SAFE_INTEGER): AuditPage<AdminEvent> {
+    const rows = [
+      ...this.adminAudit.getRange({ start: before - 1, end: 0, reverse: true, limit: limit + 1 }),
+    ];
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(({ value }) => value),
+      nextBefore: rows.length > limit && last ? (last.key as number) : undefined,
+    };
   }
 
   /** The tenant's library: the built-in `tenant_admin` first, then stored roles by name. */
@@ -112,28 +210,42 @@ export class SystemStore {
     return true;
   }
 
-  /** Appends a denial; the per-tenant log keeps the newest `auditLimit` records. */
-  async recordDenial(denial: Denial): Promise<void> {
+  /**
+   * Appends a denial; the per-tenant log keeps the newest `auditLimit` records. The count is kept in
+   * memory, and the trim runs inside the write transaction, where the records of earlier calls not
+   * yet committed are visible: so calls need not wait for each other's commits (the system actor
+   * calls this serially and lets commits group). Resolves once this record is durable.
+   */
+  recordDenial(denial: Denial): Promise<unknown> {
     const tenantId = denial.tenant_id;
-    // Counted before the write: counting from disk afterwards would include the new record twice.
-    const count = this.auditCountOf(tenantId) + 1;
     const seq = ++this.auditSeq;
-    await this.root.transaction(() => {
+    const count = this.auditCountOf(tenantId) + 1;
+    const excess = Math.max(0, count - this.auditLimit);
+    this.auditCounts.set(tenantId, count - excess);
+    return this.root.childTransaction(() => {
       this.audit.put([tenantId, seq], denial);
       this.meta.put(AUDIT_SEQ, seq);
+      if (excess === 0) return;
+      const oldest = [...this.audit.getKeys({ start: [tenantId, 0], end: [tenantId, seq], limit: excess })];
+      for (const key of oldest) this.audit.remove(key);
     });
-    this.auditCounts.set(tenantId, count);
-    if (count > this.auditLimit) await this.trimAudit(tenantId, count - this.auditLimit);
   }
 
-  listDenials(tenantId: string, limit: number): Denial[] {
+  /** Newest first; `before` is the sequence of the last record of the previous page. */
+  listDenials(tenantId: string, limit: number, before = Number.MAX_SAFE_INTEGER): AuditPage<Denial> {
     const range = this.audit.getRange({
-      start: [tenantId, Number.MAX_SAFE_INTEGER],
+      start: [tenantId, before - 1],
       end: [tenantId, 0],
       reverse: true,
-      limit,
+      limit: limit + 1,
     });
-    return [...range.map(({ value }) => value)];
+    const rows = [...range];
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(({ value }) => value),
+      nextBefore: rows.length > limit && last ? (last.key as [string, number])[1] : undefined,
+    };
   }
 
   private closed = false;
@@ -152,23 +264,17 @@ export class SystemStore {
     }
     return count;
   }
-
-  private async trimAudit(tenantId: string, excess: number): Promise<void> {
-    const oldest = [
-      ...this.audit.getKeys({
-        start: [tenantId, 0],
-        end: [tenantId, Number.MAX_SAFE_INTEGER],
-        limit: excess,
-      }),
-    ];
-    await this.root.transaction(() => {
-      for (const key of oldest) this.audit.remove(key);
-    });
-    this.auditCounts.set(tenantId, this.auditCountOf(tenantId) - oldest.length);
-  }
 }
 
-/** Tenant names are unique case-insensitively (and after trimming). */
+/**
+ * Tenant names are unique after trimming, NFKC normalisation and case folding ("ﬁ" = "fi",
+ * "Straße" = "STRASSE", "Σ" = "ς" = "σ"). JavaScript has no case folding of its own: upper- then
+ * lower-casing gives full case folding for every name a person would type.
+ */
 export function nameKey(name: string): string {
-  return name.trim().normalize("NFKC").toLocaleLowerCase("en-US");
+  const folded = name.trim().normalize("NFKC").toUpperCase().toLowerCase();
+  return folded.normalize("NFKC");
 }
+
+/** Bumped when nameKey changes: the name index is rebuilt from the tenants on open. */
+const NAME_KEY_VERSION = 2;

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ULID_RE } from "../models/common.ts";
 
@@ -10,4 +10,9 @@ export function tenantDir(dataDir: string, tenantId: string): string {
 
 export function vaultPresent(dataDir: string, tenantId: string): boolean {
   return existsSync(join(tenantDir(dataDir, tenantId), "data.mdb"));
+}
+
+/** Removes a tenant's vault directory (a creation that failed, or an erased tenant). */
+export function removeTenantDir(dataDir: string, tenantId: string): void {
+  rmSync(tenantDir(dataDir, tenantId), { recursive: true, force: true });
 }

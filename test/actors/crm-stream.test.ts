@@ -203,6 +203,54 @@ describe("CRM stream over SSE", () => {
   });
 });
 
+describe("CRM stream over SSE: a silent stream", () => {
+  /** The configured silence interval (MEMORY_RUNTIME_STREAM_SILENCE_SECONDS, default 120). */
+  const SILENCE_MS = 120_000;
+
+  test("a stream that goes quiet is detected on the clock and resumed from the stored replay id, nothing lost or doubled", async () => {
+    const t = await tenant("sse");
+    await h.runtime.startConnectorsFor(t);
+    await waitState(t, "connected");
+    fake.publish("Account", "CREATE", ["001qq01"], { Name: "Before The Stall" });
+    await waitEntries(t, 1);
+    const before = (await crmStatus(t))!;
+    // The connection stays open but nothing reaches it: events published meanwhile are missed.
+    fake.stallStreams();
+    fake.publish("Account", "CREATE", ["001qq02"], { Name: "Missed One" });
+    fake.publish("Account", "CREATE", ["001qq03"], { Name: "Missed Two" });
+    clock.advance(SILENCE_MS + 1);
+    const backoff = await waitState(t, "backoff");
+    expect(backoff!.last_error).toContain("stream silent for 120 s");
+    clock.advance(5 * FIRST_RETRY_MS);
+    await waitState(t, "connected");
+    const list = await waitEntries(t, 3);
+    expect(list).toHaveLength(3);
+    expect(new Set(eventIds(list)).size).toBe(3);
+    const after = (await crmStatus(t))!;
+    expect(after.reconnects).toBe(before.reconnects + 1);
+    expect(fake.lastEventIds.at(-1)).toBe(String(before.replay!["/data/ChangeEvents"]));
+  });
+
+  test("heartbeat comments alone keep a quiet stream open", async () => {
+    const t = await tenant("sse");
+    await h.runtime.startConnectorsFor(t);
+    await waitState(t, "connected");
+    const reconnects = (await crmStatus(t))!.reconnects;
+    for (let beat = 0; beat < 3; beat++) {
+      clock.advance(SILENCE_MS - 10_000);
+      fake.heartbeat();
+      // The comment has reached the client once the watchdog is re-armed a full interval from now.
+      await until(
+        () => clock.dueTimes(),
+        (due) => due.includes(clock.now() + SILENCE_MS),
+      );
+    }
+    const status = (await crmStatus(t))!;
+    expect(status.state).toBe("connected");
+    expect(status.reconnects).toBe(reconnects);
+  });
+});
+
 describe("CRM stream over Bayeux long-poll", () => {
   let t: string;
   const published: PublishedEvent[] = [];

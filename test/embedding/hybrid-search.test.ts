@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
-import { searchHybrid } from "../../src/embedding/hybrid-search.ts";
+import { type HybridIndexes, searchHybrid } from "../../src/embedding/hybrid-search.ts";
 import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
 import { VectorIndex } from "../../src/embedding/vector-index.ts";
 
@@ -13,14 +13,14 @@ const notes: Record<string, string> = {
   "00000005": "Office party lunch menu",
 };
 
-function indexes(): { vectors: VectorIndex; lexical: LexicalIndex } {
+function indexes(): HybridIndexes {
   const vectors = VectorIndex.open({ dims: embedder.dims });
   const lexical = new LexicalIndex();
   for (const [id, text] of Object.entries(notes)) {
     vectors.add(id, embedder.embedSync(text));
     lexical.add(id, text);
   }
-  return { vectors, lexical };
+  return { vectors, lexical: () => lexical };
 }
 
 describe("searchHybrid", () => {

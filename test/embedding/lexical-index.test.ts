@@ -110,3 +110,22 @@ describe("LexicalIndex (BM25)", () => {
     expect(lexical.search("topic3", 1000)).toHaveLength(500);
   });
 });
+
+describe("LexicalIndex: saved and read back", () => {
+  test("the same answers and scores after toBytes / fromBytes; other bytes are refused", () => {
+    const index = new LexicalIndex();
+    const texts = [
+      "refund the damaged shipment",
+      "shipment delayed at customs",
+      "refund policy für Kunden",
+      "ñandú 東京",
+    ];
+    for (const [i, text] of texts.entries()) index.add(`0000000${i}`, text);
+    const copy = LexicalIndex.fromBytes(index.toBytes());
+    for (const query of ["refund shipment", "customs", "kunden", "東京", "ñandú"])
+      expect(copy.search(query, 5)).toEqual(index.search(query, 5));
+    expect(copy.size).toBe(4);
+    expect(copy.add("00000000", "again")).toBe(false);
+    expect(() => LexicalIndex.fromBytes(new Uint8Array(30))).toThrow();
+  });
+});

@@ -39,6 +39,8 @@ export interface PublishOptions {
 interface SseClient {
   controller: ReadableStreamDefaultController<Uint8Array>;
   cursor: number;
+  /** A half-dead connection: kept open, but nothing reaches it any more. */
+  stalled?: boolean;
 }
 
 interface BayeuxClient {
@@ -148,6 +150,23 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
       issued.clear();
     },
 
+    /** Every open SSE stream goes quiet but stays open (a half-dead connection); new streams are fine. */
+    stallStreams(): void {
+      for (const client of sseClients) client.stalled = true;
+    },
+
+    /** A heartbeat comment on every live (not stalled) SSE stream. */
+    heartbeat(): void {
+      for (const client of sseClients) {
+        if (client.stalled) continue;
+        try {
+          client.controller.enqueue(encoder.encode(": heartbeat\n\n"));
+        } catch {
+          sseClients.delete(client);
+        }
+      }
+    },
+
     liveStreams(): number {
       return sseClients.size;
     },
@@ -176,6 +195,7 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
   }
 
   function sendSse(client: SseClient): void {
+    if (client.stalled) return;
     for (const event of fake.events) {
       if (event.replayId <= client.cursor) continue;
       try {

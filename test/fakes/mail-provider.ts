@@ -4,7 +4,7 @@
  * signing keys, with helpers to sign push tokens (and a second, unpublished key for forgeries).
  */
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import type { HistoryRecord, MessageMeta } from "../../src/sources/mail-api.ts";
+import type { HistoryRecord, MessageMeta } from "../../src/sources/mail/api.ts";
 
 type PrivateKey = CryptoKey;
 

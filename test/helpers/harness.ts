@@ -5,6 +5,7 @@ import { type App, createApp, createRuntime, type Runtime } from "../../src/app.
 import { type Env, loadConfig } from "../../src/config.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import { type Clock, systemClock } from "../../src/runtime/clock.ts";
+import { assertConforms } from "./openapi-conformance.ts";
 
 export const TEST_SECRET = "test-secret-that-is-at-least-32-bytes-long!!";
 export const BASE = "http://localhost";
@@ -15,7 +16,10 @@ export interface Harness {
   dataDir: string;
   env: Record<string, string | undefined>;
   adminToken: string;
-  /** Sends a request through app.handle; `body` objects are sent as JSON. */
+  /**
+   * Sends a request through app.handle; `body` objects are sent as JSON. The response is checked
+   * against the OpenAPI document (test/helpers/openapi-conformance.ts): a mismatch rejects.
+   */
   call(method: string, path: string, opts?: CallOptions): Promise<Response>;
   // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
   json<T = any>(
@@ -79,7 +83,7 @@ export async function startHarness(
     dataDir,
     env,
     adminToken,
-    call(method, path, o = {}) {
+    async call(method, path, o = {}) {
       const headers: Record<string, string> = { ...o.headers };
       if (o.token) headers.authorization = `Bearer ${o.token}`;
       let body: string | Uint8Array | ArrayBuffer | undefined = o.raw;
@@ -87,7 +91,10 @@ export async function startHarness(
         body = JSON.stringify(o.body);
         headers["content-type"] ??= "application/json";
       }
-      return app.handle(new Request(BASE + path, { method, headers, body }));
+      const res = await app.handle(new Request(BASE + path, { method, headers, body }));
+      // Every answer a test receives must be one the OpenAPI document allows (route misses excepted).
+      await assertConforms(app, method, path, res);
+      return res;
     },
     async json(method, path, o) {
       const res = await h.call(method, path, o);

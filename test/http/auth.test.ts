@@ -128,6 +128,19 @@ describe("401 unauthorized", () => {
       () => craftJwt({ alg: "HS256" }, claims(), TEST_SECRET).split(".").slice(0, 2).join("."),
     ],
     ["random text", () => "not.a.token"],
+    [
+      "a token whose exp lies past the last JavaScript date (8.64e12 s)",
+      () => craftJwt({ alg: "HS256" }, claims({ exp: 9e12 }), TEST_SECRET),
+    ],
+    [
+      "a token whose exp is the largest double",
+      () => craftJwt({ alg: "HS256" }, claims({ exp: Number.MAX_VALUE }), TEST_SECRET),
+    ],
+    [
+      "a token valid for longer than any token lifetime (10 years)",
+      () => craftJwt({ alg: "HS256" }, claims({ exp: nowSeconds() + 10 * 366 * 86400 }), TEST_SECRET),
+    ],
+    ["a token with a negative exp", () => craftJwt({ alg: "HS256" }, claims({ exp: -1 }), TEST_SECRET)],
   ];
 
   for (const [name, make] of cases) {
@@ -189,6 +202,57 @@ describe("401 unauthorized", () => {
     await expectProblem(res, 401, "unauthorized");
     const roles = await h.call("POST", `/admin/roles/${tenantId}`, { body: { name: 5 } });
     await expectProblem(roles, 401, "unauthorized");
+  });
+
+  /** Routes anyone may call: the health probe, the API description and the signed webhooks. */
+  const PUBLIC = new Set([
+    "GET /healthz",
+    "GET /openapi",
+    "GET /openapi/json",
+    "POST /webhooks/:source/:tenant_id",
+    // The dashboard's token form and sign-out take no token (tested in admin-dashboard.test.ts).
+    "POST /admin/dashboard/session",
+    "GET /admin/dashboard/sign-out",
+  ]);
+  /** Pages for a person answer their 401 with the sign-in form, not a problem document. */
+  const PAGES = new Set(["GET /admin/dashboard"]);
+  const hostileParam = "..%2F..%2Fetc%2Fpasswd";
+
+  test("every route of the app but the public ones answers an anonymous hostile request with 401", async () => {
+    const guarded = h.app.routes.filter((r) => !PUBLIC.has(`${r.method} ${r.path}`));
+    expect(guarded.length).toBeGreaterThan(30);
+    for (const route of guarded) {
+      const path = route.path.replace(/:[a-z_0-9]+/g, hostileParam);
+      const res = await h.call(route.method, `${path}?limit=-1&cursor=%00&from=yesterday&as_of=%FF`, {
+        raw: '{"toString": {"valueOf": 1}, "__proto__": {"admin": true}, "category": [[[',
+        headers: { "content-type": "application/json" },
+      });
+      if (PAGES.has(`${route.method} ${route.path}`)) {
+        expect({ status: res.status, type: res.headers.get("content-type") }).toEqual({
+          status: 401,
+          type: "text/html; charset=utf-8",
+        });
+        continue;
+      }
+      const problem = await expectProblem(res, 401, "unauthorized");
+      expect({ route: `${route.method} ${route.path}`, detail: problem.detail }).toEqual({
+        route: `${route.method} ${route.path}`,
+        detail: "missing bearer token",
+      });
+    }
+  });
+
+  test("the operator cookie authenticates GET requests only", async () => {
+    const cookie = `memory_admin=${h.adminToken}`;
+    const listed = await h.call("GET", "/admin/tenants", { headers: { cookie } });
+    expect(listed.status).toBe(200);
+    const posted = await h.call("POST", "/admin/tenants", {
+      headers: { cookie },
+      body: { name: "Cookie Co" },
+    });
+    await expectProblem(posted, 401, "unauthorized");
+    const { body } = await h.json("GET", "/admin/tenants", { token: h.adminToken });
+    expect(body.tenants.map((t: { name: string }) => t.name)).not.toContain("Cookie Co");
   });
 });
 

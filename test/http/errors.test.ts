@@ -55,7 +55,24 @@ describe("X-Request-Id", () => {
 describe("problem documents from the app", () => {
   test("an unknown route is a 404 problem", async () => {
     await expectProblem(await h.call("GET", "/no/such/route"), 404, "not_found");
-    await expectProblem(await h.call("DELETE", "/healthz"), 404, "not_found");
+    await expectProblem(await h.call("GET", "/memory/nothings"), 404, "not_found");
+  });
+
+  test("a known path asked with another method is a 405 problem naming the methods it serves", async () => {
+    const cases: Array<[string, string, string]> = [
+      ["DELETE", "/healthz", "GET"],
+      ["PUT", "/memory/facts", "GET, POST"],
+      ["PATCH", "/memory/facts/0123abcd", "DELETE, GET"],
+      ["GET", "/memory/search", "POST"],
+      ["GET", "/webhooks/data/01JDB2X6J3KQ5W8Z3M4N7P9R2S", "POST"],
+      ["PUT", "/admin/roles/01JDB2X6J3KQ5W8Z3M4N7P9R2S", "GET, POST"],
+    ];
+    for (const [method, path, allow] of cases) {
+      const res = await h.call(method, path);
+      expect({ method, path, allow: res.headers.get("allow") }).toEqual({ method, path, allow });
+      const body = await expectProblem(res, 405, "method_not_allowed");
+      expect(body.detail).toContain(method);
+    }
   });
 
   test("malformed JSON is a 400 problem, whatever the content type says", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { SignJWT, UnsecuredJWT } from "jose";
 import { Unauthorized } from "../../src/errors.ts";
-import { TokenService } from "../../src/http/tokens.ts";
+import { MAX_TOKEN_TTL_SECONDS, TokenService } from "../../src/http/tokens.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { craftJwt } from "../helpers/jwt.ts";
@@ -128,6 +128,28 @@ describe("TokenService", () => {
       ),
       /signature/,
     );
+  });
+
+  test("caps exp: beyond the longest token lifetime, or past the last date, is refused and never cached", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const now = Math.floor(clock.now() / 1000);
+    const sign = (exp: number) =>
+      craftJwt({ alg: "HS256", typ: "JWT" }, { sub: "x", tenant_id: TENANT, roles: [], exp }, SECRET);
+    expect((await tokens.verify(sign(now + MAX_TOKEN_TTL_SECONDS))).exp).toBe(now + MAX_TOKEN_TTL_SECONDS);
+    await rejects(tokens.verify(sign(now + MAX_TOKEN_TTL_SECONDS + 3600)), /exp/);
+    await rejects(tokens.verify(sign(9e12)));
+    await rejects(tokens.verify(sign(Number.MAX_VALUE)));
+    expect((tokens as unknown as { cache: Map<string, unknown> }).cache.size).toBe(1);
+  });
+
+  test("minting refuses a lifetime outside 1 s to the longest token lifetime", async () => {
+    const tokens = service();
+    for (const ttlSeconds of [0, -5, 1.5, MAX_TOKEN_TTL_SECONDS + 1, Number.POSITIVE_INFINITY]) {
+      await expect(tokens.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds })).rejects.toThrow(
+        RangeError,
+      );
+    }
   });
 
   test("refuses malformed tokens and malformed claims", async () => {

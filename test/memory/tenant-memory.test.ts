@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IDEMPOTENCY_TTL_MS, TenantMemory } from "../../actors/tenant-memory.ts";
+import { IdempotencyMismatch } from "../../src/errors.ts";
 import { canonicalJson, type Sha8, sha8 } from "../../src/memory/entry-id.ts";
 import type { EntryDraft } from "../../src/models/entry.ts";
 import type { CreateEntry } from "../../src/models/tenant-protocol.ts";
@@ -74,9 +75,12 @@ describe("TenantMemory idempotency", () => {
     const first = await create(memory, { category: "fact", content: "first" }, { idempotencyKey: "k" });
     expect(first.status).toBe(201);
     clock.advance(IDEMPOTENCY_TTL_MS - 1);
-    const replay = await create(memory, { category: "fact", content: "second" }, { idempotencyKey: "k" });
+    const replay = await create(memory, { category: "fact", content: "first" }, { idempotencyKey: "k" });
     expect(replay.status).toBe(200);
     expect(replay.entry.id).toBe(first.entry.id);
+    await expect(
+      create(memory, { category: "fact", content: "second" }, { idempotencyKey: "k" }),
+    ).rejects.toThrow(IdempotencyMismatch);
     clock.advance(1);
     const fresh = await create(memory, { category: "fact", content: "second" }, { idempotencyKey: "k" });
     expect(fresh.status).toBe(201);
@@ -91,7 +95,7 @@ describe("TenantMemory idempotency", () => {
       idempotencyKey: "same",
     });
     const second = memory.create({
-      draft: { category: "fact", content: "b" },
+      draft: { category: "fact", content: "a" },
       createdBy: "x",
       idempotencyKey: "same",
     });
@@ -144,5 +148,41 @@ describe("TenantMemory lists and search", () => {
       limit: 5,
     });
     expect(hits.map((x) => x.entry.id)).toEqual([e.entry.id]);
+  });
+
+  test("the saved indexes are read back and caught up from what was written after them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mrt-memory-"));
+    const clock = new ManualClock();
+    const search = (m: TenantMemory, text: string) =>
+      m
+        .search({
+          text,
+          categories: ["fact"],
+          tags: [],
+          tagsAny: [],
+          validAt: clock.now(),
+          asOf: clock.now(),
+          limit: 5,
+        })
+        .map((x) => x.entry.content);
+    const vault = new TenantVault(dir);
+    const memory = new TenantMemory({ tenantId: TENANT, vault, clock, dims: 4 });
+    const vec = (x: number) => ({ vector: new Float32Array([x, 1, 0, 0]) });
+    await create(memory, { category: "fact", content: "alpha quokka" }, vec(1));
+    expect(search(memory, "quokka")).toEqual(["alpha quokka"]);
+    memory.close();
+    await vault.close();
+    // Reopened: the saved files are read, and an entry written after them (whose index save a
+    // crash lost) is caught up from the vault and the change log.
+    const vault2 = new TenantVault(dir);
+    const memory2 = new TenantMemory({ tenantId: TENANT, vault: vault2, clock, dims: 4 });
+    await create(memory2, { category: "fact", content: "beta quokka" }, vec(2));
+    memory2.index.close();
+    await vault2.close();
+    const vault3 = new TenantVault(dir);
+    const memory3 = new TenantMemory({ tenantId: TENANT, vault: vault3, clock, dims: 4 });
+    open.push({ memory: memory3, vault: vault3, dir });
+    expect(search(memory3, "quokka").sort()).toEqual(["alpha quokka", "beta quokka"]);
+    expect(memory3.index.size).toBe(2);
   });
 });

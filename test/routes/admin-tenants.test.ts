@@ -64,6 +64,48 @@ describe("POST /admin/tenants", () => {
     expect((await create({ name: `   ${"m".repeat(128)}   ` })).status).toBe(201);
   });
 
+  test("name length counts characters (code points), not UTF-16 units", async () => {
+    // 128 emoji are 256 UTF-16 units: still 128 characters.
+    const emoji = "🦊".repeat(128);
+    const res = await create({ name: emoji });
+    expect(res.status).toBe(201);
+    expect((await readJson(res)).tenant_name).toBe(emoji);
+    await expectProblem(await create({ name: "🐺".repeat(129) }), 422, "validation_failed");
+  });
+
+  const unprintable: Array<[string, string]> = [
+    ["a NUL", "Acme\u0000Corp"],
+    ["an ANSI escape", "\u001b[31mRed Corp"],
+    ["a zero-width space", "Zero\u200bWidth"],
+    ["a zero-width joiner", "Join\u200dCo"],
+    ["a right-to-left override", "Evil\u202eCo"],
+    ["a byte-order mark inside", "Bom\ufeffCo"],
+    ["a line separator", "Line\u2028Sep"],
+    ["a newline inside", "Two\nLines"],
+    ["a lone surrogate", "Half\ud83dCo"],
+  ];
+  for (const [what, name] of unprintable) {
+    test(`422 for a name with ${what}`, async () => {
+      const problem = await expectProblem(await create({ name }), 422, "validation_failed");
+      expect(problem.errors?.[0]?.path).toBe("/name");
+      expect(await listNames()).not.toContain(name);
+    });
+  }
+
+  test("names are unique after NFKC normalisation and case folding", async () => {
+    const pairs: Array<[string, string]> = [
+      ["Straße GmbH", "STRASSE GMBH"],
+      ["ﬁne Foods", "Fine Foods"],
+      ["Ｗｉｄｅ Ｃｏ", "wide co"],
+      ["ΟΔΟΣ", "οδος"],
+      ["Café Noir", "Cafe\u0301 Noir"],
+    ];
+    for (const [first, second] of pairs) {
+      expect({ first, status: (await create({ name: first })).status }).toEqual({ first, status: 201 });
+      await expectProblem(await create({ name: second }), 409, "conflict");
+    }
+  });
+
   const invalid: Array<[string, unknown]> = [
     ["an empty object", {}],
     ["an empty name", { name: "" }],
@@ -145,6 +187,36 @@ describe("GET /admin/tenants", () => {
     expect(await count()).toBe(3);
     await h.call("DELETE", `/admin/roles/${tenant_id}/one`, { token: h.adminToken });
     expect(await count()).toBe(2);
+  });
+});
+
+describe("GET /admin/tenants paging", () => {
+  test("pages walk every tenant once, oldest first, with an opaque cursor", async () => {
+    for (let i = 0; i < 5; i++) await create({ name: `Paged ${i}` });
+    const all = (await h.json("GET", "/admin/tenants?limit=1000", { token: h.adminToken })).body;
+    expect(all.next_cursor).toBeNull();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `?limit=2&cursor=${cursor}` : "?limit=2";
+      const { status, body } = await h.json("GET", `/admin/tenants${query}`, { token: h.adminToken });
+      expect(status).toBe(200);
+      expect(body.tenants.length).toBeLessThanOrEqual(2);
+      seen.push(...body.tenants.map((t: { tenant_id: string }) => t.tenant_id));
+      cursor = body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(all.tenants.map((t: { tenant_id: string }) => t.tenant_id));
+    expect([...seen].sort()).toEqual(seen);
+  });
+
+  test("a bad limit or cursor is a 422", async () => {
+    for (const query of ["?limit=0", "?limit=1001", "?limit=x", "?cursor=nope", "?cursor=Li4vLi4vZXRj"]) {
+      await expectProblem(
+        await h.call("GET", `/admin/tenants${query}`, { token: h.adminToken }),
+        422,
+        "validation_failed",
+      );
+    }
   });
 });
 

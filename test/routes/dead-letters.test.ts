@@ -71,9 +71,13 @@ function mev(type: string): MarketingEvent {
   };
 }
 
-async function ok(
-  res: Response,
-): Promise<{ accepted: number; entries: string[]; duplicates: number; dead_lettered: string[] }> {
+async function ok(res: Response): Promise<{
+  accepted: number;
+  entries: string[];
+  duplicates: number;
+  dead_lettered: string[];
+  ignored: number;
+}> {
   const text = await res.text();
   expect({ status: res.status, text }).toMatchObject({ status: 200 });
   if (text === SOAP_ACK) return JSON.parse(res.headers.get("x-memory-summary")!);
@@ -357,6 +361,7 @@ describe("POST /admin/webhooks/replay/{tenant_id}/{event_id}", () => {
       entries: [],
       duplicates: 1,
       dead_lettered: [],
+      ignored: 0,
     });
   });
 });

@@ -23,8 +23,15 @@ describe("GET /healthz", () => {
       started_at: "2026-11-21T10:15:30.123Z",
       uptime_s: 0,
       tenants: 0,
+      limits: {
+        open_files: expect.any(Number),
+        max_open_tenants: expect.any(Number),
+        open_tenants: 0,
+      },
     });
     expect(body.started_at).toMatch(ISO_MS);
+    expect(body.limits.max_open_tenants).toBeGreaterThan(0);
+    expect(body.limits.max_open_tenants * 3).toBeLessThan(body.limits.open_files);
   });
 
   test("uptime_s counts whole seconds since start", async () => {
@@ -93,7 +100,15 @@ describe("GET /tenants/{tenant_id}/healthz", () => {
     });
   });
 
-  test("an unknown or malformed tenant id is 404", async () => {
+  test("a tenant token gets 403 for any other well-formed tenant id, existing or not (no existence oracle)", async () => {
+    const existing = await h.call("GET", `/tenants/${b.tenant_id}/healthz`, { token: a.token });
+    const missing = await h.call("GET", "/tenants/01JDB2X6J3KQ5W8Z3M4N7P9R2S/healthz", { token: a.token });
+    const one = await expectProblem(existing, 403, "forbidden");
+    const two = await expectProblem(missing, 403, "forbidden");
+    expect(one.detail).toBe(two.detail);
+  });
+
+  test("an unknown or malformed tenant id is 404 for the operator", async () => {
     for (const id of [
       "01JDB2X6J3KQ5W8Z3M4N7P9R2S",
       "not-a-ulid",

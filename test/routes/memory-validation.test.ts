@@ -44,6 +44,8 @@ describe("422 on every field rule (every category shares the base rules)", () =>
     ["content missing", { content: undefined }, "content"],
     ["content empty", { content: "" }, "content"],
     ["content over 32768 characters", { content: "x".repeat(32_769) }, "content"],
+    ["content over 32768 characters of emoji", { content: "🦊".repeat(32_769) }, "content"],
+    ["a tag over 64 characters of emoji", { tags: ["🦊".repeat(65)] }, "tags"],
     ["content not a string", { content: 42 }, "content"],
     ["content null", { content: null }, "content"],
     ["more than 64 tags", { tags: tagsOf(65) }, "tags"],
@@ -159,7 +161,11 @@ describe("422 on category field rules", () => {
 describe("boundaries that are accepted", () => {
   const ok: Array<[string, Record<string, unknown>]> = [
     ["content of exactly 32768 characters", { content: "y".repeat(32_768) }],
+    // Characters are code points: 32,768 emoji are 65,536 UTF-16 units and still within the limit.
+    ["content of exactly 32768 emoji", { content: "🦊".repeat(32_768) }],
     ["64 tags of 64 characters", { tags: tagsOf(64, 64) }],
+    ["a tag of 64 emoji", { tags: ["🐺".repeat(64)] }],
+    ["an agent_id of 128 accented characters", { agent_id: "é".repeat(128) }],
     [
       "data of exactly 16 KiB",
       { data: { blob: "z".repeat(16 * 1024 - JSON.stringify({ blob: "" }).length) } },
@@ -238,6 +244,19 @@ describe("body parsing", () => {
       });
       await expectProblem(res, 400, "bad_request");
     }
+  });
+
+  test("an NDJSON body on a JSON route → 415, and nothing is written", async () => {
+    for (const path of ["/memory/facts", "/memory/search"]) {
+      const res = await h.call("POST", path, {
+        token,
+        raw: '{"content":"streamed"}\n',
+        headers: { "content-type": "application/x-ndjson" },
+      });
+      await expectProblem(res, 415, "unsupported_media_type");
+    }
+    const { body } = await h.json("POST", "/memory/search", { token, body: { query: "streamed" } });
+    expect(body.results).toEqual([]);
   });
 
   test("a body that is not UTF-8 → 400", async () => {
@@ -464,7 +483,7 @@ describe("path and query parameters", () => {
     "limit=-1",
     "limit=1.5",
     "limit=",
-    "limit=1e2",
+    "limit=1e3",
     "valid_at=yesterday",
     "valid_at=2026-13-40T00:00:00Z",
     "valid_at=2026-01-01",
@@ -486,6 +505,8 @@ describe("path and query parameters", () => {
   for (const q of [
     "limit=1",
     "limit=500",
+    // Exponent notation is an integer like any other once read (100).
+    "limit=1e2",
     "valid_at=2026-01-01T00:00:00Z",
     "as_of=2026-01-01T00:00:00%2B02:00",
   ]) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { TENANT_INDEX_FILE } from "../../src/embedding/index-tuning.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../../src/models/category.ts";
 import { ISO_MS, waitForDenials } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
@@ -646,14 +647,22 @@ describe("idempotency and content identity", () => {
     expect(items).toHaveLength(1);
   });
 
-  test("a retry with the same key returns the first response even if the body differs", async () => {
+  test("a key reused with a different body is a 422 idempotency_mismatch, and nothing is written", async () => {
     const headers = { "idempotency-key": "req-0002" };
     const first = await post(token, "fact", { content: "first body" }, headers);
-    const retry = await post(token, "fact", { content: "second body" }, headers);
     expect(first.status).toBe(201);
+    const reused = await h.call("POST", "/memory/facts", {
+      token,
+      body: { content: "second body" },
+      headers,
+    });
+    const problem = await expectProblem(reused, 422, "idempotency_mismatch");
+    expect(problem.type).toBe("/problems/idempotency_mismatch");
+    expect((await list(token, "fact")).items.map((e) => e.content)).not.toContain("second body");
+    // The same body under that key still replays the first answer.
+    const retry = await post(token, "fact", { content: "first body" }, headers);
     expect(retry.status).toBe(200);
     expect(retry.body.id).toBe(first.body.id);
-    expect((await list(token, "fact")).items.map((e) => e.content)).not.toContain("second body");
   });
 
   test("a different key → a new entry", async () => {
@@ -765,7 +774,7 @@ describe("restart", () => {
     const searchAfter = await h.json("POST", "/memory/search", { token: tokenAfter, body: searchBody });
     expect(searchAfter.status).toBe(200);
     expect(searchAfter.body.results).toEqual(searchBefore.body.results);
-    expect(existsSync(join(h.dataDir, "tenants", own.tenant_id, "vectors.usearch"))).toBe(true);
+    expect(existsSync(join(h.dataDir, "tenants", own.tenant_id, TENANT_INDEX_FILE))).toBe(true);
 
     // Idempotency records survive too.
     const retried = await post(

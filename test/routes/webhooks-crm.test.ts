@@ -73,6 +73,7 @@ interface Summary {
   entries: string[];
   duplicates: number;
   dead_lettered: string[];
+  ignored: number;
 }
 
 /** Sends a signed message; checks the SOAP ack and returns the summary from X-Memory-Summary. */
@@ -85,7 +86,13 @@ async function deliver(t: Tenant, notes: CrmNote[]): Promise<Summary> {
   const header = res.headers.get("x-memory-summary");
   expect(header).toBeTruthy();
   const summary = JSON.parse(header!) as Summary;
-  expect(Object.keys(summary).sort()).toEqual(["accepted", "dead_lettered", "duplicates", "entries"]);
+  expect(Object.keys(summary).sort()).toEqual([
+    "accepted",
+    "dead_lettered",
+    "duplicates",
+    "entries",
+    "ignored",
+  ]);
   return summary;
 }
 
@@ -145,7 +152,7 @@ describe("crm: signed SOAP outbound messages", () => {
     };
     const notes = [stage, won, contact, account, task];
     const summary = await deliver(t, notes);
-    expect(summary).toMatchObject({ accepted: 5, duplicates: 0, dead_lettered: [] });
+    expect(summary).toMatchObject({ accepted: 5, duplicates: 0, dead_lettered: [], ignored: 0 });
     expect(summary.entries).toHaveLength(5);
     const categories = ["decision", "decision", "relationship", "relationship", "fact"];
     const read = [];
@@ -220,7 +227,7 @@ describe("crm: signed SOAP outbound messages", () => {
       { ...opened, id: nid() },
       { ...closed, id: nid() },
     ]);
-    expect(both).toMatchObject({ accepted: 2, dead_lettered: [] });
+    expect(both).toMatchObject({ accepted: 2, dead_lettered: [], ignored: 0 });
     const first = await readEntry(h, u.token, "exception", both.entries[0]!);
     const second = await readEntry(h, u.token, "exception", both.entries[1]!);
     expect(second.supersedes).toBe(first.id);
@@ -258,7 +265,7 @@ describe("crm: signed SOAP outbound messages", () => {
     const first = await deliver(t, notes);
     expect(first).toMatchObject({ accepted: 1, duplicates: 0, dead_lettered: [notes[1]!.id] });
     const second = await deliver(t, notes);
-    expect(second).toEqual({ accepted: 0, entries: [], duplicates: 2, dead_lettered: [] });
+    expect(second).toEqual({ accepted: 0, entries: [], duplicates: 2, dead_lettered: [], ignored: 0 });
     const { body } = await h.json("GET", "/memory/facts?limit=500", { token: t.token });
     expect(body.items).toHaveLength(1);
   });
@@ -303,7 +310,7 @@ describe("crm: signed SOAP outbound messages", () => {
 describe("crm: custom mapping, dead letter and replay (the acceptance path)", () => {
   test("an unmapped sObject is dead-lettered; after a mapping reload its replay writes it once", async () => {
     writeMapping(EMPTY_MAPPING);
-    expect(h.runtime.reloadCrmMapping()).toBeUndefined();
+    expect((await h.runtime.reload()).crm_mapping).toEqual({ reloaded: true });
     const t = await crmTenant();
     const order: CrmNote = {
       id: nid(),
@@ -317,7 +324,7 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
     };
     const task: CrmNote = { id: nid(), type: "Task", fields: { Id: "00T9", Subject: "Follow up" } };
     const summary = await deliver(t, [order, task]);
-    expect(summary).toMatchObject({ accepted: 1, duplicates: 0, dead_lettered: [order.id] });
+    expect(summary).toMatchObject({ accepted: 1, duplicates: 0, dead_lettered: [order.id], ignored: 0 });
     expect(summary.entries).toHaveLength(1);
 
     const [dead] = await deadLetters(h, t.id, "?status=dead&limit=10");
@@ -346,7 +353,7 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
 
     // The operator names it in the mapping file and sends SIGHUP.
     writeMapping(ORDER_MAPPING);
-    expect(h.runtime.reloadCrmMapping()).toBeUndefined();
+    expect((await h.runtime.reload()).crm_mapping).toEqual({ reloaded: true });
     const ok = await replay(h, t.id, order.id);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ event_id: order.id, status: "replayed" });
@@ -365,7 +372,13 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
     const facts = await h.json("GET", "/memory/facts?limit=500", { token: t.token });
     expect(facts.body.items).toHaveLength(2);
     // The platform resending the original message is a duplicate, not a second write.
-    expect(await deliver(t, [order])).toEqual({ accepted: 0, entries: [], duplicates: 1, dead_lettered: [] });
+    expect(await deliver(t, [order])).toEqual({
+      accepted: 0,
+      entries: [],
+      duplicates: 1,
+      dead_lettered: [],
+      ignored: 0,
+    });
     // New orders now map on arrival.
     const next: CrmNote = { id: nid(), type: "Order__c", fields: { Id: "a0X5e000002", Name: "ORD-1002" } };
     const s = await deliver(t, [next]);
@@ -399,7 +412,7 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
       expect(res.status).toBe(200);
       expect(JSON.parse(res.headers.get("x-memory-summary")!).dead_lettered).toEqual([order.id]);
       writeFileSync(path, JSON.stringify(ORDER_MAPPING));
-      expect(r.runtime.reloadCrmMapping()).toBeUndefined();
+      expect((await r.runtime.reload()).crm_mapping).toEqual({ reloaded: true });
       const replies = await Promise.all([1, 2, 3].map(() => replay(r, tenant_id, order.id)));
       for (const reply of replies)
         expect(reply.body).toMatchObject({ event_id: order.id, status: "replayed" });
@@ -417,7 +430,7 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
 
   test("a mapped type whose placeholder field is missing is dead-lettered as missing_field", async () => {
     writeMapping(ORDER_MAPPING);
-    expect(h.runtime.reloadCrmMapping()).toBeUndefined();
+    expect((await h.runtime.reload()).crm_mapping).toEqual({ reloaded: true });
     const t = await crmTenant();
     const order: CrmNote = { id: nid(), type: "Order__c", fields: { Id: "a0X7" } };
     const summary = await deliver(t, [order]);
@@ -428,7 +441,7 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
 
   test("a bad file on reload is refused and the old mapping stays in force", async () => {
     writeMapping(ORDER_MAPPING);
-    expect(h.runtime.reloadCrmMapping()).toBeUndefined();
+    expect((await h.runtime.reload()).crm_mapping).toEqual({ reloaded: true });
     const t = await crmTenant();
     const bad: Array<[unknown, RegExp]> = [
       ["{ not json", /not valid JSON/],
@@ -450,21 +463,21 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
     ];
     for (const [file, fault] of bad) {
       writeMapping(file);
-      const reason = h.runtime.reloadCrmMapping();
+      const reason = (await h.runtime.reload()).crm_mapping.error;
       expect(reason).toEqual(expect.any(String));
       expect(reason!).toMatch(fault);
       expect(reason!).toContain(mappingPath);
     }
     unlinkSync(mappingPath);
-    expect(h.runtime.reloadCrmMapping()).toMatch(/cannot read/);
+    expect((await h.runtime.reload()).crm_mapping.error).toMatch(/cannot read/);
     // The previous mapping is still the one applied.
     const order: CrmNote = { id: nid(), type: "Order__c", fields: { Id: "a0X8", Name: "ORD-7" } };
     const s = await deliver(t, [order]);
-    expect(s).toMatchObject({ accepted: 1, dead_lettered: [] });
+    expect(s).toMatchObject({ accepted: 1, dead_lettered: [], ignored: 0 });
     const [entry] = await expectEntries(h, t.token, s.entries, "fact", src(order));
     expect(entry!.content).toBe("Order ORD-7 shipped");
     writeMapping(EMPTY_MAPPING);
-    expect(h.runtime.reloadCrmMapping()).toBeUndefined();
+    expect((await h.runtime.reload()).crm_mapping).toEqual({ reloaded: true });
   });
 
   test("a bad mapping file at start stops the start with a message naming the fault", async () => {
@@ -493,12 +506,12 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
 
   test("entries, dead letters and dedupe survive a restart", async () => {
     writeMapping(EMPTY_MAPPING);
-    expect(h.runtime.reloadCrmMapping()).toBeUndefined();
+    expect((await h.runtime.reload()).crm_mapping).toEqual({ reloaded: true });
     const t = await crmTenant();
     const task: CrmNote = { id: nid(), type: "Task", fields: { Id: "00TR", Subject: "Durable" } };
     const order: CrmNote = { id: nid(), type: "Order__c", fields: { Id: "a0XR", Name: "ORD-R" } };
     const s = await deliver(t, [task, order]);
-    expect(s).toMatchObject({ accepted: 1, dead_lettered: [order.id] });
+    expect(s).toMatchObject({ accepted: 1, dead_lettered: [order.id], ignored: 0 });
     await h.restart();
     await readEntry(h, t.token, "fact", s.entries[0]!);
     expect(await deliver(t, [task, order])).toEqual({
@@ -506,6 +519,7 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
       entries: [],
       duplicates: 2,
       dead_lettered: [],
+      ignored: 0,
     });
     // The mapping file is read at start: the restarted runtime maps what it names.
     writeMapping(ORDER_MAPPING);
@@ -514,6 +528,6 @@ describe("crm: custom mapping, dead letter and replay (the acceptance path)", ()
     expect(ok.body).toMatchObject({ event_id: order.id, status: "replayed" });
     await expectEntries(h, t.token, ok.body.entries, "fact", src(order));
     writeMapping(EMPTY_MAPPING);
-    expect(h.runtime.reloadCrmMapping()).toBeUndefined();
+    expect((await h.runtime.reload()).crm_mapping).toEqual({ reloaded: true });
   });
 });

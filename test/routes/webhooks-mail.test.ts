@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { DeadLetter } from "../../src/models/dead-letter.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
-import type { HistoryRecord, MessageMeta } from "../../src/sources/mail-api.ts";
+import type { HistoryRecord, MessageMeta } from "../../src/sources/mail/api.ts";
 import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
@@ -142,7 +142,7 @@ describe("POST /webhooks/mail/{tenant}: expansion through the mail API", () => {
     const reply = receive("t-1", "Re: Quarterly numbers", "Ada <ada@example.com>");
     label(first, ["IMPORTANT", "Finance"]);
     const { body, messageId } = await pushJson(t);
-    expect(body).toMatchObject({ accepted: 1, duplicates: 0, dead_lettered: [] });
+    expect(body).toMatchObject({ accepted: 1, duplicates: 0, dead_lettered: [], ignored: 0 });
     expect(body.entries).toHaveLength(4);
 
     const facts = await entries(t, "facts");
@@ -232,7 +232,7 @@ describe("mail expansion failures are dead letters, never a 500", () => {
     for (const base of CREDENTIALS) delete h.env[`${base}_${t}`];
     const m = receive("v-1", "Sent during the rotation");
     const { body, messageId } = await pushJson(t);
-    expect(body).toMatchObject({ accepted: 0, entries: [], dead_lettered: [messageId] });
+    expect(body).toMatchObject({ accepted: 0, entries: [], dead_lettered: [messageId], ignored: 0 });
     const [letter] = await deadLetters(t);
     expect(letter).toMatchObject({
       event_id: messageId,

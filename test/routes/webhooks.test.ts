@@ -123,7 +123,7 @@ describe("marketing_crm: signatures and mapping", () => {
     );
     const t = await marketingTenant(secret);
     const summary = await v1Json(t, body);
-    expect(summary).toMatchObject({ accepted: 1, duplicates: 0, dead_lettered: [] });
+    expect(summary).toMatchObject({ accepted: 1, duplicates: 0, dead_lettered: [], ignored: 0 });
     expect(summary.entries).toHaveLength(1);
     expect(summary.entries[0]).toMatch(/^[0-9a-f]{8}$/);
     const [entry] = await expectEntries(h, t.token, summary.entries, "relationship", {
@@ -202,7 +202,7 @@ describe("marketing_crm: signatures and mapping", () => {
     const text = await res.text();
     expect({ status: res.status, text }).toMatchObject({ status: 200 });
     const summary = JSON.parse(text);
-    expect(summary).toMatchObject({ accepted: 6, duplicates: 0, dead_lettered: [] });
+    expect(summary).toMatchObject({ accepted: 6, duplicates: 0, dead_lettered: [], ignored: 0 });
     expect(summary.entries).toHaveLength(6);
     const categories = ["relationship", "relationship", "decision", "decision", "exception", "fact"];
     const read = [];
@@ -352,6 +352,7 @@ describe("marketing_crm: signatures and mapping", () => {
       accepted: 2,
       duplicates: 0,
       dead_lettered: [marketingEventId(deleted), marketingEventId(other)],
+      ignored: 0,
     });
     expect(summary.entries).toHaveLength(2);
     await readEntry(h, t.token, "relationship", summary.entries[0]);
@@ -370,11 +371,11 @@ describe("marketing_crm: signatures and mapping", () => {
     expect(first).toMatchObject({ accepted: 2, duplicates: 0 });
     expect(first.dead_lettered).toHaveLength(1);
     const second = await v1Json(t, body);
-    expect(second).toEqual({ accepted: 0, entries: [], duplicates: 3, dead_lettered: [] });
+    expect(second).toEqual({ accepted: 0, entries: [], duplicates: 3, dead_lettered: [], ignored: 0 });
     // The same event again within one delivery is a duplicate too.
     const ev = mev("timeline.creation");
     const twice = await v1Json(t, JSON.stringify([ev, ev]));
-    expect(twice).toMatchObject({ accepted: 1, duplicates: 1, dead_lettered: [] });
+    expect(twice).toMatchObject({ accepted: 1, duplicates: 1, dead_lettered: [], ignored: 0 });
     expect(twice.entries).toHaveLength(1);
     const list = await h.json("GET", "/memory/facts?limit=500", { token: t.token });
     expect(list.body.items).toHaveLength(2);
@@ -404,7 +405,7 @@ describe("data: bearer token and the four body kinds", () => {
       version: "8",
     };
     const summary = await dataJson(t, [transition, created]);
-    expect(summary).toMatchObject({ accepted: 2, duplicates: 0, dead_lettered: [] });
+    expect(summary).toMatchObject({ accepted: 2, duplicates: 0, dead_lettered: [], ignored: 0 });
     const [decision] = await expectEntries(h, t.token, [summary.entries[0]], "decision", {
       system: "data",
       event_id: "MODEL_VERSION_TRANSITIONED_STAGE:churn:7:1763719200000",
@@ -491,7 +492,7 @@ describe("data: bearer token and the four body kinds", () => {
       response: { status_code: 200 },
     });
     const summary = await dataJson(t, [row("audit-1"), row("audit-2")]);
-    expect(summary).toMatchObject({ accepted: 2, duplicates: 0, dead_lettered: [] });
+    expect(summary).toMatchObject({ accepted: 2, duplicates: 0, dead_lettered: [], ignored: 0 });
     const [a] = await expectEntries(h, t.token, [summary.entries[0]], "fact", {
       system: "data",
       event_id: "audit-1",
@@ -757,8 +758,20 @@ describe("entries and dedupe survive a restart", () => {
     await h.restart();
     await readEntry(h, m.token, "fact", m1.entries[0]);
     await readEntry(h, d.token, "fact", d1.entries[0]);
-    expect(await v1Json(m, mBody)).toEqual({ accepted: 0, entries: [], duplicates: 2, dead_lettered: [] });
-    expect(await dataJson(d, dBody)).toEqual({ accepted: 0, entries: [], duplicates: 1, dead_lettered: [] });
+    expect(await v1Json(m, mBody)).toEqual({
+      accepted: 0,
+      entries: [],
+      duplicates: 2,
+      dead_lettered: [],
+      ignored: 0,
+    });
+    expect(await dataJson(d, dBody)).toEqual({
+      accepted: 0,
+      entries: [],
+      duplicates: 1,
+      dead_lettered: [],
+      ignored: 0,
+    });
     expect((await deadLetters(h, m.id)).map((x) => x.event_id)).toEqual([m1.dead_lettered[0]]);
   });
 });

@@ -30,7 +30,7 @@ function deferred<T = void>() {
  * A counter actor whose durable state lives in `disk` (per key) and whose working state lives in
  * memory, so a restart is visible: the working state is rebuilt from disk.
  */
-function fixture(opts: { idleMs?: number; stopGate?: () => Promise<void> } = {}) {
+function fixture(opts: { idleMs?: number; stopGate?: () => Promise<void>; maxActive?: number } = {}) {
   const clock = new ManualClock(0);
   const disk = new Map<string, number>();
   const events: string[] = [];
@@ -40,6 +40,7 @@ function fixture(opts: { idleMs?: number; stopGate?: () => Promise<void> } = {})
   const system = new ActorSystem({
     clock,
     idleMs: opts.idleMs ?? 1000,
+    maxActive: opts.maxActive,
     isCrash: (error) => !(error instanceof DomainError),
     onFailure: (f) => failures.push(f),
   });
@@ -342,6 +343,68 @@ describe("ActorSystem", () => {
     gate.resolve();
     await stopping;
     expect(f.stops).toBe(1);
+  });
+
+  test("maxActive: starting one more actor passivates the least recently used, idle one first", async () => {
+    const f = fixture({ maxActive: 2 });
+    await f.kind.ask("a", { type: "inc", by: 1 });
+    await f.kind.ask("b", { type: "inc", by: 1 });
+    await f.kind.ask("a", { type: "inc", by: 1 }); // a is now more recent than b
+    await f.kind.ask("c", { type: "inc", by: 1 });
+    expect(f.kind.active().sort()).toEqual(["a", "c"]);
+    expect(f.events).toContain("stop-end b");
+    expect(f.events.indexOf("stop-end b")).toBeLessThan(f.events.indexOf("start c"));
+    // b's state was saved on stop and comes back on its next start.
+    expect(await f.kind.ask("b", { type: "get" })).toBe(1);
+    expect(f.kind.active().length).toBe(2);
+  });
+
+  test("maxActive: a busy actor is passed over for an idle one", async () => {
+    const f = fixture({ maxActive: 2 });
+    const gate = deferred();
+    await f.kind.ask("busy", { type: "inc", by: 1 });
+    await f.kind.ask("idle", { type: "inc", by: 1 });
+    const waiting = f.kind.ask("busy", { type: "wait", gate: gate.promise, label: "late" });
+    // "busy" is the least recently used by order of first use, but it has a message in flight.
+    await f.kind.ask("new", { type: "inc", by: 1 });
+    expect(f.kind.active().sort()).toEqual(["busy", "new"]);
+    gate.resolve();
+    expect(await waiting).toBe("late");
+  });
+
+  test("maxActive: a newcomer waits for its evicted neighbour's stop before it starts", async () => {
+    const stopGate = deferred();
+    const stopEntered = deferred();
+    const f = fixture({
+      maxActive: 1,
+      stopGate: () => {
+        stopEntered.resolve();
+        return stopGate.promise;
+      },
+    });
+    await f.kind.ask("a", { type: "inc", by: 1 });
+    const b = f.kind.ask("b", { type: "inc", by: 5 });
+    await stopEntered.promise;
+    expect(f.events).toEqual(["start a", "stop-begin a"]);
+    stopGate.resolve();
+    expect(await b).toBe(5);
+    expect(f.events).toEqual(["start a", "stop-begin a", "stop-end a", "start b"]);
+  });
+
+  test("a start that fails holds no slot of a bounded kind", async () => {
+    const clock = new ManualClock(0);
+    let fail = true;
+    const system = new ActorSystem({ clock, idleMs: 1000, maxActive: 1, onFailure: () => undefined });
+    const kind = system.kind<{ ping: { msg: object; reply: string } }>("flaky", (key) => {
+      if (fail && key === "bad") throw new Error("cannot open");
+      return { handlers: { ping: () => key } };
+    });
+    await expect(kind.ask("bad", { type: "ping" })).rejects.toThrow("cannot open");
+    expect(kind.active()).toEqual([]);
+    expect(await kind.ask("good", { type: "ping" })).toBe("good");
+    fail = false;
+    expect(await kind.ask("bad", { type: "ping" })).toBe("bad");
+    expect(kind.active()).toEqual(["bad"]);
   });
 
   test("kinds can override the system options (e.g. never passivate)", async () => {

@@ -1,15 +1,45 @@
 import { describe, expect, test } from "bun:test";
 import { SecretMissing } from "../../src/errors.ts";
 import { Secrets } from "../../src/secrets.ts";
-import { findSource, SOURCES } from "../../src/sources/registry.ts";
+import { findSource, SOURCE_IDS, SOURCES } from "../../src/sources/registry.ts";
 import { TENANT } from "./support.ts";
 
 describe("source registry", () => {
-  test("the four specified sources, by id", () => {
-    expect([...SOURCES.keys()].sort()).toEqual(["crm", "data", "mail", "marketing_crm"]);
+  test("all 22 sources of the spec, by id", () => {
+    expect([...SOURCES.keys()].sort()).toEqual([
+      "analytics",
+      "calendar",
+      "code_host",
+      "crm",
+      "data",
+      "esign",
+      "forms",
+      "helpdesk",
+      "incidents",
+      "issue_tracker",
+      "mail",
+      "marketing_crm",
+      "meetings",
+      "office_graph",
+      "payments",
+      "project_tracker",
+      "scheduling",
+      "standard",
+      "storefront",
+      "support_chat",
+      "telephony",
+      "warehouse",
+    ]);
     for (const [id, source] of SOURCES) expect(source.id).toBe(id);
+    expect(SOURCE_IDS).toEqual([...SOURCES.keys()]);
     expect(findSource("crm")?.respond).toBeFunction();
-    expect(findSource("payments")).toBeUndefined();
+    expect(findSource("mail")?.expandsVia).toBe("mail");
+    expect(findSource("nope")).toBeUndefined();
+    expect(findSource("__proto__")).toBeUndefined();
+  });
+
+  test("every source names at least one required secret", () => {
+    for (const source of SOURCES.values()) expect(source.requiredSecrets.length).toBeGreaterThan(0);
   });
 
   test("missing secrets are named with the tenant suffix, never with a value", () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { open as openLmdb } from "lmdb";
 import type { Denial } from "../../src/models/denial.ts";
 import { BUILTIN_TENANT_ADMIN } from "../../src/models/role.ts";
 import type { Tenant } from "../../src/models/tenant.ts";
@@ -70,6 +71,25 @@ describe("tenants", () => {
     expect(store.tenantIdByName("Acme  Corp")).toBeUndefined();
   });
 
+  test("a store whose name index was written with the older key is rebuilt on open", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mrt-store-"));
+    dirs.push(dir);
+    // As version 1 wrote it: lower-cased only, and no key version in meta.
+    const old = openLmdb({ path: join(dir, "system"), compression: false });
+    const tenant = {
+      tenant_id: T1,
+      name: "Straße",
+      status: "active",
+      created_at: "2026-01-01T00:00:00.000Z",
+    };
+    await old.openDB({ name: "tenants" }).put(T1, tenant);
+    await old.openDB({ name: "tenant-names" }).put("straße", T1);
+    await old.close();
+    const store = reopen(dir);
+    expect(store.tenantIdByName("STRASSE")).toBe(T1);
+    expect(store.tenantIdByName("straße")).toBe(T1);
+  });
+
   test("nameKey folds case and trims", () => {
     expect(nameKey("  Hello World ")).toBe("hello world");
     expect(nameKey("ÄBC")).toBe(nameKey("äbc"));
@@ -136,27 +156,45 @@ describe("roles", () => {
   });
 });
 
+/** The subs of one page of the denial log. */
+function subs(store: SystemStore, tenantId: string, limit: number, before?: number): string[] {
+  return store.listDenials(tenantId, limit, before).items.map((d) => d.sub);
+}
+
 describe("denial audit", () => {
   test("lists newest first, honouring the limit", async () => {
     const { store } = fresh();
     for (let n = 1; n <= 5; n++) await store.recordDenial(denial(T1, n));
-    expect(store.listDenials(T1, 100).map((d) => d.sub)).toEqual([
-      "agent-5",
-      "agent-4",
-      "agent-3",
-      "agent-2",
-      "agent-1",
-    ]);
-    expect(store.listDenials(T1, 2).map((d) => d.sub)).toEqual(["agent-5", "agent-4"]);
-    expect(store.listDenials(T1, 1)[0]).toEqual(denial(T1, 5));
+    expect(subs(store, T1, 100)).toEqual(["agent-5", "agent-4", "agent-3", "agent-2", "agent-1"]);
+    expect(subs(store, T1, 2)).toEqual(["agent-5", "agent-4"]);
+    expect(store.listDenials(T1, 1).items[0]).toEqual(denial(T1, 5));
+  });
+
+  test("pages walk the whole log once, newest first, and the last page says there is no more", async () => {
+    const { store } = fresh();
+    for (let n = 1; n <= 5; n++) await store.recordDenial(denial(T1, n));
+    const first = store.listDenials(T1, 2);
+    expect(first.items.map((d) => d.sub)).toEqual(["agent-5", "agent-4"]);
+    const second = store.listDenials(T1, 2, first.nextBefore);
+    expect(second.items.map((d) => d.sub)).toEqual(["agent-3", "agent-2"]);
+    const third = store.listDenials(T1, 2, second.nextBefore);
+    expect(third.items.map((d) => d.sub)).toEqual(["agent-1"]);
+    expect(third.nextBefore).toBeUndefined();
+    expect(store.listDenials(T1, 5).nextBefore).toBeUndefined();
+  });
+
+  test("records queued without waiting for each other's commits keep the bound exactly", async () => {
+    const { store } = fresh(3);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => store.recordDenial(denial(T1, i + 1))));
+    expect(subs(store, T1, 100)).toEqual(["agent-10", "agent-9", "agent-8"]);
   });
 
   test("keeps only the newest auditLimit records per tenant", async () => {
     const { store } = fresh(3);
     for (let n = 1; n <= 7; n++) await store.recordDenial(denial(T1, n));
     await store.recordDenial(denial(T2, 100));
-    expect(store.listDenials(T1, 100).map((d) => d.sub)).toEqual(["agent-7", "agent-6", "agent-5"]);
-    expect(store.listDenials(T2, 100).map((d) => d.sub)).toEqual(["agent-100"]);
+    expect(subs(store, T1, 100)).toEqual(["agent-7", "agent-6", "agent-5"]);
+    expect(subs(store, T2, 100)).toEqual(["agent-100"]);
   });
 
   test("after a reopen the bound still holds and new records come first", async () => {
@@ -164,14 +202,14 @@ describe("denial audit", () => {
     for (let n = 1; n <= 4; n++) await store.recordDenial(denial(T1, n));
     await store.close();
     const again = reopen(dir, 3);
-    expect(again.listDenials(T1, 100).map((d) => d.sub)).toEqual(["agent-4", "agent-3", "agent-2"]);
+    expect(subs(again, T1, 100)).toEqual(["agent-4", "agent-3", "agent-2"]);
     await again.recordDenial(denial(T1, 5));
     await again.recordDenial(denial(T1, 6));
-    expect(again.listDenials(T1, 100).map((d) => d.sub)).toEqual(["agent-6", "agent-5", "agent-4"]);
+    expect(subs(again, T1, 100)).toEqual(["agent-6", "agent-5", "agent-4"]);
   });
 
   test("a tenant with no denials lists none", () => {
     const { store } = fresh();
-    expect(store.listDenials(T1, 10)).toEqual([]);
+    expect(store.listDenials(T1, 10)).toEqual({ items: [], nextBefore: undefined });
   });
 });

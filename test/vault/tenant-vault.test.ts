@@ -50,6 +50,71 @@ function stored(vault: TenantVault, category: Category = "fact", over: Partial<E
 
 const ids = (it: Iterable<StoredEntry>) => [...it].map((s) => s.entry.id);
 
+describe("TenantVault: answers from pending state wait for its commit", () => {
+  test("reading a pending entry, dedupe or idempotency record observes its commit; committed reads do not", async () => {
+    const vault = openVault();
+    const s = stored(vault);
+    const committed = vault.write({
+      entries: [s],
+      created: [s],
+      dedupe: { key: "src\u0000ev-1", record: { at: 1, entries: [s.entry.id] } },
+      idempotency: { key: "k", record: { at: 1, status: 201, body: s.entry } },
+    });
+    expect(vault.takeObserved()).toEqual([]);
+    expect(vault.get(s.entry.id)).toEqual(s);
+    expect(vault.deduped("src\u0000ev-1")?.entries).toEqual([s.entry.id]);
+    expect(vault.idempotent("k", 1, 1000)?.status).toBe(201);
+    const observed = vault.takeObserved();
+    expect(observed.length).toBe(1);
+    let settled = false;
+    void observed[0]!.then(() => {
+      settled = true;
+    });
+    await committed;
+    await Promise.resolve();
+    expect(settled).toBe(true);
+    // Committed now: the same reads observe nothing.
+    expect(vault.get(s.entry.id)?.entry.id).toBe(s.entry.id);
+    expect(vault.deduped("src\u0000ev-1")).toBeDefined();
+    expect(vault.takeObserved()).toEqual([]);
+  });
+
+  test("a list that includes a pending entry observes its commit", async () => {
+    const vault = openVault();
+    const s = stored(vault, "decision");
+    const committed = vault.write({ entries: [s], created: [s] });
+    expect(ids(vault.scanCategory("decision"))).toEqual([s.entry.id]);
+    expect(vault.takeObserved().length).toBe(1);
+    await committed;
+  });
+
+  test("a failed commit fails what observed it", async () => {
+    const vault = openVault();
+    const s = stored(vault);
+    // The commit of this write set fails (as a full disk would fail it).
+    const meta = (vault as unknown as { meta: { put(k: string, v: unknown): Promise<boolean> } }).meta;
+    const put = meta.put.bind(meta);
+    meta.put = (k, v) => (k === "~commit" ? Promise.reject(new Error("disk full")) : put(k, v));
+    const committed = vault.write({ entries: [s], created: [s] });
+    meta.put = put;
+    vault.get(s.entry.id);
+    const [observed] = vault.takeObserved();
+    await expect(committed).rejects.toThrow("disk full");
+    await expect(observed!).rejects.toThrow("disk full");
+  });
+
+  test("a key LMDB could not store refuses the whole set before anything is queued", async () => {
+    const vault = openVault();
+    const s = stored(vault);
+    const refused = vault.write({ entries: [s], created: [s], state: [["k".repeat(4096), 1]] });
+    await expect(refused).rejects.toThrow("exceeds LMDB");
+    expect(vault.get(s.entry.id)).toBeUndefined();
+    await vault.write({ entries: [], created: [] });
+    expect(vault.get(s.entry.id)).toBeUndefined();
+    expect(vault.entryCount()).toBe(0);
+  });
+});
+
 describe("TenantVault", () => {
   test("a pending write is readable before its commit lands, and after", async () => {
     const vault = openVault();
@@ -196,5 +261,152 @@ describe("TenantVault", () => {
     const written = [stored(vault), stored(vault, "outcome"), stored(vault, "workflow")];
     await vault.write({ entries: written, created: written });
     expect(ids(vault.all()).sort()).toEqual(written.map((s) => s.entry.id).sort());
+  });
+});
+
+describe("TenantVault: counters and the valid-time index", () => {
+  const write = (vault: TenantVault, s: StoredEntry) => vault.write({ entries: [s], created: [s] });
+
+  test("entries per category and writes per day are counted with each write", async () => {
+    const vault = openVault();
+    await write(vault, stored(vault, "fact", { recorded_at: "2026-11-01T10:00:00.000Z" }));
+    await write(vault, stored(vault, "fact", { recorded_at: "2026-11-01T23:59:59.999Z" }));
+    await write(vault, stored(vault, "decision", { recorded_at: "2026-11-02T00:00:00.000Z" }));
+    await write(vault, stored(vault, "outcome", { recorded_at: "2026-12-01T00:00:00.000Z" }));
+    expect(vault.entriesPerCategory()).toEqual({
+      decision: 1,
+      exception: 0,
+      fact: 2,
+      workflow: 0,
+      relationship: 0,
+      outcome: 1,
+    });
+    expect(vault.writesPerDay("2026-11-01", "2026-11-30")).toEqual([
+      { day: "2026-11-01", category: "fact", writes: 2 },
+      { day: "2026-11-02", category: "decision", writes: 1 },
+    ]);
+  });
+
+  test("an update of an existing entry is not a new write", async () => {
+    const vault = openVault();
+    const s = stored(vault, "decision", { recorded_at: "2026-11-01T10:00:00.000Z" });
+    await write(vault, s);
+    await vault.write({ entries: [{ ...s, entry: { ...s.entry, status: "resolved" } }], created: [] });
+    expect(vault.entriesPerCategory().decision).toBe(1);
+  });
+
+  test("a vault written before the counters existed gets them when it is opened", async () => {
+    const dir = tempDir();
+    const old = new TenantVault(dir);
+    for (let i = 0; i < 3; i++)
+      await write(old, stored(old, "workflow", { recorded_at: "2026-10-05T08:00:00.000Z" }));
+    // What an older version left behind: entries without counters.
+    await old.root.openDB({ name: "meta" }).clearAsync();
+    await old.close();
+    const reopened = openVault(dir);
+    expect(reopened.entriesPerCategory().workflow).toBe(3);
+    expect(reopened.writesPerDay("2026-10-05", "2026-10-05")).toEqual([
+      { day: "2026-10-05", category: "workflow", writes: 3 },
+    ]);
+  });
+
+  test("scanValid yields entries whose valid_from lies in [from, to), in-flight writes included", async () => {
+    const vault = openVault();
+    const at = (iso: string) => stored(vault, "fact", { valid_from: iso });
+    const before = at("2026-11-01T00:00:00.000Z");
+    const first = at("2026-11-02T00:00:00.000Z");
+    const atEnd = at("2026-11-03T00:00:00.000Z");
+    await Promise.all([write(vault, before), write(vault, first), write(vault, atEnd)]);
+    const inFlight = at("2026-11-02T12:00:00.000Z");
+    const committed = write(vault, inFlight);
+    const window = [Date.parse("2026-11-02T00:00:00.000Z"), Date.parse("2026-11-03T00:00:00.000Z")] as const;
+    expect(ids(vault.scanValid(...window))).toEqual([first.entry.id, inFlight.entry.id]);
+    await committed;
+    expect(ids(vault.scanValid(...window))).toEqual([first.entry.id, inFlight.entry.id]);
+  });
+});
+
+describe("TenantVault: the change log", () => {
+  test("changes commit with their write, in order, and reach the listener only once committed", async () => {
+    const heard: number[][] = [];
+    const dir = tempDir();
+    const vault = openVault(dir);
+    await vault.close();
+    const v = new TenantVault(dir, { onCommitted: (c) => heard.push(c.map((x) => x.seq)), now: () => 1_000 });
+    vaults.push(v);
+    const a = stored(v);
+    const b = stored(v);
+    const first = v.write({
+      entries: [a],
+      created: [a],
+      changes: [{ type: "entry.created", id: a.entry.id, by: "x" }],
+    });
+    const second = v.write({
+      entries: [b],
+      created: [b],
+      changes: [
+        { type: "entry.created", id: b.entry.id, by: "y" },
+        { type: "entry.superseded", id: a.entry.id, by: "y", related: b.entry.id },
+      ],
+    });
+    expect(heard).toEqual([]);
+    await Promise.all([first, second]);
+    expect(heard).toEqual([[1], [2, 3]]);
+    expect(v.changesSince(0, 10).map((c) => [c.seq, c.type, c.at])).toEqual([
+      [1, "entry.created", "1970-01-01T00:00:01.000Z"],
+      [2, "entry.created", "1970-01-01T00:00:01.000Z"],
+      [3, "entry.superseded", "1970-01-01T00:00:01.000Z"],
+    ]);
+    expect(v.changesSince(1, 1).map((c) => c.seq)).toEqual([2]);
+    expect(v.changesOf(a.entry.id).map((c) => c.type)).toEqual(["entry.created", "entry.superseded"]);
+  });
+
+  test("positions continue after a reopen", async () => {
+    const dir = tempDir();
+    const v = new TenantVault(dir);
+    const a = stored(v);
+    await v.write({
+      entries: [a],
+      created: [a],
+      changes: [{ type: "entry.created", id: a.entry.id, by: "x" }],
+    });
+    await v.close();
+    const reopened = openVault(dir);
+    expect(reopened.lastChangeSeq()).toBe(1);
+    const b = stored(reopened);
+    await reopened.write({
+      entries: [b],
+      created: [b],
+      changes: [{ type: "entry.created", id: b.entry.id, by: "x" }],
+    });
+    expect(reopened.changesSince(0, 10).map((c) => c.seq)).toEqual([1, 2]);
+  });
+});
+
+describe("TenantVault: vectors keyed by sequence number", () => {
+  test("a vector is read back by entry id; the scan gives each vector with its id", async () => {
+    const vault = openVault();
+    const s = stored(vault);
+    const vec = new Float32Array([0.5, -1, 2]);
+    await vault.write({ entries: [s], created: [s], vectors: [[s.entry.id, vec]] });
+    expect(vault.vector(s.entry.id)).toEqual(vec);
+    const records = [...vault.vectorRecords()].map((r) => [r.id, [...r.vector()]]);
+    expect(records).toEqual([[s.entry.id, [0.5, -1, 2]]]);
+  });
+
+  test("a vault of the first layout (vectors keyed by id) is rekeyed when opened", async () => {
+    const dir = tempDir();
+    const old = new TenantVault(dir);
+    const s = stored(old);
+    await old.write({ entries: [s], created: [s] });
+    const vec = new Float32Array([1, 2, 3]);
+    await old.root
+      .openDB({ name: "embeddings", encoding: "binary" })
+      .put(s.entry.id, Buffer.from(vec.buffer));
+    await old.close();
+    const reopened = openVault(dir);
+    expect(reopened.vector(s.entry.id)).toEqual(vec);
+    const keys = [...reopened.root.openDB({ name: "embeddings", encoding: "binary" }).getKeys()];
+    expect(keys).toEqual([s.seq]);
   });
 });

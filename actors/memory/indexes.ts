@@ -1,0 +1,150 @@
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { HybridIndexes } from "../../src/embedding/hybrid-search.ts";
+import {
+  isVectorIndexFile,
+  TENANT_INDEX_FILE,
+  TENANT_INDEX_TUNING,
+  TENANT_LEXICAL_FILE,
+} from "../../src/embedding/index-tuning.ts";
+import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
+import { replaceDurably } from "../../src/embedding/vector-files.ts";
+import { VectorIndex } from "../../src/embedding/vector-index.ts";
+import type { Entry } from "../../src/models/entry.ts";
+import type { TenantVault } from "../../src/vault/tenant-vault.ts";
+
+/** Past this many pending vectors `add` inserts into the graph itself (a backstop, not the plan). */
+const MAX_PENDING_VECTORS = 100_000;
+/** Changes read per step when catching a saved BM25 index up. */
+const CATCH_UP_CHUNK = 1000;
+
+/**
+ * A tenant's search indexes, derived from its vault: the vector index (a usearch graph saved beside
+ * the vault, caught up on open) and the BM25 index (made on the first text search, saved on close).
+ * Both are saved with a watermark of how far they hold the vault, so an open reads the saved files
+ * and what was written after them, never every entry.
+ */
+export class MemoryIndexes implements HybridIndexes {
+  readonly vectors: VectorIndex;
+  private lexicalIndex: LexicalIndex | undefined;
+  /** Whether the BM25 index holds words its saved file does not. */
+  private lexicalDirty = false;
+
+  constructor(
+    private readonly vault: TenantVault,
+    dims: number,
+  ) {
+    // Graph insertion (~0.3 ms a vector) never runs on the write path: the actor moves pending
+    // vectors into the graph in small chunks between messages (see flush), and until then they
+    // are searched exactly. Files of another tuning are left behind: removed, to be rebuilt.
+    removeOtherIndexFiles(vault.dir);
+    this.vectors = VectorIndex.open({
+      file: join(vault.dir, TENANT_INDEX_FILE),
+      dims,
+      maxPending: MAX_PENDING_VECTORS,
+      ...TENANT_INDEX_TUNING,
+    });
+    this.catchUp();
+  }
+
+  /**
+   * Vectors committed after the index file was last saved (e.g. after a kill -9) are added back.
+   * Only those after the saved watermark are read (vectors are keyed by sequence), so an open reads
+   * the index files and the few newest vectors, not every vector of the vault.
+   */
+  private catchUp(): void {
+    const saved = existsSync(join(this.vault.dir, TENANT_INDEX_FILE));
+    const after = saved ? this.vault.indexedThrough(TENANT_INDEX_FILE) : 0;
+    for (const record of this.vault.vectorRecords(after)) {
+      if (!this.vectors.has(record.id)) this.vectors.add(record.id, record.vector());
+    }
+  }
+
+  /**
+   * Made on the first text search, so actors that never search never pay for it: read back from
+   * the file the last close saved (and caught up from the change log), else built from every entry.
+   */
+  lexical(): LexicalIndex {
+    if (!this.lexicalIndex) {
+      this.lexicalIndex = this.loadLexical() ?? this.buildLexical();
+      this.lexicalDirty = true;
+    }
+    return this.lexicalIndex;
+  }
+
+  private buildLexical(): LexicalIndex {
+    const lexical = new LexicalIndex();
+    for (const stored of this.vault.all()) lexical.add(stored.entry.id, stored.entry.content);
+    // Writes still awaiting their commit are not in `all()` yet; `add` skips ids it already has.
+    for (const stored of this.vault.pendingEntries()) lexical.add(stored.entry.id, stored.entry.content);
+    return lexical;
+  }
+
+  /** The saved index plus the entries created since it was saved; undefined if it cannot serve. */
+  private loadLexical(): LexicalIndex | undefined {
+    const file = join(this.vault.dir, TENANT_LEXICAL_FILE);
+    if (!existsSync(file)) return undefined;
+    let lexical: LexicalIndex;
+    try {
+      lexical = LexicalIndex.fromBytes(readFileSync(file));
+    } catch {
+      return undefined;
+    }
+    let after = this.vault.indexedThrough(TENANT_LEXICAL_FILE);
+    for (;;) {
+      const changes = this.vault.changesSince(after, CATCH_UP_CHUNK);
+      if (changes.length === 0) break;
+      for (const change of changes) {
+        // An erasure since the save: the saved words of erased entries must go, so build anew.
+        if (change.type === "entry.erased") return undefined;
+        if (change.type !== "entry.created") continue;
+        const stored = this.vault.get(change.id);
+        if (stored) lexical.add(stored.entry.id, stored.entry.content);
+      }
+      after = changes[changes.length - 1]!.seq;
+    }
+    for (const stored of this.vault.pendingEntries()) lexical.add(stored.entry.id, stored.entry.content);
+    return lexical;
+  }
+
+  /** A new entry is searchable at once: its vector pending (searched exactly), its words if indexed. */
+  add(entry: Entry, vector: Float32Array | undefined): void {
+    if (vector) this.vectors.add(entry.id, vector);
+    if (this.lexicalIndex?.add(entry.id, entry.content)) this.lexicalDirty = true;
+  }
+
+  /** Erased entries leave the indexes at once (the vault's compaction then rebuilds them from disk). */
+  forget(ids: Set<string>): void {
+    for (const id of ids) this.vectors.remove(id);
+    this.lexicalIndex = undefined;
+    // The saved words of erased entries must not come back (compaction removes the file too).
+    rmSync(join(this.vault.dir, TENANT_LEXICAL_FILE), { force: true });
+  }
+
+  /** Moves up to `limit` pending vectors into the graph; returns how many are still pending. */
+  flush(limit = Number.POSITIVE_INFINITY): number {
+    this.vectors.flush(limit);
+    return this.vectors.pending;
+  }
+
+  /** Saves the indexes, then records how far they hold the vault (the vault closes after). */
+  close(): void {
+    const through = this.vault.currentSeq();
+    this.vectors.save();
+    this.vectors.close();
+    void this.vault.setIndexedThrough(TENANT_INDEX_FILE, through).catch(() => undefined);
+    if (this.lexicalIndex && this.lexicalDirty) {
+      const changes = this.vault.currentChangeSeq();
+      replaceDurably(join(this.vault.dir, TENANT_LEXICAL_FILE), [this.lexicalIndex.toBytes()]);
+      void this.vault.setIndexedThrough(TENANT_LEXICAL_FILE, changes).catch(() => undefined);
+    }
+  }
+}
+
+/** Index files of an earlier tuning (`vectors*.usearch*` under another name). */
+function removeOtherIndexFiles(dir: string): void {
+  for (const file of readdirSync(dir)) {
+    if (isVectorIndexFile(file) && !file.startsWith(TENANT_INDEX_FILE) && file !== TENANT_LEXICAL_FILE)
+      rmSync(join(dir, file), { force: true });
+  }
+}

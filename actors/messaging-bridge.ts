@@ -1,0 +1,54 @@
+/**
+ * The messaging bridge's connector actor for one tenant (`messaging-bridge:<tenant>`): its mailbox
+ * keeps the tenant's bridge deliveries in order, each one going through the ingest pipeline and
+ * committed before the next starts. Its status commits with each event, where the tenant's health
+ * reads it (`connectors.messaging`).
+ */
+import type { Arrival } from "../src/ingest/deliver.ts";
+import type { IngestSummary } from "../src/ingest/ingest-item.ts";
+import { isoOf } from "../src/models/common.ts";
+import type { BridgeProtocol, BridgeStatus } from "../src/models/connector-protocol.ts";
+import type { Clock } from "../src/runtime/clock.ts";
+import type { Behaviour } from "../src/runtime/protocol.ts";
+import { messagingEvent } from "../src/sources/messaging.ts";
+import type { SourceEvent } from "../src/sources/types.ts";
+
+export interface BridgeDeps {
+  clock: Clock;
+  /** The ingest pipeline for this tenant and the `messaging` source. */
+  deliver: (events: SourceEvent[], arrival: Omit<Arrival, "ctx">) => Promise<IngestSummary>;
+}
+
+const STATUS_KEY = "status:messaging";
+
+export function messagingBridgeBehaviour(deps: BridgeDeps): Behaviour<BridgeProtocol> {
+  let status: BridgeStatus = { state: "active", events: 0, last_event_at: null, last_error: null };
+  return {
+    handlers: {
+      "bridge.deliver": async ({ event }) => {
+        const next: BridgeStatus = {
+          ...status,
+          events: status.events + 1,
+          last_event_at: isoOf(deps.clock.now()),
+        };
+        try {
+          const summary = await deps.deliver([messagingEvent(event)], {
+            headers: { "x-bridge-event": event.type },
+            state: [[STATUS_KEY, next]],
+          });
+          status = next;
+          return {
+            entries: summary.entries,
+            duplicates: summary.duplicates,
+            dead_lettered: summary.dead_lettered,
+            ignored: summary.ignored,
+          };
+        } catch (error) {
+          status = { ...status, last_error: error instanceof Error ? error.message : String(error) };
+          throw error;
+        }
+      },
+      "bridge.status": () => status,
+    },
+  };
+}

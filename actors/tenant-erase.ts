@@ -1,0 +1,139 @@
+import { NotFound } from "../src/errors.ts";
+import type { StoredEntry } from "../src/memory/temporal.ts";
+import type { Category } from "../src/models/category.ts";
+import type { ChangeDraft } from "../src/models/change.ts";
+import { isoOf } from "../src/models/common.ts";
+import type { EraseReport, EraseRequest } from "../src/models/erase.ts";
+import type { Clock } from "../src/runtime/clock.ts";
+import { markForCompaction } from "../src/vault/compact.ts";
+import type { Erasure, TenantVault, Tombstone } from "../src/vault/tenant-vault.ts";
+import type { TenantMemory } from "./tenant-memory.ts";
+
+/** Fields an erasure's subject is not looked for in: the server's own ids and times. */
+const NOT_CONTENT = new Set([
+  "id",
+  "tenant_id",
+  "recorded_at",
+  "expired_at",
+  "invalidated_at",
+  "valid_from",
+  "valid_to",
+]);
+
+/**
+ * Erasure (GDPR's right to erasure, XTDB's ERASE): matching entries are removed across both time
+ * axes — the entry, every index key, its vector, the idempotency records that answer it and the
+ * dead letters that carry its content — leaving a tombstone `{id, category, erased_at}` so that
+ * references to it stay explainable. The dedupe records stay (they hold ids only), so a redelivered
+ * event cannot bring erased content back. The vault is then compacted (src/vault/compact.ts).
+ */
+export class TenantErasure {
+  constructor(
+    private readonly vault: TenantVault,
+    private readonly memory: TenantMemory,
+    private readonly clock: Clock,
+  ) {}
+
+  erase(req: EraseRequest, by: string): { report: EraseReport; committed: Promise<void> } {
+    const now = this.clock.now();
+    const { matched, alreadyErased } = this.match(req);
+    const erasedIds = new Set(matched.keys());
+    const needle = req.subject?.toLowerCase();
+    const deadLetters = this.deadLettersCarrying(erasedIds, needle);
+    const idempotency = this.idempotencyAnswering(erasedIds);
+    const report: EraseReport = {
+      erased: [...matched.values()].map((s) => ({ id: s.entry.id, category: s.entry.category })),
+      already_erased: alreadyErased,
+      dead_letters_removed: deadLetters.length,
+      idempotency_records_removed: idempotency.length,
+      erased_at: isoOf(now),
+      dry_run: req.dry_run === true,
+    };
+    const nothing = matched.size === 0 && deadLetters.length === 0 && idempotency.length === 0;
+    if (req.dry_run || nothing) return { report, committed: Promise.resolve() };
+    // Before the transaction: should the process die after it, the next open still compacts.
+    markForCompaction(this.vault.dir);
+    const erasure: Erasure = {
+      entries: [...matched.values()],
+      tombstones: [...matched.values()].map((s) => tombstoneOf(s, now, by)),
+      deadLetters,
+      idempotency,
+    };
+    const changes: ChangeDraft[] = erasure.entries.map((s) => ({
+      type: "entry.erased",
+      id: s.entry.id,
+      category: s.entry.category,
+      by,
+    }));
+    const committed = this.vault.write({ entries: [], created: [], erase: erasure, changes, at: now });
+    this.memory.forget(erasedIds);
+    return { report, committed };
+  }
+
+  /** The entries the request names: by id, by tag, or mentioning the subject anywhere in their content. */
+  private match(req: EraseRequest): { matched: Map<string, StoredEntry>; alreadyErased: string[] } {
+    const matched = new Map<string, StoredEntry>();
+    const alreadyErased: string[] = [];
+    const unknown: string[] = [];
+    for (const id of new Set(req.ids ?? [])) {
+      const stored = this.vault.get(id);
+      if (stored) matched.set(id, stored);
+      else if (this.vault.tombstone(id)) alreadyErased.push(id);
+      else unknown.push(id);
+    }
+    if (unknown.length > 0)
+      throw new NotFound(`no entries ${unknown.slice(0, 10).join(", ")} in this tenant`);
+    for (const tag of new Set(req.tags ?? []))
+      for (const stored of this.vault.scanTag(tag)) matched.set(stored.entry.id, stored);
+    const needle = req.subject?.toLowerCase();
+    if (needle) {
+      for (const stored of this.everyEntry())
+        if (mentions(stored, needle)) matched.set(stored.entry.id, stored);
+    }
+    return { matched, alreadyErased };
+  }
+
+  private *everyEntry(): Generator<StoredEntry> {
+    yield* this.vault.all();
+    yield* this.vault.pendingEntries();
+  }
+
+  private deadLettersCarrying(ids: Set<string>, needle: string | undefined): string[] {
+    const keys: string[] = [];
+    for (const [key, value] of this.vault.deadLetterRecords()) {
+      const record = value as { entries?: string[]; payload?: unknown };
+      const wrote = record.entries?.some((id) => ids.has(id)) ?? false;
+      const names =
+        needle !== undefined &&
+        JSON.stringify(record.payload ?? null)
+          .toLowerCase()
+          .includes(needle);
+      if (wrote || names) keys.push(key);
+    }
+    return keys;
+  }
+
+  private idempotencyAnswering(ids: Set<string>): string[] {
+    const keys: string[] = [];
+    for (const [key, record] of this.vault.idempotencyRecords()) {
+      const answered = (record.body as { id?: unknown } | undefined)?.id;
+      if (typeof answered === "string" && ids.has(answered)) keys.push(key);
+    }
+    return keys;
+  }
+}
+
+function mentions(stored: StoredEntry, needle: string): boolean {
+  const fields = Object.entries(stored.entry).filter(([k]) => !NOT_CONTENT.has(k));
+  return JSON.stringify(Object.fromEntries(fields)).toLowerCase().includes(needle);
+}
+
+function tombstoneOf(stored: StoredEntry, now: number, by: string): Tombstone {
+  return {
+    id: stored.entry.id,
+    category: stored.entry.category as Category,
+    recorded_at: stored.entry.recorded_at,
+    erased_at: isoOf(now),
+    erased_by: by,
+  };
+}

@@ -1,0 +1,231 @@
+/**
+ * The tenant actor's part in outbound events: the tenant's subscriptions and their delivery logs,
+ * in named databases of its own vault (`outbound-*`: they hold signing secrets, so exports leave
+ * them out), and the data of each event as the entry is now. The delivery worker
+ * (actors/outbound.ts) reads and records through these messages; it never opens the vault itself.
+ *
+ * Writes run in lmdb-js's ordered asynchronous transactions: each one reads what the previous ones
+ * wrote, and a reply waits for its commit. Checks are made inside the transaction and answered
+ * after it, because a throw inside one does not roll its writes back.
+ */
+import type { Database } from "lmdb";
+import { Conflict, NotFound } from "../src/errors.ts";
+import type { Change } from "../src/models/change.ts";
+import type { EventData, OutboundTenantProtocol } from "../src/models/outbound-protocol.ts";
+import {
+  DELIVERY_LOG_LIMIT,
+  type Delivery,
+  publicView,
+  type StoredSubscription,
+} from "../src/models/subscription.ts";
+import { markOutbound, unmarkOutbound } from "../src/outbound/marker.ts";
+import { later } from "../src/runtime/later.ts";
+import type { Handlers } from "../src/runtime/protocol.ts";
+import type { TenantVault } from "../src/vault/tenant-vault.ts";
+import type { TenantIngest } from "./tenant-ingest.ts";
+import type { TenantMemory } from "./tenant-memory.ts";
+
+export interface TenantOutboundDeps {
+  vault: TenantVault;
+  memory: TenantMemory;
+  ingest: TenantIngest;
+}
+
+const MAX_LOG_KEY = Number.MAX_SAFE_INTEGER;
+
+interface OutboundDbs {
+  subscriptions: Database<StoredSubscription, string>;
+  deliveries: Database<Delivery, [string, number]>;
+}
+
+/** The subscriptions database of a tenant environment (opened on demand: it may not exist yet). */
+const SUBSCRIPTIONS_DB = "outbound-subscriptions";
+
+/**
+ * An import brings a tenant's history, not news: subscriptions made before it move past the
+ * imported change log, so their receivers are not sent the whole past as events. Called by the
+ * import before the tenant serves again; resolves once committed.
+ */
+export function skipImportedHistory(root: TenantVault["root"], lastSeq: number): Promise<unknown> {
+  const subscriptions: Database<StoredSubscription, string> = root.openDB({ name: SUBSCRIPTIONS_DB });
+  return root.transaction(() => {
+    for (const { key, value } of subscriptions.getRange())
+      if (value.position < lastSeq) subscriptions.put(key, { ...value, position: lastSeq });
+  });
+}
+
+export function outboundHandlers({
+  vault,
+  memory,
+  ingest,
+}: TenantOutboundDeps): Handlers<OutboundTenantProtocol> {
+  let opened: OutboundDbs | undefined;
+  /** Opened on first use, so tenants without subscriptions get no databases. */
+  const dbs = (): OutboundDbs => {
+    opened ??= {
+      subscriptions: vault.root.openDB({ name: SUBSCRIPTIONS_DB }),
+      deliveries: vault.root.openDB({ name: "outbound-deliveries" }),
+    };
+    return opened;
+  };
+  /** Writes that need the marker and have not committed yet: the marker stays while any is pending. */
+  let marking = 0;
+  const mark = () => {
+    markOutbound(vault.dir);
+    marking++;
+  };
+  const marked = () => {
+    marking--;
+  };
+  const activeCount = (): number => {
+    let n = 0;
+    for (const { value } of dbs().subscriptions.getRange()) if (value.status === "active") n++;
+    return n;
+  };
+  const unmarkIfIdle = (active: number) => {
+    if (active === 0 && marking === 0 && activeCount() === 0) unmarkOutbound(vault.dir);
+  };
+  const transaction = <T>(action: () => T): Promise<T> => vault.root.transaction(action);
+
+  return {
+    "subscription.create": ({ subscription, max }) => {
+      const { subscriptions } = dbs();
+      const stored: StoredSubscription = {
+        ...subscription,
+        status: "active",
+        // A new subscription receives what happens from now on, not the tenant's history.
+        position: vault.lastChangeSeq(),
+        consecutive_failures: 0,
+        last_delivery_at: null,
+        last_error: null,
+        disabled_at: null,
+        log_seq: 0,
+      };
+      mark();
+      const written = transaction(() => {
+        let count = 0;
+        for (const _ of subscriptions.getKeys()) count++;
+        if (count >= max) return false;
+        subscriptions.put(stored.id, stored);
+        return true;
+      }).finally(marked);
+      return later(
+        written.then((ok) => {
+          if (!ok) throw new Conflict(`a tenant holds at most ${max} subscriptions; delete one first`);
+          return stored;
+        }),
+      );
+    },
+    "subscription.list": () => [...dbs().subscriptions.getRange()].map(({ value }) => publicView(value)),
+    "subscription.delete": ({ id }) => {
+      const { subscriptions, deliveries } = dbs();
+      const removed = transaction(() => {
+        if (!subscriptions.doesExist(id)) return undefined;
+        subscriptions.remove(id);
+        for (const key of deliveries.getKeys({ start: [id, 0], end: [id, MAX_LOG_KEY] }))
+          deliveries.remove(key);
+        return activeCount();
+      });
+      return later(
+        removed.then((active) => {
+          if (active === undefined) throw new NotFound("no such subscription in this tenant");
+          unmarkIfIdle(active);
+          return { deleted: id, active };
+        }),
+      );
+    },
+    "subscription.enable": ({ id }) => {
+      const { subscriptions } = dbs();
+      if (!subscriptions.doesExist(id)) throw new NotFound("no such subscription in this tenant");
+      mark();
+      const enabled = transaction(() => {
+        const s = subscriptions.get(id);
+        if (!s) return undefined;
+        const next: StoredSubscription =
+          s.status === "active" ? s : { ...s, status: "active", consecutive_failures: 0, disabled_at: null };
+        subscriptions.put(id, next);
+        return next;
+      }).finally(marked);
+      return later(
+        enabled.then((s) => {
+          if (!s) throw new NotFound("no such subscription in this tenant");
+          return publicView(s);
+        }),
+      );
+    },
+    "subscription.deliveries": ({ id, limit }) => {
+      const { subscriptions, deliveries } = dbs();
+      if (!subscriptions.doesExist(id)) throw new NotFound("no such subscription in this tenant");
+      return [
+        ...deliveries
+          .getRange({ start: [id, MAX_LOG_KEY], end: [id, 0], reverse: true, limit })
+          .map(({ value }) => value),
+      ];
+    },
+    "outbound.active": () =>
+      [...dbs().subscriptions.getRange()].map(({ value }) => value).filter((s) => s.status === "active"),
+    "outbound.payload": ({ change }) => eventData(change, { vault, memory, ingest }),
+    "outbound.record": ({ id, patch, deliveries: records }) => {
+      const { subscriptions, deliveries } = dbs();
+      const recorded = transaction(() => {
+        const s = subscriptions.get(id);
+        if (!s) return { found: false, active: activeCount() };
+        const next: StoredSubscription = {
+          ...s,
+          ...patch,
+          position: Math.max(s.position, patch.position ?? 0),
+        };
+        let n = s.log_seq;
+        for (const record of records) {
+          n++;
+          deliveries.put([id, n], record);
+          // Bounded: the record that falls out of the newest DELIVERY_LOG_LIMIT goes.
+          if (n > DELIVERY_LOG_LIMIT) deliveries.remove([id, n - DELIVERY_LOG_LIMIT]);
+        }
+        next.log_seq = n;
+        subscriptions.put(id, next);
+        return { found: true, active: activeCount() };
+      });
+      return later(
+        recorded.then((reply) => {
+          unmarkIfIdle(reply.active);
+          return reply;
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * An event's data: the change, and the entry as GET answers it now (an entry erased since: its id
+ * and when; a dead letter: what it is, never its payload). Ids only in the change itself.
+ */
+function eventData(change: Change, { vault, memory, ingest }: TenantOutboundDeps): EventData {
+  if (change.type === "deadletter.created") {
+    try {
+      const d = ingest.deadLetterOf(change.id, change.source);
+      return {
+        change,
+        dead_letter: {
+          event_id: d.event_id,
+          source: d.source,
+          event_type: d.event_type,
+          received_at: d.received_at,
+          last_error: d.last_error,
+        },
+      };
+    } catch (error) {
+      if (error instanceof NotFound) return { change, dead_letter: null };
+      throw error;
+    }
+  }
+  const tombstone = vault.tombstone(change.id);
+  if (tombstone) return { change, entry: { id: change.id, erased_at: tombstone.erased_at } };
+  if (!change.category) return { change, entry: null };
+  try {
+    return { change, entry: memory.get(change.category, change.id, false) };
+  } catch (error) {
+    if (error instanceof NotFound) return { change, entry: null };
+    throw error;
+  }
+}

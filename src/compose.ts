@@ -1,0 +1,418 @@
+/**
+ * The composition root: the actor system, the services routes depend on, the connectors and the
+ * messaging bridge. `src/lib.ts` wraps it for embedding; `src/index.ts` serves it.
+ */
+import { CRM_REQUIRED, crmStreamBehaviour } from "../actors/crm-stream.ts";
+import { mailWatchBehaviour } from "../actors/mail-watch.ts";
+import { messagingBridgeBehaviour } from "../actors/messaging-bridge.ts";
+import { outboundBehaviour } from "../actors/outbound.ts";
+import { systemBehaviour } from "../actors/system.ts";
+import { startTenant } from "../actors/tenant.ts";
+import { MessagingBridge } from "./bridge/bridge.ts";
+import { type Config, ConfigError, type Env } from "./config.ts";
+import { type ConnectorDriver, ConnectorSupervisor } from "./connectors/supervisor.ts";
+import { createEmbedder } from "./embedding/embedder.ts";
+import { AppError, NotFound } from "./errors.ts";
+import { Authenticator, authPlugin, Guard } from "./http/auth.ts";
+import { TokenService } from "./http/tokens.ts";
+import { CrmMappingHolder } from "./ingest/crm-mapping-holder.ts";
+import { type Expander, IngestPipeline } from "./ingest/deliver.ts";
+import { MemoryAccess } from "./memory/access.ts";
+import { ChangeFeeds } from "./memory/change-feed.ts";
+import { isoOf } from "./models/common.ts";
+import type {
+  BridgeProtocol,
+  CrmStatus,
+  CrmStreamProtocol,
+  MailStatus,
+  MailWatchProtocol,
+} from "./models/connector-protocol.ts";
+import type { EraseReport, EraseRequest } from "./models/erase.ts";
+import type { OutboundProtocol } from "./models/outbound-protocol.ts";
+import type { SystemProtocol } from "./models/system-protocol.ts";
+import type { TenantProtocol } from "./models/tenant-protocol.ts";
+import { OutboundEvents } from "./outbound/outbound.ts";
+import type { Deps, ReloadReport } from "./routes/deps.ts";
+import { ActorSystem } from "./runtime/actor-system.ts";
+import { type Clock, systemClock } from "./runtime/clock.ts";
+import { maxOpenTenantsFor, openFileLimit, roomForTenant } from "./runtime/open-files.ts";
+import { Secrets } from "./secrets.ts";
+import { SecretsFileError } from "./secrets-file.ts";
+import { crmSource } from "./sources/crm/source.ts";
+import { createJwksResolver } from "./sources/mail/jwks.ts";
+import { messagingSource } from "./sources/messaging.ts";
+import { findSource } from "./sources/registry.ts";
+import { ExportImport } from "./tenants/export-import.ts";
+import { TenantLifecycle } from "./tenants/lifecycle.ts";
+import { compactionPending } from "./vault/compact.ts";
+import { SystemStore } from "./vault/system-store.ts";
+import { removeTenantDir, tenantDir } from "./vault/tenant-paths.ts";
+
+export interface Runtime {
+  deps: Deps;
+  actors: ActorSystem;
+  bridge: MessagingBridge;
+  /** Brings every tenant's connectors in line with its secrets (at start). */
+  startConnectors(): void;
+  /** Brings one tenant's connectors in line and answers the statuses of those running. */
+  startConnectorsFor(tenantId: string): Promise<ConnectorStarts>;
+  /** Re-reads the secrets file and the CRM mapping (SIGHUP, `POST /admin/reload`). */
+  reload(): Promise<ReloadReport>;
+  /** Drains every actor and closes every vault and the system store. */
+  stop(): Promise<void>;
+}
+
+export interface ConnectorStarts {
+  mail?: MailStatus;
+  crm?: CrmStatus;
+}
+
+/** Delay of an outbound event's first retry, before jitter; each further one doubles it. */
+const OUTBOUND_RETRY_BASE_MS = 2_000;
+
+/** Secrets that make a tenant's mail watch start (SOURCES.md, `mail` Watch). */
+const MAIL_WATCH_SECRETS = [
+  "MAIL_CLIENT_ID",
+  "MAIL_CLIENT_SECRET",
+  "MAIL_REFRESH_TOKEN",
+  "MAIL_PUBSUB_TOPIC",
+  "MAIL_WATCH_EMAIL",
+] as const;
+const CRM_READS = [
+  ...CRM_REQUIRED,
+  "CRM_LOGIN_URL",
+  "CRM_STREAM_URL",
+  "CRM_STREAM_CHANNELS",
+  "CRM_API_VERSION",
+];
+
+export interface ComposeOptions {
+  config: Config;
+  env: Env;
+  clock?: Clock;
+  log?: (line: string) => void;
+}
+
+export function composeRuntime({
+  config,
+  env,
+  clock = systemClock,
+  log = console.error,
+}: ComposeOptions): Runtime {
+  const secrets = openSecrets(env, config.secretsFile);
+  const crmMapping = new CrmMappingHolder(config.crmMappingPath, config.crmMappingIsDefault);
+  const store = new SystemStore(config.dataDir, config.auditLimit);
+  const actors = new ActorSystem({
+    clock,
+    idleMs: config.actorIdleMs,
+    // Domain errors are replies; anything else is a crash and restarts the actor from disk.
+    isCrash: (error) => !(error instanceof AppError),
+    onFailure: (f) => log(`[actor ${f.kind}:${f.key}] ${f.via} ${f.type} failed: ${errorText(f.error)}`),
+  });
+  // Each open tenant holds file descriptors: the least recently used is passivated past the bound.
+  const openFiles = openFileLimit();
+  const limits = { openFiles, maxOpenTenants: config.maxOpenTenants ?? maxOpenTenantsFor(openFiles) };
+  /** Tenants being erased: their vault must not be opened again meanwhile. */
+  const erasing = new Set<string>();
+  /** Each tenant's committed changes, for whoever follows them live. */
+  const changeFeeds = new ChangeFeeds();
+  const tenants = actors.kind<TenantProtocol>(
+    "tenant",
+    (tenantId) => {
+      if (erasing.has(tenantId)) throw new NotFound("this tenant is being deleted");
+      return startTenant(tenantId, {
+        dataDir: config.dataDir,
+        clock,
+        dims: config.embeddingDims,
+        roomToOpen: () => roomForTenant(openFiles),
+        tellSelf: (msg) => tenants.tell(tenantId, msg),
+        onCommitted: (changes) => changeFeeds.publish(tenantId, changes),
+      });
+    },
+    { maxActive: limits.maxOpenTenants },
+  );
+  const tokens = new TokenService(config.jwtSecret, clock);
+  const embedder = createEmbedder({
+    kind: config.embedder,
+    dims: config.embeddingDims,
+    url: config.embeddingsUrl,
+    model: config.embeddingsModel,
+    apiKey: config.embeddingsApiKey,
+  });
+  // Connectors: one actor of each kind per tenant, never passivated by idleness (they hold streams
+  // and timers). Aborting `connectorsStopping` ends their network calls and timers before anything else stops.
+  const connectorsStopping = new AbortController();
+  const signal = connectorsStopping.signal;
+  const tenantStatus = (tenantId: string) => store.getTenant(tenantId)?.status;
+  const mailWatch = actors.kind<MailWatchProtocol>(
+    "mail-watch",
+    (tenantId) =>
+      mailWatchBehaviour(tenantId, {
+        clock,
+        secrets,
+        tokenUrl: config.mailOauthTokenUrl,
+        apiBaseUrl: config.mailApiBaseUrl,
+        tenant: tenants.ref(tenantId),
+        tellSelf: (msg) => {
+          if (!signal.aborted) mailWatch.tell(tenantId, msg);
+        },
+        signal,
+        log,
+      }),
+    { idleMs: Number.POSITIVE_INFINITY },
+  );
+  const mailExpander: Expander = {
+    expand: (tenantId, event) => mailWatch.ask(tenantId, { type: "mail.expand", event }),
+  };
+  const ingest = new IngestPipeline({
+    secrets,
+    clock,
+    embedder,
+    jwks: createJwksResolver(config.mailJwksUrl),
+    crmMapping,
+    tenant: (tenantId) => tenants.ref(tenantId),
+    expanders: { mail: mailExpander },
+    bodyLimit: config.bodyLimitBytes,
+    tenantStatus,
+    sourceOf: (id) => (id === messagingSource.id ? messagingSource : findSource(id)),
+  });
+  const crmStream = actors.kind<CrmStreamProtocol>(
+    "crm-stream",
+    (tenantId) =>
+      crmStreamBehaviour(tenantId, {
+        clock,
+        secrets,
+        loginUrl: config.crmLoginUrl,
+        tenant: tenants.ref(tenantId),
+        tellSelf: (msg) => {
+          if (!signal.aborted) crmStream.tell(tenantId, msg);
+        },
+        deliver: (events, arrival) =>
+          ingest.deliver(crmSource, tenantId, events, {
+            ...arrival,
+            ctx: ingest.lenientContext(crmSource, tenantId),
+          }),
+        silenceMs: config.streamSilenceMs,
+        signal,
+        log,
+      }),
+    { idleMs: Number.POSITIVE_INFINITY },
+  );
+  const bridgeActors = actors.kind<BridgeProtocol>("messaging-bridge", (tenantId) =>
+    messagingBridgeBehaviour({
+      clock,
+      deliver: (events, arrival) =>
+        ingest.deliver(messagingSource, tenantId, events, {
+          ...arrival,
+          ctx: ingest.lenientContext(messagingSource, tenantId),
+        }),
+    }),
+  );
+  const bridge = new MessagingBridge({
+    tenantExists: (tenantId) => store.getTenant(tenantId) !== undefined,
+    actor: (tenantId) => bridgeActors.ref(tenantId),
+    queueLimit: config.bridgeQueueLimit,
+  });
+  const drivers: ConnectorDriver[] = [
+    {
+      name: "mail",
+      required: MAIL_WATCH_SECRETS,
+      reads: MAIL_WATCH_SECRETS,
+      start: (tenantId) => mailWatch.ask(tenantId, { type: "mail.start" }),
+      stop: async (tenantId) => {
+        await mailWatch.ask(tenantId, { type: "mail.stop" });
+        await mailWatch.passivate(tenantId);
+      },
+      status: (tenantId) => mailWatch.ask(tenantId, { type: "mail.status" }),
+    },
+    {
+      name: "crm",
+      required: CRM_REQUIRED,
+      reads: CRM_READS,
+      start: (tenantId) => crmStream.ask(tenantId, { type: "crm.start" }),
+      stop: async (tenantId) => {
+        await crmStream.ask(tenantId, { type: "crm.stop" });
+        await crmStream.passivate(tenantId);
+      },
+      status: (tenantId) => crmStream.ask(tenantId, { type: "crm.status" }),
+    },
+  ];
+  const connectors = new ConnectorSupervisor({ secrets, tenantStatus, drivers, log });
+  // Outbound events: one delivery worker per tenant with active subscriptions (actors/outbound.ts).
+  const outboundWorkers = actors.kind<OutboundProtocol>(
+    "outbound",
+    (tenantId) =>
+      outboundBehaviour(tenantId, {
+        clock,
+        tenant: tenants.ref(tenantId),
+        feeds: changeFeeds,
+        tellSelf: (msg) => {
+          if (!signal.aborted) outboundWorkers.tell(tenantId, msg);
+        },
+        tenantActive: () => tenantStatus(tenantId) === "active",
+        audit: (event) => audit(event),
+        maxFailures: config.outboundMaxFailures,
+        timeoutMs: config.outboundTimeoutMs,
+        backoff: { baseMs: OUTBOUND_RETRY_BASE_MS, maxMs: config.outboundRetryMaxMs },
+        signal,
+        log,
+      }),
+    { idleMs: Number.POSITIVE_INFINITY },
+  );
+  const outbound = new OutboundEvents({
+    workers: outboundWorkers,
+    tenantStatus,
+    vaultDir: (tenantId) => tenantDir(config.dataDir, tenantId),
+    log,
+  });
+  const eraseTenant = async (tenantId: string) => {
+    await connectors.reconcile(tenantId);
+    const health = await tenants.ask(tenantId, { type: "tenant.health" });
+    erasing.add(tenantId);
+    try {
+      await Promise.all([
+        bridgeActors.passivate(tenantId),
+        mailWatch.passivate(tenantId),
+        crmStream.passivate(tenantId),
+        outbound.stop(tenantId),
+      ]);
+      await tenants.passivate(tenantId);
+      removeTenantDir(config.dataDir, tenantId);
+    } finally {
+      erasing.delete(tenantId);
+    }
+    return { entries: health.vault.entries, dead_letters: health.dead_letters };
+  };
+  /** Erasure, then a restart of the tenant actor: it compacts the vault before it opens it again. */
+  const eraseEntries = async (tenantId: string, request: EraseRequest, by: string): Promise<EraseReport> => {
+    const report = await tenants.ask(tenantId, { type: "memory.erase", request, by });
+    if (compactionPending(tenantDir(config.dataDir, tenantId))) {
+      await tenants.passivate(tenantId);
+      await tenants.ask(tenantId, { type: "tenant.init" });
+    }
+    return report;
+  };
+  const system = actors
+    .kind<SystemProtocol>(
+      "system",
+      () =>
+        systemBehaviour({
+          store,
+          clock,
+          // A tenant is recorded only once its vault exists, so a failed open leaves nothing half-made.
+          initTenant: (tenantId) => tenants.ask(tenantId, { type: "tenant.init" }),
+          discardTenant: (tenantId) => removeTenantDir(config.dataDir, tenantId),
+          eraseTenant,
+        }),
+      { idleMs: Number.POSITIVE_INFINITY },
+    )
+    .ref("system");
+  const audit = (event: Parameters<Deps["audit"]>[0]) =>
+    system.ask({ type: "admin.record", event: { at: isoOf(clock.now()), ...event } });
+  const reload = async (): Promise<ReloadReport> => {
+    const report: ReloadReport = { secrets: { reloaded: false }, crm_mapping: { reloaded: false } };
+    try {
+      const changed = secrets.reload();
+      const connectorChanges: Record<string, unknown> = {};
+      for (const tenantId of changed) {
+        const changes = await connectors.reconcile(tenantId);
+        if (Object.keys(changes).length > 0) connectorChanges[tenantId] = changes;
+      }
+      report.secrets = {
+        reloaded: secrets.reloadable,
+        tenants_changed: changed.size,
+        connectors: connectorChanges,
+      };
+    } catch (error) {
+      report.secrets = { reloaded: false, error: errorText(error) };
+    }
+    const refused = crmMapping.reload();
+    report.crm_mapping = refused ? { reloaded: false, error: refused } : { reloaded: true };
+    return report;
+  };
+  const authenticator = new Authenticator(tokens, store);
+  const guard = new Guard(store, clock, (denial) => system.ask({ type: "denial.record", denial }));
+  const deps: Deps = {
+    config,
+    clock,
+    store,
+    tokens,
+    auth: authenticator,
+    guard,
+    authPlugin: authPlugin(authenticator, guard, config.bodyLimitBytes),
+    memory: new MemoryAccess({ guard, embedder, clock, tenant: (tenantId) => tenants.ref(tenantId) }),
+    secrets,
+    embedder,
+    // An import's line may hold a body's worth of entry or dead letter, in a JSON record.
+    exportImport: new ExportImport({
+      store,
+      system,
+      tenant: (tenantId) => tenants.ref(tenantId),
+      // The outbound worker holds positions read before the import: it restarts with the tenant.
+      restartTenant: async (tenantId) => {
+        await outbound.stop(tenantId);
+        await tenants.passivate(tenantId);
+        await outbound.reconcile(tenantId);
+      },
+      clock,
+      dims: config.embeddingDims,
+      limits: { maxLineBytes: config.bodyLimitBytes * 4, maxBodyBytes: config.importLimitBytes },
+      log,
+    }),
+    ingest,
+    crmMapping,
+    system,
+    tenant: (tenantId) => tenants.ref(tenantId),
+    lifecycle: new TenantLifecycle({ system, connectors, audit: outbound.following(audit) }),
+    audit,
+    reload,
+    limits: { ...limits, openTenants: () => tenants.active().length },
+    changeFeeds,
+    eraseEntries,
+    outbound,
+    startedAt: clock.now(),
+  };
+  return {
+    deps,
+    actors,
+    bridge,
+    startConnectors: () => {
+      for (const tenant of store.listTenants()) void connectors.reconcile(tenant.tenant_id);
+      outbound.startAll(store.listTenants().map((t) => t.tenant_id));
+    },
+    startConnectorsFor: async (tenantId) => {
+      if (signal.aborted) return {};
+      await connectors.reconcile(tenantId);
+      return (await connectors.statuses(tenantId)) as ConnectorStarts;
+    },
+    reload,
+    stop: async () => {
+      // Connectors first: close streams, cancel timers, then let their mailboxes drain.
+      connectors.halt();
+      connectorsStopping.abort();
+      await Promise.all([
+        mailWatch.stopAll(),
+        crmStream.stopAll(),
+        bridgeActors.stopAll(),
+        outbound.stopAll(),
+      ]);
+      await actors.stopAll();
+      await store.close();
+    },
+  };
+}
+
+/** The secrets of the environment and the secrets file; a refused file stops the start. */
+function openSecrets(env: Env, file: string | undefined): Secrets {
+  try {
+    return new Secrets(env, file);
+  } catch (error) {
+    if (error instanceof SecretsFileError)
+      throw new ConfigError(`MEMORY_RUNTIME_SECRETS_FILE: ${error.message}`);
+    throw error;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,246 @@
+/**
+ * The one ingest pipeline: every way an event arrives (a webhook, a replay of a dead letter, the CRM
+ * stream, the messaging bridge) goes through `deliver`:
+ *
+ *   webhook only:  challenge → verify → parse → size → handshake
+ *   every event:   map (or ignored) → expand (sources whose connector expands them) → embed
+ *                  → the tenant actor: dedupe, then write, or dead-letter
+ *
+ * Mapping, expansion and embedding need no tenant state and may do I/O, so they run here, outside
+ * the tenant's mailbox; the tenant actor only dedupes and writes (actors/tenant-ingest.ts).
+ */
+import type { Embedder } from "../embedding/embedder.ts";
+import { NotFound, PayloadTooLarge, Unauthorized } from "../errors.ts";
+import { readBodyCapped } from "../http/body.ts";
+import type { TenantProtocol } from "../models/tenant-protocol.ts";
+import type { ActorRef } from "../runtime/actor-system.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Secrets } from "../secrets.ts";
+import type {
+  JwksResolver,
+  MapResult,
+  SourceContext,
+  SourceEvent,
+  SourceModule,
+  WebhookReply,
+  WebhookRequest,
+} from "../sources/types.ts";
+import type { CrmMappingHolder } from "./crm-mapping-holder.ts";
+import { DeliveryCounters } from "./delivery-counters.ts";
+import { sanitiseHeaders } from "./headers.ts";
+import type { IngestItem, IngestSummary } from "./ingest-item.ts";
+
+/** A connector that turns an event into drafts through the platform's API (mail). */
+export interface Expander {
+  expand(
+    tenantId: string,
+    event: SourceEvent,
+    ctx: SourceContext,
+  ): Promise<{ result: MapResult; state?: Array<[string, unknown]>; stateSeq?: number }>;
+}
+
+export interface PipelineDeps {
+  secrets: Secrets;
+  clock: Clock;
+  embedder: Embedder;
+  jwks: JwksResolver;
+  crmMapping: CrmMappingHolder;
+  tenant(tenantId: string): ActorRef<TenantProtocol>;
+  /** By the name sources give in `expandsVia`. */
+  expanders?: Readonly<Record<string, Expander>>;
+  /** The API body limit: a webhook body over it is a 413 (after its signature check). */
+  bodyLimit: number;
+  /** The tenant's status: a suspended tenant's events are kept as dead letters, not written. */
+  tenantStatus(tenantId: string): "active" | "suspended" | undefined;
+  /** Sources a dead letter may come from: the webhook sources and the in-process ones (messaging). */
+  sourceOf(id: string): SourceModule | undefined;
+}
+
+/** How one delivery of events arrived, beyond the events themselves. */
+export interface Arrival {
+  ctx: SourceContext;
+  /** Sanitised delivery headers, kept with any dead letter. */
+  headers: Record<string, string>;
+  /** Connector state committed with the delivery (replay ids), ordered by `stateSeq`. */
+  state?: Array<[string, unknown]>;
+  stateSeq?: number;
+}
+
+export interface ReplayReply {
+  event_id: string;
+  status: "replayed" | "dead";
+  entries?: string[];
+  last_error?: string;
+}
+
+/**
+ * Bodies are read up to this multiple of the limit before the signature check, so the checks keep
+ * CONTRACT §7's order (signature before size) while memory stays bounded.
+ */
+const HARD_CAP_FACTOR = 4;
+
+export class IngestPipeline {
+  /** What became of each source's deliveries since the process started (the dashboard shows them). */
+  readonly counters = new DeliveryCounters();
+
+  constructor(private readonly deps: PipelineDeps) {}
+
+  /** The source's context; throws SecretMissing (503) when a required secret is absent. */
+  context(source: SourceModule, tenantId: string): SourceContext {
+    const secrets = this.deps.secrets.require(source.requiredSecrets, tenantId, source.optionalSecrets);
+    return this.contextWith(secrets, tenantId);
+  }
+
+  /** Replays and connectors map again without a signature check: whatever secrets exist will do. */
+  lenientContext(source: SourceModule, tenantId: string): SourceContext {
+    const secrets: Record<string, string> = {};
+    for (const base of [...source.requiredSecrets, ...source.optionalSecrets]) {
+      const value = this.deps.secrets.get(base, tenantId);
+      if (value !== undefined) secrets[base] = value;
+    }
+    return this.contextWith(secrets, tenantId);
+  }
+
+  /** `POST /webhooks/{source}/{tenant}` after the source and tenant are known: CONTRACT §7's order. */
+  async webhook(
+    source: SourceModule,
+    tenantId: string,
+    request: Request,
+  ): Promise<IngestSummary | WebhookReply> {
+    const ctx = this.context(source, tenantId);
+    const limit = this.deps.bodyLimit;
+    const delivery: WebhookRequest = {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      rawBody: await readBodyCapped(request, limit * HARD_CAP_FACTOR),
+    };
+    const challenged = source.challenge?.(delivery, ctx);
+    if (challenged) return challenged;
+    const verdict = await source.verify(delivery, ctx);
+    if (!verdict.ok) throw new Unauthorized(`delivery rejected: ${verdict.reason}`);
+    const events = source.parse(delivery, ctx);
+    if (delivery.rawBody.byteLength > limit) throw new PayloadTooLarge(`body exceeds ${limit} bytes`);
+    const handshake = source.handshake?.(delivery, ctx);
+    if (handshake) return handshake;
+    const summary = await this.deliver(source, tenantId, events, {
+      ctx,
+      headers: sanitiseHeaders(request.headers),
+    });
+    return source.respond ? source.respond(summary) : summary;
+  }
+
+  /** The pipeline every event goes through, whichever way it arrived. */
+  async deliver(
+    source: SourceModule,
+    tenantId: string,
+    events: SourceEvent[],
+    arrival: Arrival,
+  ): Promise<IngestSummary> {
+    // Nothing delivered while suspended is lost: it waits as a dead letter, replayable after resume.
+    const items: IngestItem[] =
+      this.deps.tenantStatus(tenantId) === "suspended"
+        ? events.map((event) => ({ event, result: { ok: false as const, reason: "tenant_suspended" } }))
+        : await this.items(source, tenantId, events, arrival.ctx, false);
+    const last = items[items.length - 1];
+    if (last && arrival.state) {
+      last.state = [...(last.state ?? []), ...arrival.state];
+      last.stateSeq = arrival.stateSeq ?? last.stateSeq;
+    }
+    const summary = await this.deps.tenant(tenantId).ask({
+      type: "webhook.ingest",
+      delivery: { source: source.id, items, headers: arrival.headers },
+    });
+    this.counters.delivered(source.id, summary);
+    return summary;
+  }
+
+  /** Maps a dead letter again (no signature check) and records the result; unknown → 404. */
+  async replay(tenantId: string, eventId: string, sourceId?: string): Promise<ReplayReply> {
+    const tenant = this.deps.tenant(tenantId);
+    const record = await tenant.ask({ type: "deadletter.get", eventId, source: sourceId });
+    const source = this.deps.sourceOf(record.source);
+    if (!source) throw new NotFound(`source ${record.source} is no longer known`);
+    const ctx = this.lenientContext(source, tenantId);
+    const event = { event_id: record.event_id, event_type: record.event_type, payload: record.payload };
+    const [item] = await this.items(source, tenantId, [event], ctx, true);
+    return tenant.ask({ type: "deadletter.resolve", eventId, source: record.source, item: item! });
+  }
+
+  /** map → expand → embed, per event; `replay`: a dead letter the tenant already knows of. */
+  private async items(
+    source: SourceModule,
+    tenantId: string,
+    events: SourceEvent[],
+    ctx: SourceContext,
+    replay: boolean,
+  ): Promise<IngestItem[]> {
+    const items: IngestItem[] = [];
+    for (const event of events) {
+      const mapped = safeMap(source, event, ctx);
+      const item =
+        mapped.ok && mapped.expand ? await this.expand(source, tenantId, event, ctx, replay) : undefined;
+      const ready = item ?? { event, result: mapped };
+      ready.vectors = await this.vectors(ready.result);
+      items.push(ready);
+    }
+    return items;
+  }
+
+  /**
+   * The explicit expansion step. Expansion consumes the platform's history (the mailbox's), so an
+   * event the tenant already owns is not expanded again: its delivery is then a duplicate.
+   */
+  private async expand(
+    source: SourceModule,
+    tenantId: string,
+    event: SourceEvent,
+    ctx: SourceContext,
+    replay: boolean,
+  ): Promise<IngestItem> {
+    if (!replay) {
+      const seen = await this.deps
+        .tenant(tenantId)
+        .ask({ type: "webhook.seen", source: source.id, eventId: event.event_id });
+      if (seen) return { event, result: { ok: true, drafts: [] } };
+    }
+    const expander = source.expandsVia ? this.deps.expanders?.[source.expandsVia] : undefined;
+    if (!expander)
+      return { event, result: { ok: false, reason: `${source.expandsVia ?? source.id}_api_not_configured` } };
+    try {
+      return { event, ...(await expander.expand(tenantId, event, ctx)) };
+    } catch (error) {
+      const reason = `${source.expandsVia}_expand_failed`;
+      return { event, result: { ok: false, reason, detail: errorText(error) } };
+    }
+  }
+
+  /** Entries from events get embeddings like API entries, except under `client` (callers own vectors). */
+  private async vectors(result: MapResult): Promise<Array<Float32Array | undefined> | undefined> {
+    if (!result.ok || result.drafts.length === 0 || this.deps.embedder.kind === "client") return undefined;
+    return this.deps.embedder.embed(result.drafts.map((d) => d.draft.content));
+  }
+
+  private contextWith(secrets: Record<string, string>, tenantId: string): SourceContext {
+    return {
+      tenantId,
+      secrets,
+      now: () => this.deps.clock.now(),
+      crmMapping: this.deps.crmMapping.current(),
+      jwks: this.deps.jwks,
+    };
+  }
+}
+
+/** A mapper that throws on a payload it did not expect is a dead letter, not a 500. */
+function safeMap(source: SourceModule, event: SourceEvent, ctx: SourceContext): MapResult {
+  try {
+    return source.map(event, ctx);
+  } catch (error) {
+    return { ok: false, reason: "mapping_failed", detail: errorText(error) };
+  }
+}
+
+function errorText(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 300);
+}

@@ -1,0 +1,85 @@
+/**
+ * The runtime as a library: embed the whole service (HTTP app, actors, connectors, the messaging
+ * bridge) in a program of your own.
+ *
+ *   import { createRuntime } from "typed-memory-runtime";
+ *   const runtime = createRuntime({ env: { MEMORY_RUNTIME_JWT_SECRET: "…32+ bytes…" } });
+ *   const { url } = runtime.listen(8080);          // optional: the HTTP API
+ *   await runtime.bridge.deliver(tenantId, { type: "message", channel: "C1", user: "U1", text: "hi", ts: "1.1" });
+ *   await runtime.stop();
+ *
+ * `env` (the variables of CONTRACT §9 and the per-tenant secrets) is enough on its own: `config` is
+ * derived from it exactly as the server derives it from its environment.
+ */
+import pkg from "../package.json" with { type: "json" };
+import { type App, createApp } from "./app.ts";
+import type { BridgeResult, MessagingBridge } from "./bridge/bridge.ts";
+import { composeRuntime, type Runtime } from "./compose.ts";
+import { type Config, type Env, loadConfig } from "./config.ts";
+import type { ReloadReport } from "./routes/deps.ts";
+import { closeMemoryStreams } from "./routes/memory-stream.ts";
+import type { Clock } from "./runtime/clock.ts";
+
+export { BridgeEventInvalid, BridgeQueueFull } from "./bridge/bridge.ts";
+export type { BridgeEvent } from "./bridge/events.ts";
+export { type Config, ConfigError, type Env } from "./config.ts";
+export { AppError, NotFound, ValidationFailed } from "./errors.ts";
+export { type Clock, ManualClock, systemClock } from "./runtime/clock.ts";
+export type { App, BridgeResult, ReloadReport };
+
+export interface RuntimeOptions {
+  /** Variables (CONTRACT §9 and per-tenant secrets); default: the process environment. */
+  env?: Env;
+  /** Derived from `env` when absent. */
+  config?: Config;
+  clock?: Clock;
+  /** Where log lines go (never a secret); default: stderr. */
+  log?: (line: string) => void;
+}
+
+export interface MemoryRuntime {
+  /** The HTTP API as an Elysia app: `app.handle(request)` works without listening. */
+  app: App;
+  /** In-process delivery of a messaging platform's events (SOURCES.md, the messaging bridge). */
+  bridge: MessagingBridge;
+  /** Serves the HTTP API on `port` (default: the configured PORT; 0 picks a free one). */
+  listen(port?: number): { port: number; url: string };
+  /** Re-reads the secrets file and the CRM mapping; connectors follow the secrets. */
+  reload(): Promise<ReloadReport>;
+  /** Stops listening, drains every actor, closes every vault. */
+  stop(): Promise<void>;
+  /** The composed internals (services, actor system), for operations and tests. */
+  internals: Runtime;
+}
+
+/** Builds a runtime; its connectors start for every tenant whose secrets exist. */
+export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
+  const env = options.env ?? process.env;
+  const config = options.config ?? loadConfig(env, pkg.version);
+  const internals = composeRuntime({ config, env, clock: options.clock, log: options.log });
+  const app = createApp(internals.deps);
+  internals.startConnectors();
+  let listening = false;
+  return {
+    app,
+    bridge: internals.bridge,
+    internals,
+    reload: () => internals.reload(),
+    listen(port = config.port) {
+      // Bun's own cap sits above the API limit so oversize bodies get the API's 413 problem document.
+      // An import is streamed: its limit is counted by its route, each JSON route caps its own read.
+      const maxRequestBodySize = Math.max(config.bodyLimitBytes * 4, config.importLimitBytes + 1);
+      app.listen({ port, hostname: config.host, maxRequestBodySize });
+      listening = true;
+      const bound = app.server?.port ?? port;
+      return { port: bound, url: `http://${config.host}:${bound}` };
+    },
+    async stop() {
+      // Open streams first: the server's stop waits for every open response.
+      closeMemoryStreams(internals.deps);
+      if (listening) await app.stop();
+      listening = false;
+      await internals.stop();
+    },
+  };
+}

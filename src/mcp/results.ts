@@ -1,0 +1,29 @@
+/**
+ * Tool results. A tool that fails answers a result with `isError: true` rather than a JSON-RPC error,
+ * so the agent reads why (the same problem document the HTTP route would answer) and can correct its
+ * call; JSON-RPC errors stay for protocol faults (an unknown tool or method).
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { durableDenial, problemResponse, toAppError } from "../http/errors.ts";
+import type { ToolOutput } from "./tools.ts";
+
+export type Log = (line: string) => void;
+
+/** The route's JSON as structured content, and as text for clients that read text only. */
+export function toolSuccess(output: ToolOutput): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(output) }], structuredContent: output };
+}
+
+/**
+ * The problem document of `error` as a tool error. No structured content: a client checks structured
+ * content against the tool's output schema (an entry), which a problem is not.
+ */
+export async function toolError(error: unknown, requestId: string, log: Log): Promise<CallToolResult> {
+  const appError = await durableDenial(toAppError(error), log);
+  if (appError.status >= 500 && appError.code === "internal_error") {
+    log(`[${requestId}] unhandled in an MCP tool: ${error instanceof Error ? error.stack : String(error)}`);
+  }
+  // Rendered by the function that renders the HTTP errors, so both carry the same document.
+  const problem = await problemResponse(appError, requestId).text();
+  return { content: [{ type: "text", text: problem }], isError: true };
+}

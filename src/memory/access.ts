@@ -1,0 +1,229 @@
+/**
+ * What a caller may do with memory, and doing it: the one place permissions, tenancy and embedding
+ * decisions are applied to create, read, list and search, for every way agents reach memory (the
+ * HTTP routes and the MCP tools). Refusals are denials (recorded; the caller awaits the record
+ * before answering 403) and domain errors; everything else is asked of the tenant actor.
+ */
+import { type Embedder, toVector } from "../embedding/embedder.ts";
+import { ValidationFailed } from "../errors.ts";
+import type { Caller, Guard } from "../http/auth.ts";
+import { allowedCategories, memoryPermission } from "../http/permissions.ts";
+import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
+import { parseTimestamp } from "../models/common.ts";
+import type { Entry, EntryDraft } from "../models/entry.ts";
+import type { EntryHistory } from "../models/history.ts";
+import type { SearchBody } from "../models/search.ts";
+import type { SearchResult, TenantProtocol } from "../models/tenant-protocol.ts";
+import type { ActorRef } from "../runtime/actor-system.ts";
+import type { Clock } from "../runtime/clock.ts";
+
+export interface MemoryAccessDeps {
+  guard: Guard;
+  embedder: Embedder;
+  clock: Clock;
+  tenant(tenantId: string): ActorRef<TenantProtocol>;
+}
+
+/** The query of a list, as received (validated by its schema). */
+export interface ListRequest {
+  limit?: number;
+  cursor?: string;
+  tag?: string;
+  valid_at?: string;
+  as_of?: string;
+  include?: "embedding";
+}
+
+export class MemoryAccess {
+  constructor(private readonly deps: MemoryAccessDeps) {}
+
+  /** Writes an entry of `category`: 201 for a new one, 200 for an idempotent replay or identical content. */
+  async create(
+    caller: Caller,
+    category: Category,
+    body: Record<string, unknown>,
+    idempotencyKey?: string,
+  ): Promise<{ status: 200 | 201; entry: Entry }> {
+    const tenantId = this.writableTenant(caller, category, [body]);
+    const draft = { ...body, category } as EntryDraft;
+    const [vector] = await this.entryVectors([draft]);
+    return this.deps.tenant(tenantId).ask({
+      type: "entry.create",
+      draft,
+      createdBy: caller.principal.sub,
+      vector,
+      idempotencyKey: idempotencyKey && `${caller.principal.sub}\u0000${category}\u0000${idempotencyKey}`,
+    });
+  }
+
+  /**
+   * Writes a batch of one category in one transaction: every item is checked before any is
+   * written; the entries come back in order, each 201 (new) or 200 (identical content stored).
+   */
+  async createMany(
+    caller: Caller,
+    category: Category,
+    bodies: Array<Record<string, unknown>>,
+    idempotencyKey?: string,
+  ): Promise<{ status: 200 | 201; entries: Entry[]; statuses: Array<200 | 201> }> {
+    const tenantId = this.writableTenant(caller, category, bodies);
+    const drafts = bodies.map((body) => ({ ...body, category }) as EntryDraft);
+    const vectors = await this.entryVectors(drafts);
+    return this.deps.tenant(tenantId).ask({
+      type: "entry.createMany",
+      drafts,
+      createdBy: caller.principal.sub,
+      vectors,
+      idempotencyKey:
+        idempotencyKey && `${caller.principal.sub}\u0000${category}/batch\u0000${idempotencyKey}`,
+    });
+  }
+
+  /** The caller's tenant, if it may write `category` and no body names another tenant (403, audited). */
+  private writableTenant(caller: Caller, category: Category, bodies: Array<Record<string, unknown>>): string {
+    const permission = memoryPermission("write", category);
+    const tenantId = this.tenantFor(caller, permission);
+    if (bodies.some((body) => body.tenant_id !== undefined && body.tenant_id !== tenantId)) {
+      throw this.deps.guard.deny(
+        caller.principal,
+        caller.req,
+        permission,
+        "a write into another tenant was attempted",
+      );
+    }
+    return tenantId;
+  }
+
+  async get(caller: Caller, category: Category, id: string, includeEmbedding = false): Promise<Entry> {
+    const tenantId = this.tenantFor(caller, memoryPermission("read", category));
+    return this.deps.tenant(tenantId).ask({ type: "entry.get", category, id, includeEmbedding });
+  }
+
+  /** Retraction needs the permission to write that category. */
+  async retract(caller: Caller, category: Category, id: string): Promise<Entry> {
+    const tenantId = this.tenantFor(caller, memoryPermission("write", category));
+    return this.deps.tenant(tenantId).ask({ type: "entry.retract", category, id, by: caller.principal.sub });
+  }
+
+  async history(caller: Caller, category: Category, id: string): Promise<EntryHistory> {
+    const tenantId = this.tenantFor(caller, memoryPermission("read", category));
+    return this.deps.tenant(tenantId).ask({ type: "entry.history", category, id });
+  }
+
+  async list(caller: Caller, category: Category, query: ListRequest) {
+    const tenantId = this.tenantFor(caller, memoryPermission("read", category));
+    const now = this.deps.clock.now();
+    return this.deps.tenant(tenantId).ask({
+      type: "entry.list",
+      category,
+      limit: query.limit ?? 50,
+      cursor: query.cursor,
+      tag: query.tag,
+      validAt: timeParam(query.valid_at, "valid_at", now),
+      asOf: timeParam(query.as_of, "as_of", now),
+      includeEmbedding: query.include === "embedding",
+    });
+  }
+
+  async search(caller: Caller, body: SearchBody): Promise<{ results: SearchResult[]; took_ms: number }> {
+    const started = performance.now();
+    const { principal, req } = caller;
+    if (principal.admin)
+      throw this.deps.guard.deny(
+        principal,
+        req,
+        "memory:search",
+        "the operator has no memory: use a tenant token",
+      );
+    const categories = this.searchableCategories(caller, body.categories);
+    const now = this.deps.clock.now();
+    const reply = await this.deps.tenant(principal.tenantId).ask({
+      type: "memory.search",
+      text: body.query,
+      vector: await this.queryVector(body),
+      categories,
+      tags: body.tags ?? [],
+      tagsAny: body.tags_any ?? [],
+      validAt: timeParam(body.valid_at, "valid_at", now),
+      asOf: timeParam(body.as_of, "as_of", now),
+      limit: body.limit ?? 10,
+    });
+    return { results: reply.results, took_ms: Math.round((performance.now() - started) * 1000) / 1000 };
+  }
+
+  /** The tenant a memory call acts on: the token's own. The operator has no memory of its own. */
+  private tenantFor(caller: Caller, permission: string): string {
+    const { principal, req } = caller;
+    if (principal.admin)
+      throw this.deps.guard.deny(
+        principal,
+        req,
+        permission,
+        "the operator has no memory: use a tenant token",
+      );
+    this.deps.guard.require(principal, permission, req);
+    return principal.tenantId;
+  }
+
+  /**
+   * Category narrowing: a role holding `memory:search:facts` searches facts only. Asking explicitly
+   * for a category the roles do not cover is refused; the default (all six) is narrowed silently.
+   */
+  private searchableCategories(caller: Caller, requested: Category[] | undefined): Category[] {
+    const { principal, req } = caller;
+    const allowed = new Set(allowedCategories(this.deps.guard.permissionsOf(principal), "search"));
+    if (allowed.size === 0)
+      throw this.deps.guard.deny(principal, req, "memory:search", "no role grants memory:search");
+    const wanted = requested ? [...new Set(requested)] : [...CATEGORIES];
+    const refused = wanted.filter((c) => !allowed.has(c));
+    if (requested && refused[0]) {
+      const permission = `memory:search:${PLURAL_OF[refused[0]]}`;
+      throw this.deps.guard.deny(principal, req, permission, "no role grants search on that category");
+    }
+    return wanted.filter((c) => allowed.has(c));
+  }
+
+  /**
+   * The entries' embeddings: the callers' (client embedder), else computed from their contents in
+   * one call to the embedder. A refusal names the item when there are several.
+   */
+  private async entryVectors(drafts: EntryDraft[]): Promise<Array<Float32Array | undefined>> {
+    const embedder = this.deps.embedder;
+    const at = (i: number) => (drafts.length > 1 ? `/entries/${i}/embedding` : "/embedding");
+    if (embedder.kind === "client") {
+      return drafts.map((draft, i) => {
+        if (!draft.embedding)
+          throw new ValidationFailed("this runtime's embedder is `client`: send `embedding`", [
+            { path: at(i), message: "required" },
+          ]);
+        return toVector(draft.embedding, embedder.dims);
+      });
+    }
+    const given = drafts.findIndex((draft) => draft.embedding);
+    if (given >= 0) {
+      throw new ValidationFailed("`embedding` is accepted only when the embedder is `client`", [
+        { path: at(given), message: "not accepted" },
+      ]);
+    }
+    return embedder.embed(drafts.map((draft) => draft.content));
+  }
+
+  /** The query vector: the caller's `embedding`, else the query text embedded (not for `client`). */
+  private async queryVector(body: SearchBody): Promise<Float32Array | undefined> {
+    if (body.embedding) return toVector(body.embedding, this.deps.embedder.dims);
+    if (!body.query?.trim() || this.deps.embedder.kind === "client") return undefined;
+    const [vec] = await this.deps.embedder.embed([body.query]);
+    return vec;
+  }
+}
+
+/** A time parameter (`valid_at`, `as_of`): RFC 3339 (its schema checked the form), a real instant, default now. */
+export function timeParam(value: string | undefined, name: string, now: number): number {
+  if (value === undefined) return now;
+  const ms = parseTimestamp(value);
+  if (ms === undefined)
+    throw new ValidationFailed(`${name} must be an RFC 3339 timestamp`, [
+      { path: `/${name}`, message: "RFC 3339" },
+    ]);
+  return ms;
+}

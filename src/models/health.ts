@@ -1,0 +1,36 @@
+import { Type } from "@sinclair/typebox";
+import { IsoTime, StrictObject } from "./common.ts";
+import { TenantStatus } from "./tenant.ts";
+
+export const Healthz = StrictObject({
+  status: Type.Literal("ok"),
+  version: Type.String(),
+  started_at: IsoTime,
+  uptime_s: Type.Integer({ minimum: 0 }),
+  tenants: Type.Integer({ minimum: 0 }),
+  limits: StrictObject({
+    open_files: Type.Integer(),
+    max_open_tenants: Type.Integer(),
+    open_tenants: Type.Integer(),
+  }),
+});
+
+/** CONTRACT §8's per-tenant health; `connectors` by name (`crm`, `mail`, `messaging`). */
+export const TenantHealthView = StrictObject({
+  tenant_id: Type.String(),
+  status: TenantStatus,
+  vault: StrictObject({ present: Type.Boolean(), entries: Type.Integer() }),
+  index: StrictObject({ vectors: Type.Integer(), pending: Type.Integer() }),
+  dead_letters: Type.Integer(),
+  connectors: Type.Record(Type.String(), Type.Unknown()),
+});
+
+export const ReloadReport = StrictObject({
+  secrets: StrictObject({
+    reloaded: Type.Boolean(),
+    tenants_changed: Type.Optional(Type.Integer()),
+    connectors: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    error: Type.Optional(Type.String()),
+  }),
+  crm_mapping: StrictObject({ reloaded: Type.Boolean(), error: Type.Optional(Type.String()) }),
+});

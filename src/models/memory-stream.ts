@@ -1,0 +1,55 @@
+import { Type } from "@sinclair/typebox";
+import { QueryObject } from "./common.ts";
+import { sentAs } from "./media-type.ts";
+
+/** A position in the tenant's change log, as SSE `id:` lines carry it: decimal digits. */
+const LAST_EVENT_ID_PATTERN = "^[0-9]{1,15}$";
+
+/** `GET /memory/stream?categories=&tags=&last_event_id=`: the lists are parsed by the route (commas). */
+export const StreamQuery = QueryObject({
+  categories: Type.Optional(
+    Type.String({
+      maxLength: 256,
+      description:
+        "Comma-separated singular category names (`fact,decision`); default: every category the caller may read",
+    }),
+  ),
+  tags: Type.Optional(
+    Type.String({
+      maxLength: 64 * 65,
+      description: "Comma-separated tags (at most 64, each 1–64 characters): an entry must carry all of them",
+    }),
+  ),
+  last_event_id: Type.Optional(
+    Type.String({
+      pattern: LAST_EVENT_ID_PATTERN,
+      description:
+        "Resume after this change position, for clients that cannot set `Last-Event-ID` (the header wins)",
+    }),
+  ),
+});
+
+export const StreamHeaders = Type.Object({
+  "last-event-id": Type.Optional(
+    Type.String({
+      pattern: LAST_EVENT_ID_PATTERN,
+      description: "Resume after this change position: the id of the last event received",
+    }),
+  ),
+});
+
+/** The 200 answer: an endless `text/event-stream` body (the OpenAPI document describes its events). */
+export const EntryEventStream = sentAs(
+  "text/event-stream",
+  Type.String({
+    description: [
+      "Server-sent events, one per change of the caller's tenant that the caller may read, oldest first:",
+      "`id: <change seq>`, `event: <entry.created | entry.superseded | entry.corrected | entry.retracted | entry.erased | decision.resolved>`,",
+      '`data: {"change": {seq, at, type, id, category, by, related?}, "entry": <the entry as GET /memory/{category}/{id} answers it now>}`',
+      "(one line of JSON; for `entry.erased`, `entry` is only `{id, category, erased_at}`).",
+      "The stream starts with a `retry:` hint; `: ping` comments keep it alive (MEMORY_RUNTIME_STREAM_HEARTBEAT_SECONDS).",
+      "It ends at the token's `exp`, when the tenant is suspended or deleted, and when the client falls too far behind;",
+      "reconnect with `Last-Event-ID` to get exactly what was missed.",
+    ].join(" "),
+  }),
+);

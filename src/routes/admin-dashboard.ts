@@ -1,0 +1,222 @@
+import { Type } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+import type { AppError } from "../errors.ts";
+import { ADMIN_COOKIE, requestInfo } from "../http/auth.ts";
+import { readFormBody } from "../http/body.ts";
+import { validatedBody } from "../http/validate-body.ts";
+import { CATEGORIES, type Category } from "../models/category.ts";
+import { Chars } from "../models/chars.ts";
+import { isoOf, PageQuery } from "../models/common.ts";
+import type { Denial } from "../models/denial.ts";
+import { parseAs, sentAs } from "../models/media-type.ts";
+import { problems } from "../models/problem.ts";
+import type { Tenant } from "../models/tenant.ts";
+import type { TenantStats } from "../models/tenant-protocol.ts";
+import { vaultPresent } from "../vault/tenant-paths.ts";
+import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
+import { PAGE_HEADERS } from "../views/page.ts";
+import { SESSION_PATH, SIGN_OUT_PATH, signInPage } from "../views/sign-in-page.ts";
+import { metricWindow, revenueReport } from "./admin-metrics.ts";
+import type { Deps } from "./deps.ts";
+import { tenantCursor, tenantCursorOf } from "./tenants.ts";
+
+export const DASHBOARD_PATH = "/admin/dashboard";
+/** The cookie is sent back on the admin pages only. */
+const COOKIE_PATH = "/admin";
+const CHART_DAYS = 30;
+const DENIALS_SHOWN = 20;
+/** A JWT fits easily; a form is never a way to push a large body. */
+const FORM_LIMIT = 16 * 1024;
+const DAY_MS = 24 * 3600 * 1000;
+
+const DashboardQuery = PageQuery(100, 25);
+const SignInForm = Type.Object(
+  { token: Chars(1, 8192, { description: "the operator's (admin) JWT" }) },
+  { additionalProperties: true },
+);
+const HtmlPage = sentAs("text/html", Type.String({ description: "an HTML page" }));
+const Redirect = Type.String({ description: "empty; Location names the next page" });
+
+/** The dashboard's refusals are pages for a person: the sign-in form, saying why (dashboardErrorPage). */
+function pages(...statuses: number[]): Record<number, typeof HtmlPage> {
+  const out: Record<number, typeof HtmlPage> = {};
+  for (const status of statuses) out[status] = { ...HtmlPage, description: "The sign-in form, saying why" };
+  return out;
+}
+const tags = ["dashboard"];
+
+/**
+ * The operator dashboard (CONTRACT §8): `GET /admin/dashboard` renders the page; its token form posts
+ * to `/admin/dashboard/session`, which sets the cookie the page's GET requests then carry.
+ */
+export const adminDashboardRoutes = (deps: Deps) =>
+  new Elysia({ name: "routes.admin.dashboard" })
+    .use(deps.authPlugin)
+    .get(
+      DASHBOARD_PATH,
+      async ({ query, set }) => {
+        Object.assign(set.headers, PAGE_HEADERS);
+        return dashboardPage(await dashboardModel(deps, query));
+      },
+      {
+        auth: "admin",
+        query: DashboardQuery,
+        response: { 200: HtmlPage, ...pages(401, 403, 422), ...problems(503) },
+        detail: {
+          tags,
+          summary: "The operator's page (admin JWT in Authorization or the dashboard cookie)",
+        },
+      },
+    )
+    .post(
+      SESSION_PATH,
+      async ({ body, request, set }) => {
+        const principal = await deps.auth.authenticateToken(body.token);
+        deps.guard.requireAdmin(principal, requestInfo(request));
+        const maxAge = Math.max(0, Math.floor((Date.parse(principal.expiresAt) - deps.clock.now()) / 1000));
+        set.status = 303;
+        set.headers.location = DASHBOARD_PATH;
+        set.headers["set-cookie"] = adminCookie(body.token, maxAge, isHttps(request));
+        set.headers["cache-control"] = "no-store";
+        return "";
+      },
+      {
+        parse: parseAs("urlencoded", ({ request }: { request: Request }) =>
+          readFormBody(request, FORM_LIMIT),
+        ),
+        ...validatedBody(SignInForm),
+        response: { 303: Redirect, ...pages(400, 401, 403, 413, 422), ...problems(503) },
+        detail: {
+          tags,
+          summary: "The dashboard's token form: sets the operator cookie and redirects to the dashboard",
+          security: [],
+        },
+      },
+    )
+    .get(
+      SIGN_OUT_PATH,
+      ({ request, set }) => {
+        set.status = 303;
+        set.headers.location = DASHBOARD_PATH;
+        set.headers["set-cookie"] = adminCookie("", 0, isHttps(request));
+        set.headers["cache-control"] = "no-store";
+        return "";
+      },
+      {
+        response: { 303: Redirect },
+        detail: { tags, summary: "Sign out: clears the operator cookie", security: [] },
+      },
+    );
+
+/** `HttpOnly` (no script reads it), `SameSite=Strict` (no other site sends it), `Secure` over HTTPS. */
+function adminCookie(token: string, maxAge: number, secure: boolean): string {
+  const attributes = [`Path=${COOKIE_PATH}`, "HttpOnly", "SameSite=Strict", `Max-Age=${maxAge}`];
+  if (secure) attributes.push("Secure");
+  return [`${ADMIN_COOKIE}=${token}`, ...attributes].join("; ");
+}
+
+/** Served over HTTPS: directly, or behind a proxy that says so (the flag only ever restricts the cookie). */
+function isHttps(request: Request): boolean {
+  return request.url.startsWith("https:") || request.headers.get("x-forwarded-proto") === "https";
+}
+
+/**
+ * The dashboard's errors are pages for a person: no token → 401 with the sign-in form; a refused
+ * token (expired, a tenant's: 403) → the form saying why; a stale cookie is cleared.
+ */
+export function dashboardErrorPage(
+  request: Request,
+  error: AppError,
+  requestId: string,
+): Response | undefined {
+  const { path } = requestInfo(request);
+  if (!path.startsWith(DASHBOARD_PATH) || error.status >= 500) return undefined;
+  const headers: Record<string, string> = { ...PAGE_HEADERS, "x-request-id": requestId };
+  if (error.status === 401 && request.headers.get("cookie")?.includes(`${ADMIN_COOKIE}=`))
+    headers["set-cookie"] = adminCookie("", 0, isHttps(request));
+  return new Response(signInPage(messageOf(error)), { status: error.status, headers });
+}
+
+function messageOf(error: AppError): string | undefined {
+  if (error.status === 401)
+    return error.message === "missing bearer token" ? undefined : `The token was refused: ${error.message}.`;
+  if (error.status === 403) return "That token is not the operator's: sign in with the admin token.";
+  return error.message;
+}
+
+async function dashboardModel(
+  deps: Deps,
+  query: { limit?: number; cursor?: string },
+): Promise<DashboardModel> {
+  const now = deps.clock.now();
+  const after = query.cursor === undefined ? undefined : tenantCursorOf(query.cursor);
+  const page = deps.store.listTenantsPage(query.limit ?? 25, after);
+  const days = lastDays(now, CHART_DAYS);
+  const stats = await Promise.all(page.tenants.map((t) => tenantStats(deps, t.tenant_id, days)));
+  const window = metricWindow({}, now);
+  const tenants: TenantRow[] = await Promise.all(
+    page.tenants.map(async (t, i) => row(t, stats[i]!, await revenueReport(deps, t.tenant_id, window))),
+  );
+  const last = page.tenants[page.tenants.length - 1];
+  return {
+    version: deps.config.version,
+    generatedAt: isoOf(now),
+    tenantCount: deps.store.tenantCount(),
+    tenants,
+    nextPage: page.more && last ? `${DASHBOARD_PATH}?cursor=${tenantCursor(last.tenant_id)}` : null,
+    days,
+    writesPerDay: writesPerDay(days, stats),
+    deliveries: deps.ingest.counters.snapshot(),
+    denials: recentDenials(deps, page.tenants),
+  };
+}
+
+function row(t: Tenant, stats: TenantStats, revenue: TenantRow["revenue"]): TenantRow {
+  return {
+    tenant_id: t.tenant_id,
+    name: t.name,
+    status: t.status,
+    entries: stats.entries_per_category,
+    dead_letters: stats.dead_letters,
+    revenue,
+  };
+}
+
+/** A tenant without a vault has nothing to count; asking its actor would create the vault. */
+function tenantStats(deps: Deps, tenantId: string, days: string[]): Promise<TenantStats> | TenantStats {
+  if (!vaultPresent(deps.config.dataDir, tenantId)) {
+    const entries = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
+    return { entries_per_category: entries, dead_letters: 0, writes_per_day: [] };
+  }
+  return deps
+    .tenant(tenantId)
+    .ask({ type: "tenant.stats", fromDay: days[0]!, toDay: days[days.length - 1]! });
+}
+
+/** The last `count` UTC days, oldest first, today included. */
+function lastDays(now: number, count: number): string[] {
+  const today = Date.UTC(
+    new Date(now).getUTCFullYear(),
+    new Date(now).getUTCMonth(),
+    new Date(now).getUTCDate(),
+  );
+  return Array.from({ length: count }, (_, i) => isoOf(today - (count - 1 - i) * DAY_MS).slice(0, 10));
+}
+
+function writesPerDay(days: string[], stats: TenantStats[]): Record<Category, number[]> {
+  const index = new Map(days.map((d, i) => [d, i]));
+  const out = Object.fromEntries(CATEGORIES.map((c) => [c, days.map(() => 0)])) as Record<Category, number[]>;
+  for (const s of stats) {
+    for (const w of s.writes_per_day) {
+      const i = index.get(w.day);
+      if (i !== undefined) out[w.category][i]! += w.writes;
+    }
+  }
+  return out;
+}
+
+/** The newest denials of the tenants on the page, newest first. */
+function recentDenials(deps: Deps, tenants: Tenant[]): Denial[] {
+  const all = tenants.flatMap((t) => deps.store.listDenials(t.tenant_id, DENIALS_SHOWN).items);
+  return all.sort((a, b) => b.at.localeCompare(a.at)).slice(0, DENIALS_SHOWN);
+}

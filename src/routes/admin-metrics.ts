@@ -1,0 +1,62 @@
+import { Elysia } from "elysia";
+import { ValidationFailed } from "../errors.ts";
+import { existingTenantId } from "../http/auth.ts";
+import { timeParam } from "../memory/access.ts";
+import { revenueFigures } from "../memory/revenue.ts";
+import { isoOf } from "../models/common.ts";
+import { problems } from "../models/problem.ts";
+import { RevenueQuery, RevenueReport } from "../models/revenue.ts";
+import { vaultPresent } from "../vault/tenant-paths.ts";
+import type { Deps } from "./deps.ts";
+import { TenantParams } from "./health.ts";
+
+/** The default window: the last 30 days. */
+export const DEFAULT_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+export interface Window {
+  from: number;
+  to: number;
+}
+
+/**
+ * `from`/`to` of a metric query: RFC 3339, `from` before `to`, the window [from, to). By default it
+ * ends just after now (so what was written this millisecond counts) and starts 30 days before its end.
+ */
+export function metricWindow(query: { from?: string; to?: string }, now: number): Window {
+  const to = query.to === undefined ? now + 1 : timeParam(query.to, "to", now);
+  const from = query.from === undefined ? to - DEFAULT_WINDOW_MS : timeParam(query.from, "from", now);
+  if (from >= to)
+    throw new ValidationFailed("from must be before to", [{ path: "/from", message: "before to" }]);
+  return { from, to };
+}
+
+/** A tenant's revenue per agent in a window (CONTRACT §8); shared by the route and the dashboard. */
+export async function revenueReport(deps: Deps, tenantId: string, window: Window): Promise<RevenueReport> {
+  // A tenant without a vault has no revenue; asking its actor would create the vault.
+  const figures = vaultPresent(deps.config.dataDir, tenantId)
+    ? await deps.tenant(tenantId).ask({ type: "metrics.revenue", ...window })
+    : revenueFigures([], () => undefined);
+  return { tenant_id: tenantId, from: isoOf(window.from), to: isoOf(window.to), ...figures };
+}
+
+/** Operator metrics (admin only). */
+export const adminMetricRoutes = (deps: Deps) =>
+  new Elysia({ name: "routes.admin.metrics", prefix: "/admin/metrics" }).use(deps.authPlugin).get(
+    "/revenue-per-agent/:tenant_id",
+    ({ params, query }) => {
+      const tenantId = existingTenantId(deps.store, params.tenant_id);
+      return revenueReport(deps, tenantId, metricWindow(query, deps.clock.now()));
+    },
+    {
+      auth: "admin",
+      params: TenantParams,
+      query: RevenueQuery,
+      response: { 200: RevenueReport, ...problems(401, 403, 404, 422, 503) },
+      detail: {
+        tags: ["admin"],
+        summary: "Revenue per agent in a window (default: the last 30 days), per currency",
+        description:
+          "Revenue: success outcomes whose valid_from lies in [from, to), plus closed-won deal decisions written by connectors that no outcome resolves; each deal once. Agents: distinct agent_ids that wrote any entry in the window.",
+      },
+    },
+  );

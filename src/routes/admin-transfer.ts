@@ -1,0 +1,106 @@
+import { Type } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+import { UnsupportedMediaType } from "../errors.ts";
+import { existingTenantId } from "../http/auth.ts";
+import { RAW_BODY } from "../http/body.ts";
+import { NDJSON } from "../http/ndjson.ts";
+import { sentAs } from "../models/media-type.ts";
+import { problems } from "../models/problem.ts";
+import { ImportReply } from "../models/tenant-export.ts";
+import type { Deps } from "./deps.ts";
+import { TenantParams } from "./health.ts";
+
+const tags = ["admin"];
+
+const ExportBody = sentAs(
+  NDJSON,
+  Type.String({
+    description:
+      "One JSON object a line: a header (format, version, tenant, exported_at, embedding_dims, counts), " +
+      "the records ({type, key?, value}: entry, embedding, object, dead_letter, dedupe, idempotency, " +
+      "connector_state, change, tombstone, counter, role), then a trailer with the counts written. " +
+      "A response without its trailer was cut short.",
+  }),
+);
+
+const IMPORT_BODY = {
+  description: "An export (GET /admin/tenants/{tenant_id}/export), as it was answered",
+  required: true,
+  content: { [NDJSON]: { schema: { type: "string" } } },
+} as const;
+
+/** Export and import of a whole tenant (admin only). */
+export const adminTransferRoutes = (deps: Deps) =>
+  new Elysia({ name: "routes.admin.transfer", prefix: "/admin/tenants" })
+    .use(deps.authPlugin)
+    .get(
+      "/:tenant_id/export",
+      async ({ params, principal }) => {
+        const tenantId = existingTenantId(deps.store, params.tenant_id);
+        const { counts, stream } = await deps.exportImport.export(tenantId);
+        try {
+          await deps.audit({
+            action: "tenant.exported",
+            sub: principal.sub,
+            tenant_id: tenantId,
+            target: null,
+            details: { counts },
+          });
+        } catch (error) {
+          await stream.cancel();
+          throw error;
+        }
+        // The stream goes out as it is; Elysia types a handler's result as the schema's type.
+        return new Response(stream, {
+          headers: {
+            "content-type": NDJSON,
+            "x-export-entries": String(counts.entries),
+            "content-disposition": `attachment; filename="tenant-${tenantId}.ndjson"`,
+          },
+        }) as unknown as string;
+      },
+      {
+        auth: "admin",
+        params: TenantParams,
+        response: { 200: ExportBody, ...problems(401, 403, 404, 503) },
+        detail: {
+          tags,
+          summary:
+            "Stream the tenant as NDJSON: one consistent snapshot of its vault and roles, never a secret",
+          description:
+            "`X-Export-Entries` gives the number of entry records before the first byte. The body is " +
+            "produced as it is read, in constant memory.",
+        },
+      },
+    )
+    .post(
+      "/:tenant_id/import",
+      async ({ params, body, request, principal }) => {
+        const tenantId = existingTenantId(deps.store, params.tenant_id);
+        if (body !== RAW_BODY) throw new UnsupportedMediaType(`send the export as ${NDJSON}`);
+        const reply = await deps.exportImport.import(tenantId, request.body);
+        await deps.audit({
+          action: "tenant.imported",
+          sub: principal.sub,
+          tenant_id: tenantId,
+          target: reply.source_tenant_id,
+          details: { imported: reply.imported, took_ms: reply.took_ms },
+        });
+        return reply;
+      },
+      {
+        auth: "admin",
+        params: TenantParams,
+        response: { 200: ImportReply, ...problems(401, 403, 404, 409, 413, 415, 422, 503) },
+        detail: {
+          tags,
+          summary: "Import an export into an empty tenant (409 otherwise): all or nothing",
+          description:
+            "The body is read line by line and written in batches; a line that fails its schema is a " +
+            "422 naming the line, and nothing of the import is kept. Ids, both time axes, sequence " +
+            "numbers, change log positions and dedupe records are restored as exported; entries take " +
+            "this tenant's id; the roles replace this tenant's library.",
+          requestBody: IMPORT_BODY,
+        },
+      },
+    );

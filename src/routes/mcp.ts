@@ -1,0 +1,46 @@
+import { Type } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+import { requestIdOf } from "../http/request-id.ts";
+import { validatedBody } from "../http/validate-body.ts";
+import type { Log } from "../mcp/results.ts";
+import { mcpServer, serveMcp } from "../mcp/server.ts";
+import { memoryTools } from "../mcp/tools.ts";
+import { JsonRpcMessage, JsonRpcReply } from "../models/mcp.ts";
+import { problems } from "../models/problem.ts";
+import type { Deps } from "./deps.ts";
+
+const DESCRIPTION = [
+  "The Model Context Protocol (streamable HTTP, stateless: no session id) for agents, with the tools",
+  "memory_add, memory_search, memory_get, memory_list and outcome_record. Same bearer token and",
+  "permissions as the HTTP API. Send `Accept: application/json, text/event-stream` and",
+  "`Content-Type: application/json`; replies are JSON. GET and DELETE are 405: a stateless server",
+  "offers no SSE stream and has no session to end.",
+].join(" ");
+
+/** `POST /mcp`: authorises like every route, then hands the JSON-RPC message to the MCP tools. */
+export const mcpRoutes = (deps: Deps, log: Log = console.error) => {
+  const tools = memoryTools(deps.memory);
+  return new Elysia({ name: "routes.mcp" }).use(deps.authPlugin).post(
+    "/mcp",
+    async ({ body, principal, req, request }) => {
+      const context = {
+        caller: { principal, req },
+        requestId: requestIdOf(request),
+        version: deps.config.version,
+        log,
+      };
+      // The transport's reply goes out as it is; Elysia types a handler's result as the schema's type.
+      return (await serveMcp(mcpServer(tools, context), request, body)) as unknown as JsonRpcReply;
+    },
+    {
+      auth: "caller",
+      ...validatedBody(JsonRpcMessage),
+      response: {
+        200: JsonRpcReply,
+        202: Type.Null({ description: "A notification or a response: accepted, no body" }),
+        ...problems(400, 401, 403, 406, 413, 415, 422),
+      },
+      detail: { tags: ["mcp"], summary: "MCP endpoint for agents (JSON-RPC)", description: DESCRIPTION },
+    },
+  );
+};

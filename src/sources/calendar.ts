@@ -1,0 +1,145 @@
+/**
+ * `calendar` (Google Calendar push channels): Google signs nothing; the channel's token, set when
+ * the channel was opened, comes back in `X-Goog-Channel-Token` and must equal the tenant's. A
+ * notification is its `X-Goog-*` headers and usually no body (a JSON Events resource when present);
+ * the first one of a channel (`X-Goog-Resource-State: sync`) is answered 200 with nothing written.
+ * Channel id + message number (increasing per channel) dedupe.
+ */
+import {
+  at,
+  defineSource,
+  type Event,
+  jsonReply,
+  NOTHING_WRITTEN,
+  need,
+  textAt,
+} from "./kit/define-source.ts";
+import { isoFrom } from "./kit/draft.ts";
+import { firstHeader, isRecord } from "./kit/request.ts";
+import { tokenScheme } from "./kit/signature.ts";
+
+/** The notification's facts, from its headers (the token is left out: it is the credential). */
+function notificationOf(headers: Headers, body: unknown): Event {
+  return {
+    channel_id: firstHeader(headers, "x-goog-channel-id"),
+    message_number: firstHeader(headers, "x-goog-message-number"),
+    resource_id: firstHeader(headers, "x-goog-resource-id"),
+    resource_uri: firstHeader(headers, "x-goog-resource-uri"),
+    resource_state: firstHeader(headers, "x-goog-resource-state"),
+    changed: firstHeader(headers, "x-goog-changed"),
+    channel_expiration: firstHeader(headers, "x-goog-channel-expiration"),
+    // Only an object can be an Events resource; anything else is not kept as one.
+    ...(isRecord(body) ? { event: body } : {}),
+  };
+}
+
+/** `exists` (created or updated), `cancelled` (an event resource saying so), `not_exists`, `sync`. */
+function typeOf(ev: Event): string | undefined {
+  const state = textAt(ev, "resource_state");
+  return state === "exists" && textAt(ev, "event.status") === "cancelled" ? "cancelled" : state;
+}
+
+/** The calendar a resource URI names (`…/calendars/{id}/events?…`), decoded. */
+function calendarOf(ev: Event): string | undefined {
+  const id = /\/calendars\/([^/?#]+)/.exec(textAt(ev, "resource_uri") ?? "")?.[1];
+  if (!id) return undefined;
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return id;
+  }
+}
+
+const whenOf = (ev: Event, edge: "start" | "end") =>
+  textAt(ev, `event.${edge}.dateTime`) ?? textAt(ev, `event.${edge}.date`);
+const title = (ev: Event) => textAt(ev, "event.summary") ?? textAt(ev, "event.id") ?? "(untitled)";
+const span = (ev: Event) => {
+  const start = whenOf(ev, "start");
+  const end = whenOf(ev, "end");
+  return start ? ` ${start}${end ? ` to ${end}` : ""}` : "";
+};
+const link = (ev: Event) => (textAt(ev, "event.htmlLink") ? ` ${textAt(ev, "event.htmlLink")}` : "");
+/** Google keeps no change type: an event whose `updated` is within seconds of its `created` is new. */
+const verb = (ev: Event) => {
+  const created = Date.parse(isoFrom(at(ev, "event.created")) ?? "");
+  const updated = Date.parse(isoFrom(at(ev, "event.updated")) ?? "");
+  return Math.abs(updated - created) < 2000 ? "created" : "updated";
+};
+const where = (ev: Event) => {
+  const calendar = calendarOf(ev);
+  return calendar ? ` in calendar ${calendar}` : "";
+};
+
+const data = (ev: Event) => ({
+  event_id: textAt(ev, "event.id"),
+  status: textAt(ev, "event.status"),
+  summary: textAt(ev, "event.summary"),
+  start: whenOf(ev, "start"),
+  end: whenOf(ev, "end"),
+  html_link: textAt(ev, "event.htmlLink"),
+  organizer: textAt(ev, "event.organizer.email"),
+  attendees: Array.isArray(at(ev, "event.attendees"))
+    ? (at(ev, "event.attendees") as unknown[]).length
+    : undefined,
+  calendar: calendarOf(ev),
+  channel_id: textAt(ev, "channel_id"),
+  message_number: textAt(ev, "message_number"),
+  resource_id: textAt(ev, "resource_id"),
+  resource_uri: textAt(ev, "resource_uri"),
+  changed: textAt(ev, "changed"),
+  channel_expiration: textAt(ev, "channel_expiration"),
+});
+
+export const calendarSource = defineSource({
+  id: "calendar",
+  secrets: ["CALENDAR_CHANNEL_TOKEN"],
+  verify: tokenScheme({ secret: "CALENDAR_CHANNEL_TOKEN", header: "x-goog-channel-token" }),
+  body: "optional-json",
+  events: (body, req) => [notificationOf(req.headers, body)],
+  handshake: (req) =>
+    firstHeader(req.headers, "x-goog-resource-state") === "sync" ? jsonReply(NOTHING_WRITTEN) : undefined,
+  eventId: (ev) => {
+    const channel = textAt(ev, "channel_id");
+    const number = textAt(ev, "message_number");
+    return channel && number ? `${channel}:${number}` : undefined;
+  },
+  eventType: typeOf,
+  mappings: {
+    exists: {
+      category: "workflow",
+      content: (ev) => {
+        if (isRecord(ev.event))
+          return `Calendar event "${title(ev)}"${span(ev)} was ${verb(ev)}${where(ev)} (${textAt(ev, "event.status") ?? "confirmed"}).${link(ev)}`;
+        // Without a body Google says only that the watched collection changed: what changed is
+        // found by syncing it.
+        const resource = need(textAt(ev, "resource_uri") ?? textAt(ev, "resource_id"), "x-goog-resource-uri");
+        return `Events changed${where(ev)}: notification ${textAt(ev, "message_number") ?? "?"} of channel ${textAt(ev, "channel_id") ?? "?"}; sync ${resource} to see which.`;
+      },
+      tags: (ev) => [isRecord(ev.event) ? `event_${verb(ev)}` : "changed"],
+      data,
+      validFrom: (ev) => at(ev, "event.updated"),
+    },
+    cancelled: {
+      category: "exception",
+      content: (ev) => `Calendar event "${title(ev)}"${span(ev)} was cancelled${where(ev)}.${link(ev)}`,
+      fields: () => ({ severity: "medium", status: "open" }),
+      tags: ["event_cancelled"],
+      data,
+      validFrom: (ev) => at(ev, "event.updated"),
+    },
+    not_exists: {
+      category: "exception",
+      content: (ev) => {
+        const resource = textAt(ev, "resource_uri") ?? textAt(ev, "resource_id") ?? "the watched resource";
+        return isRecord(ev.event)
+          ? `Calendar event "${title(ev)}"${span(ev)} no longer exists${where(ev)}.${link(ev)}`
+          : `${resource} no longer exists: channel ${textAt(ev, "channel_id") ?? "?"} sends nothing more about it.`;
+      },
+      // The watched resource gone means no more notifications for it: worse than one cancellation.
+      fields: (ev) => ({ severity: isRecord(ev.event) ? "medium" : "high", status: "open" }),
+      tags: ["not_exists"],
+      data,
+      validFrom: (ev) => at(ev, "event.updated"),
+    },
+  },
+});

@@ -1,0 +1,210 @@
+/**
+ * A webhook source as a declaration: its secrets, its verifier (from signature.ts), optional
+ * handshakes, how a delivery splits into events, each event's id and type, and a table from event
+ * type to category and fields. `defineSource` turns it into a SourceModule; the ingest pipeline
+ * does the rest (dedupe, outcome linking, writes, dead letters).
+ *
+ * Event types missing from the table are `ignored` (counted, not dead-lettered). A mapping that
+ * lacks what it needs calls `need(...)`, which dead-letters the event as `missing_field`.
+ */
+import { BadRequest } from "../../errors.ts";
+import type { Category } from "../../models/category.ts";
+import type { EntryDraft } from "../../models/entry.ts";
+import type {
+  IngestDraft,
+  MapResult,
+  SourceContext,
+  SourceEvent,
+  SourceModule,
+  WebhookReply,
+  WebhookRequest,
+} from "../types.ts";
+import { clip, finish, isoFrom, sourceOf, tagsOf, text } from "./draft.ts";
+import { decodeUtf8, isRecord, parseJsonBody } from "./request.ts";
+import { sha256Hex, type Verifier } from "./signature.ts";
+
+export type Event = Record<string, unknown>;
+
+/**
+ * How one event type becomes one entry. Mappings see the event alone (a replay has no request):
+ * facts that arrive in headers are put into the event by the source's `events`.
+ */
+export interface EventMapping {
+  category: Category;
+  /** The text an agent reads. */
+  content(ev: Event): string;
+  /** The category's typed fields (severity, subject/predicate/object, result/amount/currency, …). */
+  fields?(ev: Event): Record<string, unknown>;
+  tags?: readonly string[] | ((ev: Event) => unknown[]);
+  /** Free-form attributes kept with the entry (bounded to 16 KiB). */
+  data?(ev: Event): Record<string, unknown>;
+  /**
+   * The platform object the event is about (an invoice, an issue): decisions about it become the
+   * decision an outcome about it resolves.
+   */
+  object?(ev: Event): unknown;
+  /** When it became true (epoch s or ms, or RFC 3339); default: when it was received. */
+  validFrom?(ev: Event): unknown;
+}
+
+export interface SourceDefinition {
+  id: string;
+  secrets: readonly string[];
+  optionalSecrets?: readonly string[];
+  verify: Verifier;
+  /** Answered before verification (only for a handshake the platform does not sign). */
+  challenge?(req: WebhookRequest, ctx: SourceContext): WebhookReply | undefined;
+  /** Answered after verification, with nothing written. `body` is the parsed body. */
+  handshake?(req: WebhookRequest, body: unknown, ctx: SourceContext): WebhookReply | undefined;
+  /** How the body is read: JSON (default), form-encoded, or JSON that may be absent. */
+  body?: "json" | "form" | "optional-json";
+  /**
+   * The events of one delivery; default: the body itself, or the items of a JSON array. Header
+   * facts a mapping needs (a topic, a shop) are added to each event here.
+   */
+  events?(body: unknown, req: WebhookRequest): unknown[];
+  /** The platform's own event or delivery id; without one, the event's content hash. */
+  eventId(ev: Event, req: WebhookRequest): unknown;
+  /** The event type, as stored with the entry (`source.event_type`). */
+  eventType(ev: Event, req: WebhookRequest): unknown;
+  /** The table row of an event type, where the table is keyed by a class of types (`*.failed`); default: the type. */
+  row?(eventType: string): string | undefined;
+  /** Checks on the events only the body carries (Graph's clientState): throw Unauthorized. */
+  authorize?(events: Event[], ctx: SourceContext): void;
+  mappings: Readonly<Record<string, EventMapping>>;
+}
+
+/** A delivery carries at most this many events: bounds the work one request can cause. */
+const MAX_EVENTS = 1000;
+
+/** Thrown by a mapping missing what it needs; the event is dead-lettered as `missing_field`. */
+export class MissingField extends Error {}
+
+/** The value, or a dead letter naming the field that is missing. */
+export function need<T>(value: T | undefined | null, field: string): T {
+  if (value === undefined || value === null || value === "") throw new MissingField(field);
+  return value;
+}
+
+/** `a.b.0.c` of a parsed body (digits index arrays), or undefined; never throws on hostile input. */
+export function at(value: unknown, path: string): unknown {
+  let node = value;
+  for (const key of path.split(".")) {
+    if (Array.isArray(node) && /^\d{1,6}$/.test(key)) node = node[Number(key)];
+    else if (isRecord(node) && Object.hasOwn(node, key)) node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+/** A text field of the event, trimmed, or undefined. */
+export function textAt(ev: unknown, path: string): string | undefined {
+  return text(at(ev, path));
+}
+
+/** A JSON reply (handshakes). */
+export function jsonReply(body: unknown, status = 200): WebhookReply {
+  return { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+}
+
+/** The summary of a delivery that wrote nothing (a handshake the source answers with 200). */
+export const NOTHING_WRITTEN = { accepted: 0, entries: [], duplicates: 0, dead_lettered: [], ignored: 0 };
+
+export function defineSource(def: SourceDefinition): SourceModule {
+  const bodies = new WeakMap<WebhookRequest, unknown>();
+  /** The parsed body, read once per request (parse and handshake both need it). */
+  const bodyOf = (req: WebhookRequest): unknown => {
+    if (!bodies.has(req)) bodies.set(req, readBody(req, def.body ?? "json"));
+    return bodies.get(req);
+  };
+  return {
+    id: def.id,
+    requiredSecrets: def.secrets,
+    optionalSecrets: def.optionalSecrets ?? [],
+    challenge: def.challenge,
+    verify: def.verify,
+    parse(req, ctx) {
+      const events = eventsOf(def, bodyOf(req), req);
+      def.authorize?.(events, ctx);
+      return events.map((ev, i) => sourceEvent(def, ev, req, i));
+    },
+    handshake: def.handshake ? (req, ctx) => def.handshake?.(req, bodyOf(req), ctx) : undefined,
+    map: (event) => mapEvent(def, event),
+  };
+}
+
+function readBody(req: WebhookRequest, kind: "json" | "form" | "optional-json"): unknown {
+  checkContentType(req, kind === "form" ? FORM : JSON_TYPES);
+  if (kind === "form") {
+    const text = decodeUtf8(req.rawBody);
+    if (text.trim() === "") throw new BadRequest("body is empty; form parameters expected");
+    return Object.fromEntries(new URLSearchParams(text));
+  }
+  if (kind === "optional-json" && decodeUtf8(req.rawBody).trim() === "") return undefined;
+  return parseJsonBody(req.rawBody);
+}
+
+const FORM = /^application\/x-www-form-urlencoded$/;
+const JSON_TYPES = /^(application\/json|application\/[\w.+-]+\+json|text\/plain)$/;
+
+/**
+ * A body declared as another media type than the platform sends (XML to a JSON source, JSON to a
+ * form source) is refused rather than read as something it is not. An absent Content-Type is taken
+ * at its word: the body then has to parse.
+ */
+function checkContentType(req: WebhookRequest, expected: RegExp): void {
+  const declared = req.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (declared && !expected.test(declared))
+    throw new BadRequest(`Content-Type ${declared.slice(0, 64)} is not what this source sends`);
+}
+
+function eventsOf(def: SourceDefinition, body: unknown, req: WebhookRequest): Event[] {
+  const list = def.events ? def.events(body, req) : Array.isArray(body) ? body : [body];
+  if (list.length > MAX_EVENTS) throw new BadRequest(`a delivery carries at most ${MAX_EVENTS} events`);
+  return list.map((ev, i) => {
+    if (!isRecord(ev)) throw new BadRequest(`event ${i} is not an object`);
+    return ev;
+  });
+}
+
+/**
+ * The dedupe id: the platform's own id when it gives one (ids are clipped to 512 characters),
+ * else a hash of the event's bytes, so an identical redelivery still dedupes.
+ */
+function sourceEvent(def: SourceDefinition, ev: Event, req: WebhookRequest, index: number): SourceEvent {
+  const type = text(def.eventType(ev, req)) ?? "unknown";
+  const id = text(def.eventId(ev, req));
+  const eventId = id ?? `${type}:${sha256Hex(JSON.stringify(ev) ?? "", String(index)).slice(0, 32)}`;
+  return { event_id: clip(eventId, 512), event_type: clip(type, 128), payload: ev };
+}
+
+function mapEvent(def: SourceDefinition, event: SourceEvent): MapResult {
+  const row = def.row ? def.row(event.event_type) : event.event_type;
+  // Own rows only: an event type such as "constructor" must not find Object.prototype's.
+  const mapping = row !== undefined && Object.hasOwn(def.mappings, row) ? def.mappings[row] : undefined;
+  if (!mapping) return { ok: true, drafts: [], ignored: true };
+  const ev = isRecord(event.payload) ? event.payload : {};
+  try {
+    return { ok: true, drafts: [draftOf(def.id, mapping, ev, event)] };
+  } catch (error) {
+    if (error instanceof MissingField) return { ok: false, reason: "missing_field", detail: error.message };
+    throw error;
+  }
+}
+
+function draftOf(sourceId: string, mapping: EventMapping, ev: Event, event: SourceEvent): IngestDraft {
+  const tags = typeof mapping.tags === "function" ? mapping.tags(ev) : (mapping.tags ?? []);
+  const object = text(mapping.object?.(ev));
+  const draft = finish({
+    category: mapping.category,
+    content: mapping.content(ev),
+    ...mapping.fields?.(ev),
+    tags: tagsOf(sourceId, ...tags),
+    data: mapping.data?.(ev),
+    valid_from: mapping.validFrom ? isoFrom(mapping.validFrom(ev)) : undefined,
+    source: sourceOf(sourceId, event),
+  } as EntryDraft);
+  if (!object) return { draft };
+  const objectKey = `${sourceId}:${clip(object, 256)}`;
+  return mapping.category === "outcome" ? { draft, outcome_of: objectKey } : { draft, object_key: objectKey };
+}

@@ -1,0 +1,244 @@
+/**
+ * A small client of the mail API used to expand push notifications (SOURCES.md, `mail`):
+ * refresh-token exchange with a cached access token, history paging, message metadata, watch.
+ * Errors carry the HTTP status and what was attempted, never a token or a client secret.
+ */
+import type { Clock } from "../../runtime/clock.ts";
+
+export { mapMailHistory } from "./history.ts";
+
+// ── the mail API's shapes (only what we read) ──────────────────────────────────────────────
+
+export interface MessageRef {
+  id: string;
+  threadId: string;
+  labelIds?: string[];
+}
+
+export interface HistoryRecord {
+  id: string;
+  messages?: MessageRef[];
+  messagesAdded?: { message: MessageRef }[];
+  messagesDeleted?: { message: MessageRef }[];
+  labelsAdded?: { message: MessageRef; labelIds: string[] }[];
+  labelsRemoved?: { message: MessageRef; labelIds: string[] }[];
+}
+
+export interface MessageHeader {
+  name: string;
+  value: string;
+}
+
+export interface MessageMeta {
+  id: string;
+  threadId: string;
+  labelIds?: string[];
+  snippet?: string;
+  historyId?: string;
+  /** Epoch ms as a decimal string. */
+  internalDate?: string;
+  sizeEstimate?: number;
+  payload?: { headers?: MessageHeader[] };
+}
+
+export interface HistoryPage {
+  history: HistoryRecord[];
+  /** The mailbox's current history id: the new high-water mark once every page is read. */
+  historyId: string;
+}
+
+export interface WatchResult {
+  historyId: string;
+  /** Epoch ms. */
+  expiration: number;
+}
+
+export interface MailApiOptions {
+  tokenUrl: string;
+  apiBaseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  fetch?: typeof fetch;
+  clock: Clock;
+}
+
+export class MailApiError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status of the failing response; 0 when no response arrived. */
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = "MailApiError";
+  }
+}
+
+/** Renew this long before the access token expires, so a request never races its expiry. */
+const EXPIRY_MARGIN_MS = 60_000;
+/** A runaway pager (a server repeating a page token) must end. */
+const MAX_PAGES = 1000;
+
+interface AccessToken {
+  value: string;
+  expiresAt: number;
+}
+
+export class MailApiClient {
+  private readonly fetchImpl: typeof fetch;
+  private token: AccessToken | undefined;
+  private pendingToken: Promise<AccessToken> | undefined;
+
+  constructor(private readonly options: MailApiOptions) {
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  /** Every history record after `startHistoryId`, all pages, with the mailbox's current history id. */
+  async listHistory(email: string, startHistoryId: string): Promise<HistoryPage> {
+    const history: HistoryRecord[] = [];
+    let pageToken: string | undefined;
+    let historyId = startHistoryId;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const query = new URLSearchParams({ startHistoryId });
+      if (pageToken) query.set("pageToken", pageToken);
+      const body = await this.getJson(`${this.userPath(email)}/history?${query}`, "list history");
+      if (Array.isArray(body.history)) history.push(...(body.history as HistoryRecord[]));
+      if (typeof body.historyId === "string" || typeof body.historyId === "number")
+        historyId = String(body.historyId);
+      pageToken =
+        typeof body.nextPageToken === "string" && body.nextPageToken ? body.nextPageToken : undefined;
+      if (!pageToken) return { history, historyId };
+    }
+    throw new MailApiError(`list history: more than ${MAX_PAGES} pages`, 0);
+  }
+
+  /** A message's metadata (headers, snippet, labels); undefined when it no longer exists (404). */
+  async getMessage(email: string, id: string): Promise<MessageMeta | undefined> {
+    try {
+      const path = `${this.userPath(email)}/messages/${encodeURIComponent(id)}?format=metadata`;
+      return (await this.getJson(path, "get message")) as unknown as MessageMeta;
+    } catch (err) {
+      // Deleted between the history listing and this call: routine, not a failure.
+      if (err instanceof MailApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Starts (or renews) the mailbox watch publishing to `topicName`. */
+  async watch(email: string, topicName: string, labelIds?: string[]): Promise<WatchResult> {
+    const request = { topicName, ...(labelIds ? { labelIds, labelFilterBehavior: "include" } : {}) };
+    const body = await this.requestJson(
+      "POST",
+      `${this.userPath(email)}/watch`,
+      "watch",
+      JSON.stringify(request),
+    );
+    const expiration = Number(body.expiration);
+    if (body.historyId === undefined || !Number.isFinite(expiration)) {
+      throw new MailApiError("watch: response lacks historyId or expiration", 502);
+    }
+    return { historyId: String(body.historyId), expiration };
+  }
+
+  private userPath(email: string): string {
+    return `${this.options.apiBaseUrl.replace(/\/+$/, "")}/gmail/v1/users/${encodeURIComponent(email)}`;
+  }
+
+  private getJson(url: string, what: string): Promise<Record<string, unknown>> {
+    return this.requestJson("GET", url, what);
+  }
+
+  /** One API call; a 401 means the cached token was revoked early, so it is renewed once. */
+  private async requestJson(
+    method: string,
+    url: string,
+    what: string,
+    body?: string,
+  ): Promise<Record<string, unknown>> {
+    let response = await this.send(method, url, what, body, await this.accessToken());
+    if (response.status === 401) {
+      this.token = undefined;
+      response = await this.send(method, url, what, body, await this.accessToken());
+    }
+    if (!response.ok)
+      throw new MailApiError(`${what}: mail API answered ${response.status}`, response.status);
+    return readJsonObject(response, what);
+  }
+
+  private async send(
+    method: string,
+    url: string,
+    what: string,
+    body: string | undefined,
+    token: string,
+  ): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    try {
+      return await this.fetchImpl(url, { method, headers, body });
+    } catch {
+      throw new MailApiError(`${what}: mail API unreachable`, 0);
+    }
+  }
+
+  /** The cached access token, or a fresh one; concurrent callers share one exchange. */
+  private async accessToken(): Promise<string> {
+    const now = this.options.clock.now();
+    if (this.token && now < this.token.expiresAt - EXPIRY_MARGIN_MS) return this.token.value;
+    this.pendingToken ??= this.exchange().finally(() => {
+      this.pendingToken = undefined;
+    });
+    this.token = await this.pendingToken;
+    return this.token.value;
+  }
+
+  private async exchange(): Promise<AccessToken> {
+    const form = new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: this.options.refreshToken,
+      client_id: this.options.clientId,
+      client_secret: this.options.clientSecret,
+    });
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.options.tokenUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+        body: form.toString(),
+      });
+    } catch {
+      throw new MailApiError("token exchange: token endpoint unreachable", 0);
+    }
+    if (!response.ok)
+      throw new MailApiError(
+        `token exchange: answered ${response.status}${await oauthError(response)}`,
+        response.status,
+      );
+    const body = await readJsonObject(response, "token exchange");
+    if (typeof body.access_token !== "string" || !body.access_token) {
+      throw new MailApiError("token exchange: response lacks access_token", 502);
+    }
+    const lifetimeS = typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : 3600;
+    return { value: body.access_token, expiresAt: this.options.clock.now() + lifetimeS * 1000 };
+  }
+}
+
+/** The OAuth `error` code (e.g. invalid_grant) is safe to repeat; its description may not be. */
+async function oauthError(response: Response): Promise<string> {
+  try {
+    const body: unknown = await response.json();
+    const code = (body as { error?: unknown })?.error;
+    return typeof code === "string" && /^[a-z_]{1,64}$/.test(code) ? ` (${code})` : "";
+  } catch {
+    return "";
+  }
+}
+
+async function readJsonObject(response: Response, what: string): Promise<Record<string, unknown>> {
+  try {
+    const body: unknown = await response.json();
+    if (typeof body === "object" && body !== null && !Array.isArray(body))
+      return body as Record<string, unknown>;
+  } catch {}
+  throw new MailApiError(`${what}: response is not a JSON object`, 502);
+}

@@ -1,0 +1,71 @@
+/**
+ * `standard` (Standard Webhooks): `webhook-id`, `webhook-timestamp` and `webhook-signature:
+ * v1,<base64>` (a space-separated list; any one valid), base64 HMAC-SHA256 of `id.timestamp.body`
+ * keyed with the bytes of a `whsec_` secret, a 5-minute window. The message id dedupes. The table
+ * is keyed by the type's suffix: `*.failed` → exception, `*.completed` → outcome, else fact; a type
+ * that is not a dotted event type is ignored.
+ */
+import { at, defineSource, type Event, textAt } from "./kit/define-source.ts";
+import { hmacScheme, payloads, signatures, whsecKey } from "./kit/signature.ts";
+
+const subject = (ev: Event) => textAt(ev, "data.id") ?? textAt(ev, "data.object_id");
+const summary = (ev: Event) =>
+  textAt(ev, "data.description") ?? textAt(ev, "data.message") ?? textAt(ev, "data.name");
+const line = (ev: Event, what: string) => {
+  const about = subject(ev);
+  const said = summary(ev);
+  return `${String(ev.type)} ${what}${about ? ` (${about})` : ""}${said ? `: ${said}` : ""}.`;
+};
+
+/** Standard Webhooks types are full-stop-delimited (`user.created`); anything else is not covered. */
+function rowOf(type: string): string | undefined {
+  if (!/^[\w-]+(\.[\w-]+)+$/.test(type)) return undefined;
+  return type.endsWith(".failed") ? "failed" : type.endsWith(".completed") ? "completed" : "other";
+}
+
+export const standardSource = defineSource({
+  id: "standard",
+  secrets: ["STANDARD_WEBHOOK_SECRET"],
+  verify: hmacScheme({
+    secret: "STANDARD_WEBHOOK_SECRET",
+    key: whsecKey,
+    hash: "sha256",
+    encoding: "base64",
+    signatures: signatures.with(signatures.list("webhook-signature", " ", "v1,"), {
+      id: "webhook-id",
+      timestamp: "webhook-timestamp",
+    }),
+    payload: payloads.idTimestampBody,
+    timestamp: { unit: "s", toleranceMs: 5 * 60_000 },
+  }),
+  eventId: (_ev, req) => req.headers.get("webhook-id"),
+  eventType: (ev) => ev.type,
+  row: rowOf,
+  mappings: {
+    failed: {
+      category: "exception",
+      content: (ev) => line(ev, "failed"),
+      fields: () => ({ severity: "high", status: "open" }),
+      tags: (ev) => ["failed", ev.type],
+      data: (ev) => ({ type: ev.type, data: at(ev, "data") }),
+      object: subject,
+      validFrom: (ev) => ev.timestamp,
+    },
+    completed: {
+      category: "outcome",
+      content: (ev) => line(ev, "completed"),
+      fields: () => ({ result: "success" }),
+      tags: (ev) => ["completed", ev.type],
+      data: (ev) => ({ type: ev.type, data: at(ev, "data") }),
+      object: subject,
+      validFrom: (ev) => ev.timestamp,
+    },
+    other: {
+      category: "fact",
+      content: (ev) => line(ev, "happened"),
+      tags: (ev) => [ev.type],
+      data: (ev) => ({ type: ev.type, data: at(ev, "data") }),
+      validFrom: (ev) => ev.timestamp,
+    },
+  },
+});

@@ -1,0 +1,49 @@
+import { createHash } from "node:crypto";
+import { html, SafeHtml } from "./html.ts";
+
+const CSS = `
+body{font-family:system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+header{display:flex;justify-content:space-between;align-items:center;padding:12px 24px;background:#1d2330;color:#fff}
+header a{color:#cfe0ff}
+main{padding:16px 24px;max-width:1200px}
+section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:12px 16px;margin:0 0 16px}
+h1{font-size:18px;margin:0}
+h2{font-size:15px;margin:0 0 8px}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eceff3;vertical-align:top}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+.cards{display:flex;gap:12px;flex-wrap:wrap}
+.card{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 14px;min-width:120px}
+.card b{display:block;font-size:20px}
+.status-suspended{color:#b3261e;font-weight:600}
+.muted{color:#6b7280}
+.error{color:#b3261e}
+figure{margin:0}figure svg{max-width:780px}figcaption{font-size:12px;color:#6b7280}
+form.sign-in{display:flex;flex-direction:column;gap:8px;max-width:420px}
+input[type=password]{font:inherit;padding:6px}
+button{font:inherit;padding:6px 12px;width:max-content}
+`;
+
+const STYLE_HASH = createHash("sha256").update(CSS).digest("base64");
+/** The stylesheet as markup: a constant of this module. */
+const STYLESHEET = new SafeHtml(CSS);
+
+/**
+ * Headers of every operator page: no script may run and nothing is loaded from elsewhere (the
+ * stylesheet is allowed by its hash); the page is never framed, cached or sent as a referrer.
+ */
+export const PAGE_HEADERS: Record<string, string> = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy": `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+  "x-frame-options": "DENY",
+};
+
+export function page(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title><style>${STYLESHEET}</style></head>
+<body>${body}</body></html>`.value;
+}

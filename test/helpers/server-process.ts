@@ -1,0 +1,143 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { TokenService } from "../../src/http/tokens.ts";
+import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
+import { systemClock } from "../../src/runtime/clock.ts";
+import { cleanEnv, ROOT } from "./spawn.ts";
+
+/** A real server process (`bun run src/index.ts`) on a free loopback port. */
+export interface ServerProcess {
+  proc: Subprocess;
+  base: string;
+  /** The last part of what the server wrote to stderr (its log file). */
+  log(): string;
+}
+
+export interface ServerOptions {
+  dataDir: string;
+  secret: string;
+  /** Where stdout/stderr go: `<logDir>/<label>.log`. */
+  logDir: string;
+  label: string;
+  env?: Record<string, string | undefined>;
+  /** Starts the server under `ulimit -n <openFiles>` (through bash). */
+  openFiles?: number;
+  readyTimeoutMs?: number;
+}
+
+/**
+ * Starts the server on port 0 and waits for the line where it says which port it listens on
+ * (no polling: the server's own output is the event).
+ */
+export async function startServerProcess(opts: ServerOptions): Promise<ServerProcess> {
+  const logPath = join(opts.logDir, `${opts.label}.log`);
+  const serve = [process.execPath, "run", "src/index.ts"];
+  const cmd =
+    opts.openFiles === undefined
+      ? serve
+      : ["bash", "-c", `ulimit -n ${opts.openFiles} && exec "$0" "$@"`, ...serve];
+  const proc = Bun.spawn(cmd, {
+    cwd: ROOT,
+    env: cleanEnv({
+      MEMORY_RUNTIME_JWT_SECRET: opts.secret,
+      MEMORY_RUNTIME_DATA_DIR: opts.dataDir,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ...opts.env,
+    }),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: Bun.file(logPath),
+  });
+  const log = () => tail(logPath);
+  const timeout = setTimeout(() => proc.kill(9), opts.readyTimeoutMs ?? 20_000);
+  try {
+    const port = await listeningPort(proc.stdout);
+    if (port === undefined)
+      throw new Error(`server exited (${await proc.exited}) before listening: ${log()}`);
+    return { proc, base: `http://127.0.0.1:${port}`, log };
+  } finally {
+    clearTimeout(timeout);
+  }
+}
+
+/** Reads stdout until "listening on http://host:port", then keeps draining it in the background. */
+async function listeningPort(stdout: ReadableStream<Uint8Array>): Promise<number | undefined> {
+  const reader = stdout.getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return undefined;
+    seen += decoder.decode(value, { stream: true });
+    const match = /listening on http:\/\/[^:\s]+:(\d+)/.exec(seen);
+    if (match) {
+      void drain(reader);
+      return Number(match[1]);
+    }
+  }
+}
+
+async function drain(reader: { read(): Promise<{ done: boolean }> }): Promise<void> {
+  try {
+    while (!(await reader.read()).done) {}
+  } catch {}
+}
+
+function tail(path: string): string {
+  try {
+    return readFileSync(path, "utf8").slice(-3000);
+  } catch {
+    return "(no log)";
+  }
+}
+
+/** An operator token signed with `secret`, as the minting script would. */
+export async function adminTokenFor(secret: string, ttlSeconds = 3600): Promise<string> {
+  const tokens = new TokenService(new TextEncoder().encode(secret), systemClock);
+  const minted = await tokens.mint({
+    sub: "operator",
+    tenantId: OPERATOR_TENANT_ID,
+    roles: [],
+    admin: true,
+    ttlSeconds,
+  });
+  return minted.token;
+}
+
+export interface HttpAnswer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
+  body: any;
+  headers: Headers;
+}
+
+/** One JSON call to a real server; `token` as a bearer, `body` as JSON. */
+export async function httpCall(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<HttpAnswer> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined) headers["content-type"] ??= "application/json";
+  const res = await fetch(base + path, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {}
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** Kills with SIGKILL (if still running) and waits for the exit. */
+export async function killHard(server: ServerProcess): Promise<void> {
+  if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill(9);
+  await server.proc.exited;
+}

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { analyticsSender } from "../fakes/senders/analytics.ts";
+import { calendarSender } from "../fakes/senders/calendar.ts";
+import { codeHostSender } from "../fakes/senders/code-host.ts";
+import { esignSender } from "../fakes/senders/esign.ts";
+import { formsSender } from "../fakes/senders/forms.ts";
+import { helpdeskSender } from "../fakes/senders/helpdesk.ts";
+import { incidentsSender } from "../fakes/senders/incidents.ts";
+import { issueTrackerSender } from "../fakes/senders/issue-tracker.ts";
+import { meetingsSender } from "../fakes/senders/meetings.ts";
+import { officeGraphSender } from "../fakes/senders/office-graph.ts";
+import { paymentsSender } from "../fakes/senders/payments.ts";
+import { projectTrackerSender } from "../fakes/senders/project-tracker.ts";
+import { schedulingSender } from "../fakes/senders/scheduling.ts";
+import type { PlatformSender, Signed } from "../fakes/senders/sender.ts";
+import { standardSender } from "../fakes/senders/standard.ts";
+import { storefrontSender } from "../fakes/senders/storefront.ts";
+import { supportChatSender } from "../fakes/senders/support-chat.ts";
+import { telephonySender } from "../fakes/senders/telephony.ts";
+import { warehouseSender } from "../fakes/senders/warehouse.ts";
+import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
+import { setSecrets } from "../helpers/webhooks.ts";
+
+/**
+ * Hostile bodies on each of the eighteen sources, signed as validly as the platform would sign them
+ * (so they get past verification where the scheme allows): an empty body, 4 MiB, invalid UTF-8, a
+ * body of another media type, JSON nested 10,000 deep, and prototype keys. Each is a 4xx with a
+ * problem document, never a 500, and nothing is written.
+ */
+const SENDERS: PlatformSender[] = [
+  paymentsSender,
+  codeHostSender,
+  storefrontSender,
+  helpdeskSender,
+  issueTrackerSender,
+  projectTrackerSender,
+  supportChatSender,
+  telephonySender,
+  meetingsSender,
+  incidentsSender,
+  schedulingSender,
+  formsSender,
+  esignSender,
+  officeGraphSender,
+  analyticsSender,
+  warehouseSender,
+  standardSender,
+  calendarSender,
+];
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const BODIES: Record<string, { bytes: Uint8Array; contentType?: string }> = {
+  empty: { bytes: new Uint8Array(0) },
+  "4 MiB": { bytes: enc(`{"pad":"${"x".repeat(4 * 1024 * 1024)}"}`) },
+  "2 MiB of valid JSON": { bytes: enc(`{"pad":"${"y".repeat(2 * 1024 * 1024)}"}`) },
+  "invalid UTF-8": { bytes: new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0xff, 0xfe, 0x7d]) },
+  "another media type": {
+    bytes: enc('<?xml version="1.0"?><event type="x"/>'),
+    contentType: "application/xml",
+  },
+  "JSON nested 10,000 deep": {
+    bytes: enc(`${"[".repeat(10_000)}${"]".repeat(10_000)}`),
+    contentType: "application/json",
+  },
+};
+/** Where an empty body is the platform's ordinary notification, not a hostile one. */
+const EMPTY_IS_NORMAL = new Set(["calendar"]);
+
+const clock = new ManualClock();
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ clock });
+});
+afterAll(() => h.close());
+
+/** The sender's own byte-exact signing, else its ordinary signing of the text. */
+function signHostile(sender: PlatformSender, bytes: Uint8Array, url: string): Promise<Signed> | Signed {
+  const opts = { now: clock.now(), url };
+  if (sender.signRaw) return sender.signRaw(bytes, opts);
+  return sender.sign(new TextDecoder().decode(bytes), opts);
+}
+
+describe.each(SENDERS.map((s) => [s.source, s] as const))("%s under hostile bodies", (id, sender) => {
+  const cases = Object.keys(BODIES).filter((name) => !(name === "empty" && EMPTY_IS_NORMAL.has(id)));
+  test.each(cases)("%s → 4xx, nothing written", async (name) => {
+    const t = await h.createTenant();
+    setSecrets(h, t.tenant_id, sender.secrets);
+    const body = BODIES[name]!;
+    const url = `${BASE}/webhooks/${id}/${t.tenant_id}`;
+    const signed = await signHostile(sender, body.bytes, url);
+    const headers = { ...signed.headers, ...(body.contentType ? { "content-type": body.contentType } : {}) };
+    const res = await h.call("POST", `/webhooks/${id}/${t.tenant_id}`, { raw: signed.body, headers });
+    const text = await res.text();
+    expect({ name, status: res.status }).toMatchObject({ name, status: expect.any(Number) });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.headers.get("content-type")).toStartWith("application/problem+json");
+    expect(text).not.toMatch(/\n\s+at |\.ts:\d+/);
+    const health = await h.json("GET", `/tenants/${t.tenant_id}/healthz`, { token: h.adminToken });
+    expect(health.body.vault.entries).toBe(0);
+  });
+
+  test("a signed body full of prototype keys is answered without a 5xx and pollutes nothing", async () => {
+    const t = await h.createTenant();
+    setSecrets(h, t.tenant_id, sender.secrets);
+    const bytes = enc(
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"value":[]}',
+    );
+    const signed = await signHostile(sender, bytes, `${BASE}/webhooks/${id}/${t.tenant_id}`);
+    const res = await h.call("POST", `/webhooks/${id}/${t.tenant_id}`, {
+      raw: signed.body,
+      headers: signed.headers,
+    });
+    expect(res.status).toBeLessThan(500);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
