@@ -150,6 +150,16 @@ export class Unavailable extends AppError {
   }
 }
 
+/**
+ * A full disk or LMDB map, or a vault at its configured size ceiling (src/vault/storage-faults.ts):
+ * nothing of the request was written. Answered 507 so a sender retries once space exists.
+ */
+export class InsufficientStorage extends AppError {
+  override readonly status = 507;
+  override readonly code = "insufficient_storage";
+  override readonly title = "Insufficient storage";
+}
+
 /** An operating-system error saying the process or system ran out of file descriptors. */
 export function isOutOfFiles(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
