@@ -55,6 +55,11 @@ export function deadLetterKey(eventId: string, source: string): string {
   return `${eventId}\u0000${source}`;
 }
 
+/** A NUL-separated string key as written: lmdb-js may read it back as the array of its parts. */
+function nulJoined(key: unknown): string {
+  return Array.isArray(key) ? key.join("\u0000") : String(key);
+}
+
 /** Everything one acknowledged write changes; committed in one transaction. */
 export interface WriteSet {
   entries: StoredEntry[];
@@ -314,8 +319,13 @@ export class TenantVault {
     const prefix = `${eventId}\u0000`;
     const found = new Map<string, unknown>();
     for (const [key, value] of this.pendingDeadLetters()) if (key.startsWith(prefix)) found.set(key, value);
-    for (const { key, value } of this.deadLetters.getRange({ start: prefix, end: `${eventId}\u0001` })) {
-      if (!found.has(key)) found.set(key, value);
+    // lmdb-js's key encoding reads a NUL as an array separator: a range bound ending in one is
+    // mis-encoded for some lengths (dead letters of event ids near 50–60 characters were not
+    // found), and keys come back as arrays (a pending replay's record then counted twice). So the
+    // range is bounded on the bare id and each committed key is rebuilt as the string it was.
+    for (const { key, value } of this.deadLetters.getRange({ start: eventId, end: `${eventId}\u0001` })) {
+      const written = nulJoined(key);
+      if (written.startsWith(prefix) && !found.has(written)) found.set(written, value);
     }
     return [...found.values()];
   }
@@ -323,7 +333,8 @@ export class TenantVault {
   /** Every dead letter, pending writes overlaid on committed ones. */
   allDeadLetters(): unknown[] {
     const all = new Map<string, unknown>();
-    for (const { key, value } of this.deadLetters.getRange()) all.set(key, value);
+    // Keyed as the pending ones are, or a record being replayed would be listed twice.
+    for (const { key, value } of this.deadLetters.getRange()) all.set(nulJoined(key), value);
     for (const [key, value] of this.pendingDeadLetters()) all.set(key, value);
     return [...all.values()];
   }
