@@ -1,10 +1,18 @@
 /** The server: the runtime of src/lib.ts on the process environment, stopped cleanly on SIGTERM. */
-import { ConfigError } from "./config.ts";
+import { type ClusterConfig, clusterConfigOf } from "./cluster/config.ts";
+import { serveClusterNode } from "./cluster/serve.ts";
+import { resetSystemReplica } from "./cluster/system-replica.ts";
+import { ConfigError, loadConfig } from "./config.ts";
 import { createRuntime, type MemoryRuntime } from "./lib.ts";
 
-function main(): void {
+async function main(): Promise<void> {
   let runtime: MemoryRuntime;
+  let cluster: ClusterConfig | undefined;
   try {
+    // Cluster mode only when MEMORY_RUNTIME_CLUSTER_URL is set (docs/cluster.md).
+    cluster = clusterConfigOf(process.env);
+    // The local system store is a replica of the cluster's system stream: rebuilt at every start.
+    if (cluster) resetSystemReplica(loadConfig(process.env).dataDir);
     runtime = createRuntime({ env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -13,8 +21,15 @@ function main(): void {
     }
     throw error;
   }
-  const { url } = runtime.listen();
-  console.log(`memory-runtime ${runtime.internals.deps.config.version} listening on ${url}`);
+  const served = cluster
+    ? await serveClusterNode(runtime, cluster).catch((error) => {
+        console.error(`memory-runtime: cannot join the cluster at MEMORY_RUNTIME_CLUSTER_URL: ${error}`);
+        process.exit(69); // EX_UNAVAILABLE
+      })
+    : undefined;
+  const url = served?.url ?? runtime.listen().url;
+  const node = cluster ? ` (cluster node ${cluster.nodeId})` : "";
+  console.log(`memory-runtime ${runtime.internals.deps.config.version} listening on ${url}${node}`);
   process.on("SIGHUP", () => {
     void runtime.reload().then((report) => console.log(`memory-runtime: SIGHUP: ${JSON.stringify(report)}`));
   });
@@ -23,11 +38,11 @@ function main(): void {
     if (stopping) return;
     stopping = true;
     console.log(`memory-runtime: ${signal}: draining actors and closing vaults`);
-    await runtime.stop();
+    await (served ? served.stop() : runtime.stop());
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
-main();
+void main();

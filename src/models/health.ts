@@ -13,6 +13,16 @@ export const Healthz = StrictObject({
     max_open_tenants: Type.Integer(),
     open_tenants: Type.Integer(),
   }),
+  /** Cluster mode only (docs/cluster.md): this node, the partitions it serves, its view of the cluster. */
+  cluster: Type.Optional(
+    StrictObject({
+      node_id: Type.String(),
+      partitions: Type.Array(Type.Integer({ minimum: 0 })),
+      nodes: Type.Array(Type.String()),
+      owners: Type.Record(Type.String(), Type.String()),
+      partition_count: Type.Integer(),
+    }),
+  ),
 });
 
 /** CONTRACT §8's per-tenant health; `connectors` by name (`crm`, `mail`, `messaging`). */

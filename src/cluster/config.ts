@@ -1,0 +1,54 @@
+/**
+ * Cluster settings, read from the same environment object as src/config.ts. Absent
+ * `MEMORY_RUNTIME_CLUSTER_URL` means single-node mode: nothing of src/cluster runs.
+ */
+import { hostname } from "node:os";
+import { ConfigError, type Env } from "../config.ts";
+
+export interface ClusterTimings {
+  /** How often a node puts its heartbeat. */
+  heartbeatMs: number;
+  /** A node whose heartbeat was last seen longer ago than this is not live. */
+  liveMs: number;
+  /** How often ownership is reconciled and leases renewed. */
+  tickMs: number;
+  /** An owner serves a partition only this long after its last successful renewal. */
+  serveMs: number;
+  /** A lease not renewed for this long (as observed locally) may be taken over. */
+  staleMs: number;
+}
+
+export interface ClusterConfig {
+  servers: string[];
+  nodeId: string;
+  timings: ClusterTimings;
+}
+
+/** serveMs < staleMs: the old owner has stopped before a successor may claim (docs/cluster.md). */
+export const DEFAULT_TIMINGS: ClusterTimings = {
+  heartbeatMs: 1000,
+  liveMs: 3000,
+  tickMs: 1000,
+  serveMs: 2500,
+  staleMs: 4000,
+};
+
+const NODE_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function clusterConfigOf(env: Env): ClusterConfig | undefined {
+  const url = env.MEMORY_RUNTIME_CLUSTER_URL?.trim();
+  if (!url) return undefined;
+  const servers = url.split(",").map((s) => s.trim());
+  for (const server of servers) {
+    if (!/^(nats|tls):\/\/[^\s/]+$/.test(server))
+      throw new ConfigError(`MEMORY_RUNTIME_CLUSTER_URL: ${JSON.stringify(server)} is not a nats:// URL`);
+  }
+  const nodeId =
+    env.MEMORY_RUNTIME_NODE_ID?.trim() ||
+    hostname()
+      .replace(/[^A-Za-z0-9_-]/g, "-")
+      .slice(0, 64);
+  if (!NODE_ID_RE.test(nodeId))
+    throw new ConfigError("MEMORY_RUNTIME_NODE_ID must be 1-64 characters of A-Z, a-z, 0-9, _ and -");
+  return { servers, nodeId, timings: DEFAULT_TIMINGS };
+}

@@ -1,0 +1,83 @@
+/**
+ * HTTP requests and responses as NATS messages (request/reply between nodes): method, path and
+ * headers in NATS headers, the body as the raw payload, so the owner's answer comes back with the
+ * same status, headers and body.
+ */
+import { type Msg, type MsgHdrs, headers as natsHeaders } from "@nats-io/transport-node";
+
+const METHOD = "mr-method";
+const PATH = "mr-path";
+const HEADERS = "mr-headers";
+const STATUS = "mr-status";
+/** Set on a reply when the node asked no longer owns the partition (a move in progress). */
+export const NOT_OWNER = "mr-not-owner";
+
+/** Headers that describe one hop, not the message (RFC 9110 §7.6.1), or that the body recomputes. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "te",
+  "upgrade",
+  "content-length",
+]);
+
+export interface EncodedMessage {
+  headers: MsgHdrs;
+  payload: Uint8Array;
+}
+
+export function encodeRequest(request: Request, body: Uint8Array): EncodedMessage {
+  const url = new URL(request.url);
+  const h = natsHeaders();
+  h.set(METHOD, request.method);
+  h.set(PATH, url.pathname + url.search);
+  h.set(HEADERS, JSON.stringify(headerPairs(request.headers)));
+  return { headers: h, payload: body };
+}
+
+/** Rebuilds the request on the owner, against its own origin. */
+export function decodeRequest(msg: Msg, origin: string): Request {
+  const method = msg.headers?.get(METHOD) || "GET";
+  const pairs = JSON.parse(msg.headers?.get(HEADERS) || "[]") as Array<[string, string]>;
+  const hasBody = method !== "GET" && method !== "HEAD";
+  return new Request(origin + (msg.headers?.get(PATH) || "/"), {
+    method,
+    headers: pairs,
+    body: hasBody ? msg.data : undefined,
+  });
+}
+
+export async function encodeResponse(response: Response): Promise<EncodedMessage> {
+  const h = natsHeaders();
+  h.set(STATUS, String(response.status));
+  h.set(HEADERS, JSON.stringify(headerPairs(response.headers)));
+  return { headers: h, payload: new Uint8Array(await response.arrayBuffer()) };
+}
+
+export function notOwnerReply(): EncodedMessage {
+  const h = natsHeaders();
+  h.set(NOT_OWNER, "1");
+  return { headers: h, payload: new Uint8Array() };
+}
+
+export function isNotOwner(msg: Msg): boolean {
+  return msg.headers?.get(NOT_OWNER) === "1";
+}
+
+export function decodeResponse(msg: Msg): Response {
+  const status = Number(msg.headers?.get(STATUS) || "502");
+  const pairs = JSON.parse(msg.headers?.get(HEADERS) || "[]") as Array<[string, string]>;
+  const noBody = status === 204 || status === 304;
+  return new Response(noBody ? null : msg.data, { status, headers: pairs });
+}
+
+function headerPairs(headers: Headers): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  headers.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name) && name !== "set-cookie") pairs.push([name, value]);
+  });
+  // Set-Cookie is the one header that must not be folded into one line.
+  for (const cookie of headers.getSetCookie()) pairs.push(["set-cookie", cookie]);
+  return pairs;
+}

@@ -1,0 +1,86 @@
+/**
+ * A real cluster on loopback for the cluster suites: one nats-server with JetStream and N runtime
+ * processes (`bun run src/index.ts` with MEMORY_RUNTIME_CLUSTER_URL), each with its own data dir.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PARTITIONS } from "../../src/cluster/partition.ts";
+import { type NatsServer, startNatsServer } from "./nats-server.ts";
+import { pollUntil } from "./poll.ts";
+import { httpCall, killHard, type ServerProcess, startServerProcess } from "./server-process.ts";
+
+export interface ClusterNodeProcess {
+  nodeId: string;
+  server: ServerProcess;
+  dataDir: string;
+}
+
+export interface TestCluster {
+  nats: NatsServer;
+  nodes: ClusterNodeProcess[];
+  secret: string;
+  root: string;
+  /** Starts (or restarts, keeping its data dir) the node of this id. */
+  startNode(nodeId: string): Promise<ClusterNodeProcess>;
+  stop(): Promise<void>;
+}
+
+export async function startTestCluster(nodeIds: string[], secret: string): Promise<TestCluster> {
+  const root = mkdtempSync(join(tmpdir(), "mr-cluster-"));
+  const nats = await startNatsServer();
+  const nodes: ClusterNodeProcess[] = [];
+  const startNode = async (nodeId: string) => {
+    const dataDir = join(root, nodeId);
+    mkdirSync(dataDir, { recursive: true });
+    const server = await startServerProcess({
+      dataDir,
+      secret,
+      logDir: root,
+      label: `${nodeId}-${Date.now()}`,
+      env: { MEMORY_RUNTIME_CLUSTER_URL: nats.url, MEMORY_RUNTIME_NODE_ID: nodeId },
+    });
+    const node = { nodeId, server, dataDir };
+    const previous = nodes.findIndex((n) => n.nodeId === nodeId);
+    if (previous >= 0) nodes[previous] = node;
+    else nodes.push(node);
+    return node;
+  };
+  for (const id of nodeIds) await startNode(id);
+  return {
+    nats,
+    nodes,
+    secret,
+    root,
+    startNode,
+    stop: async () => {
+      await Promise.all(nodes.map((n) => killHard(n.server)));
+      await nats.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The cluster view in a node's `/healthz`. */
+export async function clusterView(node: ClusterNodeProcess) {
+  const answer = await httpCall(node.server.base, "GET", "/healthz");
+  return answer.body.cluster as {
+    node_id: string;
+    partitions: number[];
+    nodes: string[];
+    owners: Record<string, string>;
+  };
+}
+
+/** Waits until the given nodes together serve every partition exactly once, and each sees them all. */
+export async function waitForSettled(nodes: ClusterNodeProcess[], timeoutMs = 15_000): Promise<void> {
+  await pollUntil(
+    async () => Promise.all(nodes.map((n) => clusterView(n).catch(() => undefined))),
+    (views) => {
+      if (views.some((v) => v === undefined || v.nodes.length !== nodes.length)) return false;
+      const served = views.flatMap((v) => v!.partitions);
+      return served.length === PARTITIONS && new Set(served).size === PARTITIONS;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+}
