@@ -30,6 +30,23 @@ export async function waitForDenials(h: Harness, tenantId: string, count: number
   return denials;
 }
 
+/**
+ * Puts a role through the admin API: 201 when it is new, 200 when it replaces one of that name
+ * (README "Roles and tokens"). Which one is expected is read from the library first, so a test
+ * that puts the same role twice still asserts one determined status each time.
+ */
+export async function putRole(
+  h: Harness,
+  tenantId: string,
+  body: { name: string; permissions: string[]; description?: string },
+): Promise<void> {
+  const library = await h.json("GET", `/admin/roles/${tenantId}`, { token: h.adminToken });
+  expect(library.status).toBe(200);
+  const exists = library.body.roles.some((r: { name: string }) => r.name === body.name);
+  const put = await h.json("POST", `/admin/roles/${tenantId}`, { token: h.adminToken, body });
+  expect({ role: body.name, status: put.status }).toEqual({ role: body.name, status: exists ? 200 : 201 });
+}
+
 /** Creates a role through the admin API and mints a token holding only that role. */
 export async function tokenWithRole(
   h: Harness,
@@ -38,11 +55,7 @@ export async function tokenWithRole(
   permissions: string[],
   sub = `${role}-agent`,
 ): Promise<string> {
-  const put = await h.json("POST", `/admin/roles/${tenantId}`, {
-    token: h.adminToken,
-    body: { name: role, permissions },
-  });
-  expect([200, 201]).toContain(put.status);
+  await putRole(h, tenantId, { name: role, permissions });
   const minted = await h.json("POST", `/admin/jwt/${tenantId}`, {
     token: h.adminToken,
     body: { roles: [role], sub },

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { Forbidden } from "../../src/errors.ts";
 import { toolError } from "../../src/mcp/results.ts";
+import { putRole } from "../helpers/api.ts";
 import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem, type ProblemBody } from "../helpers/problem.ts";
 
@@ -72,11 +73,7 @@ async function refused(
 
 /** A role of tenant A holding `permissions`, and a token carrying it. */
 async function tokenWith(role: string, permissions: string[]): Promise<string> {
-  const res = await h.json("POST", `/admin/roles/${tenantA.tenant_id}`, {
-    token: h.adminToken,
-    body: { name: role, permissions },
-  });
-  expect([200, 201]).toContain(res.status);
+  await putRole(h, tenantA.tenant_id, { name: role, permissions });
   return h.mint(tenantA.tenant_id, [role], `${role}-agent`);
 }
 
@@ -351,6 +348,11 @@ describe("idempotency keys", () => {
 
 describe("refusals are tool errors carrying the route's problem", () => {
   test("memory_add without memory:write is 403, recorded in the denial log with the /mcp path", async () => {
+    const seeded = await h.json("POST", "/memory/facts", {
+      token: tenantA.token,
+      body: { content: "The warehouse restocks on Mondays", valid_from: "2025-01-01T00:00:00Z" },
+    });
+    expect(seeded.status).toBe(201);
     const reader = await connect(await tokenWith("reader", ["memory:read", "memory:search"]));
     const problem = await refused(
       reader,

@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { TENANT_INDEX_FILE } from "../../src/embedding/index-tuning.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../../src/models/category.ts";
-import { ISO_MS, waitForDenials } from "../helpers/api.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { ISO_MS, putRole, waitForDenials } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
@@ -27,9 +28,11 @@ type ApiEntry = {
 const SUB = "agent-42";
 
 let h: Harness;
+/** The runtime's clock: recorded_at and the bi-temporal instants are its readings, moved by hand. */
+const clock = new ManualClock();
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ clock });
 });
 afterAll(() => h.close());
 
@@ -46,11 +49,7 @@ async function roleToken(
   permissions: string[],
   sub = `${name}-agent`,
 ): Promise<string> {
-  const put = await h.json("POST", `/admin/roles/${tenantId}`, {
-    token: h.adminToken,
-    body: { name, permissions, description: `test role ${name}` },
-  });
-  expect([200, 201]).toContain(put.status);
+  await putRole(h, tenantId, { name, permissions, description: `test role ${name}` });
   return h.mint(tenantId, [name], sub);
 }
 
@@ -125,9 +124,8 @@ describe("create, read and list, per category", () => {
   for (const category of CATEGORIES) {
     test(`${category}: 201 with the server fields and defaults, readable by id`, async () => {
       const body = bodies[category]();
-      const before = Date.now();
+      clock.advance(1000);
       const res = await post(ctx.token, category, body);
-      const after = Date.now();
       expect(res.status).toBe(201);
       expect(res.res.headers.get("content-type")).toStartWith("application/json");
       const e = res.body;
@@ -145,9 +143,8 @@ describe("create, read and list, per category", () => {
       });
       expect(e.recorded_at).toMatch(ISO_MS);
       expect(e.valid_from).toMatch(ISO_MS);
-      const recorded = Date.parse(e.recorded_at);
-      expect(recorded).toBeGreaterThanOrEqual(before);
-      expect(recorded).toBeLessThanOrEqual(after);
+      // Recorded at the runtime's now (the injected clock's).
+      expect(e.recorded_at).toBe(new Date(clock.now()).toISOString());
       // valid_from defaults to now.
       expect(e.valid_from).toBe(e.recorded_at);
       expect(e).not.toHaveProperty("embedding");
@@ -300,11 +297,13 @@ describe("tenancy and permissions", () => {
   });
 
   test("another tenant's entry → 404, and never appears in its lists or searches", async () => {
-    const res = await h.call("GET", `/memory/facts/${fact.id}`, { token: b.token });
+    // A tenant of its own, so that what other tests write into b cannot hide a leak or fake one.
+    const c = await tenant("agent-c");
+    const res = await h.call("GET", `/memory/facts/${fact.id}`, { token: c.token });
     const problem = await expectProblem(res, 404, "not_found");
     expect(JSON.stringify(problem)).not.toContain("secret fact");
-    expect((await list(b.token, "fact")).items).toEqual([]);
-    const search = await h.json("POST", "/memory/search", { token: b.token, body: { query: "secret fact" } });
+    expect((await list(c.token, "fact")).items).toEqual([]);
+    const search = await h.json("POST", "/memory/search", { token: c.token, body: { query: "secret fact" } });
     expect(search.status).toBe(200);
     expect(search.body.results).toEqual([]);
   });
@@ -339,8 +338,12 @@ describe("tenancy and permissions", () => {
     await expectProblem(res, 403, "forbidden");
     expect((await h.call("GET", `/memory/facts/${fact.id}`, { token: reader })).status).toBe(200);
     expect((await h.call("GET", "/memory/facts", { token: reader })).status).toBe(200);
-    const denials = await waitForDenials(h, a.tenantId, 2);
-    expect(denials.some((d) => d.sub === "reader-agent" && d.permission === "memory:write:facts")).toBe(true);
+    const denials = await waitForDenials(h, a.tenantId, 1);
+    expect(denials.find((d) => d.sub === "reader-agent")).toMatchObject({
+      permission: "memory:write:facts",
+      method: "POST",
+      path: "/memory/facts",
+    });
   });
 
   test("a role holding memory:write:facts writes facts but not decisions, and cannot read", async () => {
@@ -478,19 +481,20 @@ describe("bi-temporal views", () => {
 
   beforeAll(async () => {
     ({ token } = await tenant());
-    beforeA = iso(Date.now());
-    await Bun.sleep(5);
+    // Transaction time is the injected clock's: each instant captured lies strictly between writes.
+    beforeA = iso(clock.now());
+    clock.advance(10);
     A = await create(token, "fact", { content: "The CEO is Alice", valid_from: T1 });
-    await Bun.sleep(5);
-    afterA = iso(Date.now());
-    await Bun.sleep(5);
+    clock.advance(10);
+    afterA = iso(clock.now());
+    clock.advance(10);
     B = await create(token, "fact", { content: "The CEO is Bob", valid_from: T2, supersedes: A.id });
-    await Bun.sleep(5);
-    afterB = iso(Date.now());
-    await Bun.sleep(5);
+    clock.advance(10);
+    afterB = iso(clock.now());
+    clock.advance(10);
     C = await create(token, "fact", { content: "The CEO is Carol", corrects: B.id });
-    await Bun.sleep(5);
-    afterC = iso(Date.now());
+    clock.advance(10);
+    afterC = iso(clock.now());
     await create(token, "fact", {
       content: "The office was closed for works",
       valid_from: "2024-01-01T00:00:00.000Z",

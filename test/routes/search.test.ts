@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import { type Category, PLURAL_OF } from "../../src/models/category.ts";
-import { waitForDenials } from "../helpers/api.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { putRole, waitForDenials } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
@@ -11,9 +12,12 @@ let token: string;
 type ApiEntry = { id: string; category: string; content: string; [field: string]: unknown };
 const E: Record<string, ApiEntry> = {};
 let beforeLate: string;
+/** The runtime's clock: transaction-time instants are its readings, moved by hand. */
+const clock = new ManualClock();
+const nowIso = () => new Date(clock.now()).toISOString();
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ clock });
   const t = await h.createTenant();
   tenantId = t.tenant_id;
   token = t.token;
@@ -54,9 +58,9 @@ beforeAll(async () => {
     valid_to: "2022-01-01T00:00:00.000Z",
     tags: ["history"],
   });
-  await Bun.sleep(5);
-  beforeLate = new Date().toISOString();
-  await Bun.sleep(5);
+  clock.advance(10);
+  beforeLate = nowIso();
+  clock.advance(10);
   await write("newest", "fact", { content: "Harbour Street office reopened as a museum", tags: ["history"] });
 });
 afterAll(() => h.close());
@@ -242,9 +246,9 @@ describe("bi-temporal search", () => {
       token: t.token,
       body: { content: "The vault code is seven", valid_from: "2025-01-01T00:00:00Z" },
     });
-    await Bun.sleep(5);
-    const between = new Date().toISOString();
-    await Bun.sleep(5);
+    clock.advance(10);
+    const between = nowIso();
+    clock.advance(10);
     const right = await h.json("POST", "/memory/facts", {
       token: t.token,
       body: { content: "The vault code is eight", corrects: wrong.body.id },
@@ -276,11 +280,7 @@ describe("bi-temporal search", () => {
 
 describe("permissions", () => {
   async function roleToken(name: string, permissions: string[]): Promise<string> {
-    const put = await h.json("POST", `/admin/roles/${tenantId}`, {
-      token: h.adminToken,
-      body: { name, permissions, description: "search test role" },
-    });
-    expect([200, 201]).toContain(put.status);
+    await putRole(h, tenantId, { name, permissions, description: "search test role" });
     return h.mint(tenantId, [name], `${name}-agent`);
   }
 

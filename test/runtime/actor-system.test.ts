@@ -4,6 +4,7 @@ import { ManualClock } from "../../src/runtime/clock.ts";
 import { Later, later } from "../../src/runtime/later.ts";
 import type { Behaviour } from "../../src/runtime/protocol.ts";
 import { pollUntil } from "../helpers/poll.ts";
+import { afterPendingMicrotasks } from "../helpers/turn.ts";
 
 class DomainError extends Error {}
 
@@ -159,9 +160,14 @@ describe("ActorSystem", () => {
     const ref = f.kind.ref("a");
     await ref.ask({ type: "inc", by: 1 });
     f.clock.advance(100);
-    // The stop has begun and is blocked; a new message arrives meanwhile.
+    await pollUntil(
+      () => f.events.join(","),
+      (e) => e === "start a,stop-begin a",
+    );
+    // The stop has begun and is blocked; a new message arrives meanwhile. Starting an actor is only
+    // promise steps, so once the pending microtasks have run a start that did not wait would show.
     const reply = ref.ask({ type: "inc", by: 1 });
-    await Bun.sleep(5);
+    await afterPendingMicrotasks();
     expect(f.starts).toBe(1);
     expect(f.events).toEqual(["start a", "stop-begin a"]);
     gated = false;
@@ -313,8 +319,10 @@ describe("ActorSystem", () => {
     const stopping = f.system.stopAll().then(() => {
       stopped = true;
     });
-    await Bun.sleep(5);
+    // Every step stopAll could take without the gates has been taken: it is still waiting on them.
+    await afterPendingMicrotasks();
     expect(stopped).toBe(false);
+    expect(f.events.filter((e) => e.startsWith("stop-begin"))).toEqual([]);
     for (const g of gates) g.resolve();
     await stopping;
     expect(await Promise.all(replies)).toEqual(["a1", "a2", "b1"]);
@@ -338,8 +346,9 @@ describe("ActorSystem", () => {
     const stopping = f.system.stopAll().then(() => {
       stopped = true;
     });
-    await Bun.sleep(5);
+    await afterPendingMicrotasks();
     expect(stopped).toBe(false);
+    expect(f.stops).toBe(0);
     gate.resolve();
     await stopping;
     expect(f.stops).toBe(1);

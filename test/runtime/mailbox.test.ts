@@ -1,27 +1,37 @@
 import { describe, expect, test } from "bun:test";
 import { Mailbox } from "../../src/runtime/mailbox.ts";
+import { afterPendingMicrotasks } from "../helpers/turn.ts";
 
 describe("Mailbox", () => {
-  test("runs jobs one at a time in enqueue order, even when earlier jobs are slower", async () => {
+  test("runs jobs one at a time in enqueue order: the next starts only once the one before has ended", async () => {
     const mailbox = new Mailbox();
     const log: string[] = [];
     let running = 0;
     let maxRunning = 0;
-    const job = (name: string, ms: number) => async () => {
+    const gates = new Map<string, () => void>();
+    const job = (name: string) => async () => {
       running++;
       maxRunning = Math.max(maxRunning, running);
       log.push(`start ${name}`);
-      await Bun.sleep(ms);
+      await new Promise<void>((release) => gates.set(name, release));
       log.push(`end ${name}`);
       running--;
       return name;
     };
-    const results = await Promise.all([
-      mailbox.enqueue(job("a", 15)),
-      mailbox.enqueue(job("b", 1)),
-      mailbox.enqueue(job("c", 5)),
+    const results = Promise.all([
+      mailbox.enqueue(job("a")),
+      mailbox.enqueue(job("b")),
+      mailbox.enqueue(job("c")),
     ]);
-    expect(results).toEqual(["a", "b", "c"]);
+    // Each job holds until the test opens its gate: a mailbox that ran jobs alongside each other
+    // would have started the next one by the time the pending microtasks have run.
+    for (const name of ["a", "b", "c"]) {
+      await afterPendingMicrotasks();
+      expect(log.filter((line) => line.startsWith("start")).at(-1)).toBe(`start ${name}`);
+      expect(running).toBe(1);
+      gates.get(name)!();
+    }
+    expect(await results).toEqual(["a", "b", "c"]);
     expect(log).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
     expect(maxRunning).toBe(1);
   });
@@ -55,11 +65,10 @@ describe("Mailbox", () => {
     }
     // A later job enqueued after a burst of synchronous ones must still run.
     const last = mailbox.enqueue(() => "last");
-    const out = await Promise.race([
-      Promise.all([Promise.all(all), last]),
-      Bun.sleep(2000).then(() => "stalled" as const),
-    ]);
-    expect(out).not.toBe("stalled");
+    // A stall would leave this await pending and fail the test on its timeout.
+    const [values, lastValue] = await Promise.all([Promise.all(all), last]);
+    expect(values).toHaveLength(5000);
+    expect(lastValue).toBe("last");
     expect(seen.length).toBe(5000);
     expect(seen.every((v, i) => v === i)).toBe(true);
   });
@@ -96,7 +105,7 @@ describe("Mailbox", () => {
     const d = mailbox.drained().then(() => {
       drained = true;
     });
-    await Bun.sleep(1);
+    await afterPendingMicrotasks();
     expect(drained).toBe(false);
     release();
     await d;

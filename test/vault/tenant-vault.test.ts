@@ -250,10 +250,18 @@ describe("TenantVault", () => {
     expect(reopened.nextSeq()).toBeGreaterThan(lastSeq);
   });
 
-  test("close is idempotent", async () => {
-    const vault = new TenantVault(tempDir());
-    await vault.close();
-    await vault.close();
+  test("close is idempotent: a second and a concurrent close resolve, and the data reopens intact", async () => {
+    const dir = tempDir();
+    const vault = new TenantVault(dir);
+    const s = stored(vault);
+    await vault.write({ entries: [s], created: [s] });
+    const [first, concurrent] = await Promise.all([vault.close(), vault.close()]);
+    expect([first, concurrent]).toEqual([undefined, undefined]);
+    expect(await vault.close()).toBeUndefined();
+    // The environment was really released: the same directory opens again with the entry in it.
+    const reopened = openVault(dir);
+    expect(reopened.get(s.entry.id)?.entry).toEqual(s.entry);
+    expect(reopened.entryCount()).toBe(1);
   });
 
   test("all() yields every committed entry", async () => {
