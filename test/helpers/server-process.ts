@@ -10,6 +10,8 @@ import { cleanEnv, ROOT } from "./spawn.ts";
 export interface ServerProcess {
   proc: Subprocess;
   base: string;
+  /** What the process printed on stdout up to its listening line (other ports it announces). */
+  banner: string;
   /** The last part of what the server wrote to stderr (its log file). */
   log(): string;
 }
@@ -20,6 +22,8 @@ export interface ServerOptions {
   /** Where stdout/stderr go: `<logDir>/<label>.log`. */
   logDir: string;
   label: string;
+  /** The program to run, relative to the repository root; default `src/index.ts`. */
+  entry?: string;
   env?: Record<string, string | undefined>;
   /** Starts the server under `ulimit -n <openFiles>` (through bash). */
   openFiles?: number;
@@ -32,7 +36,7 @@ export interface ServerOptions {
  */
 export async function startServerProcess(opts: ServerOptions): Promise<ServerProcess> {
   const logPath = join(opts.logDir, `${opts.label}.log`);
-  const serve = [process.execPath, "run", "src/index.ts"];
+  const serve = [process.execPath, "run", opts.entry ?? "src/index.ts"];
   const cmd =
     opts.openFiles === undefined
       ? serve
@@ -53,17 +57,19 @@ export async function startServerProcess(opts: ServerOptions): Promise<ServerPro
   const log = () => tail(logPath);
   const timeout = setTimeout(() => proc.kill(9), opts.readyTimeoutMs ?? 20_000);
   try {
-    const port = await listeningPort(proc.stdout);
-    if (port === undefined)
+    const listening = await listeningPort(proc.stdout);
+    if (listening === undefined)
       throw new Error(`server exited (${await proc.exited}) before listening: ${log()}`);
-    return { proc, base: `http://127.0.0.1:${port}`, log };
+    return { proc, base: `http://127.0.0.1:${listening.port}`, banner: listening.banner, log };
   } finally {
     clearTimeout(timeout);
   }
 }
 
 /** Reads stdout until "listening on http://host:port", then keeps draining it in the background. */
-async function listeningPort(stdout: ReadableStream<Uint8Array>): Promise<number | undefined> {
+async function listeningPort(
+  stdout: ReadableStream<Uint8Array>,
+): Promise<{ port: number; banner: string } | undefined> {
   const reader = stdout.getReader();
   const decoder = new TextDecoder();
   let seen = "";
@@ -74,7 +80,7 @@ async function listeningPort(stdout: ReadableStream<Uint8Array>): Promise<number
     const match = /listening on http:\/\/[^:\s]+:(\d+)/.exec(seen);
     if (match) {
       void drain(reader);
-      return Number(match[1]);
+      return { port: Number(match[1]), banner: seen };
     }
   }
 }
