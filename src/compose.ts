@@ -58,6 +58,8 @@ export interface Runtime {
   startConnectorsFor(tenantId: string): Promise<ConnectorStarts>;
   /** Re-reads the secrets file and the CRM mapping (SIGHUP, `POST /admin/reload`). */
   reload(): Promise<ReloadReport>;
+  /** Closes a tenant's actor and vault (cluster mode: before its partition's data is restored). */
+  passivateTenant(tenantId: string): Promise<void>;
   /** Drains every actor and closes every vault and the system store. */
   stop(): Promise<void>;
 }
@@ -386,6 +388,7 @@ export function composeRuntime({
       return (await connectors.statuses(tenantId)) as ConnectorStarts;
     },
     reload,
+    passivateTenant: (tenantId) => tenants.passivate(tenantId),
     stop: async () => {
       // Connectors first: close streams, cancel timers, then let their mailboxes drain.
       connectors.halt();

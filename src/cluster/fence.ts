@@ -6,6 +6,7 @@
  * ownership exclusive (nats-server issue 4320). Appends of one partition are serialised.
  */
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import { Unavailable } from "../errors.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
 
 export interface LogRecord {
@@ -15,10 +16,13 @@ export interface LogRecord {
   [field: string]: unknown;
 }
 
-/** An append refused because another claim moved the partition's subject on. */
-export class Fenced extends Error {
+/**
+ * A write refused because this node does not (or no longer) own the partition: another claim moved
+ * the subject on, or the append could not be made. A 503: the client retries and reaches the owner.
+ */
+export class Fenced extends Unavailable {
   constructor(readonly partition: number) {
-    super(`partition ${partition}: fenced by a newer owner`);
+    super(`partition ${partition} moved to another node; retry`, 1);
   }
 }
 

@@ -36,6 +36,7 @@ export class ClusterNode {
   static async start(
     config: ClusterConfig,
     logLine: (line: string) => void = console.error,
+    onClaimed?: (partition: number, epoch: number) => Promise<void>,
   ): Promise<ClusterNode> {
     const nc = await connect({ servers: config.servers, name: config.nodeId, maxReconnectAttempts: -1 });
     const jsm = await jetstreamManager(nc);
@@ -55,7 +56,16 @@ export class ClusterNode {
       now,
       () => ownership?.tickSoon(),
     );
-    ownership = new Ownership(leases, log, membership, config.nodeId, config.timings, now, logLine);
+    ownership = new Ownership(
+      leases,
+      log,
+      membership,
+      config.nodeId,
+      config.timings,
+      now,
+      logLine,
+      onClaimed,
+    );
     await membership.start();
     await ownership.start();
     return new ClusterNode(nc, config, membership, ownership, log);
@@ -66,8 +76,8 @@ export class ClusterNode {
   }
 
   /**
-   * Appends a fenced record to the tenant's partition log before a write is applied; throws
-   * `Fenced` (after dropping the partition) when a newer owner claimed it.
+   * Appends a fenced record to the tenant's partition log; throws `Fenced` (after dropping the
+   * partition) when this node does not serve it or the append failed.
    */
   async appendWrite(tenantId: string, record: { type: string; [field: string]: unknown }): Promise<number> {
     const partition = partitionOf(tenantId);
@@ -76,8 +86,10 @@ export class ClusterNode {
     try {
       return await this.log.append(partition, epoch, record);
     } catch (error) {
-      this.ownership.onFenced(error);
-      throw error;
+      // Refused or unanswered: the local vault may now hold a write the log lacks, so the
+      // partition is dropped and rebuilt from the log at its next claim.
+      this.ownership.drop(partition, `append failed: ${error}`);
+      throw error instanceof Fenced ? error : new Fenced(partition);
     }
   }
 

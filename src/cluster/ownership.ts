@@ -7,7 +7,7 @@
  */
 import type { KV } from "@nats-io/kv";
 import type { ClusterTimings } from "./config.ts";
-import { Fenced, type PartitionLog } from "./fence.ts";
+import type { PartitionLog } from "./fence.ts";
 import type { Membership } from "./membership.ts";
 import { leaseKey, partitionOfLeaseKey } from "./names.ts";
 import { desiredOwner, PARTITIONS } from "./partition.ts";
@@ -18,6 +18,8 @@ interface Held {
   revision: number;
   /** When the last successful renewal (or the claim) was sent, on the local monotonic clock. */
   renewedAt: number;
+  /** False while the partition's data is being restored: held (and renewed) but not served yet. */
+  ready: boolean;
 }
 
 /** A lease as last seen on the watch. */
@@ -50,6 +52,8 @@ export class Ownership {
     private readonly timings: ClusterTimings,
     private readonly now: () => number,
     private readonly logLine: (line: string) => void,
+    /** Prepares a claimed partition (restores its data) before it is served. */
+    private readonly onClaimed: (partition: number, epoch: number) => Promise<void> = async () => {},
   ) {}
 
   async start(): Promise<void> {
@@ -75,7 +79,8 @@ export class Ownership {
   /** True while this node holds the partition's lease within its serve window. */
   owns(partition: number): boolean {
     const held = this.held.get(partition);
-    return held !== undefined && this.now() - held.renewedAt < this.timings.serveMs;
+    if (!held?.ready) return false;
+    return this.now() - held.renewedAt < this.timings.serveMs;
   }
 
   epochOf(partition: number): number | undefined {
@@ -166,12 +171,28 @@ export class Ownership {
       const value = JSON.stringify({ owner: this.nodeId, epoch } satisfies LeaseValue);
       const renewed = await this.bucket.update(key, value, rev);
       if (this.stopped) return;
-      this.held.set(partition, { epoch, revision: renewed, renewedAt: started });
-      this.logLine(`[cluster] partition ${partition} claimed, epoch ${epoch}`);
+      const held: Held = { epoch, revision: renewed, renewedAt: started, ready: false };
+      this.held.set(partition, held);
+      // Not awaited: renewals (of this and every other partition) go on while the data is restored.
+      void this.prepare(partition, held);
     } catch (error) {
       this.log.forget(partition);
       this.logLine(`[cluster] partition ${partition}: claim failed: ${error}`);
     }
+  }
+
+  private async prepare(partition: number, held: Held): Promise<void> {
+    const started = this.now();
+    try {
+      await this.onClaimed(partition, held.epoch);
+    } catch (error) {
+      this.drop(partition, `restore failed: ${error}`);
+      return;
+    }
+    if (this.held.get(partition) !== held) return;
+    held.ready = true;
+    const ms = Math.round(this.now() - started);
+    this.logLine(`[cluster] partition ${partition} claimed, epoch ${held.epoch}, restored in ${ms} ms`);
   }
 
   private async renew(partition: number, held: Held): Promise<void> {
@@ -189,11 +210,6 @@ export class Ownership {
   private async release(partition: number, held: Held): Promise<void> {
     this.drop(partition, "released to a better-placed node");
     await this.bucket.delete(leaseKey(partition), { previousSeq: held.revision }).catch(() => undefined);
-  }
-
-  /** Fenced appends end ownership the moment JetStream refuses them. */
-  onFenced(error: unknown): void {
-    if (error instanceof Fenced) this.drop(error.partition, "fenced by a newer claim");
   }
 
   async stop(): Promise<void> {

@@ -8,7 +8,6 @@ import type { Msg, Subscription } from "@nats-io/transport-node";
 import { PayloadTooLarge, Unavailable } from "../errors.ts";
 import { problemResponse } from "../http/errors.ts";
 import { assignRequestId } from "../http/request-id.ts";
-import { Fenced } from "./fence.ts";
 import {
   decodeRequest,
   decodeResponse,
@@ -39,8 +38,6 @@ export const DEFAULT_ROUTER_OPTIONS: RouterOptions = {
   retryAfterSeconds: 2,
 };
 
-/** Methods that change state: appended to the partition log (fenced) before they run. */
-const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Room left in a NATS message for the forwarded request's headers. */
 const HEADER_ROOM = 64 * 1024;
 /** How often a request waiting for an owner looks again. */
@@ -120,23 +117,9 @@ export class ClusterRouter {
     }
   }
 
-  /** Handles a request of an owned partition; undefined when the partition was lost meanwhile. */
+  /** Handles a request of an owned partition (its vault writes are fenced in the changelog). */
   private async serveOwned(request: Request, tenantId: string): Promise<Response | undefined> {
     await this.options.beforeServe?.(tenantId);
-    if (!READ_METHODS.has(request.method)) {
-      try {
-        const url = new URL(request.url);
-        await this.node.appendWrite(tenantId, {
-          type: "request",
-          tenant_id: tenantId,
-          method: request.method,
-          path: url.pathname,
-        });
-      } catch (error) {
-        if (error instanceof Fenced) return undefined;
-        throw error;
-      }
-    }
     return this.app(request);
   }
 

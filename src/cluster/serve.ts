@@ -5,8 +5,12 @@
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { MemoryRuntime } from "../lib.ts";
+import { encodeWriteSet, logVaultWrites } from "./changelog.ts";
 import type { ClusterConfig } from "./config.ts";
+import { Fenced } from "./fence.ts";
 import { ClusterNode, type ClusterView } from "./node.ts";
+import { partitionOf } from "./partition.ts";
+import { restorePartition } from "./restore.ts";
 import { ClusterRouter, DEFAULT_ROUTER_OPTIONS } from "./router.ts";
 import { SystemReplica } from "./system-replica.ts";
 
@@ -24,7 +28,25 @@ export async function serveClusterNode(
 ): Promise<ClusterServer> {
   const { config } = runtime.internals.deps;
   const { store } = runtime.internals.deps;
-  const node = await ClusterNode.start(cluster, log);
+  // Every vault write of an owned tenant goes to its partition's changelog before it resolves.
+  let node: ClusterNode | undefined;
+  const unhook = logVaultWrites(async (tenantId, set) => {
+    if (!node) throw new Fenced(partitionOf(tenantId));
+    await node.appendWrite(tenantId, { type: "write", tenant_id: tenantId, set: encodeWriteSet(set) });
+  });
+  node = await ClusterNode.start(cluster, log, async (partition, epoch) => {
+    const report = await restorePartition(
+      {
+        js: jetstream(node!.nc),
+        dataDir: config.dataDir,
+        passivateTenant: runtime.internals.passivateTenant,
+      },
+      partition,
+      epoch,
+    );
+    if (report.applied > 0)
+      log(`[cluster] partition ${partition}: replayed ${report.applied} writes of ${report.tenants} tenants`);
+  });
   const replica = new SystemReplica(store, jetstream(node.nc), await jetstreamManager(node.nc), log);
   await replica.start();
   const app = (request: Request) => withClusterView(request, runtime.app.handle(request), () => node.view());
@@ -50,7 +72,8 @@ export async function serveClusterNode(
       await server.stop();
       router.stop();
       replica.stop();
-      await node.stop();
+      await node!.stop();
+      unhook();
       await runtime.stop();
     },
   };

@@ -72,12 +72,14 @@ export async function clusterView(node: ClusterNodeProcess) {
   };
 }
 
-/** Waits until the given nodes together serve every partition exactly once, and each sees them all. */
+/** Waits until the given nodes together serve every partition exactly once, each serving some, each seeing all nodes. */
 export async function waitForSettled(nodes: ClusterNodeProcess[], timeoutMs = 15_000): Promise<void> {
   await pollUntil(
     async () => Promise.all(nodes.map((n) => clusterView(n).catch(() => undefined))),
     (views) => {
       if (views.some((v) => v === undefined || v.nodes.length !== nodes.length)) return false;
+      // Rendezvous gives every node a share: one serving nothing has not got its partitions yet.
+      if (views.some((v) => v!.partitions.length === 0)) return false;
       const served = views.flatMap((v) => v!.partitions);
       return served.length === PARTITIONS && new Set(served).size === PARTITIONS;
     },
