@@ -178,7 +178,7 @@ export function summaryLines(r: CrashLoopReport): string[] {
     .join(", ");
   return [
     `crash loop: ${r.cycles} cycles, ${r.kills} × kill -9, ${r.tenants} tenants, seed ${r.seed}, ${(r.durationMs / 1000).toFixed(1)} s`,
-    `  requests tried ${r.requests}, acknowledged ${r.acknowledged}, refused (4xx) ${r.refused}, cut off by a kill ${r.unanswered}, 5xx ${r.serverErrors}`,
+    `  requests tried ${r.requests}, acknowledged ${r.acknowledged}, refused (4xx) ${r.refused}, unanswered (killed) ${r.unanswered}, 5xx ${r.serverErrors}`,
     `  acknowledged by kind: ${mix}`,
     `  distinct acknowledged: entries ${r.distinctEntries}, dead letters ${r.distinctDeadLetters}`,
     `  checks summed over restarts: entries ${r.entriesChecked}, dead letters ${r.deadLettersChecked}, replay results ${r.replaysChecked}`,

@@ -83,7 +83,7 @@ export interface Figures {
   acknowledged: number;
   /** Answered 4xx (a bridge queue full, a refused body): not acknowledged, and not a fault. */
   refused: number;
-  /** Cut off by the kill (no answer). */
+  /** No answer: in flight at the kill, or a later step of an operation sent after it. */
   unanswered: number;
   serverErrors: number;
   /** Acknowledgements per operation kind. */
