@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import type { AppError } from "../errors.ts";
+import { type AppError, Unavailable } from "../errors.ts";
 import { ADMIN_COOKIE, requestInfo } from "../http/auth.ts";
 import { readFormBody } from "../http/body.ts";
 import { validatedBody } from "../http/validate-body.ts";
@@ -16,7 +16,7 @@ import { vaultPresent } from "../vault/tenant-paths.ts";
 import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
 import { SESSION_PATH, SIGN_OUT_PATH, signInPage } from "../views/sign-in-page.ts";
-import { metricWindow, revenueReport } from "./admin-metrics.ts";
+import { emptyRevenueReport, metricWindow, revenueReport, type Window } from "./admin-metrics.ts";
 import type { Deps } from "./deps.ts";
 import { tenantCursor, tenantCursorOf } from "./tenants.ts";
 
@@ -152,11 +152,10 @@ async function dashboardModel(
   const after = query.cursor === undefined ? undefined : tenantCursorOf(query.cursor);
   const page = deps.store.listTenantsPage(query.limit ?? 25, after);
   const days = lastDays(now, CHART_DAYS);
-  const stats = await Promise.all(page.tenants.map((t) => tenantStats(deps, t.tenant_id, days)));
   const window = metricWindow({}, now);
-  const tenants: TenantRow[] = await Promise.all(
-    page.tenants.map(async (t, i) => row(t, stats[i]!, await revenueReport(deps, t.tenant_id, window))),
-  );
+  const figures = await Promise.all(page.tenants.map((t) => tenantFigures(deps, t.tenant_id, days, window)));
+  const stats = figures.map((f) => f.stats);
+  const tenants: TenantRow[] = page.tenants.map((t, i) => row(t, figures[i]!));
   const last = page.tenants[page.tenants.length - 1];
   return {
     version: deps.config.version,
@@ -171,23 +170,52 @@ async function dashboardModel(
   };
 }
 
-function row(t: Tenant, stats: TenantStats, revenue: TenantRow["revenue"]): TenantRow {
+interface TenantFigures {
+  stats: TenantStats;
+  revenue: TenantRow["revenue"];
+  /** Why the tenant's figures cannot be read now (it is restarting after an import, say). */
+  unavailable?: string;
+}
+
+function row(t: Tenant, figures: TenantFigures): TenantRow {
   return {
     tenant_id: t.tenant_id,
     name: t.name,
     status: t.status,
-    entries: stats.entries_per_category,
-    dead_letters: stats.dead_letters,
-    revenue,
+    entries: figures.stats.entries_per_category,
+    dead_letters: figures.stats.dead_letters,
+    revenue: figures.revenue,
+    unavailable: figures.unavailable,
   };
+}
+
+/**
+ * One tenant's counts and revenue. A tenant that cannot answer for a moment (503 `unavailable`:
+ * restarting after an import) is shown as such: one tenant never takes the operator's page down.
+ */
+async function tenantFigures(
+  deps: Deps,
+  tenantId: string,
+  days: string[],
+  window: Window,
+): Promise<TenantFigures> {
+  try {
+    const stats = await tenantStats(deps, tenantId, days);
+    return { stats, revenue: await revenueReport(deps, tenantId, window) };
+  } catch (error) {
+    if (!(error instanceof Unavailable)) throw error;
+    return { stats: noStats(), revenue: emptyRevenueReport(tenantId, window), unavailable: error.message };
+  }
+}
+
+function noStats(): TenantStats {
+  const entries = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
+  return { entries_per_category: entries, dead_letters: 0, writes_per_day: [] };
 }
 
 /** A tenant without a vault has nothing to count; asking its actor would create the vault. */
 function tenantStats(deps: Deps, tenantId: string, days: string[]): Promise<TenantStats> | TenantStats {
-  if (!vaultPresent(deps.config.dataDir, tenantId)) {
-    const entries = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
-    return { entries_per_category: entries, dead_letters: 0, writes_per_day: [] };
-  }
+  if (!vaultPresent(deps.config.dataDir, tenantId)) return noStats();
   return deps
     .tenant(tenantId)
     .ask({ type: "tenant.stats", fromDay: days[0]!, toDay: days[days.length - 1]! });

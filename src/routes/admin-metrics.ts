@@ -33,9 +33,14 @@ export function metricWindow(query: { from?: string; to?: string }, now: number)
 /** A tenant's revenue per agent in a window (CONTRACT §8); shared by the route and the dashboard. */
 export async function revenueReport(deps: Deps, tenantId: string, window: Window): Promise<RevenueReport> {
   // A tenant without a vault has no revenue; asking its actor would create the vault.
-  const figures = vaultPresent(deps.config.dataDir, tenantId)
-    ? await deps.tenant(tenantId).ask({ type: "metrics.revenue", ...window })
-    : revenueFigures([], () => undefined);
+  if (!vaultPresent(deps.config.dataDir, tenantId)) return emptyRevenueReport(tenantId, window);
+  const figures = await deps.tenant(tenantId).ask({ type: "metrics.revenue", ...window });
+  return { tenant_id: tenantId, from: isoOf(window.from), to: isoOf(window.to), ...figures };
+}
+
+/** The report of a tenant with nothing to count. */
+export function emptyRevenueReport(tenantId: string, window: Window): RevenueReport {
+  const figures = revenueFigures([], () => undefined);
   return { tenant_id: tenantId, from: isoOf(window.from), to: isoOf(window.to), ...figures };
 }
 

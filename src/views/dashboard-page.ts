@@ -14,6 +14,8 @@ export interface TenantRow {
   entries: Record<Category, number>;
   dead_letters: number;
   revenue: RevenueReport;
+  /** Why the tenant's figures could not be read for this page (the counts are then not shown). */
+  unavailable?: string;
 }
 
 /** Everything the dashboard shows; the route gathers it, this module only renders it. */
@@ -70,13 +72,17 @@ function tenantsSection(m: DashboardModel): SafeHtml {
       t,
     ) => html`<tr data-tenant="${t.tenant_id}"><td>${t.name}<br><code class="muted">${t.tenant_id}</code></td>
 <td class="status-${t.status}">${t.status}</td>
-${CATEGORIES.map((c) => html`<td class="n">${formatNumber(t.entries[c])}</td>`)}
-<td class="n"><b>${formatNumber(total(t.entries))}</b></td><td class="n">${formatNumber(t.dead_letters)}</td></tr>`,
+${t.unavailable === undefined ? countCells(t) : html`<td colspan="8" class="muted">unavailable: ${t.unavailable}</td>`}</tr>`,
   );
   return html`<section id="tenants"><h2>Tenants</h2><table>
 <thead><tr><th>tenant</th><th>status</th>${CATEGORIES.map((c) => html`<th class="n">${c}</th>`)}<th class="n">entries</th><th class="n">dead letters</th></tr></thead>
 <tbody>${rows.length > 0 ? rows : html`<tr><td colspan="10" class="muted">No tenants yet.</td></tr>`}</tbody></table>
 ${m.nextPage ? html`<p><a href="${m.nextPage}">Next tenants →</a></p>` : ""}</section>`;
+}
+
+function countCells(t: TenantRow): SafeHtml {
+  return html`${CATEGORIES.map((c) => html`<td class="n">${formatNumber(t.entries[c])}</td>`)}
+<td class="n"><b>${formatNumber(total(t.entries))}</b></td><td class="n">${formatNumber(t.dead_letters)}</td>`;
 }
 
 function writesChart(m: DashboardModel): SafeHtml {
@@ -105,6 +111,8 @@ function revenueSection(tenants: TenantRow[]): SafeHtml {
             : formatNumber(a.revenue)
         }</td></tr>`,
     );
+    if (t.unavailable !== undefined)
+      return html`<tr data-tenant="${t.tenant_id}"><td>${t.name}</td><td colspan="4" class="muted">unavailable: ${t.unavailable}</td></tr>`;
     return html`<tr data-tenant="${t.tenant_id}"><td>${t.name}</td><td class="n">${headline}</td><td class="n">${r.agents}</td><td class="n">${perAgent}</td>
 <td>${agents.length > 0 ? html`<table><thead><tr><th>agent</th><th class="n">outcomes</th><th class="n">revenue</th></tr></thead><tbody>${agents}</tbody></table>` : html`<span class="muted">no agent activity</span>`}</td></tr>`;
   });
