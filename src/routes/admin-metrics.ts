@@ -27,8 +27,16 @@ export function metricWindow(query: { from?: string; to?: string }, now: number)
   const from = query.from === undefined ? to - DEFAULT_WINDOW_MS : timeParam(query.from, "from", now);
   if (from >= to)
     throw new ValidationFailed("from must be before to", [{ path: "/from", message: "before to" }]);
+  // The default `from` is 30 days before `to`: a `to` in January of year 0000 would put it before
+  // the first instant an RFC 3339 timestamp can name, and the answer could not say it.
+  if (from < FIRST_RFC3339_MS) {
+    const path = query.from === undefined ? "/to" : "/from";
+    throw new ValidationFailed("the window starts before year 0000", [{ path, message: "from 0000-01-01" }]);
+  }
   return { from, to };
 }
+
+const FIRST_RFC3339_MS = Date.parse("0000-01-01T00:00:00.000Z");
 
 /** A tenant's revenue per agent in a window (CONTRACT §8); shared by the route and the dashboard. */
 export async function revenueReport(deps: Deps, tenantId: string, window: Window): Promise<RevenueReport> {
