@@ -14,6 +14,8 @@ export interface ServerProcess {
   banner: string;
   /** The last part of what the server wrote to stderr (its log file). */
   log(): string;
+  /** Everything the server wrote to stdout so far (its start, reload and signal lines). */
+  output(): string;
 }
 
 export interface ServerOptions {
@@ -57,37 +59,50 @@ export async function startServerProcess(opts: ServerOptions): Promise<ServerPro
   const log = () => tail(logPath);
   const timeout = setTimeout(() => proc.kill(9), opts.readyTimeoutMs ?? 20_000);
   try {
-    const listening = await listeningPort(proc.stdout);
+    const stdout = { text: "" };
+    const listening = await listeningPort(proc.stdout, stdout);
     if (listening === undefined)
       throw new Error(`server exited (${await proc.exited}) before listening: ${log()}`);
-    return { proc, base: `http://127.0.0.1:${listening.port}`, banner: listening.banner, log };
+    const output = () => stdout.text;
+    return { proc, base: `http://127.0.0.1:${listening.port}`, banner: listening.banner, log, output };
   } finally {
     clearTimeout(timeout);
   }
 }
 
-/** Reads stdout until "listening on http://host:port", then keeps draining it in the background. */
+/**
+ * Reads stdout until "listening on http://host:port", then keeps draining it in the background;
+ * everything read is appended to `seen.text`.
+ */
 async function listeningPort(
   stdout: ReadableStream<Uint8Array>,
+  seen: { text: string },
 ): Promise<{ port: number; banner: string } | undefined> {
   const reader = stdout.getReader();
   const decoder = new TextDecoder();
-  let seen = "";
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return undefined;
-    seen += decoder.decode(value, { stream: true });
-    const match = /listening on http:\/\/[^:\s]+:(\d+)/.exec(seen);
+    seen.text += decoder.decode(value, { stream: true });
+    const match = /listening on http:\/\/[^:\s]+:(\d+)/.exec(seen.text);
     if (match) {
-      void drain(reader);
-      return { port: Number(match[1]), banner: seen };
+      void drain(reader, decoder, seen);
+      return { port: Number(match[1]), banner: seen.text };
     }
   }
 }
 
-async function drain(reader: { read(): Promise<{ done: boolean }> }): Promise<void> {
+async function drain(
+  reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> },
+  decoder: TextDecoder,
+  seen: { text: string },
+): Promise<void> {
   try {
-    while (!(await reader.read()).done) {}
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      seen.text += decoder.decode(value, { stream: true });
+    }
   } catch {}
 }
 
