@@ -129,6 +129,8 @@ export const officeGraphSource = defineSource({
     }
     if (!valid) throw new Unauthorized("delivery rejected: a notification's clientState does not match");
   },
+  // The clientState is Graph's only credential: once checked, no stored notification keeps it.
+  credentialFields: ["clientState"],
   eventId: eventIdOf,
   eventType: eventTypeOf,
   mappings: {

@@ -136,6 +136,10 @@ describeSource({
       const [dead] = await deadLetters(harness(), t.tenant_id);
       expect(dead!.last_error).toContain("missing_field");
       expect(await entryCount(t.tenant_id)).toBe(0);
+      // The clientState is Graph's credential: checked, then kept with no stored notification.
+      expect(dead!.payload).toMatchObject({ subscriptionId: "sub-no-item", changeType: "created" });
+      expect(dead!.payload).not.toHaveProperty("clientState");
+      expect(JSON.stringify(dead)).not.toContain(GRAPH_CLIENT_STATE);
     });
   },
 });

@@ -71,6 +71,11 @@ export interface SourceDefinition {
   row?(eventType: string): string | undefined;
   /** Checks on the events only the body carries (Graph's clientState): throw Unauthorized. */
   authorize?(events: Event[], ctx: SourceContext): void;
+  /**
+   * Event fields that are credentials (Graph's clientState): `authorize` checks them, then they are
+   * dropped from the event, so no stored payload (a dead letter, an export) ever holds them.
+   */
+  credentialFields?: readonly string[];
   mappings: Readonly<Record<string, EventMapping>>;
 }
 
@@ -126,7 +131,7 @@ export function defineSource(def: SourceDefinition): SourceModule {
     parse(req, ctx) {
       const events = eventsOf(def, bodyOf(req), req);
       def.authorize?.(events, ctx);
-      return events.map((ev, i) => sourceEvent(def, ev, req, i));
+      return events.map((ev, i) => sourceEvent(def, withoutCredentials(def, ev), req, i));
     },
     handshake: def.handshake ? (req, ctx) => def.handshake?.(req, bodyOf(req), ctx) : undefined,
     map: (event) => mapEvent(def, event),
@@ -165,6 +170,13 @@ function eventsOf(def: SourceDefinition, body: unknown, req: WebhookRequest): Ev
     if (!isRecord(ev)) throw new BadRequest(`event ${i} is not an object`);
     return ev;
   });
+}
+
+/** The event without its credential fields (checked already): what is kept is safe to show. */
+function withoutCredentials(def: SourceDefinition, ev: Event): Event {
+  const fields = def.credentialFields ?? [];
+  if (!fields.some((field) => Object.hasOwn(ev, field))) return ev;
+  return Object.fromEntries(Object.entries(ev).filter(([key]) => !fields.includes(key)));
 }
 
 /**
