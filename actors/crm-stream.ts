@@ -15,7 +15,11 @@
  * ignored: the new connection replays them from the committed position.
  *
  * Failures never escape: a transport that ends sends `crm.closed`, which schedules `crm.connect`
- * through the injected clock after an exponential backoff with jitter.
+ * through the injected clock after an exponential backoff with jitter, or after exactly the wait
+ * the server asked for (`Retry-After` on a 429/503, Bayeux `advice.interval`). Only a 401 drops the
+ * access token: an expired Bayeux session is renewed by the transport with the token it holds. A
+ * server that advises `reconnect: "none"` is obeyed: the connector stays `halted` (health says why)
+ * until it is started again (its secrets change, or the service restarts).
  */
 import { Backoff, type BackoffOptions } from "../src/connectors/backoff.ts";
 import { openBayeuxStream } from "../src/connectors/bayeux-transport.ts";
@@ -185,8 +189,11 @@ class CrmStream {
     return {
       handlers: {
         "crm.start": () => this.start(),
-        "crm.connect": ({ gen }) => {
-          if (gen === this.gen && this.started) this.connect(true);
+        "crm.connect": async ({ gen }) => {
+          if (gen !== this.gen || !this.started) return;
+          this.connect(true);
+          // Health reads the stored status: a slow reconnect must not show a past backoff.
+          await this.saveStatus();
         },
         "crm.opened": ({ gen }) => this.opened(gen),
         "crm.event": ({ gen, event }) => this.event(gen, event),
@@ -309,6 +316,7 @@ class CrmStream {
               accessToken,
               lastEventId: this.replay.cursor,
               silence: { clock: this.deps.clock, ms: this.deps.silenceMs ?? DEFAULT_SILENCE_MS },
+              clock: this.deps.clock,
               defaultChannel: settings.channels[0] ?? DEFAULT_CHANNELS[0]!,
               fetch: boundedFetch(this.deps.fetch ?? fetch, this.deps.signal),
             },
@@ -321,12 +329,19 @@ class CrmStream {
               channels: settings.channels,
               replay: numericReplay(this.replay.channels),
               fetch: this.deps.fetch,
+              clock: this.deps.clock,
             },
             handlers,
           );
     } catch (error) {
-      const status = error instanceof CrmAuthError ? error.status : undefined;
-      tell({ type: "crm.closed", gen, reason: `authentication failed: ${errorMessage(error)}`, status });
+      const auth = error instanceof CrmAuthError ? error : undefined;
+      tell({
+        type: "crm.closed",
+        gen,
+        reason: `authentication failed: ${errorMessage(error)}`,
+        status: auth?.status,
+        retryAfterMs: auth?.retryAfterMs,
+      });
     }
   }
 
@@ -351,6 +366,12 @@ class CrmStream {
     if (this.openedAt !== undefined && now - this.openedAt >= STABLE_MS) this.backoff.reset();
     this.openedAt = undefined;
     this.status = { ...this.status, last_error: closed.reason, last_error_at: isoOf(now) };
+    if (closed.final) {
+      this.halt();
+      this.status = { ...this.status, state: "halted", next_retry_at: undefined };
+      await this.saveStatus();
+      return;
+    }
     if (closed.status === 401) {
       // No refresh tokens: a 401 means a new assertion. Once at once; repeated 401s back off.
       this.auth?.invalidate();
@@ -361,13 +382,15 @@ class CrmStream {
         return;
       }
     }
-    this.scheduleReconnect();
+    this.scheduleReconnect(closed.retryAfterMs);
     await this.saveStatus();
   }
 
-  private scheduleReconnect(): void {
+  /** The server's wait when it named one, else the backoff's (whose attempt counter moves on either way). */
+  private scheduleReconnect(serverDelayMs?: number): void {
     if (!this.started || this.stopping) return;
-    const delay = this.backoff.next();
+    const backoffMs = this.backoff.next();
+    const delay = serverDelayMs ?? backoffMs;
     const gen = this.gen;
     this.timer?.cancel();
     this.timer = this.deps.clock.setTimeout(() => {

@@ -15,13 +15,17 @@
  *   - A mark older than the API keeps (404) is replaced by the notification's id and the gap is
  *     dead-lettered as `mail_history_expired`.
  *   - Without credentials: `mail_api_not_configured`; API failures: `mail_api_error: <status> (...)`.
- *     Both are dead letters that a replay expands again once the cause is gone.
+ *     Both are dead letters that a replay expands again once the cause is gone. A passing failure
+ *     (429, 5xx, no answer) is replayed by the connector itself, after the API's `Retry-After` or
+ *     its backoff (src/connectors/catch-up.ts); health shows `pending_retries` until it went through.
  *
  * Watch: `mail.start` calls watch when no unexpired watch is stored, then renews it daily and
- * always an hour before its 7-day expiry; failed calls are retried with backoff and jitter. Every
- * timer goes through the injected clock. The status is stored as `status:mail`.
+ * always an hour before its 7-day expiry; failed calls are retried with backoff and jitter, or after
+ * the API's `Retry-After` when it named one. Every timer goes through the injected clock. The status
+ * is stored as `status:mail`.
  */
 import { Backoff } from "../src/connectors/backoff.ts";
+import { CatchUpQueue } from "../src/connectors/catch-up.ts";
 import { boundedFetch, errorMessage } from "../src/connectors/transport.ts";
 import {
   nextRenewalAt,
@@ -73,6 +77,11 @@ export interface MailWatchDeps {
   random?: () => number;
   fetch?: typeof fetch;
   retry?: { baseMs: number; maxMs: number };
+  /**
+   * Replays this tenant's dead letter of a mail notification through the ingest pipeline (which
+   * expands it through this actor again). Without it, failed expansions wait for an operator.
+   */
+  replay?: (eventId: string) => Promise<{ status: "replayed" | "dead" }>;
   log?: (line: string) => void;
 }
 
@@ -100,13 +109,19 @@ class MailWatch {
   private status: MailStatus = { state: "push_only", last_error: null };
   private timer: TimerHandle | undefined;
   private readonly backoff: Backoff;
+  /** Notifications whose expansion failed for a passing reason, replayed on the clock. */
+  private readonly catchUp: CatchUpQueue;
   private client: { key: string; api: MailApiClient } | undefined;
 
   constructor(
     private readonly tenantId: string,
     private readonly deps: MailWatchDeps,
   ) {
-    this.backoff = new Backoff({ baseMs: 1_000, maxMs: 10 * 60_000, ...deps.retry, random: deps.random });
+    const retry = { baseMs: 1_000, maxMs: 10 * 60_000, ...deps.retry, random: deps.random };
+    this.backoff = new Backoff(retry);
+    this.catchUp = new CatchUpQueue(deps.clock, new Backoff(retry), () => {
+      if (!this.stopping) deps.tellSelf({ type: "mail.catchup" });
+    });
     deps.signal?.addEventListener("abort", () => this.halt(), { once: true });
   }
 
@@ -116,7 +131,9 @@ class MailWatch {
         "mail.start": () => this.start(),
         "mail.renew": () => this.renewFromTimer(),
         "mail.expand": ({ event }) => this.expand(event),
-        "mail.status": () => ({ ...this.status }),
+        // Not awaited: each replay expands through this actor's own mailbox.
+        "mail.catchup": () => void this.replayWaiting(),
+        "mail.status": () => this.snapshot(),
         "mail.stop": async () => {
           this.halt();
           this.status = { ...this.status, state: "stopped", next_renewal_at: undefined };
@@ -131,6 +148,17 @@ class MailWatch {
     this.started = false;
     this.timer?.cancel();
     this.timer = undefined;
+    this.catchUp.cancel();
+  }
+
+  /** The status with the catch-up figures, which live in the queue. */
+  private snapshot(): MailStatus {
+    const next = this.catchUp.nextAt;
+    return {
+      ...this.status,
+      pending_retries: this.catchUp.size,
+      next_retry_at: next === undefined ? undefined : isoOf(next),
+    };
   }
 
   private get stopping(): boolean {
@@ -144,10 +172,10 @@ class MailWatch {
       await this.load();
     } catch (error) {
       this.deps.log?.(`[mail-watch ${this.tenantId}] cannot read connector state: ${errorMessage(error)}`);
-      return { ...this.status };
+      return this.snapshot();
     }
     const settings = await this.watchSettings();
-    if (!settings) return { ...this.status };
+    if (!settings) return this.snapshot();
     const { creds, topic } = settings;
     this.started = true;
     this.status = { ...this.status, email: creds.email, topic };
@@ -158,7 +186,7 @@ class MailWatch {
     } else {
       await this.renew();
     }
-    return { ...this.status };
+    return this.snapshot();
   }
 
   private async renewFromTimer(): Promise<void> {
@@ -209,7 +237,8 @@ class MailWatch {
       this.schedule(nextRenewalAt(this.watch));
     } catch (error) {
       if (this.stopping) return;
-      const delay = this.backoff.next();
+      const backoffMs = this.backoff.next();
+      const delay = (error instanceof MailApiError ? error.retryAfterMs : undefined) ?? backoffMs;
       // A live watch keeps working while the renewal is retried; only a dead one is "retrying".
       const live = watchIsLive(this.watch, now);
       this.status = {
@@ -279,7 +308,7 @@ class MailWatch {
       history = await api.listHistory(creds.email, from);
       messages = await this.fetchMessages(api, creds.email, history.history);
     } catch (error) {
-      return this.apiFailure(error, from, notified);
+      return this.apiFailure(error, from, notified, event.event_id);
     }
     const drafts = mapMailHistory({
       history: history.history,
@@ -298,6 +327,7 @@ class MailWatch {
     error: unknown,
     from: string,
     notified: string | undefined,
+    eventId: string,
   ): Promise<MailExpansion> {
     const now = this.deps.clock.now();
     if (error instanceof MailApiError && error.status === 404 && /history/.test(error.message) && notified) {
@@ -320,6 +350,7 @@ class MailWatch {
       };
     }
     const detail = describeError(error);
+    if (this.deps.replay && isPassing(error)) this.catchUp.add(eventId, error.retryAfterMs);
     this.status = { ...this.status, last_error: `expansion failed: ${detail}`, last_error_at: isoOf(now) };
     await this.saveStatus();
     if (error instanceof MailApiError) return { result: { ok: false, reason: "mail_api_error", detail } };
@@ -350,6 +381,33 @@ class MailWatch {
     };
     await Promise.all(Array.from({ length: Math.min(MESSAGE_FETCH_CONCURRENCY, queue.length) }, worker));
     return messages;
+  }
+
+  /**
+   * Replays the waiting notifications oldest first, outside the mailbox. A replay that fails again
+   * puts itself back (its expansion queued it, or it is put back here) and the rest wait with it.
+   */
+  private async replayWaiting(): Promise<void> {
+    const replay = this.deps.replay;
+    const ids = this.catchUp.take();
+    for (let i = 0; i < ids.length; i++) {
+      if (this.stopping || !replay) return;
+      let status: "replayed" | "dead";
+      try {
+        ({ status } = await replay(ids[i]!));
+      } catch (error) {
+        // The dead letter may not be committed yet, or the tenant is stopping: try again later.
+        this.deps.log?.(`[mail-watch ${this.tenantId}] catch-up replay failed: ${errorMessage(error)}`);
+        status = "dead";
+        this.catchUp.putBack([ids[i]!]);
+      }
+      if (status === "dead") {
+        this.catchUp.putBack(ids.slice(i + 1));
+        break;
+      }
+      this.catchUp.succeeded();
+    }
+    await this.saveStatus();
   }
 
   private rememberThreads(history: HistoryRecord[], messages: Map<string, MessageMeta>): void {
@@ -391,7 +449,7 @@ class MailWatch {
       [MAIL_STATE.history, this.mark],
       [MAIL_STATE.threads, [...this.threads]],
       [MAIL_STATE.recent, [...this.recent]],
-      [MAIL_STATE.status, { ...this.status }],
+      [MAIL_STATE.status, this.snapshot()],
     ];
   }
 
@@ -451,7 +509,7 @@ class MailWatch {
 
   private async saveStatus(): Promise<void> {
     try {
-      await this.put(MAIL_STATE.status, { ...this.status });
+      await this.put(MAIL_STATE.status, this.snapshot());
     } catch (error) {
       this.deps.log?.(`[mail-watch ${this.tenantId}] cannot store status: ${errorMessage(error)}`);
     }
@@ -461,6 +519,12 @@ class MailWatch {
 function describeError(error: unknown): string {
   if (error instanceof MailApiError) return `${error.status} (${error.message})`;
   return errorMessage(error).slice(0, 300);
+}
+
+/** A failure that passes by itself: the API was busy (429), failing (5xx) or unreachable. */
+function isPassing(error: unknown): error is MailApiError {
+  if (!(error instanceof MailApiError)) return false;
+  return error.status === 0 || error.status === 408 || error.status === 429 || error.status >= 500;
 }
 
 function historyIdOf(payload: unknown): string | undefined {

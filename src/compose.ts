@@ -158,6 +158,7 @@ export function composeRuntime({
         tellSelf: (msg) => {
           if (!signal.aborted) mailWatch.tell(tenantId, msg);
         },
+        replay: (eventId) => ingest.replay(tenantId, eventId, "mail"),
         signal,
         log,
       }),

@@ -2,9 +2,17 @@
  * The CRM's long-poll streaming: Bayeux over `{instance}/cometd/{version}` with fetch. Handshake
  * (replay extension on), one subscribe per channel carrying `ext.replay = {channel: replayId}`,
  * then a connect loop the server holds open until events arrive. The session cookie the server
- * sets is sent back on every request. A `handshake` advice starts a new session from the replay
- * ids of the events already handed over; anything else ends the stream with one `onClosed`.
+ * sets is sent back on every request.
+ *
+ * The server's advice is followed: `interval` is waited (on the injected clock) before the next
+ * connect or handshake; `reconnect: "retry"` polls again, `"handshake"` (and an expired session,
+ * `402::Unknown client` / `403::Unknown client`) starts a new session with the same access token
+ * from the replay ids of the events already handed over, and `"none"` ends the stream for good
+ * (`final`). Anything else ends the stream with one `onClosed`, carrying the server's `Retry-After`
+ * or advised interval when there was one, for the connector's reconnect.
  */
+import { type Clock, systemClock } from "../runtime/clock.ts";
+import { boundedServerDelay, retryAfterOf } from "./retry-after.ts";
 import {
   errorMessage,
   eventUuidOf,
@@ -30,10 +38,14 @@ export interface BayeuxOptions {
   fetch?: typeof fetch;
   /** How long one request may take beyond the server's advised long-poll timeout. */
   graceMs?: number;
+  /** Waits `advice.interval` and reads HTTP-date `Retry-After`s; the system clock by default. */
+  clock?: Clock;
 }
 
 /** A new session in a row without a single event: after this many, leave it to the connector's backoff. */
 const MAX_REHANDSHAKES = 3;
+/** Unsuccessful connects in a row the server advised to retry: after this many, the connector's backoff. */
+const MAX_FAILED_CONNECTS = 3;
 const DEFAULT_POLL_TIMEOUT_MS = 110_000;
 
 class Closed extends Error {
@@ -55,9 +67,12 @@ class BayeuxSession {
   private readonly cookies = new Map<string, string>();
   private readonly replay: Record<string, number>;
   private readonly fetchImpl: typeof fetch;
+  private readonly clock: Clock;
   private closed = false;
   private seq = 0;
   private pollTimeoutMs = DEFAULT_POLL_TIMEOUT_MS;
+  /** The server's latest `advice.interval`: the wait before the next connect or handshake. */
+  private intervalMs = 0;
 
   constructor(
     private readonly options: BayeuxOptions,
@@ -65,6 +80,7 @@ class BayeuxSession {
   ) {
     this.replay = { ...options.replay };
     this.fetchImpl = options.fetch ?? fetch;
+    this.clock = options.clock ?? systemClock;
   }
 
   close(): void {
@@ -107,7 +123,10 @@ class BayeuxSession {
       },
     ]);
     if (reply?.successful !== true || typeof reply.clientId !== "string") {
-      throw new Closed(failure("handshake", reply));
+      const advice = adviceOf(reply);
+      if (advice.reconnect === "none") throw new Closed(refusedForGood("handshake"));
+      const retryAfterMs = boundedServerDelay(advice.interval);
+      throw new Closed({ ...failure("handshake", reply), ...(retryAfterMs ? { retryAfterMs } : {}) });
     }
     this.adopt(reply.advice);
     return reply.clientId;
@@ -144,15 +163,18 @@ class BayeuxSession {
   /** Polls until the session must be renewed (returns whether any event arrived) or the stream ends (throws). */
   private async connectLoop(clientId: string): Promise<boolean> {
     let delivered = false;
+    let failedConnects = 0;
     while (!this.closed) {
       const replies = await this.send("connect", [
         { channel: "/meta/connect", clientId, connectionType: "long-polling" },
       ]);
-      let renew = false;
+      let next: Next = "retry";
       for (const message of replies) {
         if (this.closed) return delivered;
         if (message.channel === "/meta/connect") {
-          renew = this.connectReply(message);
+          next = this.connectReply(message);
+          failedConnects = message.successful === true ? 0 : failedConnects + 1;
+          if (failedConnects >= MAX_FAILED_CONNECTS) throw new Closed(failure("connect", message));
           continue;
         }
         if (typeof message.channel === "string" && message.channel.startsWith("/meta/")) continue;
@@ -165,28 +187,49 @@ class BayeuxSession {
         delivered = true;
         this.handlers.onEvent(event);
       }
-      if (renew) return delivered;
+      // The advised interval comes before the next request, whether a connect or a new handshake.
+      await this.pause(this.intervalMs);
+      if (next === "handshake") return delivered;
     }
     return delivered;
   }
 
-  /** True when the server asks for a new session; throws when it asks to stop or refuses us. */
-  private connectReply(message: Message): boolean {
+  /** What the server wants next; throws when it asks us to stop or refuses us. */
+  private connectReply(message: Message): Next {
     this.adopt(message.advice);
-    const advice = (message.advice ?? {}) as Record<string, unknown>;
-    if (message.successful === true) {
-      if (advice.reconnect === "none") throw new Closed({ reason: "server advised not to reconnect" });
-      return advice.reconnect === "handshake";
-    }
+    const advice = adviceOf(message);
+    if (advice.reconnect === "none") throw new Closed(refusedForGood("connect"));
+    if (message.successful === true) return advice.reconnect === "handshake" ? "handshake" : "retry";
     const error = String(message.error ?? "");
     if (error.startsWith("401")) throw new Closed({ reason: "connect refused: 401", status: 401 });
-    if (advice.reconnect === "handshake" || error.startsWith("403")) return true;
+    // An expired or forgotten session: a new one, with the access token we hold (it is still valid).
+    if (advice.reconnect === "handshake" || /^40[23]::/.test(error)) return "handshake";
+    if (advice.reconnect === "retry") return "retry";
     throw new Closed(failure("connect", message));
   }
 
-  private adopt(advice: unknown): void {
-    const timeout = (advice as Record<string, unknown> | undefined)?.timeout;
+  /** Advice holds until the server changes it (Bayeux §5.2): a message without a field keeps the last value. */
+  private adopt(raw: unknown): void {
+    const advice = recordOf(raw);
+    const timeout = advice.timeout;
     if (typeof timeout === "number" && timeout >= 0 && timeout <= 10 * 60_000) this.pollTimeoutMs = timeout;
+    const interval = boundedServerDelay(advice.interval);
+    if (interval !== undefined) this.intervalMs = interval;
+  }
+
+  /** Waits on the connector's clock; `close()` ends the wait at once. */
+  private pause(ms: number): Promise<void> {
+    if (ms <= 0 || this.closed) return Promise.resolve();
+    const signal = this.controller.signal;
+    return new Promise((resolve) => {
+      const done = () => {
+        signal.removeEventListener("abort", done);
+        timer.cancel();
+        resolve();
+      };
+      const timer = this.clock.setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+    });
   }
 
   private async send(type: string, messages: Message[]): Promise<Message[]> {
@@ -216,11 +259,24 @@ class BayeuxSession {
     }
     this.keepCookies(response);
     if (response.status === 401) throw new Closed({ reason: `${type}: 401`, status: 401 });
-    if (!response.ok)
-      throw new Closed({ reason: `${type}: answered ${response.status}`, status: response.status });
+    if (!response.ok) {
+      const retryAfterMs = retryAfterOf(response, this.clock.now());
+      throw new Closed({
+        reason: `${type}: answered ${response.status}`,
+        status: response.status,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      // The connection went in the middle of the answer: a network failure, not a protocol one.
+      throw new Closed({ reason: `${type}: connection lost mid-answer (${errorMessage(error)})` });
+    }
     let parsed: unknown;
     try {
-      parsed = await response.json();
+      parsed = JSON.parse(text);
     } catch {
       throw new Closed({ reason: `${type}: answer is not JSON` });
     }
@@ -235,6 +291,20 @@ class BayeuxSession {
       if (eq > 0) this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
     }
   }
+}
+
+type Next = "retry" | "handshake";
+
+function recordOf(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+function adviceOf(message: Message | undefined): Record<string, unknown> {
+  return recordOf(message?.advice);
+}
+
+function refusedForGood(what: string): StreamClosed {
+  return { reason: `${what}: server advised not to reconnect`, final: true };
 }
 
 function failure(what: string, reply: Message | undefined): StreamClosed {

@@ -7,6 +7,7 @@
 import { createPrivateKey, type KeyObject, randomUUID } from "node:crypto";
 import { importPKCS8, SignJWT } from "jose";
 import type { Clock } from "../runtime/clock.ts";
+import { retryAfterOf } from "./retry-after.ts";
 import { trimSlash } from "./url-policy.ts";
 
 export const JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -36,6 +37,8 @@ export class CrmAuthError extends Error {
     message: string,
     /** HTTP status of the token endpoint's answer; 0 when none arrived. */
     readonly status: number,
+    /** The endpoint's `Retry-After` on a 429 or 503: the connector waits that long before asking again. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = "CrmAuthError";
@@ -124,7 +127,11 @@ export class CrmJwtBearerClient {
     }
     const json = await readJson(response);
     if (!response.ok) {
-      throw new CrmAuthError(`token endpoint answered ${response.status}${oauthCode(json)}`, response.status);
+      throw new CrmAuthError(
+        `token endpoint answered ${response.status}${oauthCode(json)}`,
+        response.status,
+        retryAfterOf(response, this.options.clock.now()),
+      );
     }
     const accessToken = json?.access_token;
     if (typeof accessToken !== "string" || !accessToken) {

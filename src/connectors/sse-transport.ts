@@ -5,7 +5,8 @@
  * error) so reconnects follow the connector's backoff through the injected clock.
  */
 import { type ErrorEvent, EventSource, type EventSourceFetchInit, type FetchLikeResponse } from "eventsource";
-import type { Clock, TimerHandle } from "../runtime/clock.ts";
+import { type Clock, systemClock, type TimerHandle } from "../runtime/clock.ts";
+import { retryAfterOf } from "./retry-after.ts";
 import { eventUuidOf, type StreamEvent, type StreamHandle, type StreamHandlers } from "./transport.ts";
 
 export interface SseOptions {
@@ -23,14 +24,19 @@ export interface SseOptions {
    * on the connector's clock: a half-dead connection otherwise waits forever.
    */
   silence?: { clock: Clock; ms: number };
+  /** Reads an HTTP-date `Retry-After`; the silence clock, else the system clock. */
+  clock?: Clock;
 }
 
 const DEFAULT_OPEN_TIMEOUT_MS = 30_000;
 
 export function openSseStream(options: SseOptions, handlers: StreamHandlers): StreamHandle {
   const base = options.fetch ?? fetch;
+  const clock = options.clock ?? options.silence?.clock ?? systemClock;
   let closed = false;
   let watchdog: TimerHandle | undefined;
+  /** The wait a 429 or 503 answer asked for; the client only reports the status, so it is read here. */
+  let retryAfterMs: number | undefined;
   /** Any bytes from the peer (an event, a heartbeat comment) prove the stream alive. */
   const alive = () => {
     const silence = options.silence;
@@ -50,6 +56,7 @@ export function openSseStream(options: SseOptions, handlers: StreamHandlers): St
     if (options.lastEventId && !("Last-Event-ID" in init.headers))
       headers["Last-Event-ID"] = options.lastEventId;
     const response = (await base(url, { ...init, headers })) as FetchLikeResponse;
+    retryAfterMs = retryAfterOf(response, clock.now());
     return options.silence ? tapped(response, alive) : response;
   };
   const source = new EventSource(options.url, { fetch: withAuth });
@@ -65,7 +72,7 @@ export function openSseStream(options: SseOptions, handlers: StreamHandlers): St
     if (closed) return;
     closed = true;
     source.close();
-    handlers.onClosed({ reason, status });
+    handlers.onClosed(retryAfterMs === undefined ? { reason, status } : { reason, status, retryAfterMs });
   };
   source.addEventListener("open", () => {
     clearTimeout(openTimer);

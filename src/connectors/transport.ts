@@ -21,6 +21,10 @@ export interface StreamClosed {
   reason: string;
   /** The HTTP status that ended the stream, when there was one (401 → authenticate again). */
   status?: number;
+  /** The server said when to come back (`Retry-After` on 429/503, Bayeux `advice.interval`): wait exactly that. */
+  retryAfterMs?: number;
+  /** The server asked not to come back at all (Bayeux `advice.reconnect: "none"`). */
+  final?: boolean;
 }
 
 export interface StreamHandlers {

@@ -25,6 +25,10 @@ export interface MailStatus {
   /** The stored history high-water mark. */
   history_id?: string;
   last_expanded_at?: string;
+  /** Notifications whose expansion failed for a passing reason (429, 5xx, no answer), waiting to be replayed. */
+  pending_retries?: number;
+  /** When they are replayed: the API's `Retry-After`, else the backoff. */
+  next_retry_at?: string;
   last_error: string | null;
   last_error_at?: string;
 }
@@ -38,8 +42,11 @@ export interface MailExpansion {
 }
 
 export interface CrmStatus {
-  /** `refused`: the configuration is unusable (why is in last_error); `backoff`: waiting to reconnect. */
-  state: "not_configured" | "refused" | "connecting" | "connected" | "backoff" | "stopped";
+  /**
+   * `refused`: the configuration is unusable (why is in last_error); `backoff`: waiting to reconnect
+   * (until `next_retry_at`); `halted`: the server advised not to reconnect (Bayeux reconnect=none).
+   */
+  state: "not_configured" | "refused" | "connecting" | "connected" | "backoff" | "halted" | "stopped";
   transport?: "sse" | "bayeux";
   channels?: string[];
   connected_at?: string;
@@ -62,6 +69,8 @@ export type MailWatchProtocol = {
   "mail.renew": { msg: object; reply: void };
   /** Expands one push notification into drafts through the mail API; never throws. */
   "mail.expand": { msg: { event: SourceEvent }; reply: MailExpansion };
+  /** Timer: replay the notifications whose expansion failed for a passing reason. */
+  "mail.catchup": { msg: object; reply: void };
   "mail.status": { msg: object; reply: MailStatus };
   /** Stops the watch renewals (secrets gone, tenant suspended) and records `stopped`. */
   "mail.stop": { msg: object; reply: void };

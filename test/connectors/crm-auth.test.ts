@@ -15,7 +15,7 @@ const keys = crmKeyPair();
 let fake: FakeCrmPlatform;
 
 beforeAll(async () => {
-  fake = await startFakeCrmPlatform({ publicKeyPem: keys.publicKeyPem, now: () => clock.now() });
+  fake = await startFakeCrmPlatform({ publicKeyPem: keys.publicKeyPem, clock });
 });
 afterAll(() => fake.stop());
 
@@ -98,6 +98,26 @@ describe("CRM JWT bearer flow", () => {
       .catch((e) => e);
     expect(error).toBeInstanceOf(CrmAuthError);
     expect(error.status).toBe(401);
+  });
+
+  test("a 429 or 503 from the token endpoint carries its Retry-After; other refusals none", async () => {
+    const path = "/services/oauth2/token";
+    fake.faults.next(path, 1, { kind: "status", status: 429, retryAfter: 3 });
+    fake.faults.next(path, 1, { kind: "status", status: 503, retryAfter: 30 });
+    fake.faults.next(path, 1, { kind: "status", status: 500, retryAfter: 30 });
+    const errors = [];
+    for (let i = 0; i < 3; i++)
+      errors.push(
+        await client()
+          .token()
+          .catch((e) => e),
+      );
+    expect(errors.map((e) => [e.status, e.retryAfterMs])).toEqual([
+      [429, 3000],
+      [503, 30_000],
+      [500, undefined],
+    ]);
+    expect(errors[0].message).toBe("token endpoint answered 429");
   });
 
   test("an unreachable endpoint is status 0, with no secret in the message", async () => {

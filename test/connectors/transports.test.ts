@@ -19,7 +19,7 @@ let token: string;
 const open: StreamHandle[] = [];
 
 beforeAll(async () => {
-  fake = await startFakeCrmPlatform({ publicKeyPem: keys.publicKeyPem, now: () => clock.now(), pollMs: 300 });
+  fake = await startFakeCrmPlatform({ publicKeyPem: keys.publicKeyPem, clock, pollMs: 300 });
   const auth = new CrmJwtBearerClient({
     clientId: fake.clientId,
     username: fake.username,
@@ -31,6 +31,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   for (const h of open.splice(0)) h.close();
+  fake.faults.clear();
 });
 afterAll(() => fake.stop());
 
@@ -201,6 +202,44 @@ describe("SSE transport", () => {
     expect(r.closed).toHaveLength(0);
   });
 
+  test("a 429 ends the stream with the Retry-After the server sent", async () => {
+    fake.faults.next("/stream", 1, { kind: "status", status: 429, retryAfter: 2 });
+    const r = recorder();
+    sse(r);
+    const [closed] = await until(
+      () => r.closed,
+      (c) => c.length === 1,
+    );
+    expect(closed).toEqual({ reason: "stream answered 429", status: 429, retryAfterMs: 2000 });
+  });
+
+  test("a 503 with an HTTP-date Retry-After gives the wait until that date on the clock", async () => {
+    const at = Math.ceil((clock.now() + 5000) / 1000) * 1000;
+    fake.faults.next("/stream", 1, { kind: "status", status: 503, retryAfter: new Date(at).toUTCString() });
+    const r = recorder();
+    open.push(openSseStream({ url: fake.streamUrl, accessToken: token, defaultChannel: "/d", clock }, r));
+    const [closed] = await until(
+      () => r.closed,
+      (c) => c.length === 1,
+    );
+    expect(closed).toEqual({ reason: "stream answered 503", status: 503, retryAfterMs: at - clock.now() });
+  });
+
+  test("a stream cut in the middle of an event delivers the whole events only, then ends once", async () => {
+    const before = publishOpportunity("before");
+    const kept = [publishOpportunity("one"), publishOpportunity("two")];
+    publishOpportunity("half-sent");
+    fake.faults.next("/stream", 1, { kind: "cut", afterEvents: 2, midFrame: true });
+    const r = recorder();
+    sse(r, String(before.replayId));
+    await until(
+      () => r.closed.length,
+      (n) => n === 1,
+    );
+    expect(r.events.map((e) => e.replayId)).toEqual(kept.map((k) => k.replayId));
+    expect(r.closed[0]!.status).toBeUndefined();
+  });
+
   test("parseSseEvent reads Bayeux-shaped, bare and id-only events", () => {
     const payload = { ChangeEventHeader: { entityName: "Case" } };
     expect(
@@ -233,10 +272,114 @@ describe("Bayeux long-poll transport", () => {
     channels = ["/data/ChangeEvents"],
     accessToken = token,
   ) {
-    const h = openBayeuxStream({ endpoint: `${fake.url}/cometd/62.0`, accessToken, channels, replay }, r);
+    const h = openBayeuxStream(
+      { endpoint: `${fake.url}/cometd/62.0`, accessToken, channels, replay, clock },
+      r,
+    );
     open.push(h);
     return h;
   }
+
+  const CONNECT = "/cometd/62.0/connect";
+  const HANDSHAKE = "/cometd/62.0/handshake";
+
+  /** Resolves once the transport waits on the clock for a timer due at `at`. */
+  const waitingUntil = (at: number) =>
+    until(
+      () => clock.dueTimes(),
+      (due) => due.includes(at),
+    );
+
+  test("advice.interval is waited on the clock before the next connect", async () => {
+    fake.faults.next(CONNECT, 1, { kind: "advice", reconnect: "retry", interval: 2000 });
+    const advisedAt = clock.now();
+    const r = recorder();
+    bayeux(r);
+    // The first connect is held, then answered with the advice: the transport waits on the clock.
+    await waitingUntil(advisedAt + 2000);
+    const connects = fake.faults.seen(CONNECT).length;
+    const event = publishOpportunity("published during the wait");
+    clock.advance(1999);
+    // Still waiting: the only timer due is the advised one.
+    expect(clock.dueTimes()).toEqual([advisedAt + 2000]);
+    expect(fake.faults.seen(CONNECT)).toHaveLength(connects);
+    clock.advance(1);
+    const next = await until(
+      () => fake.faults.seen(CONNECT),
+      (seen) => seen.length > connects,
+    );
+    expect(next[connects]!.at).toBe(advisedAt + 2000);
+    await until(
+      () => r.events.map((e) => e.replayId),
+      (ids) => ids.includes(event.replayId),
+    );
+    expect(r.closed).toHaveLength(0);
+  });
+
+  test("an expired session (402::Unknown client, reconnect=handshake) handshakes again after the interval, with the same token", async () => {
+    const tokens = fake.hits.token;
+    fake.faults.next(CONNECT, 1, {
+      kind: "advice",
+      reconnect: "handshake",
+      interval: 1500,
+      error: "402::Unknown client",
+    });
+    const expiredAt = clock.now();
+    const r = recorder();
+    bayeux(r);
+    await waitingUntil(expiredAt + 1500);
+    const handshakes = fake.faults.seen(HANDSHAKE).length;
+    clock.advance(1499);
+    expect(fake.faults.seen(HANDSHAKE)).toHaveLength(handshakes);
+    clock.advance(1);
+    await until(
+      () => r.opens,
+      (n) => n === 2,
+    );
+    expect(fake.faults.seen(HANDSHAKE)).toHaveLength(handshakes + 1);
+    expect(fake.faults.seen(HANDSHAKE).at(-1)!.at).toBe(expiredAt + 1500);
+    const event = publishOpportunity("after the new session");
+    await until(
+      () => r.events.length,
+      (n) => n === 1,
+    );
+    expect(r.events[0]!.replayId).toBe(event.replayId);
+    expect(r.closed).toHaveLength(0);
+    // A new session, not a new token: the access token is still valid.
+    expect(fake.hits.token).toBe(tokens);
+  });
+
+  test("reconnect=none ends the stream for good", async () => {
+    fake.faults.next(CONNECT, 1, { kind: "advice", reconnect: "none", error: "403::Go away" });
+    const r = recorder();
+    bayeux(r);
+    const [closed] = await until(
+      () => r.closed,
+      (c) => c.length === 1,
+    );
+    expect(closed).toEqual({ reason: "connect: server advised not to reconnect", final: true });
+  });
+
+  test("a 503 with Retry-After, a reset connection: each ends the stream once, with what the server said", async () => {
+    fake.faults.next(HANDSHAKE, 1, { kind: "status", status: 503, retryAfter: 7 });
+    const busy = recorder();
+    bayeux(busy);
+    const [closed] = await until(
+      () => busy.closed,
+      (c) => c.length === 1,
+    );
+    expect(closed).toEqual({ reason: "handshake: answered 503", status: 503, retryAfterMs: 7000 });
+
+    fake.faults.next(CONNECT, 1, { kind: "drop" });
+    const dropped = recorder();
+    bayeux(dropped);
+    const [reset] = await until(
+      () => dropped.closed,
+      (c) => c.length === 1,
+    );
+    expect(reset!.reason).toStartWith("connect: connection lost mid-answer");
+    expect(reset!.status).toBeUndefined();
+  });
 
   test("handshake, subscribe (replay -1 without a stored id), then events through connect", async () => {
     const r = recorder();

@@ -6,10 +6,14 @@
  *   POST /cometd/{version}[/type] Bayeux long-poll: handshake (session cookie), subscribe with the
  *                                replay extension, connect held until events arrive
  * Events carry increasing replay ids, one sequence across channels; all are retained unless
- * `retainFrom` says otherwise. Every knob a test needs is a field or a method.
+ * `retainFrom` says otherwise. Every knob a test needs is a field or a method; network faults
+ * (error statuses with Retry-After, resets, slow answers, cut streams, Bayeux advice) are planned
+ * through `fake.faults` (test/fakes/fault-plan.ts).
  */
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { importSPKI, jwtVerify } from "jose";
+import { type Clock, systemClock } from "../../src/runtime/clock.ts";
+import { FaultPlan, type InlineFault, resetConnection } from "./fault-plan.ts";
 
 export interface FakeCrmOptions {
   /** The connected app's public key (SPKI PEM) that assertions must verify against. */
@@ -17,6 +21,8 @@ export interface FakeCrmOptions {
   clientId?: string;
   username?: string;
   now?: () => number;
+  /** The test's clock: faults' delays are held on it, requests are logged with its time. */
+  clock?: Clock;
   /** How long a Bayeux connect is held when there is nothing to send. */
   pollMs?: number;
 }
@@ -41,6 +47,10 @@ interface SseClient {
   cursor: number;
   /** A half-dead connection: kept open, but nothing reaches it any more. */
   stalled?: boolean;
+  /** Events sent on this stream. */
+  sent: number;
+  /** A planned cut: the stream ends after this many events (half of the next one with `midFrame`). */
+  cut?: { afterEvents: number; midFrame?: boolean };
 }
 
 interface BayeuxClient {
@@ -62,7 +72,7 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 }
 
 export async function startFakeCrmPlatform(options: FakeCrmOptions) {
-  const now = options.now ?? (() => Date.now());
+  const now = options.now ?? (options.clock ? () => options.clock!.now() : () => Date.now());
   const publicKey = await importSPKI(options.publicKeyPem, "RS256");
   const pollMs = options.pollMs ?? 1000;
   const issued = new Set<string>();
@@ -93,6 +103,10 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
     rejectTokenRequests: 0,
     /** Stream and Bayeux requests to answer 401 (as for an expired session). */
     rejectStreamRequests: 0,
+    /** Faults planned for the next requests, and what was injected. */
+    faults: new FaultPlan(options.clock ?? systemClock),
+    /** Events sent on SSE streams (a cut stream's half event is not counted). */
+    sseSent: 0,
 
     /** Publishes a change event on a channel; it is delivered to every live subscriber. */
     publish(
@@ -198,14 +212,32 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
     if (client.stalled) return;
     for (const event of fake.events) {
       if (event.replayId <= client.cursor) continue;
+      if (cutIfDue(client, event)) return;
       try {
         client.controller.enqueue(sseFrame(event));
         client.cursor = event.replayId;
+        client.sent++;
+        fake.sseSent++;
       } catch {
         sseClients.delete(client);
         return;
       }
     }
+    cutIfDue(client);
+  }
+
+  /** Ends a stream whose planned cut is due; `next` is the event that would have been sent. */
+  function cutIfDue(client: SseClient, next?: PublishedEvent): boolean {
+    if (!client.cut || client.sent < client.cut.afterEvents) return false;
+    sseClients.delete(client);
+    try {
+      if (next && client.cut.midFrame) {
+        const frame = sseFrame(next);
+        client.controller.enqueue(frame.slice(0, Math.floor(frame.length / 2)));
+      }
+      client.controller.close();
+    } catch {}
+    return true;
   }
 
   function authorised(req: Request): boolean {
@@ -254,7 +286,7 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
     });
   }
 
-  function stream(req: Request): Response {
+  function stream(req: Request, fault?: InlineFault): Response {
     fake.hits.stream++;
     if (fake.rejectStreamRequests > 0) {
       fake.rejectStreamRequests--;
@@ -268,7 +300,8 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
     let client: SseClient | undefined;
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
-        client = { controller, cursor };
+        const cut = fault?.kind === "cut" ? fault : undefined;
+        client = { controller, cursor, sent: 0, cut };
         controller.enqueue(encoder.encode(": connected\n\n"));
         sseClients.add(client);
         sendSse(client);
@@ -322,7 +355,25 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
     });
   }
 
-  async function cometd(req: Request): Promise<Response> {
+  /** A connect reply with the advice a test planned: unsuccessful (and the session gone) with `error`. */
+  function advisedConnect(
+    message: Record<string, unknown>,
+    advice: Extract<InlineFault, { kind: "advice" }>,
+  ): Record<string, unknown> {
+    const given = { reconnect: advice.reconnect, interval: advice.interval ?? 0, timeout: pollMs };
+    if (advice.error === undefined)
+      return { channel: "/meta/connect", id: message.id, successful: true, advice: given };
+    if (advice.reconnect === "handshake") bayeuxClients.delete(String(message.clientId));
+    return {
+      channel: "/meta/connect",
+      id: message.id,
+      successful: false,
+      error: advice.error,
+      advice: given,
+    };
+  }
+
+  async function cometd(req: Request, fault?: InlineFault): Promise<Response> {
     if (fake.rejectStreamRequests > 0) {
       fake.rejectStreamRequests--;
       return sessionExpired();
@@ -392,6 +443,10 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
             replies.push(unknownClient(message));
             break;
           }
+          if (fault?.kind === "advice" && fault.error !== undefined) {
+            replies.push(advisedConnect(message, fault));
+            break;
+          }
           if (pendingFor(client).length === 0) {
             const outcome = await new Promise<"event" | "drop" | "timeout">((resolve) => {
               const waiter: Waiter = {
@@ -410,13 +465,20 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
               break;
             }
           }
-          replies.push(...deliver(client, pendingFor(client)));
-          replies.push({
-            channel: "/meta/connect",
-            id: message.id,
-            successful: true,
-            advice: { reconnect: "retry", interval: 0, timeout: pollMs },
-          });
+          const delivered = deliver(client, pendingFor(client));
+          // A planned cut: the session has taken its events, and the connection drops with them.
+          if (fault?.kind === "cut") return resetConnection();
+          replies.push(...delivered);
+          replies.push(
+            fault?.kind === "advice"
+              ? advisedConnect(message, fault)
+              : {
+                  channel: "/meta/connect",
+                  id: message.id,
+                  successful: true,
+                  advice: { reconnect: "retry", interval: 0, timeout: pollMs },
+                },
+          );
           break;
         }
         case "/meta/disconnect":
@@ -439,19 +501,23 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
     hostname: "127.0.0.1",
     port: 0,
     idleTimeout: 0,
-    async fetch(req) {
+    fetch(req) {
       const url = new URL(req.url);
-      if (url.pathname === "/services/oauth2/token" && req.method === "POST") return token(req);
-      if (url.pathname === "/stream" && req.method === "GET") return stream(req);
-      if (
-        /^\/cometd\/\d+\.\d(\/(handshake|subscribe|connect|disconnect))?$/.test(url.pathname) &&
-        req.method === "POST"
-      ) {
-        return cometd(req);
-      }
-      return new Response("not found", { status: 404 });
+      return fake.faults.serve(url.pathname, (fault) => route(req, url, fault), req.signal);
     },
   });
+  function route(req: Request, url: URL, fault?: InlineFault): Response | Promise<Response> {
+    if (url.pathname === "/services/oauth2/token" && req.method === "POST") return token(req);
+    if (url.pathname === "/stream" && req.method === "GET") return stream(req, fault);
+    if (
+      /^\/cometd\/\d+\.\d(\/(handshake|subscribe|connect|disconnect))?$/.test(url.pathname) &&
+      req.method === "POST"
+    ) {
+      return cometd(req, fault);
+    }
+    return new Response("not found", { status: 404 });
+  }
+
   fake.url = `http://127.0.0.1:${server.port}`;
   return Object.assign(fake, {
     tokenUrl: `${fake.url}/services/oauth2/token`,

@@ -2,9 +2,13 @@
  * A local fake of the mail provider (Bun.serve on 127.0.0.1, a free port): the OAuth token
  * endpoint, mailbox history, message metadata, watch, and the JWKS of the push service's
  * signing keys, with helpers to sign push tokens (and a second, unpublished key for forgeries).
+ * Network faults (error statuses with Retry-After, resets, slow answers) are planned through
+ * `fake.faults` (test/fakes/fault-plan.ts), by path: `/token`, `/gmail/v1/users/{email}/history`, ...
  */
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { type Clock, systemClock } from "../../src/runtime/clock.ts";
 import type { HistoryRecord, MessageMeta } from "../../src/sources/mail/api.ts";
+import { FaultPlan } from "./fault-plan.ts";
 
 type PrivateKey = CryptoKey;
 
@@ -27,6 +31,8 @@ export interface PushTokenOptions {
 
 export interface FakeMailProviderOptions {
   now?: () => number;
+  /** The test's clock: faults' delays are held on it, requests are logged with its time. */
+  clock?: Clock;
   audience?: string;
   serviceAccount?: string;
   /** History records per page. */
@@ -54,6 +60,8 @@ export interface FakeMailProvider {
   hits: { token: number; history: number; messages: number; watch: number; jwks: number };
   /** Lifetime of issued access tokens in seconds. */
   tokenLifetimeS: number;
+  /** Faults planned for the next requests, and what was injected. */
+  faults: FaultPlan;
   /** Makes every issued access token invalid (the API then answers 401). */
   revokeAccessTokens(): void;
   signPushToken(options?: PushTokenOptions): Promise<string>;
@@ -79,7 +87,7 @@ function apiError(status: number, message: string): Response {
 export async function startFakeMailProvider(
   options: FakeMailProviderOptions = {},
 ): Promise<FakeMailProvider> {
-  const now = options.now ?? (() => Date.now());
+  const now = options.now ?? (options.clock ? () => options.clock!.now() : () => Date.now());
   const pageSize = options.pageSize ?? 2;
   let keySeq = 1;
   let current = await signingKey(`key-${keySeq}`);
@@ -100,6 +108,7 @@ export async function startFakeMailProvider(
     watches: [] as { email: string; topicName: string }[],
     hits: { token: 0, history: 0, messages: 0, watch: 0, jwks: 0 },
     tokenLifetimeS: 3600,
+    faults: new FaultPlan(options.clock ?? systemClock),
   };
 
   async function token(req: Request): Promise<Response> {
@@ -175,17 +184,21 @@ export async function startFakeMailProvider(
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    async fetch(req) {
+    fetch(req) {
       const url = new URL(req.url);
-      if (url.pathname === "/token" && req.method === "POST") return token(req);
-      if (url.pathname === "/jwks") {
-        fake.hits.jwks++;
-        return json({ keys: [current.publicJwk] });
-      }
-      if (url.pathname.startsWith("/gmail/")) return api(req, url);
-      return new Response("not found", { status: 404 });
+      return fake.faults.serve(url.pathname, () => route(req, url), req.signal);
     },
   });
+  function route(req: Request, url: URL): Response | Promise<Response> {
+    if (url.pathname === "/token" && req.method === "POST") return token(req);
+    if (url.pathname === "/jwks") {
+      fake.hits.jwks++;
+      return json({ keys: [current.publicJwk] });
+    }
+    if (url.pathname.startsWith("/gmail/")) return api(req, url);
+    return new Response("not found", { status: 404 });
+  }
+
   const base = `http://127.0.0.1:${server.port}`;
 
   return Object.assign(fake, {

@@ -3,6 +3,7 @@
  * refresh-token exchange with a cached access token, history paging, message metadata, watch.
  * Errors carry the HTTP status and what was attempted, never a token or a client secret.
  */
+import { retryAfterOf } from "../../connectors/retry-after.ts";
 import type { Clock } from "../../runtime/clock.ts";
 
 export { mapMailHistory } from "./history.ts";
@@ -68,6 +69,8 @@ export class MailApiError extends Error {
     message: string,
     /** HTTP status of the failing response; 0 when no response arrived. */
     readonly status: number,
+    /** The API's `Retry-After` on a 429 or 503: how long to wait before asking again. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = "MailApiError";
@@ -161,7 +164,11 @@ export class MailApiClient {
       response = await this.send(method, url, what, body, await this.accessToken());
     }
     if (!response.ok)
-      throw new MailApiError(`${what}: mail API answered ${response.status}`, response.status);
+      throw new MailApiError(
+        `${what}: mail API answered ${response.status}`,
+        response.status,
+        retryAfterOf(response, this.options.clock.now()),
+      );
     return readJsonObject(response, what);
   }
 
@@ -213,6 +220,7 @@ export class MailApiClient {
       throw new MailApiError(
         `token exchange: answered ${response.status}${await oauthError(response)}`,
         response.status,
+        retryAfterOf(response, this.options.clock.now()),
       );
     const body = await readJsonObject(response, "token exchange");
     if (typeof body.access_token !== "string" || !body.access_token) {
@@ -235,8 +243,15 @@ async function oauthError(response: Response): Promise<string> {
 }
 
 async function readJsonObject(response: Response, what: string): Promise<Record<string, unknown>> {
+  let text: string;
   try {
-    const body: unknown = await response.json();
+    text = await response.text();
+  } catch {
+    // The connection went in the middle of the answer: as if it never came (status 0, passing).
+    throw new MailApiError(`${what}: connection lost mid-answer`, 0);
+  }
+  try {
+    const body: unknown = JSON.parse(text);
     if (typeof body === "object" && body !== null && !Array.isArray(body))
       return body as Record<string, unknown>;
   } catch {}

@@ -53,7 +53,7 @@ function client(overrides: Partial<ConstructorParameters<typeof MailApiClient>[0
 
 beforeAll(async () => {
   clock = new ManualClock();
-  fake = await startFakeMailProvider({ now: () => clock.now(), pageSize: 2 });
+  fake = await startFakeMailProvider({ clock, pageSize: 2 });
 });
 
 afterAll(() => fake.stop());
@@ -161,6 +161,25 @@ describe("MailApiClient", () => {
       .listHistory(EMAIL, "1")
       .catch((e: unknown) => e);
     expect(unreachable).toMatchObject({ status: 0 });
+  });
+
+  test("a 429 or 503 carries the API's Retry-After, from the token endpoint too", async () => {
+    fake.faults.next(/\/history$/, 1, { kind: "status", status: 429, retryAfter: 4 });
+    const busy = await client()
+      .listHistory(EMAIL, "1")
+      .catch((e: unknown) => e);
+    expect(busy).toMatchObject({ status: 429, retryAfterMs: 4000 });
+    expect((busy as Error).message).toBe("list history: mail API answered 429");
+    fake.faults.next("/token", 1, { kind: "status", status: 503, retryAfter: 9 });
+    const down = await client()
+      .watch(EMAIL, "projects/p/topics/mail")
+      .catch((e: unknown) => e);
+    expect(down).toMatchObject({ status: 503, retryAfterMs: 9000 });
+    fake.faults.next(/\/history$/, 1, { kind: "status", status: 500, retryAfter: 4 });
+    const failing = await client()
+      .listHistory(EMAIL, "1")
+      .catch((e: unknown) => e);
+    expect(failing).toMatchObject({ status: 500, retryAfterMs: undefined });
   });
 
   test("end to end: history and metadata from the fake become drafts", async () => {
