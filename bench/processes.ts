@@ -92,9 +92,22 @@ export async function startProcess(
   return started;
 }
 
+/**
+ * Rate limits far above any load the bench makes: the check runs (its cost is measured), it never
+ * refuses (the bench measures capacity, not the per-tenant limits).
+ */
+const UNREACHED_RATE_LIMITS = ["read", "write", "search", "mcp", "admin", "webhook"]
+  .map((rateClass) => `${rateClass}=1000000:1000000`)
+  .join(",");
+
 /** The environment of the service (`bun run src/index.ts`) on `dataDir`. */
 export function serviceEnv(secret: string, dataDir: string, env: Record<string, string> = {}) {
-  return { ...env, MEMORY_RUNTIME_JWT_SECRET: secret, MEMORY_RUNTIME_DATA_DIR: dataDir };
+  return {
+    MEMORY_RUNTIME_RATE_LIMITS: UNREACHED_RATE_LIMITS,
+    ...env,
+    MEMORY_RUNTIME_JWT_SECRET: secret,
+    MEMORY_RUNTIME_DATA_DIR: dataDir,
+  };
 }
 
 /**

@@ -14,6 +14,7 @@ import { type ConnectorDriver, ConnectorSupervisor } from "./connectors/supervis
 import { createEmbedder } from "./embedding/embedder.ts";
 import { AppError, NotFound } from "./errors.ts";
 import { Authenticator, authPlugin, Guard } from "./http/auth.ts";
+import { RateLimiter } from "./http/rate-limit.ts";
 import { TokenService } from "./http/tokens.ts";
 import { CrmMappingHolder } from "./ingest/crm-mapping-holder.ts";
 import { type Expander, IngestPipeline } from "./ingest/deliver.ts";
@@ -335,6 +336,7 @@ export function composeRuntime({
   };
   const authenticator = new Authenticator(tokens, store);
   const guard = new Guard(store, clock, (denial) => system.ask({ type: "denial.record", denial }));
+  const rateLimiter = new RateLimiter(config.rateLimits, clock);
   const deps: Deps = {
     config,
     clock,
@@ -342,7 +344,8 @@ export function composeRuntime({
     tokens,
     auth: authenticator,
     guard,
-    authPlugin: authPlugin(authenticator, guard, config.bodyLimitBytes),
+    authPlugin: authPlugin(authenticator, guard, config.bodyLimitBytes, rateLimiter),
+    rateLimiter,
     memory: new MemoryAccess({ guard, embedder, clock, tenant: (tenantId) => tenants.ref(tenantId) }),
     secrets,
     embedder,

@@ -1,4 +1,11 @@
 import { readFileSync } from "node:fs";
+import {
+  DEFAULT_HOLD_MS,
+  DEFAULT_MAX_BUCKETS,
+  type RateLimitSettings,
+  RateLimitSyntaxError,
+  rateLimitSettingsOf,
+} from "./http/rate-limit-settings.ts";
 import { MAX_TOKEN_TTL_SECONDS } from "./http/tokens.ts";
 
 /**
@@ -46,6 +53,8 @@ export interface Config {
   outboundTimeoutMs: number;
   /** Outbound events: the longest wait between two attempts (before jitter). */
   outboundRetryMaxMs: number;
+  /** Per-tenant rate limits by route class, with per-tenant overrides (src/http/rate-limit.ts). */
+  rateLimits: RateLimitSettings;
   version: string;
 }
 
@@ -103,12 +112,24 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     outboundMaxFailures: integer(env, "MEMORY_RUNTIME_OUTBOUND_MAX_FAILURES", 10, 1, 1000),
     outboundTimeoutMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
     outboundRetryMaxMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_RETRY_MAX_SECONDS", 3600, 1, 86400) * 1000,
+    rateLimits: rateLimits(env),
     version: env.MEMORY_RUNTIME_VERSION || version,
   };
   if (embedder === "http" && !config.embeddingsUrl) {
     throw new ConfigError("MEMORY_RUNTIME_EMBEDDER=http needs MEMORY_RUNTIME_EMBEDDINGS_URL");
   }
   return config;
+}
+
+function rateLimits(env: Env): RateLimitSettings {
+  const maxBuckets = integer(env, "MEMORY_RUNTIME_RATE_LIMIT_BUCKETS", DEFAULT_MAX_BUCKETS, 100, 10_000_000);
+  const holdMs = integer(env, "MEMORY_RUNTIME_RATE_LIMIT_HOLD_MS", DEFAULT_HOLD_MS, 0, 10_000);
+  try {
+    return rateLimitSettingsOf(env, { maxBuckets, holdMs });
+  } catch (error) {
+    if (error instanceof RateLimitSyntaxError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 /** `MEMORY_RUNTIME_JWT_SECRET_FILE`: the secret kept in a file (0600) instead of the environment. */

@@ -5,11 +5,13 @@ import { Forbidden, NotFound, TenantSuspended, Unauthorized, UnsupportedMediaTyp
 import { isoOf, ULID_RE } from "../models/common.ts";
 import type { Denial } from "../models/denial.ts";
 import { parseAs } from "../models/media-type.ts";
+import { problems } from "../models/problem.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { SystemStore } from "../vault/system-store.ts";
 import { RAW_BODY, readJsonBody } from "./body.ts";
 import { isNdjson } from "./ndjson.ts";
 import { anyGrants } from "./permissions.ts";
+import { type RateLimiter, rateClassOf } from "./rate-limit.ts";
 import type { Claims, TokenService } from "./tokens.ts";
 import { checkBody } from "./validate-body.ts";
 
@@ -177,9 +179,10 @@ export type AuthOption = AuthLevel | { level: AuthLevel; bodyLimit: number };
  * (an anonymous caller gets 401, never a schema hint). Handlers receive `principal` and `req`.
  * A suspended tenant's token stops here (403 `tenant_suspended`); so does a tenant token on an
  * admin route (403, audited). The admin cookie counts on GET requests only, so a page cannot be
- * made to post with the operator's authority.
+ * made to post with the operator's authority. The caller's rate limit is checked here too (429
+ * `rate_limited`, declared on every route that uses the plugin), before the body is read.
  */
-export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number) {
+export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number, limiter: RateLimiter) {
   const callers = new WeakMap<Request, Promise<Caller>>();
   const callerOf = (request: Request): Promise<Caller> => {
     let pending = callers.get(request);
@@ -187,6 +190,10 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number)
       pending = (async () => {
         const principal = await auth.authenticate(request, cookieToken(request));
         const req = requestInfo(request);
+        // Before the suspension check and every other refusal: a flood of refused requests must
+        // not become a flood of audit-log writes.
+        const refused = limiter.admit(principal.tenantId, rateClassOf(req.method, req.path));
+        if (refused) await refused;
         guard.requireActiveTenant(principal, req);
         return { principal, req };
       })();
@@ -213,6 +220,8 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number)
         if (level === "admin") guard.requireAdmin(caller.principal, caller.req);
       },
       resolve: ({ request }) => callerOf(request),
+      // Merged into the route's own responses, so the OpenAPI document lists the 429 on each.
+      response: problems(429),
     }),
     // Macro hooks run in the order a route names them: after `auth`, so a refused caller never
     // learns the schema; before Elysia's own validation, which a hostile body could crash.

@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Embedder } from "../embedding/embedder.ts";
 import type { Authenticator, authPlugin, Guard } from "../http/auth.ts";
+import type { RateLimiter } from "../http/rate-limit.ts";
 import type { TokenService } from "../http/tokens.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
@@ -39,6 +40,8 @@ export interface Deps {
   guard: Guard;
   /** The named auth plugin (one per app): routes declare `{ auth: "caller" | "admin" }`. */
   authPlugin: ReturnType<typeof authPlugin>;
+  /** Per-tenant rate limits: the auth plugin checks token-bearing routes, the webhook route its deliveries. */
+  rateLimiter: RateLimiter;
   memory: MemoryAccess;
   secrets: Secrets;
   embedder: Embedder;

@@ -77,8 +77,12 @@ export const webhookRoutes = (deps: Deps) =>
     async ({ params, request }) => {
       const source = findSource(params.source);
       if (!source) throw new NotFound(`no webhook source ${safeEcho(params.source)}`);
-      const answer = await countRefusals(deps, source.id, () => {
+      const answer = await countRefusals(deps, source.id, async () => {
         const tenantId = existingTenantId(deps.store, params.tenant_id);
+        // Before the body is read: a limited delivery is answered 429 with nothing written or
+        // dead-lettered, so the platform delivers it again after Retry-After.
+        const refused = deps.rateLimiter.admit(tenantId, "webhook", source.id);
+        if (refused) await refused;
         return deps.ingest.webhook(source, tenantId, request);
       });
       if (!("status" in answer)) return answer;
@@ -91,7 +95,7 @@ export const webhookRoutes = (deps: Deps) =>
     },
     {
       params: WebhookParams,
-      response: { 200: WebhookAnswer, ...problems(400, 401, 404, 413, 503) },
+      response: { 200: WebhookAnswer, ...problems(400, 401, 404, 413, 429, 503) },
       detail: {
         tags: ["webhooks"],
         summary: "Receive a signed event from a source for a tenant",
