@@ -19,13 +19,21 @@ export type AppendWrite = (tenantId: string, set: WriteSet) => Promise<unknown>;
 /**
  * Routes every vault write through `append` after its local commit: the write resolves once both
  * landed, and rejects (the caller's answer is an error, nothing acknowledged) when the append is
- * refused. The transaction time is fixed before either, so the replay writes the same changes.
+ * refused. A node that does not serve the tenant's partition is refused before anything is
+ * committed locally (`refusal`), so no stray write (a connector, a late request) pollutes its
+ * vault. The transaction time is fixed before either, so the replay writes the same changes.
  */
-export function logVaultWrites(append: AppendWrite): () => void {
+export function logVaultWrites(
+  append: AppendWrite,
+  refusal: (tenantId: string) => Error | undefined,
+): () => void {
   TenantVault.prototype.write = function (this: TenantVault, set: WriteSet): Promise<void> {
+    const tenantId = basename(this.dir);
+    const refused = refusal(tenantId);
+    if (refused) return Promise.reject(refused);
     const fixed: WriteSet = set.at === undefined ? { ...set, at: Date.now() } : set;
     return localWrite.call(this, fixed).then(async () => {
-      await append(basename(this.dir), fixed);
+      await append(tenantId, fixed);
     });
   };
   return () => {

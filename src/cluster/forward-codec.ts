@@ -37,7 +37,7 @@ export function encodeRequest(request: Request, body: Uint8Array): EncodedMessag
 }
 
 /** Rebuilds the request on the owner, against its own origin. */
-export function decodeRequest(msg: Msg, origin: string): Request {
+export function decodeRequest(msg: { data: Uint8Array; headers?: MsgHdrs }, origin: string): Request {
   const method = msg.headers?.get(METHOD) || "GET";
   const pairs = JSON.parse(msg.headers?.get(HEADERS) || "[]") as Array<[string, string]>;
   const hasBody = method !== "GET" && method !== "HEAD";

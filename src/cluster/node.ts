@@ -9,7 +9,7 @@ import type { ClusterConfig } from "./config.ts";
 import { Fenced, PartitionLog } from "./fence.ts";
 import { Membership } from "./membership.ts";
 import { LEASES_BUCKET, LOG_STREAM, LOG_SUBJECTS, NODES_BUCKET } from "./names.ts";
-import { Ownership } from "./ownership.ts";
+import { Ownership, type OwnershipHooks } from "./ownership.ts";
 import { PARTITIONS, partitionOf } from "./partition.ts";
 
 /** What `/healthz` shows in cluster mode. */
@@ -36,7 +36,7 @@ export class ClusterNode {
   static async start(
     config: ClusterConfig,
     logLine: (line: string) => void = console.error,
-    onClaimed?: (partition: number, epoch: number) => Promise<void>,
+    hooks: OwnershipHooks = {},
   ): Promise<ClusterNode> {
     const nc = await connect({ servers: config.servers, name: config.nodeId, maxReconnectAttempts: -1 });
     const jsm = await jetstreamManager(nc);
@@ -56,16 +56,7 @@ export class ClusterNode {
       now,
       () => ownership?.tickSoon(),
     );
-    ownership = new Ownership(
-      leases,
-      log,
-      membership,
-      config.nodeId,
-      config.timings,
-      now,
-      logLine,
-      onClaimed,
-    );
+    ownership = new Ownership(leases, log, membership, config.nodeId, config.timings, now, logLine, hooks);
     await membership.start();
     await ownership.start();
     return new ClusterNode(nc, config, membership, ownership, log);

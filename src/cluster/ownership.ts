@@ -30,6 +30,13 @@ interface SeenLease {
   seenAt: number;
 }
 
+export interface OwnershipHooks {
+  /** Prepares a claimed partition (restores its data) before it is served. */
+  onClaimed?: (partition: number, epoch: number) => Promise<void>;
+  /** The partition starts (true) or stops (false) being served here. */
+  onServing?: (partition: number, serving: boolean) => void;
+}
+
 export interface LeaseValue {
   owner: string;
   epoch: number;
@@ -52,8 +59,7 @@ export class Ownership {
     private readonly timings: ClusterTimings,
     private readonly now: () => number,
     private readonly logLine: (line: string) => void,
-    /** Prepares a claimed partition (restores its data) before it is served. */
-    private readonly onClaimed: (partition: number, epoch: number) => Promise<void> = async () => {},
+    private readonly hooks: OwnershipHooks = {},
   ) {}
 
   async start(): Promise<void> {
@@ -108,8 +114,11 @@ export class Ownership {
 
   /** Stops serving at once (a fenced append, a failed renewal). */
   drop(partition: number, why: string): void {
-    if (!this.held.delete(partition)) return;
+    const held = this.held.get(partition);
+    if (!held) return;
+    this.held.delete(partition);
     this.log.forget(partition);
+    if (held.ready) this.hooks.onServing?.(partition, false);
     this.logLine(`[cluster] partition ${partition} dropped: ${why}`);
   }
 
@@ -184,13 +193,14 @@ export class Ownership {
   private async prepare(partition: number, held: Held): Promise<void> {
     const started = this.now();
     try {
-      await this.onClaimed(partition, held.epoch);
+      await this.hooks.onClaimed?.(partition, held.epoch);
     } catch (error) {
       this.drop(partition, `restore failed: ${error}`);
       return;
     }
     if (this.held.get(partition) !== held) return;
     held.ready = true;
+    this.hooks.onServing?.(partition, true);
     const ms = Math.round(this.now() - started);
     this.logLine(`[cluster] partition ${partition} claimed, epoch ${held.epoch}, restored in ${ms} ms`);
   }

@@ -16,6 +16,7 @@ import {
   isNotOwner,
   notOwnerReply,
 } from "./forward-codec.ts";
+import { type Intake, webhookTarget } from "./intake.ts";
 import { httpSubject } from "./names.ts";
 import type { ClusterNode } from "./node.ts";
 import { partitionOf } from "./partition.ts";
@@ -28,6 +29,8 @@ export interface RouterOptions {
   forwardTimeoutMs: number;
   /** Seconds suggested to the client by the 503's Retry-After. */
   retryAfterSeconds: number;
+  /** Durable webhook intake: deliveries go to the stream instead of being forwarded. */
+  intake?: Intake;
   /** Awaited before an owned tenant's request runs (the system replica catching up on an unknown tenant). */
   beforeServe?: (tenantId: string) => Promise<void>;
 }
@@ -64,6 +67,8 @@ export class ClusterRouter {
   async handle(request: Request): Promise<Response> {
     const tenantId = tenantOfRequest(request);
     if (tenantId === undefined) return this.app(request);
+    const webhook = this.options.intake ? webhookTarget(request) : undefined;
+    if (webhook) return this.intake(request, webhook);
     const partition = partitionOf(tenantId);
     if (this.node.ownership.owns(partition)) {
       const local = await this.serveOwned(request, tenantId);
@@ -72,15 +77,25 @@ export class ClusterRouter {
     return this.forward(request, tenantId, partition);
   }
 
-  private async forward(request: Request, tenantId: string, partition: number): Promise<Response> {
-    const requestId = assignRequestId(request);
+  private async intake(request: Request, target: { source: string; tenantId: string }): Promise<Response> {
+    const tooLarge = this.tooLarge(request);
+    if (tooLarge) return tooLarge;
+    return this.options.intake!.accept(request, target, new Uint8Array(await request.arrayBuffer()));
+  }
+
+  /** A body NATS cannot carry in one message: the 413 names the way out. */
+  private tooLarge(request: Request): Response | undefined {
     const declared = Number(request.headers.get("content-length") ?? "0");
     const maxBody = this.node.nc.info?.max_payload ?? 1024 * 1024;
-    if (declared > maxBody - HEADER_ROOM)
-      return problemResponse(
-        new PayloadTooLarge("body too large to forward: send it to the owner node"),
-        requestId,
-      );
+    if (declared <= maxBody - HEADER_ROOM) return undefined;
+    const error = new PayloadTooLarge("body too large to forward: send it to the owner node");
+    return problemResponse(error, assignRequestId(request));
+  }
+
+  private async forward(request: Request, tenantId: string, partition: number): Promise<Response> {
+    const requestId = assignRequestId(request);
+    const tooLarge = this.tooLarge(request);
+    if (tooLarge) return tooLarge;
     const body = new Uint8Array(await request.arrayBuffer());
     const deadline = performance.now() + this.options.ownerWaitMs;
     for (;;) {

@@ -1,15 +1,18 @@
 /**
- * Serving a runtime as a cluster node: joins the cluster, answers forwarded requests, and listens
- * with the router in front of the app. `/healthz` gains the cluster view (node, owned partitions,
- * live nodes, lease holders).
+ * Serving a runtime as a cluster node: joins the cluster, replicates the system state, logs vault
+ * writes to the partition changelog, restores partitions it claims, consumes their webhook intake,
+ * answers forwarded requests, and listens with the router in front of the app. `/healthz` gains
+ * the cluster view (node, owned partitions, live nodes, lease holders).
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { MemoryRuntime } from "../lib.ts";
 import { encodeWriteSet, logVaultWrites } from "./changelog.ts";
 import type { ClusterConfig } from "./config.ts";
 import { Fenced } from "./fence.ts";
+import { Intake } from "./intake.ts";
 import { ClusterNode, type ClusterView } from "./node.ts";
 import { partitionOf } from "./partition.ts";
+import { tenantOfRequest } from "./request-tenant.ts";
 import { restorePartition } from "./restore.ts";
 import { ClusterRouter, DEFAULT_ROUTER_OPTIONS } from "./router.ts";
 import { SystemReplica } from "./system-replica.ts";
@@ -26,37 +29,67 @@ export async function serveClusterNode(
   cluster: ClusterConfig,
   log: (line: string) => void = console.error,
 ): Promise<ClusterServer> {
-  const { config } = runtime.internals.deps;
-  const { store } = runtime.internals.deps;
-  // Every vault write of an owned tenant goes to its partition's changelog before it resolves.
+  const { config, store } = runtime.internals.deps;
+  const localApp = async (request: Request) => runtime.app.handle(request);
+  // Bound once the node is up; the hooks below run only after that.
   let node: ClusterNode | undefined;
-  const unhook = logVaultWrites(async (tenantId, set) => {
-    if (!node) throw new Fenced(partitionOf(tenantId));
-    await node.appendWrite(tenantId, { type: "write", tenant_id: tenantId, set: encodeWriteSet(set) });
-  });
-  node = await ClusterNode.start(cluster, log, async (partition, epoch) => {
-    const report = await restorePartition(
-      {
+  let intake: Intake | undefined;
+  // Every vault write of an owned tenant goes to its partition's changelog before it resolves.
+  const unhook = logVaultWrites(
+    async (tenantId, set) => {
+      await node!.appendWrite(tenantId, { type: "write", tenant_id: tenantId, set: encodeWriteSet(set) });
+    },
+    (tenantId) => {
+      const partition = partitionOf(tenantId);
+      return node?.ownership.owns(partition) ? undefined : new Fenced(partition);
+    },
+  );
+  node = await ClusterNode.start(cluster, log, {
+    onClaimed: async (partition, epoch) => {
+      const restoreDeps = {
         js: jetstream(node!.nc),
         dataDir: config.dataDir,
         passivateTenant: runtime.internals.passivateTenant,
-      },
-      partition,
-      epoch,
-    );
-    if (report.applied > 0)
-      log(`[cluster] partition ${partition}: replayed ${report.applied} writes of ${report.tenants} tenants`);
-  });
-  const replica = new SystemReplica(store, jetstream(node.nc), await jetstreamManager(node.nc), log);
-  await replica.start();
-  const app = (request: Request) => withClusterView(request, runtime.app.handle(request), () => node.view());
-  const router = new ClusterRouter(node, app, {
-    ...DEFAULT_ROUTER_OPTIONS,
-    // A tenant created on another node a moment ago: catch up on the system stream once.
-    beforeServe: async (tenantId) => {
-      if (store.getTenant(tenantId) === undefined) await replica.catchUp();
+      };
+      const report = await restorePartition(restoreDeps, partition, epoch);
+      if (report.applied > 0)
+        log(
+          `[cluster] partition ${partition}: replayed ${report.applied} writes of ${report.tenants} tenants`,
+        );
+    },
+    onServing: (partition, serving) => {
+      if (!intake) return;
+      if (serving)
+        void intake
+          .startPartition(partition)
+          .catch((error) => log(`[cluster] intake ${partition}: ${error}`));
+      else intake.stopPartition(partition);
     },
   });
+  const js = jetstream(node.nc);
+  const jsm = await jetstreamManager(node.nc);
+  const replica = new SystemReplica(store, js, jsm, log);
+  await replica.start();
+  // A tenant created on another node a moment ago: catch up on the system stream once.
+  const knowTenant = async (tenantId: string) => {
+    if (store.getTenant(tenantId) === undefined) await replica.catchUp();
+  };
+  intake = new Intake(
+    node,
+    js,
+    jsm,
+    async (request) => {
+      const tenantId = tenantOfRequest(request);
+      if (tenantId) await knowTenant(tenantId);
+      return localApp(request);
+    },
+    log,
+  );
+  await intake.start();
+  // Partitions claimed before the intake existed start consuming now.
+  for (const partition of node.ownership.owned()) void intake.startPartition(partition);
+  const app = (request: Request) => withClusterView(request, localApp(request), () => node!.view());
+  const router = new ClusterRouter(node, app, { ...DEFAULT_ROUTER_OPTIONS, beforeServe: knowTenant, intake });
   router.listen();
   // As in lib.ts: Bun's cap above the API limit so oversize bodies get the API's 413.
   const server = Bun.serve({
@@ -71,6 +104,7 @@ export async function serveClusterNode(
     stop: async () => {
       await server.stop();
       router.stop();
+      intake?.stop();
       replica.stop();
       await node!.stop();
       unhook();

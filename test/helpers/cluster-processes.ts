@@ -2,7 +2,7 @@
  * A real cluster on loopback for the cluster suites: one nats-server with JetStream and N runtime
  * processes (`bun run src/index.ts` with MEMORY_RUNTIME_CLUSTER_URL), each with its own data dir.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PARTITIONS } from "../../src/cluster/partition.ts";
@@ -21,6 +21,8 @@ export interface TestCluster {
   nodes: ClusterNodeProcess[];
   secret: string;
   root: string;
+  /** Adds `NAME_<tenant>=value` lines to the nodes' shared secrets file and reloads it on every node. */
+  setSecrets(tenantId: string, secrets: Record<string, string>, adminToken: string): Promise<void>;
   /** Starts (or restarts, keeping its data dir) the node of this id. */
   startNode(nodeId: string): Promise<ClusterNodeProcess>;
   stop(): Promise<void>;
@@ -30,6 +32,8 @@ export async function startTestCluster(nodeIds: string[], secret: string): Promi
   const root = mkdtempSync(join(tmpdir(), "mr-cluster-"));
   const nats = await startNatsServer();
   const nodes: ClusterNodeProcess[] = [];
+  const secretsFile = join(root, "secrets.env");
+  writeFileSync(secretsFile, "", { mode: 0o600 });
   const startNode = async (nodeId: string) => {
     const dataDir = join(root, nodeId);
     mkdirSync(dataDir, { recursive: true });
@@ -38,7 +42,11 @@ export async function startTestCluster(nodeIds: string[], secret: string): Promi
       secret,
       logDir: root,
       label: `${nodeId}-${Date.now()}`,
-      env: { MEMORY_RUNTIME_CLUSTER_URL: nats.url, MEMORY_RUNTIME_NODE_ID: nodeId },
+      env: {
+        MEMORY_RUNTIME_CLUSTER_URL: nats.url,
+        MEMORY_RUNTIME_NODE_ID: nodeId,
+        MEMORY_RUNTIME_SECRETS_FILE: secretsFile,
+      },
     });
     const node = { nodeId, server, dataDir };
     const previous = nodes.findIndex((n) => n.nodeId === nodeId);
@@ -53,6 +61,15 @@ export async function startTestCluster(nodeIds: string[], secret: string): Promi
     secret,
     root,
     startNode,
+    setSecrets: async (tenantId, secrets, adminToken) => {
+      for (const [name, value] of Object.entries(secrets))
+        appendFileSync(secretsFile, `${name}_${tenantId}=${value}\n`);
+      for (const node of nodes) {
+        const reloaded = await httpCall(node.server.base, "POST", "/admin/reload", { token: adminToken });
+        if (reloaded.body?.secrets?.reloaded !== true)
+          throw new Error(`reload refused: ${JSON.stringify(reloaded.body)}`);
+      }
+    },
     stop: async () => {
       await Promise.all(nodes.map((n) => killHard(n.server)));
       await nats.stop();
