@@ -15,8 +15,8 @@ export interface SystemDeps {
   clock: Clock;
   /** Creates the new tenant's vault; runs before the tenant is recorded. */
   initTenant?: (tenantId: string) => Promise<void>;
-  /** Removes what a failed `initTenant` may have left on disk. */
-  discardTenant?: (tenantId: string) => void;
+  /** Removes what a failed `initTenant` (or a tenant that could not be recorded) left on disk. */
+  discardTenant?: (tenantId: string) => void | Promise<void>;
   /** Stops a tenant's actors and connectors and erases its vault; answers what the vault held. */
   eraseTenant?: (tenantId: string) => Promise<{ entries: number; dead_letters: number }>;
 }
@@ -41,13 +41,16 @@ export function systemBehaviour({
           status: "active",
           created_at: isoOf(clock.now()),
         };
+        store.assertRoom();
+        // Nothing half-made: a vault that opened for a tenant the store could not record (a full
+        // disk: 507) is removed again.
         try {
           await initTenant?.(tenant.tenant_id);
+          await store.createTenant(tenant);
         } catch (error) {
-          discardTenant?.(tenant.tenant_id);
+          await discardTenant?.(tenant.tenant_id);
           throw error;
         }
-        await store.createTenant(tenant);
         return tenant;
       },
       "tenant.status": async ({ tenantId, status }) => {

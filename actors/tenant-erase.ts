@@ -67,6 +67,8 @@ export class TenantErasure {
     }));
     const committed = this.vault.write({ entries: [], created: [], erase: erasure, changes, at: now });
     this.memory.forget(erasedIds);
+    // A failed commit (a full disk) erased nothing: the entries' vectors go back into the index.
+    committed.catch(() => this.memory.indexes.restore(erasedIds));
     return { report, committed };
   }
 

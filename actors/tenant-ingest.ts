@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
-import { AppError, NotFound, ValidationFailed } from "../src/errors.ts";
+import { AppError, InsufficientStorage, NotFound, ValidationFailed } from "../src/errors.ts";
 import type { Delivery, IngestItem, IngestSummary } from "../src/ingest/ingest-item.ts";
 import { CATEGORIES, type Category } from "../src/models/category.ts";
 import { isoOf } from "../src/models/common.ts";
@@ -157,7 +157,8 @@ export class TenantIngest {
           this.writeOne(this.linked(ingest, source, item), ingest, source, item.vectors?.[i], now, outcome),
         );
       } catch (error) {
-        if (!(error instanceof AppError)) throw error;
+        // A full vault refuses the whole delivery (507: the platform delivers it again), never dead-letters it.
+        if (!(error instanceof AppError) || error instanceof InsufficientStorage) throw error;
         outcome.error = error instanceof UnknownReference ? error.message : `invalid_draft: ${error.message}`;
         return outcome;
       }

@@ -4,6 +4,7 @@ import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
 import type { Clock } from "../src/runtime/clock.ts";
 import { type Later, later } from "../src/runtime/later.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";
+import { storageFault } from "../src/vault/storage-faults.ts";
 import type { TenantVault } from "../src/vault/tenant-vault.ts";
 import { type ExportSnapshot, VaultTransfer } from "../src/vault/vault-transfer.ts";
 import { skipImportedHistory } from "./tenant-outbound.ts";
@@ -89,13 +90,17 @@ export class TenantTransfer {
       "import.begin": () => this.beginImport(),
       "import.batch": ({ session, records }) => {
         this.requireImport(session);
-        return later(this.transfer.writeBatch(records).then(() => undefined));
+        // An import is the largest write there is: each batch is held to the vault's size ceiling.
+        this.vault.assertRoom();
+        return later(this.transfer.writeBatch(records).then(() => undefined, storageFault));
       },
       "import.finish": ({ session, records }) => {
         this.requireImport(session);
+        this.vault.assertRoom();
         return later(
           this.transfer
             .finishImport(records)
+            .catch(storageFault)
             .then(() => skipImportedHistory(this.vault.root, this.vault.lastChangeSeq()))
             .then(() => {
               this.importing = "ended";

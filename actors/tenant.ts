@@ -7,6 +7,8 @@ import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
 import { later } from "../src/runtime/later.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";
 import { compactIfPending } from "../src/vault/compact.ts";
+import type { DiskSpace } from "../src/vault/disk-space.ts";
+import { storageFaultSync } from "../src/vault/storage-faults.ts";
 import { tenantDir } from "../src/vault/tenant-paths.ts";
 import { TenantVault } from "../src/vault/tenant-vault.ts";
 import { discardUnfinishedImport } from "../src/vault/vault-transfer.ts";
@@ -27,6 +29,10 @@ export interface TenantDeps {
   tellSelf: (msg: { type: "index.flush"; all?: boolean }) => void;
   /** Receives each write's changes once committed (src/memory/change-feed.ts). */
   onCommitted?: (changes: Change[]) => void;
+  /** The vault's size ceiling in bytes (MEMORY_RUNTIME_VAULT_MAX_MB); unlimited when absent. */
+  maxBytes?: number;
+  /** The data directory's free space and its reserve (MEMORY_RUNTIME_DISK_RESERVE_MB). */
+  disk?: DiskSpace;
 }
 
 /** Graph insertion starts after a short lull in writes; until then new vectors are searched exactly. */
@@ -37,7 +43,10 @@ const INDEX_FLUSH_CHUNK = 96;
 /** Seconds a caller should wait before retrying when no file descriptor is free. */
 const OUT_OF_FILES_RETRY_S = 2;
 
-/** Opens the vault and indexes; running out of descriptors is a 503 to retry, not a crash. */
+/**
+ * Opens the vault and indexes; running out of descriptors is a 503 to retry, a full disk (an open
+ * writes: a migration, a recount) a 507, neither a crash.
+ */
 function openTenant(tenantId: string, deps: TenantDeps): { vault: TenantVault; memory: TenantMemory } {
   if (deps.roomToOpen && !deps.roomToOpen()) throw outOfFiles();
   let vault: TenantVault | undefined;
@@ -48,12 +57,14 @@ function openTenant(tenantId: string, deps: TenantDeps): { vault: TenantVault; m
     vault = new TenantVault(dir, {
       onCommitted: deps.onCommitted,
       now: () => deps.clock.now(),
+      maxBytes: deps.maxBytes,
+      disk: deps.disk,
     });
     return { vault, memory: new TenantMemory({ tenantId, vault, clock: deps.clock, dims: deps.dims }) };
   } catch (error) {
     void vault?.close();
     if (isOutOfFiles(error)) throw outOfFiles();
-    throw error;
+    throw storageFaultSync(error);
   }
 }
 
@@ -67,7 +78,10 @@ function outOfFiles(): Unavailable {
 /** The tenant actor: sole owner of one tenant's vault and indexes, so the tenant's writes never race. */
 /** Starts the tenant actor: an erasure's pending compaction first (the vault is closed then). */
 export async function startTenant(tenantId: string, deps: TenantDeps): Promise<Behaviour<TenantProtocol>> {
-  await compactIfPending(tenantDir(deps.dataDir, tenantId));
+  // A compaction writes a copy of the vault: on a full disk it fails (507) and is tried at the next start.
+  await compactIfPending(tenantDir(deps.dataDir, tenantId)).catch((error) => {
+    throw storageFaultSync(error);
+  });
   return tenantBehaviour(tenantId, deps);
 }
 
@@ -165,8 +179,12 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
     stop: async () => {
       flushTimer?.cancel();
       transfer.close();
-      memory.close();
-      await vault.close();
+      try {
+        // Saving the indexes can fail (a full disk): they are rebuilt from the vault on the next open.
+        memory.close();
+      } finally {
+        await vault.close();
+      }
     },
   });
 }

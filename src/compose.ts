@@ -46,6 +46,7 @@ import { findSource } from "./sources/registry.ts";
 import { ExportImport } from "./tenants/export-import.ts";
 import { TenantLifecycle } from "./tenants/lifecycle.ts";
 import { compactionPending } from "./vault/compact.ts";
+import { DiskSpace } from "./vault/disk-space.ts";
 import { SystemStore } from "./vault/system-store.ts";
 import { removeTenantDir, tenantDir } from "./vault/tenant-paths.ts";
 
@@ -104,7 +105,9 @@ export function composeRuntime({
 }: ComposeOptions): Runtime {
   const secrets = openSecrets(env, config.secretsFile);
   const crmMapping = new CrmMappingHolder(config.crmMappingPath, config.crmMappingIsDefault);
-  const store = new SystemStore(config.dataDir, config.auditLimit);
+  // Every environment is held to its ceiling, and the data directory's disk to its reserve.
+  const disk = new DiskSpace(config.dataDir, config.diskReserveBytes);
+  const store = new SystemStore(config.dataDir, config.auditLimit, { maxBytes: config.vaultMaxBytes, disk });
   const actors = new ActorSystem({
     clock,
     idleMs: config.actorIdleMs,
@@ -130,6 +133,8 @@ export function composeRuntime({
         roomToOpen: () => roomForTenant(openFiles),
         tellSelf: (msg) => tenants.tell(tenantId, msg),
         onCommitted: (changes) => changeFeeds.publish(tenantId, changes),
+        maxBytes: config.vaultMaxBytes,
+        disk,
       });
     },
     { maxActive: limits.maxOpenTenants },
@@ -305,7 +310,11 @@ export function composeRuntime({
           clock,
           // A tenant is recorded only once its vault exists, so a failed open leaves nothing half-made.
           initTenant: (tenantId) => tenants.ask(tenantId, { type: "tenant.init" }),
-          discardTenant: (tenantId) => removeTenantDir(config.dataDir, tenantId),
+          discardTenant: async (tenantId) => {
+            // The new tenant's actor may hold its vault open (it was opened before the tenant was recorded).
+            await tenants.passivate(tenantId);
+            removeTenantDir(config.dataDir, tenantId);
+          },
           eraseTenant,
         }),
       { idleMs: Number.POSITIVE_INFINITY },

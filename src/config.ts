@@ -35,6 +35,10 @@ export interface Config {
   /** Tenants whose vaults may be open at once; undefined: derived from the open-file limit at start. */
   maxOpenTenants?: number;
   auditLimit: number;
+  /** The size ceiling of each LMDB environment (a tenant vault, the system store), in bytes. */
+  vaultMaxBytes: number;
+  /** Writes that add data are refused while the data directory's disk has less than this free. */
+  diskReserveBytes: number;
   mailJwksUrl: string;
   mailOauthTokenUrl: string;
   mailApiBaseUrl: string;
@@ -101,6 +105,8 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     actorIdleMs: integer(env, "MEMORY_RUNTIME_ACTOR_IDLE_SECONDS", 600, 1, 7 * 86400) * 1000,
     maxOpenTenants: optionalInteger(env, "MEMORY_RUNTIME_MAX_OPEN_TENANTS", 1, 1_000_000),
     auditLimit: integer(env, "MEMORY_RUNTIME_AUDIT_LIMIT", 10_000, 10, 1_000_000),
+    vaultMaxBytes: integer(env, "MEMORY_RUNTIME_VAULT_MAX_MB", 65_536, 1, 16_777_216) * 1024 * 1024,
+    diskReserveBytes: integer(env, "MEMORY_RUNTIME_DISK_RESERVE_MB", 64, 0, 1_048_576) * 1024 * 1024,
     mailJwksUrl: env.MAIL_PUBSUB_JWKS_URL || "https://www.googleapis.com/oauth2/v3/certs",
     mailOauthTokenUrl: env.MAIL_OAUTH_TOKEN_URL || "https://oauth2.googleapis.com/token",
     mailApiBaseUrl: env.MAIL_API_BASE_URL || "https://gmail.googleapis.com",

@@ -43,6 +43,9 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // A data file grown to the process's file-size limit (RLIMIT_FSIZE) must fail its write (EFBIG:
+  // answered 507 like a full disk, README "Storage faults"), not end the process, SIGXFSZ's default.
+  process.on("SIGXFSZ", () => undefined);
 }
 
 void main();

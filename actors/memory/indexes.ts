@@ -45,6 +45,12 @@ export class MemoryIndexes implements HybridIndexes {
       ...TENANT_INDEX_TUNING,
     });
     this.catchUp();
+    // A new entry is searchable before its commit; should the commit fail, its vector goes. (Its
+    // words may stay in the BM25 index, which never removes documents: search answers only ids the
+    // vault holds, and a retry of the same content has the same id.)
+    vault.onWriteFailed((ids) => {
+      for (const id of ids) this.vectors.remove(id);
+    });
   }
 
   /**
@@ -121,6 +127,14 @@ export class MemoryIndexes implements HybridIndexes {
     rmSync(join(this.vault.dir, TENANT_LEXICAL_FILE), { force: true });
   }
 
+  /** Entries whose erasure failed at commit are still in the vault: their vectors come back. */
+  restore(ids: Set<string>): void {
+    for (const id of ids) {
+      const vector = this.vault.vector(id);
+      if (vector) this.vectors.add(id, vector);
+    }
+  }
+
   /** Moves up to `limit` pending vectors into the graph; returns how many are still pending. */
   flush(limit = Number.POSITIVE_INFINITY): number {
     this.vectors.flush(limit);
@@ -130,8 +144,12 @@ export class MemoryIndexes implements HybridIndexes {
   /** Saves the indexes, then records how far they hold the vault (the vault closes after). */
   close(): void {
     const through = this.vault.currentSeq();
-    this.vectors.save();
-    this.vectors.close();
+    try {
+      // Should the save fail (a full disk), the graph is still released; the watermark stays behind.
+      this.vectors.save();
+    } finally {
+      this.vectors.close();
+    }
     void this.vault.setIndexedThrough(TENANT_INDEX_FILE, through).catch(() => undefined);
     if (this.lexicalIndex && this.lexicalDirty) {
       const changes = this.vault.currentChangeSeq();

@@ -34,6 +34,7 @@ const MEANINGS: Record<number, string> = {
   422: "Validation failed",
   429: "Rate limited (Retry-After)",
   503: "A secret is missing, or no resource is free (Retry-After)",
+  507: "Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed",
 };
 
 /** Response schemas of the given error statuses, each a problem document sent as application/problem+json. */

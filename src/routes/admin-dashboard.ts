@@ -61,7 +61,7 @@ export const adminDashboardRoutes = (deps: Deps) =>
       {
         auth: "admin",
         query: DashboardQuery,
-        response: { 200: HtmlPage, ...pages(401, 403, 422), ...problems(503) },
+        response: { 200: HtmlPage, ...pages(401, 403, 422), ...problems(503, 507) },
         detail: {
           tags,
           summary: "The operator's page (admin JWT in Authorization or the dashboard cookie)",

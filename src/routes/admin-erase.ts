@@ -41,7 +41,7 @@ export const adminEraseRoutes = (deps: Deps) =>
       auth: "admin",
       params: TenantParams,
       ...validatedBody(EraseRequest),
-      response: { 200: EraseReport, ...problems(400, 401, 403, 404, 413, 415, 422, 503) },
+      response: { 200: EraseReport, ...problems(400, 401, 403, 404, 413, 415, 422, 503, 507) },
       detail: {
         tags: ["admin"],
         summary:

@@ -64,7 +64,7 @@ export const adminMetricRoutes = (deps: Deps) =>
       auth: "admin",
       params: TenantParams,
       query: RevenueQuery,
-      response: { 200: RevenueReport, ...problems(401, 403, 404, 422, 503) },
+      response: { 200: RevenueReport, ...problems(401, 403, 404, 422, 503, 507) },
       detail: {
         tags: ["admin"],
         summary: "Revenue per agent in a window (default: the last 30 days), per currency",

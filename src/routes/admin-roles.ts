@@ -45,7 +45,7 @@ export const adminRoleRoutes = (deps: Deps) =>
         auth: "admin",
         params: TenantParams,
         ...validatedBody(RoleBody),
-        response: { 200: Role, 201: Role, ...problems(400, 401, 403, 404, 413, 415, 422) },
+        response: { 200: Role, 201: Role, ...problems(400, 401, 403, 404, 413, 415, 422, 507) },
         detail: { tags, summary: "Create (201) or replace (200) a role" },
       },
     )
@@ -67,7 +67,7 @@ export const adminRoleRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: RoleParams,
-        response: { 200: RoleDeleted, ...problems(401, 403, 404, 422) },
+        response: { 200: RoleDeleted, ...problems(401, 403, 404, 422, 507) },
         detail: { tags, summary: "Delete a role (its power leaves live tokens at once)" },
       },
     );

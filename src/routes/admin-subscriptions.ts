@@ -94,7 +94,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
         auth: "admin",
         params: TenantParams,
         ...validatedBody(SubscriptionBody),
-        response: { 201: SubscriptionCreated, ...problems(400, 401, 403, 404, 409, 413, 415, 422, 503) },
+        response: { 201: SubscriptionCreated, ...problems(400, 401, 403, 404, 409, 413, 415, 422, 503, 507) },
         detail: { tags, summary: "Subscribe a URL to the tenant's events (the secret is shown only here)" },
       },
     )
@@ -107,7 +107,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: TenantParams,
-        response: { 200: SubscriptionList, ...problems(401, 403, 404, 503) },
+        response: { 200: SubscriptionList, ...problems(401, 403, 404, 503, 507) },
         detail: { tags, summary: "List the tenant's subscriptions, with their delivery state (no secrets)" },
       },
     )
@@ -130,7 +130,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: SubscriptionParams,
-        response: { 200: SubscriptionDeleted, ...problems(401, 403, 404, 503) },
+        response: { 200: SubscriptionDeleted, ...problems(401, 403, 404, 503, 507) },
         detail: { tags, summary: "Delete a subscription and its delivery log" },
       },
     )
@@ -153,7 +153,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: SubscriptionParams,
-        response: { 200: SubscriptionView, ...problems(401, 403, 404, 503) },
+        response: { 200: SubscriptionView, ...problems(401, 403, 404, 503, 507) },
         detail: {
           tags,
           summary:
@@ -175,7 +175,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
         auth: "admin",
         params: SubscriptionParams,
         query: DeliveriesQuery,
-        response: { 200: DeliveryList, ...problems(401, 403, 404, 422, 503) },
+        response: { 200: DeliveryList, ...problems(401, 403, 404, 422, 503, 507) },
         detail: { tags, summary: "The subscription's delivery attempts, newest first (bounded log)" },
       },
     );

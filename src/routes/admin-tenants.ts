@@ -41,7 +41,7 @@ export const adminTenantRoutes = (deps: Deps) =>
       {
         auth: "admin",
         ...validatedBody(CreateTenantBody),
-        response: { 201: CreatedTenant, ...problems(400, 401, 403, 409, 413, 415, 422, 503) },
+        response: { 201: CreatedTenant, ...problems(400, 401, 403, 409, 413, 415, 422, 503, 507) },
         detail: { tags, summary: "Create a tenant and its first tenant_admin token" },
       },
     )
@@ -60,7 +60,7 @@ export const adminTenantRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: TenantParams,
-        response: { 200: TenantItem, ...problems(401, 403, 404) },
+        response: { 200: TenantItem, ...problems(401, 403, 404, 507) },
         detail: {
           tags,
           summary:
@@ -77,7 +77,7 @@ export const adminTenantRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: TenantParams,
-        response: { 200: TenantItem, ...problems(401, 403, 404) },
+        response: { 200: TenantItem, ...problems(401, 403, 404, 507) },
         detail: { tags, summary: "Resume a suspended tenant" },
       },
     )
@@ -90,7 +90,7 @@ export const adminTenantRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: TenantParams,
-        response: { 200: TenantRemoval, ...problems(401, 403, 404, 409) },
+        response: { 200: TenantRemoval, ...problems(401, 403, 404, 409, 507) },
         detail: { tags, summary: "Erase a suspended tenant (else 409): its vault, roles and audit records" },
       },
     )
@@ -130,7 +130,7 @@ export const adminTenantRoutes = (deps: Deps) =>
         auth: "admin",
         params: TenantParams,
         ...validatedBody(MintTokenBody),
-        response: { 201: MintedToken, ...problems(400, 401, 403, 404, 413, 415, 422) },
+        response: { 201: MintedToken, ...problems(400, 401, 403, 404, 413, 415, 422, 507) },
         detail: { tags, summary: "Mint a role-scoped token for a tenant" },
       },
     );

@@ -62,7 +62,7 @@ export const adminTransferRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: TenantParams,
-        response: { 200: ExportBody, ...problems(401, 403, 404, 503) },
+        response: { 200: ExportBody, ...problems(401, 403, 404, 503, 507) },
         detail: {
           tags,
           summary:
@@ -91,7 +91,7 @@ export const adminTransferRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: TenantParams,
-        response: { 200: ImportReply, ...problems(401, 403, 404, 409, 413, 415, 422, 503) },
+        response: { 200: ImportReply, ...problems(401, 403, 404, 409, 413, 415, 422, 503, 507) },
         detail: {
           tags,
           summary: "Import an export into an empty tenant (409 otherwise): all or nothing",

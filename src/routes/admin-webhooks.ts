@@ -42,7 +42,7 @@ export const adminWebhookRoutes = (deps: Deps) =>
         auth: "admin",
         params: TenantParams,
         query: DeadLetterQuery,
-        response: { 200: DeadLetterList, ...problems(401, 403, 404, 422, 503) },
+        response: { 200: DeadLetterList, ...problems(401, 403, 404, 422, 503, 507) },
         detail: { tags, summary: "List dead-lettered events, newest first" },
       },
     )
@@ -66,7 +66,7 @@ export const adminWebhookRoutes = (deps: Deps) =>
         auth: "admin",
         params: ReplayParams,
         query: ReplayQuery,
-        response: { 200: ReplayReply, ...problems(401, 403, 404, 422, 503) },
+        response: { 200: ReplayReply, ...problems(401, 403, 404, 422, 503, 507) },
         detail: { tags, summary: "Replay one dead-lettered event (no second signature check)" },
       },
     );

@@ -60,7 +60,7 @@ export const healthRoutes = (deps: Deps) =>
       {
         auth: "caller",
         params: TenantParams,
-        response: { 200: TenantHealthView, ...problems(401, 403, 404, 503) },
+        response: { 200: TenantHealthView, ...problems(401, 403, 404, 503, 507) },
         detail: { tags: ["health"], summary: "Per-tenant health: vault, index, dead letters, connectors" },
       },
     );

@@ -88,7 +88,7 @@ export const memoryStreamRoutes = (deps: Deps) =>
       auth: "caller",
       query: StreamQuery,
       headers: StreamHeaders,
-      response: { 200: EntryEventStream, ...problems(401, 403, 422, 503) },
+      response: { 200: EntryEventStream, ...problems(401, 403, 422, 503, 507) },
       detail: {
         tags: ["memory"],
         summary: "Live stream of the tenant's new and changed entries (server-sent events, resumable)",

@@ -44,7 +44,7 @@ function categoryRoutes(deps: Deps, category: Category) {
         auth: "caller",
         ...validatedBody(ENTRY_INPUT[category]),
         headers: WriteHeaders,
-        response: { 200: EntryView, 201: EntryView, ...problems(400, 401, 403, 413, 415, 422, 503) },
+        response: { 200: EntryView, 201: EntryView, ...problems(400, 401, 403, 413, 415, 422, 503, 507) },
         detail: { tags, summary: `Create a ${category}` },
       },
     )
@@ -64,7 +64,7 @@ function categoryRoutes(deps: Deps, category: Category) {
         auth: { level: "caller", bodyLimit: deps.config.bodyLimitBytes * BATCH_BODY_FACTOR },
         ...validatedBody(BatchBody(category)),
         headers: WriteHeaders,
-        response: { 200: BatchReply, 201: BatchReply, ...problems(400, 401, 403, 413, 415, 422, 503) },
+        response: { 200: BatchReply, 201: BatchReply, ...problems(400, 401, 403, 413, 415, 422, 503, 507) },
         detail: {
           tags,
           summary: `Create up to ${MAX_BATCH} ${plural} at once: all checked before any is written, one transaction`,
@@ -77,7 +77,7 @@ function categoryRoutes(deps: Deps, category: Category) {
       {
         auth: "caller",
         query: ListEntriesQuery,
-        response: { 200: EntryPage, ...problems(401, 403, 422, 503) },
+        response: { 200: EntryPage, ...problems(401, 403, 422, 503, 507) },
         detail: {
           tags,
           summary:
@@ -93,7 +93,7 @@ function categoryRoutes(deps: Deps, category: Category) {
         auth: "caller",
         params: EntryParams,
         query: ReadEntryQuery,
-        response: { 200: EntryView, ...problems(401, 403, 404, 410, 422, 503) },
+        response: { 200: EntryView, ...problems(401, 403, 404, 410, 422, 503, 507) },
         detail: { tags, summary: `Read one ${category} by its SHA-8 id` },
       },
     )
@@ -103,7 +103,7 @@ function categoryRoutes(deps: Deps, category: Category) {
       {
         auth: "caller",
         params: EntryParams,
-        response: { 200: EntryView, ...problems(401, 403, 404, 410, 422, 503) },
+        response: { 200: EntryView, ...problems(401, 403, 404, 410, 422, 503, 507) },
         detail: {
           tags,
           summary: `Retract a ${category}: known no more from now on (expired_at); as_of an earlier time still sees it`,
@@ -116,7 +116,7 @@ function categoryRoutes(deps: Deps, category: Category) {
       {
         auth: "caller",
         params: EntryParams,
-        response: { 200: EntryHistory, ...problems(401, 403, 404, 422, 503) },
+        response: { 200: EntryHistory, ...problems(401, 403, 404, 422, 503, 507) },
         detail: {
           tags,
           summary: `The ${category}'s versions and what happened to it, in transaction-time order`,

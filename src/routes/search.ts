@@ -11,6 +11,6 @@ export const searchRoutes = (deps: Deps) =>
     .post("/memory/search", ({ body, principal, req }) => deps.memory.search({ principal, req }, body), {
       auth: "caller",
       ...validatedBody(SearchBody),
-      response: { 200: SearchResponse, ...problems(400, 401, 403, 413, 415, 422, 503) },
+      response: { 200: SearchResponse, ...problems(400, 401, 403, 413, 415, 422, 503, 507) },
       detail: { tags: ["memory"], summary: "Hybrid, bi-temporal, tag search" },
     });

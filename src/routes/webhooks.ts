@@ -95,7 +95,7 @@ export const webhookRoutes = (deps: Deps) =>
     },
     {
       params: WebhookParams,
-      response: { 200: WebhookAnswer, ...problems(400, 401, 404, 413, 429, 503) },
+      response: { 200: WebhookAnswer, ...problems(400, 401, 404, 413, 429, 503, 507) },
       detail: {
         tags: ["webhooks"],
         summary: "Receive a signed event from a source for a tenant",

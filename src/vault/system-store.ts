@@ -5,9 +5,14 @@ import type { AdminEvent } from "../models/admin-event.ts";
 import type { Denial } from "../models/denial.ts";
 import { BUILTIN_TENANT_ADMIN, type Role, TENANT_ADMIN } from "../models/role.ts";
 import type { Tenant } from "../models/tenant.ts";
+import { LogTrim } from "./log-trim.ts";
+import { guardCommitRejections, observeCommits, storageFault } from "./storage-faults.ts";
+import { StorageGauge, type StorageLimits } from "./storage-gauge.ts";
 
 const AUDIT_SEQ = "audit-seq";
 const ADMIN_SEQ = "admin-audit-seq";
+/** The admin audit log's name for LogTrim (denial logs are named by their tenant id). */
+const ADMIN_LOG = "~admin";
 /** Admin actions kept (newest); they are rare next to denials. */
 const ADMIN_AUDIT_LIMIT = 100_000;
 const NAME_KEY_META = "name-key-version";
@@ -22,6 +27,14 @@ export interface AuditPage<T> {
  * The system environment: tenants, their role libraries, the denial audit log and the admin audit log.
  * Reads are synchronous LMDB snapshot reads (safe from any caller); writes are serialised by the
  * system actor, which is the only caller of the mutating methods.
+ *
+ * Each write is plain puts issued in one synchronous run: lmdb-js commits every write of an event
+ * turn in one transaction, whole or not at all. (Not its transaction callbacks: in lmdb-js 3.5 the
+ * promise of a callback transaction whose commit fails never settles, and the environment takes no
+ * write after it; plain puts reject and the next commit goes through.) A write that fails at
+ * commit rejects with InsufficientStorage when the storage is full, and the caches stay as the
+ * disk is. Past the size ceiling, tenants and roles are refused (507); the audit logs, which are
+ * bounded, and changes that free space or stop a tenant (status, deletion) are not.
  */
 export class SystemStore {
   private readonly root: RootDatabase;
@@ -35,14 +48,20 @@ export class SystemStore {
   private adminCount: number;
   private readonly auditCounts = new Map<string, number>();
   private auditSeq: number;
+  private readonly gauge: StorageGauge;
+  private readonly trims = new LogTrim();
 
   constructor(
     dataDir: string,
     private readonly auditLimit: number,
+    limits: StorageLimits = {},
   ) {
     const dir = join(dataDir, "system");
     mkdirSync(dir, { recursive: true });
+    guardCommitRejections();
     this.root = open({ path: dir, compression: false });
+    observeCommits(this.root);
+    this.gauge = new StorageGauge(this.root, limits.maxBytes ?? Number.POSITIVE_INFINITY, limits.disk);
     this.tenants = this.root.openDB({ name: "tenants" });
     this.names = this.root.openDB({ name: "tenant-names" });
     this.roles = this.root.openDB({ name: "roles" });
@@ -104,12 +123,23 @@ export class SystemStore {
     return this.knownTenantCount;
   }
 
+  /** Throws InsufficientStorage when the system store is at its size ceiling. */
+  assertRoom(): void {
+    this.gauge.assertRoom("the system store");
+  }
+
+  /**
+   * The commit of the puts just issued (every put of a turn resolves with the same commit, so the
+   * last one's promise stands for all): a storage fault is a 507.
+   */
+  private committed(last: Promise<unknown>): Promise<void> {
+    return last.then(() => undefined, storageFault);
+  }
+
   async createTenant(tenant: Tenant): Promise<void> {
-    // Child transactions roll back as a whole when their callback throws (see TenantVault.write).
-    await this.root.childTransaction(() => {
-      this.tenants.put(tenant.tenant_id, tenant);
-      this.names.put(nameKey(tenant.name), tenant.tenant_id);
-    });
+    this.assertRoom();
+    this.tenants.put(tenant.tenant_id, tenant);
+    await this.committed(this.names.put(nameKey(tenant.name), tenant.tenant_id));
     this.tenantCache.set(tenant.tenant_id, tenant);
     if (this.knownTenantCount !== undefined) this.knownTenantCount++;
   }
@@ -119,7 +149,7 @@ export class SystemStore {
     const tenant = this.tenants.get(tenantId);
     if (!tenant) throw new Error(`no tenant ${tenantId}`);
     const updated: Tenant = { ...tenant, status };
-    await this.root.childTransaction(() => this.tenants.put(tenantId, updated));
+    await this.committed(this.tenants.put(tenantId, updated));
     this.tenantCache.set(tenantId, updated);
     return updated;
   }
@@ -132,12 +162,10 @@ export class SystemStore {
     const denialKeys = [
       ...this.audit.getKeys({ start: [tenantId, 0], end: [tenantId, Number.MAX_SAFE_INTEGER] }),
     ];
-    await this.root.childTransaction(() => {
-      this.tenants.remove(tenantId);
-      this.names.remove(nameKey(tenant.name));
-      for (const key of roleKeys) this.roles.remove(key);
-      for (const key of denialKeys) this.audit.remove(key);
-    });
+    for (const key of roleKeys) this.roles.remove(key);
+    for (const key of denialKeys) this.audit.remove(key);
+    this.names.remove(nameKey(tenant.name));
+    await this.committed(this.tenants.remove(tenantId));
     this.tenantCache.delete(tenantId);
     for (const [, name] of roleKeys as Array<[string, string]>) this.roleCache.delete(`${tenantId}/${name}`);
     this.auditCounts.delete(tenantId);
@@ -147,19 +175,22 @@ export class SystemStore {
 
   /**
    * Appends an admin action, committed before the action is answered; the log keeps the newest
-   * ADMIN_AUDIT_LIMIT (the trim runs inside the transaction, as for denials).
+   * ADMIN_AUDIT_LIMIT (trimmed in the same commit, as for denials).
    */
   recordAdminEvent(event: AdminEvent): Promise<unknown> {
     const seq = ++this.adminSeq;
     this.adminCount++;
     const excess = Math.max(0, this.adminCount - ADMIN_AUDIT_LIMIT);
     this.adminCount -= excess;
-    return this.root.childTransaction(() => {
-      this.adminAudit.put(seq, event);
-      this.meta.put(ADMIN_SEQ, seq);
-      if (excess === 0) return;
-      for (const key of [...this.adminAudit.getKeys({ start: 0, end: seq, limit: excess })])
-        this.adminAudit.remove(key);
+    const oldest = this.trims.oldest(ADMIN_LOG, this.adminAudit.getKeys({ start: 0, end: seq }), excess);
+    for (const key of oldest) this.adminAudit.remove(key);
+    this.adminAudit.put(seq, event);
+    const committed = this.committed(this.meta.put(ADMIN_SEQ, seq));
+    this.trims.track(ADMIN_LOG, seq, oldest, committed);
+    return committed.catch((error) => {
+      // Nothing of it is on disk: the count is read from the disk again (a lost sequence is a gap).
+      this.adminCount = this.adminAudit.getCount();
+      throw error;
     });
   }
 
@@ -195,8 +226,9 @@ export class SystemStore {
 
   /** Stores a role; true when it replaced one of the same name. */
   async putRole(tenantId: string, role: Role): Promise<boolean> {
+    this.assertRoom();
     const replaced = this.roles.doesExist([tenantId, role.name]);
-    await this.roles.put([tenantId, role.name], role);
+    await this.committed(this.roles.put([tenantId, role.name], role));
     this.roleCache.set(`${tenantId}/${role.name}`, role);
     return replaced;
   }
@@ -204,7 +236,7 @@ export class SystemStore {
   async deleteRole(tenantId: string, name: string): Promise<boolean> {
     // lmdb's remove() resolves true even for a missing key; the system actor serialises writes.
     if (!this.roles.doesExist([tenantId, name])) return false;
-    await this.roles.remove([tenantId, name]);
+    await this.committed(this.roles.remove([tenantId, name]));
     // After the commit: a read racing the removal may have cached the role again from LMDB.
     this.roleCache.delete(`${tenantId}/${name}`);
     return true;
@@ -212,9 +244,9 @@ export class SystemStore {
 
   /**
    * Appends a denial; the per-tenant log keeps the newest `auditLimit` records. The count is kept in
-   * memory, and the trim runs inside the write transaction, where the records of earlier calls not
-   * yet committed are visible: so calls need not wait for each other's commits (the system actor
-   * calls this serially and lets commits group). Resolves once this record is durable.
+   * memory, and the trim knows the records of earlier calls not yet committed (LogTrim): so calls
+   * need not wait for each other's commits (the system actor calls this serially and lets commits
+   * group). Resolves once this record is durable.
    */
   recordDenial(denial: Denial): Promise<unknown> {
     const tenantId = denial.tenant_id;
@@ -222,12 +254,20 @@ export class SystemStore {
     const count = this.auditCountOf(tenantId) + 1;
     const excess = Math.max(0, count - this.auditLimit);
     this.auditCounts.set(tenantId, count - excess);
-    return this.root.childTransaction(() => {
-      this.audit.put([tenantId, seq], denial);
-      this.meta.put(AUDIT_SEQ, seq);
-      if (excess === 0) return;
-      const oldest = [...this.audit.getKeys({ start: [tenantId, 0], end: [tenantId, seq], limit: excess })];
-      for (const key of oldest) this.audit.remove(key);
+    const stored = this.audit.getKeys({ start: [tenantId, 0], end: [tenantId, seq] });
+    const oldest = this.trims.oldest(
+      tenantId,
+      stored.map((key) => key[1]),
+      excess,
+    );
+    for (const old of oldest) this.audit.remove([tenantId, old]);
+    this.audit.put([tenantId, seq], denial);
+    const committed = this.committed(this.meta.put(AUDIT_SEQ, seq));
+    this.trims.track(tenantId, seq, oldest, committed);
+    return committed.catch((error) => {
+      // Nothing of it is on disk (and the refusal it stood for is not sent as a 403): counted again.
+      this.auditCounts.delete(tenantId);
+      throw error;
     });
   }
 

@@ -5,6 +5,8 @@ import type { StoredEntry } from "../memory/temporal.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";
 import type { Change, ChangeDraft } from "../models/change.ts";
 import { isoOf } from "../models/common.ts";
+import { guardCommitRejections, observeCommits, storageFault } from "./storage-faults.ts";
+import { StorageGauge, type StorageLimits } from "./storage-gauge.ts";
 import { encodeVectorRecord, vectorRecordId, vectorRecordVector } from "./vector-records.ts";
 
 /** Legacy high-water mark of the sequence; the category index is the source of truth now. */
@@ -100,7 +102,7 @@ export interface Erasure {
   idempotency: string[];
 }
 
-export interface VaultOptions {
+export interface VaultOptions extends StorageLimits {
   /** Called with a write's changes once they are committed (the live feed of the tenant). */
   onCommitted?: (changes: Change[]) => void;
   /** Transaction time of changes whose write set names none. */
@@ -168,13 +170,22 @@ export class TenantVault {
   private observed = new Set<Promise<void>>();
   private seq: number;
   private closed = false;
+  private readonly gauge: StorageGauge;
+  /** Write sets queued and not yet settled (committed or failed). */
+  private inFlight = 0;
+  /** A commit failed: the counters are recounted from the entries once every write has settled. */
+  private recountDue = false;
+  private readonly failureListeners: Array<(ids: string[]) => void> = [];
 
   constructor(
     readonly dir: string,
     private readonly options: VaultOptions = {},
   ) {
     mkdirSync(dir, { recursive: true });
+    guardCommitRejections();
     this.root = open({ path: dir, compression: false, maxDbs: VAULT_MAX_DBS });
+    observeCommits(this.root);
+    this.gauge = new StorageGauge(this.root, options.maxBytes ?? Number.POSITIVE_INFINITY, options.disk);
     // Decoded entries are cached by lmdb-js (reads are the hot path); stored objects are never
     // mutated in place, so sharing them is safe.
     this.entries = this.root.openDB({ name: "entries", cache: true });
@@ -268,7 +279,17 @@ export class TenantVault {
   }
 
   setIndexedThrough(indexFile: string, seq: number): Promise<boolean> {
-    return this.meta.put(`indexed:${indexFile}`, seq);
+    return this.meta.put(`indexed:${indexFile}`, seq).catch(storageFault);
+  }
+
+  /** Throws InsufficientStorage (507) when the vault is at its size ceiling (writes that add data). */
+  assertRoom(): void {
+    this.gauge.assertRoom("this tenant's vault");
+  }
+
+  /** Calls `listener` with the ids of new entries whose write failed at commit (the indexes drop them). */
+  onWriteFailed(listener: (ids: string[]) => void): void {
+    this.failureListeners.push(listener);
   }
 
   nextSeq(): number {
@@ -472,8 +493,14 @@ export class TenantVault {
     return (stored.entry.tags ?? []).includes(prefix);
   }
 
-  /** Stages a write set and commits it with whatever else is in flight; resolves once durable. */
+  /**
+   * Stages a write set and commits it with whatever else is in flight; resolves once durable. At
+   * the vault's size ceiling it throws InsufficientStorage at once, before anything is staged or
+   * counted (an erasure, which frees space, is let through). A failed commit rejects with
+   * InsufficientStorage when the storage is full, and leaves nothing of the set in memory.
+   */
   write(set: WriteSet): Promise<void> {
+    if (!set.erase) this.assertRoom();
     // Refused before anything is queued: a key LMDB would refuse mid-set would leave half a set.
     const tooLong = oversizedKey(set);
     if (tooLong)
@@ -506,8 +533,23 @@ export class TenantVault {
     }
     // Every put of this turn resolves with the same commit; a marker put gives one promise for it.
     const committed = this.meta.put(COMMIT_MARKER_KEY, 0);
+    this.inFlight++;
+    // The set leaves memory in the same callback its commit settles in, so no message runs between.
+    const settled = committed.then(
+      () => {
+        this.settle();
+        this.unstage(entries, keys);
+        if (changes.length > 0) this.options.onCommitted?.(changes);
+      },
+      (error) => {
+        this.rollBack(set, entries, keys);
+        this.settle();
+        throw error;
+      },
+    );
+    // What the writer and every reader of the staged values wait for: a storage fault is a 507.
+    const commit = settled.catch(storageFault);
     // Staged in the same tick as the transaction is queued, so no read sees them without their commit.
-    const commit = committed.then(() => undefined);
     const entries = set.entries.map((s) => {
       const staged = { value: s, commit };
       this.pending.set(s.entry.id, staged);
@@ -517,21 +559,49 @@ export class TenantVault {
     // A reader of a failed write waits on `commit` and sees its error; the guard only stops an
     // unobserved rejection from crashing the process.
     commit.catch(() => undefined);
-    return commit.then(
-      () => {
-        this.unstage(entries, keys);
-        if (changes.length > 0) this.options.onCommitted?.(changes);
-      },
-      (error) => {
-        this.unstage(entries, keys);
-        // A batch that failed as a whole (at commit) leaves its values in lmdb-js's read cache,
-        // and its counts in the counters: they are recounted from the entries on the next open.
-        for (const s of set.entries) entryCache(this.entries)?.delete(s.entry.id);
-        this.counters.clear();
-        void this.meta.remove(COUNTERS_KEY).catch(() => undefined);
-        throw error;
-      },
-    );
+    return commit;
+  }
+
+  /**
+   * Undoes in memory what a set that failed at commit staged: its pending values, the values it
+   * left in lmdb-js's read cache, its connector-state sequences, its index entries; the counters
+   * are recounted once no write is in flight (later sets already queued carry counts that include it).
+   */
+  private rollBack(set: WriteSet, entries: Staged<StoredEntry>[], keys: Map<string, Staged<unknown>>): void {
+    this.unstage(entries, keys);
+    // Both a put and a remove leave their value pinned in the read cache until the commit.
+    for (const s of [...set.entries, ...(set.erase?.entries ?? [])])
+      entryCache(this.entries)?.delete(s.entry.id);
+    for (const [key] of set.state ?? []) {
+      const seqKey = `~seq:${key}`;
+      if (this.stateSeqs.get(seqKey) === set.stateSeq) this.stateSeqs.delete(seqKey);
+    }
+    this.counters.clear();
+    this.recountDue = true;
+    const failed = set.created.map((s) => s.entry.id).filter((id) => !this.pending.has(id));
+    if (failed.length > 0) for (const listener of this.failureListeners) listener(failed);
+  }
+
+  /** A write set settled: a recount due is made once none is in flight. */
+  private settle(): void {
+    this.inFlight--;
+    if (this.recountDue && this.inFlight === 0 && !this.closed) this.recountCounters();
+  }
+
+  /** Counters recounted from the committed entries, in memory at once and on disk with the next commit. */
+  private recountCounters(): void {
+    this.recountDue = false;
+    const counts = this.countEntries();
+    this.counters.clear();
+    for (const [key, value] of counts) this.counters.set(key, value);
+    for (const category of CATEGORIES)
+      if (!counts.has(countKey(category))) this.counters.set(countKey(category), 0);
+    this.storeCounts(counts);
+    // Should this write fail too, the next open sees counts that disagree with the entries and recounts.
+    void this.meta
+      .put(COUNTERS_KEY, COUNTERS_VERSION)
+      .catch(storageFault)
+      .catch(() => undefined);
   }
 
   /** The set's changes with their log positions, taken in staging order (the actor's order). */
@@ -599,21 +669,41 @@ export class TenantVault {
     });
   }
 
-  /** Vaults written before the counters existed (or whose counts a failed commit upset) recount. */
+  /**
+   * Vaults written before the counters existed recount; so do vaults whose counts disagree with
+   * their entries (a failed commit followed by a queued one that carried its counts, and no recount
+   * written before the process stopped).
+   */
   private backfillCounters(): void {
-    if (this.meta.get(COUNTERS_KEY) !== undefined) return;
+    if (this.meta.get(COUNTERS_KEY) !== undefined && this.countsAgree()) return;
+    const counts = this.countEntries();
+    this.root.transactionSync(() => {
+      this.storeCounts(counts);
+      this.meta.put(COUNTERS_KEY, COUNTERS_VERSION);
+    });
+  }
+
+  private countsAgree(): boolean {
+    let sum = 0;
+    for (const category of CATEGORIES) sum += this.meta.get(countKey(category)) ?? 0;
+    return sum === this.entries.getCount();
+  }
+
+  private countEntries(): Map<string, number> {
     const counts = new Map<string, number>();
     const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
     for (const { value } of this.entries.getRange()) {
       add(countKey(value.entry.category));
       add(dayKey(value.entry.recorded_at.slice(0, 10), value.entry.category));
     }
-    this.root.transactionSync(() => {
-      for (const { key } of this.meta.getRange({ start: "n:", end: "n;" })) this.meta.remove(key);
-      for (const { key } of this.meta.getRange({ start: "w:", end: "w;" })) this.meta.remove(key);
-      for (const [key, value] of counts) this.meta.put(key, value);
-      this.meta.put(COUNTERS_KEY, COUNTERS_VERSION);
-    });
+    return counts;
+  }
+
+  /** Replaces every stored counter by `counts` (plain puts: in a transaction when called in one). */
+  private storeCounts(counts: Map<string, number>): void {
+    for (const { key } of this.meta.getRange({ start: "n:", end: "n;" })) this.meta.remove(key);
+    for (const { key } of this.meta.getRange({ start: "w:", end: "w;" })) this.meta.remove(key);
+    for (const [key, value] of counts) this.meta.put(key, value);
   }
 
   /** Removes erased entries with every key that leads to them, and leaves their tombstones. */
