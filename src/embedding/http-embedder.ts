@@ -24,10 +24,16 @@ interface EmbeddingItem {
   index: unknown;
 }
 
+/** The embeddings service failed; the message (for the log, never the caller) says how. */
+export class EmbeddingFailed extends Error {
+  override readonly name = "EmbeddingFailed";
+}
+
 /**
  * An OpenAI-compatible embeddings client: `POST {url}/embeddings` with `{model, input}`.
- * Failures are plain `Error`s (they are the server's fault, not the caller's, so they must not
- * become a 422), and their messages never contain the API key, even if the server echoes it.
+ * Failures are `EmbeddingFailed` errors (the upstream's fault, not the caller's: answered 503 with
+ * `Retry-After`, never a 422 or a 500), and their messages never contain the API key, even if the
+ * server echoes it.
  */
 export class HttpEmbedder implements Embedder {
   readonly kind = "http" as const;
@@ -113,8 +119,8 @@ export class HttpEmbedder implements Embedder {
     return vec;
   }
 
-  private fail(what: string): Error {
-    return new Error(this.redact(`embeddings service ${redactUrl(this.endpoint)} ${what}`));
+  private fail(what: string): EmbeddingFailed {
+    return new EmbeddingFailed(this.redact(`embeddings service ${redactUrl(this.endpoint)} ${what}`));
   }
 
   private redact(message: string): string {

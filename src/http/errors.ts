@@ -1,4 +1,5 @@
 import { Elysia, NotFoundError, ParseError, ValidationError } from "elysia";
+import { EmbeddingFailed } from "../embedding/http-embedder.ts";
 import {
   AppError,
   BadRequest,
@@ -57,6 +58,9 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof ValidationError)
     return error.type === "response" ? new InternalError() : validationFailure(error);
   if (error instanceof NotFoundError) return new NotFound("no such route");
+  // The upstream's words stay in the log (see logServerFault): they may name its host or echo input.
+  if (error instanceof EmbeddingFailed)
+    return new Unavailable("the embeddings service failed; retry later", EMBEDDING_RETRY_SECONDS);
   if (isBodyTooLarge(error)) return new PayloadTooLarge("body exceeds the size limit");
   return new InternalError();
 }
@@ -107,6 +111,25 @@ function routeMiss(request: Request, routes: RouteTable | undefined): AppError {
   return allowed.length > 0 ? new MethodNotAllowed(request.method, allowed) : new NotFound("no such route");
 }
 
+const EMBEDDING_RETRY_SECONDS = 5;
+
+/**
+ * What the operator needs to see of a server-side failure: the stack of an unhandled error, the
+ * upstream's own words for an embeddings failure. The caller's answer never carries either.
+ */
+export function logServerFault(
+  log: (line: string) => void,
+  requestId: string,
+  appError: AppError,
+  error: unknown,
+): void {
+  if (error instanceof EmbeddingFailed) log(`[${requestId}] ${error.message}`);
+  else if (appError.status >= 500 && appError.code === "internal_error") {
+    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    log(`[${requestId}] unhandled: ${stack}`);
+  }
+}
+
 /** An error rendered for people rather than programs (the dashboard's sign-in page), or undefined. */
 export type ErrorPage = (request: Request, error: AppError, requestId: string) => Response | undefined;
 
@@ -128,10 +151,7 @@ export const errorsPlugin = (
         error instanceof NotFoundError ? routeMiss(request, routes) : toAppError(error),
         log,
       );
-      if (appError.status >= 500 && appError.code === "internal_error") {
-        const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-        log(`[${requestIdOf(request)}] unhandled: ${stack}`);
-      }
+      logServerFault(log, requestIdOf(request), appError, error);
       const requestId = requestIdOf(request);
       for (const render of pages) {
         const rendered = render(request, appError, requestId);

@@ -4,7 +4,7 @@
  * call; JSON-RPC errors stay for protocol faults (an unknown tool or method).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { durableDenial, problemResponse, toAppError } from "../http/errors.ts";
+import { durableDenial, logServerFault, problemResponse, toAppError } from "../http/errors.ts";
 import type { ToolOutput } from "./tools.ts";
 
 export type Log = (line: string) => void;
@@ -20,9 +20,7 @@ export function toolSuccess(output: ToolOutput): CallToolResult {
  */
 export async function toolError(error: unknown, requestId: string, log: Log): Promise<CallToolResult> {
   const appError = await durableDenial(toAppError(error), log);
-  if (appError.status >= 500 && appError.code === "internal_error") {
-    log(`[${requestId}] unhandled in an MCP tool: ${error instanceof Error ? error.stack : String(error)}`);
-  }
+  logServerFault(log, requestId, appError, error);
   // Rendered by the function that renders the HTTP errors, so both carry the same document.
   const problem = await problemResponse(appError, requestId).text();
   return { content: [{ type: "text", text: problem }], isError: true };

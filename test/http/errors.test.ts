@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
+import { EmbeddingFailed } from "../../src/embedding/http-embedder.ts";
 import { BadRequest, Conflict, RateLimited, SecretMissing, ValidationFailed } from "../../src/errors.ts";
-import { errorsPlugin, PROBLEM_JSON, problemResponse, toAppError } from "../../src/http/errors.ts";
+import {
+  errorsPlugin,
+  logServerFault,
+  PROBLEM_JSON,
+  problemResponse,
+  toAppError,
+} from "../../src/http/errors.ts";
 import { readJson } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
@@ -176,5 +183,19 @@ describe("problemResponse / toAppError", () => {
     expect(unknown.status).toBe(500);
     expect(unknown.code).toBe("internal_error");
     expect(unknown.message).not.toContain("undefined");
+  });
+
+  test("an embeddings failure is a 503 to retry, its upstream's words only in the log", () => {
+    const failed = new EmbeddingFailed("embeddings service http://10.0.0.7/v1 answered HTTP 500: quota");
+    const mapped = toAppError(failed);
+    expect({ status: mapped.status, code: mapped.code, retry: mapped.headers["retry-after"] }).toEqual({
+      status: 503,
+      code: "unavailable",
+      retry: "5",
+    });
+    expect(mapped.message).not.toContain("10.0.0.7");
+    const lines: string[] = [];
+    logServerFault((line) => lines.push(line), "rid-1", mapped, failed);
+    expect(lines).toEqual([`[rid-1] ${failed.message}`]);
   });
 });

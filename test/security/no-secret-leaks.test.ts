@@ -260,8 +260,10 @@ async function memory(run: Run): Promise<void> {
     token,
     json: { content: `x ${ECHO_MARKER}` },
   });
-  // The embedder's failure is the server's (a 500), and its message never carries the key.
-  expectStatus("write with a failing embedder", echoed, 500);
+  // The embedder's failure is the upstream's (503 with Retry-After), and no message carries the key.
+  expectStatus("write with a failing embedder", echoed, 503);
+  expect(echoed.body.code).toBe("unavailable");
+  expect(echoed.headers.get("retry-after")).toBe("5");
   expectStatus(
     "search",
     await run.client.call("POST", "/memory/search", { token, json: { query: "vault" } }),
