@@ -35,6 +35,8 @@ const DUPLICATE_WINDOW_NS = 2 * 60 * 1e9;
  * mid-delivery; a slow one may run it twice, which the vault's dedupe by event id absorbs).
  */
 const ACK_WAIT_NS = 10 * 1e9;
+/** Deliveries of one partition run at once on its owner, at most. */
+const CONCURRENT_DELIVERIES = 16;
 /** Wait before a delivery answered 5xx is offered again. */
 const REDELIVERY_DELAY_MS = 1000;
 
@@ -167,6 +169,20 @@ export class Intake {
     // Registered before the awaits below, so a stop meanwhile is seen.
     const run: ConsumerRun = { stopped: false };
     this.consuming.set(partition, run);
+    try {
+      await this.consume(partition, run);
+    } finally {
+      // Ended by itself (an error, the subscription closing): again while the partition is ours.
+      if (!run.stopped && this.consuming.get(partition) === run) {
+        this.consuming.delete(partition);
+        setTimeout(() => {
+          if (this.node.ownership.owns(partition)) void this.startPartition(partition).catch(() => undefined);
+        }, REDELIVERY_DELAY_MS);
+      }
+    }
+  }
+
+  private async consume(partition: number, run: ConsumerRun): Promise<void> {
     const name = consumerName(partition);
     await this.jsm.consumers
       .add(INTAKE_STREAM, {
@@ -184,21 +200,21 @@ export class Intake {
       await messages.close();
       return;
     }
+    // Deliveries run concurrently up to a bound (the tenant actor still serialises each tenant's writes).
+    const running = new Set<Promise<void>>();
     for await (const msg of messages) {
       if (run.stopped) {
         msg.nak(); // the partition moved: its new owner takes the delivery at once
         break;
       }
       // Held but outside its serve window (a renewal late): offer it again shortly.
-      if (!this.node.ownership.owns(partition)) msg.nak(REDELIVERY_DELAY_MS);
-      else await this.run(msg);
-    }
-    // The subscription ended by itself (not stopped): consume again while the partition is ours.
-    if (!run.stopped && this.consuming.get(partition) === run) {
-      this.consuming.delete(partition);
-      setTimeout(() => {
-        if (this.node.ownership.owns(partition)) void this.startPartition(partition).catch(() => undefined);
-      }, REDELIVERY_DELAY_MS);
+      if (!this.node.ownership.owns(partition)) {
+        msg.nak(REDELIVERY_DELAY_MS);
+        continue;
+      }
+      const done = this.run(msg).finally(() => running.delete(done));
+      running.add(done);
+      if (running.size >= CONCURRENT_DELIVERIES) await Promise.race(running);
     }
   }
 

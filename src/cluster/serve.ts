@@ -74,7 +74,7 @@ export async function serveClusterNode(
   const knowTenant = async (tenantId: string) => {
     if (store.getTenant(tenantId) === undefined) await replica.catchUp();
   };
-  intake = new Intake(
+  const created = new Intake(
     node,
     js,
     jsm,
@@ -85,7 +85,9 @@ export async function serveClusterNode(
     },
     log,
   );
-  await intake.start();
+  // Published only once its stream exists: partitions claimed meanwhile start consuming below.
+  await created.start();
+  intake = created;
   // Partitions claimed before the intake existed start consuming now.
   for (const partition of node.ownership.owned()) void intake.startPartition(partition);
   const app = (request: Request) => withClusterView(request, localApp(request), () => node!.view());

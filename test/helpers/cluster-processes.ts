@@ -28,7 +28,12 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function startTestCluster(nodeIds: string[], secret: string): Promise<TestCluster> {
+/** `env`: extra variables for every node (the soak turns the per-tenant rate limits off). */
+export async function startTestCluster(
+  nodeIds: string[],
+  secret: string,
+  env: Record<string, string> = {},
+): Promise<TestCluster> {
   const root = mkdtempSync(join(tmpdir(), "mr-cluster-"));
   const nats = await startNatsServer();
   const nodes: ClusterNodeProcess[] = [];
@@ -46,6 +51,7 @@ export async function startTestCluster(nodeIds: string[], secret: string): Promi
         MEMORY_RUNTIME_CLUSTER_URL: nats.url,
         MEMORY_RUNTIME_NODE_ID: nodeId,
         MEMORY_RUNTIME_SECRETS_FILE: secretsFile,
+        ...env,
       },
     });
     const node = { nodeId, server, dataDir };

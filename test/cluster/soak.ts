@@ -1,0 +1,274 @@
+/**
+ * `bun run soak:cluster`: the cluster's figures and its long kill -9 run, in one go, on loopback
+ * (one nats-server, three runtime processes):
+ *   1. forwarded vs local request latency and throughput (GET of one entry, 64 in flight);
+ *   2. webhook intake through the stream: deliveries accepted/s at a non-owner and applied/s;
+ *   3. SOAK_CYCLES (default 5) cycles of kill -9 of one node (each in turn) during
+ *      writes and deliveries, each followed by its restart and rebalance; after each, every
+ *      acknowledged write and delivery must be present exactly once on every node.
+ * Prints the figures as JSON and writes them to test-artifacts/cluster-figures.json. Exit 1 on loss.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { partitionOf } from "../../src/cluster/partition.ts";
+import { STANDARD_SECRET, standardSender } from "../fakes/senders/standard.ts";
+import {
+  type ClusterNodeProcess,
+  clusterView,
+  startTestCluster,
+  type TestCluster,
+  waitForSettled,
+} from "../helpers/cluster-processes.ts";
+import { pollUntil } from "../helpers/poll.ts";
+import { adminTokenFor, httpCall, killHard } from "../helpers/server-process.ts";
+import { ROOT } from "../helpers/spawn.ts";
+
+const SECRET = "cluster-soak-secret-of-at-least-32-bytes-long!";
+const CYCLES = Number(process.env.SOAK_CYCLES ?? 5);
+const LOAD_REQUESTS = Number(process.env.SOAK_LOAD_REQUESTS ?? 4000);
+const INTAKE_EVENTS = Number(process.env.SOAK_INTAKE_EVENTS ?? 1000);
+const ROUND_WRITES = Number(process.env.SOAK_ROUND_WRITES ?? 30);
+const IN_FLIGHT = 64;
+const ATTEMPTS = 15;
+
+interface Tenant {
+  id: string;
+  token: string;
+}
+
+const figures: Record<string, unknown> = {};
+let failures = 0;
+const fail = (why: string) => {
+  failures++;
+  console.error(`LOSS/FAILURE: ${why}`);
+};
+
+/** Runs `total` calls with `inFlight` at a time; latencies in ms and the wall time. */
+async function load(total: number, inFlight: number, call: (i: number) => Promise<boolean>) {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t0 = performance.now();
+        if (!(await call(i).catch(() => false))) errors++;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 100) / 100;
+  return {
+    requests: total,
+    errors,
+    per_second: Math.round(total / seconds),
+    p50_ms: at(0.5),
+    p99_ms: at(0.99),
+  };
+}
+
+async function createTenant(base: string, admin: string, name: string): Promise<Tenant> {
+  const created = await httpCall(base, "POST", "/admin/tenants", { token: admin, body: { name } });
+  if (created.status !== 201) throw new Error(`tenant creation: ${created.status}`);
+  return { id: created.body.tenant_id, token: created.body.token };
+}
+
+function deliveryBody(tag: string) {
+  return JSON.stringify({
+    type: "user.created",
+    timestamp: "2026-11-21T09:59:00.000Z",
+    data: { id: tag, description: `delivery ${tag}` },
+  });
+}
+const deliveryContent = (tag: string) => `user.created happened (${tag}): delivery ${tag}.`;
+
+async function deliver(base: string, tenant: Tenant, tag: string): Promise<number | undefined> {
+  const url = `${base}/webhooks/standard/${tenant.id}`;
+  const signed = await standardSender.sign(deliveryBody(tag), { now: Date.now(), url });
+  const answer = await fetch(url, { method: "POST", headers: signed.headers, body: signed.body }).catch(
+    () => undefined,
+  );
+  return answer?.status;
+}
+
+async function contents(base: string, tenant: Tenant): Promise<string[]> {
+  const all: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+    const page = await httpCall(base, "GET", `/memory/facts?limit=500${query}`, { token: tenant.token });
+    if (page.status !== 200) throw new Error(`list: ${page.status}`);
+    for (const item of page.body.items) all.push(item.content);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return all;
+}
+
+async function measureForwarding(cluster: TestCluster, admin: string) {
+  const [a, b] = cluster.nodes as [ClusterNodeProcess, ClusterNodeProcess];
+  const owners = (await clusterView(a)).owners;
+  let tenant: Tenant;
+  do tenant = await createTenant(a.server.base, admin, `Load ${Math.random()}`);
+  while (owners[partitionOf(tenant.id)] !== a.nodeId);
+  const written = await httpCall(a.server.base, "POST", "/memory/facts", {
+    token: tenant.token,
+    body: { content: "load" },
+  });
+  const path = `/memory/facts/${written.body.id}`;
+  const get = (base: string) => async () =>
+    (await fetch(base + path, { headers: { authorization: `Bearer ${tenant.token}` } })).status === 200;
+  await load(200, 16, get(b.server.base)); // warm-up
+  figures.local_get = await load(LOAD_REQUESTS, IN_FLIGHT, get(a.server.base));
+  figures.forwarded_get = await load(LOAD_REQUESTS, IN_FLIGHT, get(b.server.base));
+  console.log(JSON.stringify({ local_get: figures.local_get, forwarded_get: figures.forwarded_get }));
+}
+
+async function measureIntake(cluster: TestCluster, admin: string) {
+  const [a, b] = cluster.nodes as [ClusterNodeProcess, ClusterNodeProcess];
+  const owners = (await clusterView(a)).owners;
+  let tenant: Tenant;
+  do tenant = await createTenant(a.server.base, admin, `Intake ${Math.random()}`);
+  while (owners[partitionOf(tenant.id)] !== a.nodeId);
+  await cluster.setSecrets(tenant.id, { STANDARD_WEBHOOK_SECRET: STANDARD_SECRET }, admin);
+  const started = performance.now();
+  const accepted = await load(INTAKE_EVENTS, 32, async (i) => {
+    const status = await deliver(b.server.base, tenant, `intake-${i}`);
+    return status === 200 || status === 202;
+  });
+  await pollUntil(
+    async () => (await contents(a.server.base, tenant)).length,
+    (n) => n >= INTAKE_EVENTS,
+    { timeoutMs: 120_000, intervalMs: 250 },
+  );
+  const appliedSeconds = (performance.now() - started) / 1000;
+  figures.intake = { ...accepted, applied_per_second: Math.round(INTAKE_EVENTS / appliedSeconds) };
+  console.log(JSON.stringify({ intake: figures.intake }));
+}
+
+/** One kill -9 cycle: writes and deliveries, the owner killed a third of the way, then restarted. */
+async function killCycle(cluster: TestCluster, cycle: number, tenants: Tenant[]) {
+  const views = await Promise.all(cluster.nodes.map(clusterView));
+  const owners = views[0]!.owners;
+  const victimId = cluster.nodes[cycle % cluster.nodes.length]!.nodeId;
+  const victim = cluster.nodes.find((n) => n.nodeId === victimId)!;
+  let alive = cluster.nodes.map((n) => n.server.base);
+  const ackedWrites = new Map(tenants.map((t) => [t.id, new Set<string>()]));
+  const ackedDeliveries = new Map(tenants.map((t) => [t.id, new Set<string>()]));
+  let killedAt = 0;
+  let takeover = 0;
+  for (let i = 0; i < ROUND_WRITES; i++) {
+    if (i === Math.floor(ROUND_WRITES / 3)) {
+      await killHard(victim.server);
+      killedAt = performance.now();
+      alive = cluster.nodes.filter((n) => n !== victim).map((n) => n.server.base);
+    }
+    await Promise.all(
+      tenants.map(async (tenant, t) => {
+        const tag = `c${cycle}-${i}-${t}`;
+        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+          const base = alive[(attempt + t) % alive.length]!;
+          const status = await deliver(base, tenant, tag);
+          if (status === 200 || status === 202) {
+            ackedDeliveries.get(tenant.id)!.add(deliveryContent(tag));
+            break;
+          }
+        }
+        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+          const base = alive[(attempt + t) % alive.length]!;
+          const content = `write ${tag}`;
+          const answer = await httpCall(base, "POST", "/memory/facts", {
+            token: tenant.token,
+            body: { content },
+          }).catch(() => undefined);
+          if (answer?.status === 201 || answer?.status === 200) {
+            ackedWrites.get(tenant.id)!.add(content);
+            if (killedAt && !takeover && owners[partitionOf(tenant.id)] === victimId)
+              takeover = performance.now() - killedAt;
+            break;
+          }
+        }
+      }),
+    );
+  }
+  const survivors = cluster.nodes.filter((n) => n !== victim);
+  await verify(survivors, tenants, ackedWrites, ackedDeliveries, `cycle ${cycle} after kill`);
+  const restartedAt = performance.now();
+  await cluster.startNode(victimId);
+  await waitForSettled(cluster.nodes, 60_000);
+  const rebalanceMs = Math.round(performance.now() - restartedAt);
+  await verify(cluster.nodes, tenants, ackedWrites, ackedDeliveries, `cycle ${cycle} after rejoin`);
+  const acked = [...ackedWrites.values()].reduce((n, s) => n + s.size, 0);
+  const deliveries = [...ackedDeliveries.values()].reduce((n, s) => n + s.size, 0);
+  return {
+    cycle,
+    victim: victimId,
+    takeover_ms: Math.round(takeover),
+    rejoin_settled_ms: rebalanceMs,
+    acked_writes: acked,
+    acked_deliveries: deliveries,
+  };
+}
+
+/** Every acknowledged write and delivery present exactly once, read through every given node. */
+async function verify(
+  nodes: ClusterNodeProcess[],
+  tenants: Tenant[],
+  writes: Map<string, Set<string>>,
+  deliveries: Map<string, Set<string>>,
+  when: string,
+) {
+  for (const tenant of tenants) {
+    const expected = [...writes.get(tenant.id)!, ...deliveries.get(tenant.id)!];
+    await pollUntil(
+      async () => new Set(await contents(nodes[0]!.server.base, tenant)),
+      (present) => expected.every((c) => present.has(c)),
+      { timeoutMs: 60_000, intervalMs: 250 },
+    ).catch(() => fail(`${when}: tenant ${tenant.id} lacks acknowledged data`));
+    for (const node of nodes) {
+      const seen = await contents(node.server.base, tenant);
+      if (new Set(seen).size !== seen.length)
+        fail(`${when}: tenant ${tenant.id} has doubled entries via ${node.nodeId}`);
+      for (const c of expected) if (!seen.includes(c)) fail(`${when}: ${c} missing via ${node.nodeId}`);
+    }
+  }
+}
+
+async function main() {
+  // The figures are the cluster's, not the per-tenant rate limiter's: it is off here.
+  const cluster = await startTestCluster(["s1", "s2", "s3"], SECRET, { MEMORY_RUNTIME_RATE_LIMITS: "off" });
+  try {
+    await waitForSettled(cluster.nodes, 30_000);
+    const admin = await adminTokenFor(SECRET);
+    await measureForwarding(cluster, admin);
+    await measureIntake(cluster, admin);
+    const tenants: Tenant[] = [];
+    for (let i = 0; i < 9; i++) {
+      const tenant = await createTenant(cluster.nodes[0]!.server.base, admin, `Soak ${i}`);
+      await cluster.setSecrets(tenant.id, { STANDARD_WEBHOOK_SECRET: STANDARD_SECRET }, admin);
+      tenants.push(tenant);
+    }
+    const cycles = [];
+    for (let cycle = 0; cycle < CYCLES; cycle++) {
+      const result = await killCycle(cluster, cycle, tenants);
+      console.log(JSON.stringify(result));
+      cycles.push(result);
+    }
+    figures.kill_cycles = cycles;
+    figures.failures = failures;
+  } finally {
+    await cluster.stop();
+  }
+  const out = join(ROOT, "test-artifacts", "cluster-figures.json");
+  mkdirSync(join(ROOT, "test-artifacts"), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`);
+  console.log(JSON.stringify(figures, null, 2));
+  console.log(failures === 0 ? "soak:cluster: no loss, no doubles" : `soak:cluster: ${failures} failures`);
+  process.exit(failures === 0 ? 0 : 1);
+}
+
+await main();
