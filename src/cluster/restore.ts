@@ -1,8 +1,10 @@
 /**
  * Takeover of a partition's data (docs/cluster.md, "Takeover"): after its claim record, the new
- * owner drops whatever it had locally of the partition's tenants and replays the partition's
- * changelog up to its own claim (nothing acknowledged can follow it) into fresh vaults. Records of
- * a writer whose epoch is older than a claim seen before them are skipped (fencing's second line).
+ * owner drops whatever it had locally of the partition's tenants, loads the partition's latest
+ * snapshot, and replays the changelog from the snapshot's sequence up to its own claim (nothing
+ * acknowledged can follow it). Records of a writer whose epoch is older than a claim seen before
+ * them are skipped (fencing's second line). When it replayed anything, the result is captured as
+ * the next snapshot before the partition is served.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -14,18 +16,23 @@ import { decodeWriteSet, localWrite } from "./changelog.ts";
 import type { LogRecord } from "./fence.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
 import { partitionOf } from "./partition.ts";
+import type { Snapshots } from "./snapshots.ts";
 
 export interface RestoreDeps {
   js: JetStreamClient;
   dataDir: string;
   /** Closes the tenant's actor (and its vault) on this node. */
   passivateTenant(tenantId: string): Promise<void>;
+  snapshots?: Snapshots;
+  log?: (line: string) => void;
 }
 
 export interface RestoreReport {
   tenants: number;
   applied: number;
   skipped: number;
+  /** The sequence of the snapshot the replay started from (0: none). */
+  snapshot: number;
 }
 
 export async function restorePartition(
@@ -34,17 +41,22 @@ export async function restorePartition(
   claimSeq: number,
 ): Promise<RestoreReport> {
   await dropLocalTenants(deps, partition);
+  const snapshot = (await deps.snapshots?.load(partition, deps.dataDir)) ?? { seq: 0, tenants: [] };
   const vaults = new Map<string, TenantVault>();
-  const report: RestoreReport = { tenants: 0, applied: 0, skipped: 0 };
+  const report: RestoreReport = { tenants: 0, applied: 0, skipped: 0, snapshot: snapshot.seq };
   try {
     const consumer = await deps.js.consumers.get(LOG_STREAM, {
       filter_subjects: logSubject(partition),
-      deliver_policy: DeliverPolicy.All,
+      ...(snapshot.seq > 0
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: snapshot.seq }
+        : { deliver_policy: DeliverPolicy.All }),
     });
     const messages = await consumer.consume();
-    let newestClaim = 0;
+    // The snapshot was taken at a claim: the newest claim before anything replayed after it.
+    let newestClaim = snapshot.seq;
     for await (const msg of messages) {
       if (msg.seq >= claimSeq) break;
+      if (msg.seq <= snapshot.seq) continue;
       const record = msg.json<LogRecord & { tenant_id?: string; set?: unknown }>();
       if (record.type === "claim") newestClaim = msg.seq;
       else if (record.type === "write" && record.tenant_id) {
@@ -65,7 +77,14 @@ export async function restorePartition(
   } finally {
     await Promise.all([...vaults.values()].map((v) => v.close()));
   }
-  report.tenants = vaults.size;
+  report.tenants = new Set([...snapshot.tenants, ...vaults.keys()]).size;
+  if (deps.snapshots && report.applied > 0) {
+    const tenants = [...new Set([...snapshot.tenants, ...vaults.keys()])];
+    // Copied now (closed, exactly the log up to the claim); uploaded while the partition is served.
+    void deps.snapshots
+      .capture(partition, claimSeq, deps.dataDir, tenants)
+      .catch((error) => deps.log?.(`[cluster] partition ${partition}: snapshot failed: ${error}`));
+  }
   return report;
 }
 

@@ -15,6 +15,7 @@ import { partitionOf } from "./partition.ts";
 import { tenantOfRequest } from "./request-tenant.ts";
 import { restorePartition } from "./restore.ts";
 import { ClusterRouter, DEFAULT_ROUTER_OPTIONS } from "./router.ts";
+import { Snapshots } from "./snapshots.ts";
 import { SystemReplica } from "./system-replica.ts";
 
 export interface ClusterServer {
@@ -34,6 +35,7 @@ export async function serveClusterNode(
   // Bound once the node is up; the hooks below run only after that.
   let node: ClusterNode | undefined;
   let intake: Intake | undefined;
+  let snapshots: Promise<Snapshots> | undefined;
   // Every vault write of an owned tenant goes to its partition's changelog before it resolves.
   const unhook = logVaultWrites(
     async (tenantId, set) => {
@@ -46,15 +48,18 @@ export async function serveClusterNode(
   );
   node = await ClusterNode.start(cluster, log, {
     onClaimed: async (partition, epoch) => {
+      snapshots ??= Snapshots.open(node!.nc);
       const restoreDeps = {
         js: jetstream(node!.nc),
         dataDir: config.dataDir,
         passivateTenant: runtime.internals.passivateTenant,
+        snapshots: await snapshots,
+        log,
       };
       const report = await restorePartition(restoreDeps, partition, epoch);
-      if (report.applied > 0)
+      if (report.applied > 0 || report.snapshot > 0)
         log(
-          `[cluster] partition ${partition}: replayed ${report.applied} writes of ${report.tenants} tenants`,
+          `[cluster] partition ${partition}: snapshot at ${report.snapshot}, then ${report.applied} writes replayed (${report.tenants} tenants)`,
         );
     },
     onServing: (partition, serving) => {

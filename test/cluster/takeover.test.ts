@@ -5,6 +5,8 @@
  * partitions move back to it, and the data moves with them. Prints the takeover time of the run.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { partitionOf } from "../../src/cluster/partition.ts";
 import { STANDARD_SECRET, standardSender } from "../fakes/senders/standard.ts";
 import {
@@ -202,6 +204,12 @@ describe("cluster: kill -9 takeover and rejoin (3 nodes)", () => {
     const view = await clusterView(back);
     expect(view.partitions.length).toBeGreaterThan(10);
     for (const tenant of victimTenants) expect(view.partitions).toContain(partitionOf(tenant.id));
+    // It took them back from the snapshots the survivors captured at their takeover, then the tail.
+    const rejoinLog = readFileSync(join(cluster.root, `${back.label}.log`), "utf8");
+    for (const tenant of victimTenants)
+      expect(rejoinLog).toMatch(
+        new RegExp(`partition ${partitionOf(tenant.id)}: snapshot at [1-9]\\d*, then \\d+ writes replayed`),
+      );
     await checkAll(cluster.nodes.map((n) => n.server.base));
   }, 120_000);
 });

@@ -12,6 +12,8 @@ import { httpCall, killHard, type ServerProcess, startServerProcess } from "./se
 
 export interface ClusterNodeProcess {
   nodeId: string;
+  /** Its log is `<root>/<label>.log`. */
+  label: string;
   server: ServerProcess;
   dataDir: string;
 }
@@ -42,11 +44,12 @@ export async function startTestCluster(
   const startNode = async (nodeId: string) => {
     const dataDir = join(root, nodeId);
     mkdirSync(dataDir, { recursive: true });
+    const label = `${nodeId}-${Date.now()}`;
     const server = await startServerProcess({
       dataDir,
       secret,
       logDir: root,
-      label: `${nodeId}-${Date.now()}`,
+      label,
       env: {
         MEMORY_RUNTIME_CLUSTER_URL: nats.url,
         MEMORY_RUNTIME_NODE_ID: nodeId,
@@ -54,7 +57,7 @@ export async function startTestCluster(
         ...env,
       },
     });
-    const node = { nodeId, server, dataDir };
+    const node = { nodeId, label, server, dataDir };
     const previous = nodes.findIndex((n) => n.nodeId === nodeId);
     if (previous >= 0) nodes[previous] = node;
     else nodes.push(node);
