@@ -201,10 +201,26 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
     }
     return pending;
   };
+  // The caller admitted to a route of `level`: on an admin route a tenant token is refused here,
+  // once per request (one denial), whether the body's reader or the transform asks first.
+  const admitted = new WeakMap<Request, Promise<Caller>>();
+  const admittedCaller = (request: Request, level: AuthLevel): Promise<Caller> => {
+    let pending = admitted.get(request);
+    if (!pending) {
+      pending = callerOf(request).then((caller) => {
+        if (level === "admin") guard.requireAdmin(caller.principal, caller.req);
+        return caller;
+      });
+      admitted.set(request, pending);
+    }
+    return pending;
+  };
   const readAfterAuth =
-    (limit: number) =>
+    (level: AuthLevel, limit: number) =>
     async ({ request }: { request: Request }) => {
-      await callerOf(request);
+      // Refused before the body is read: a tenant's probe of an admin route is a 403 on record,
+      // never a 400 or 413 about bytes it had no right to send.
+      await admittedCaller(request, level);
       // NDJSON (an import) is left unread for its route to stream; a JSON route refuses it (415).
       if (isNdjson(request)) return RAW_BODY;
       return readJsonBody(request, limit);
@@ -213,11 +229,12 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
     auth: (option: AuthOption) => ({
       // The caller is known before the body is read: an anonymous caller's bytes are never parsed.
       // The reader always answers (an empty body is null); "json" tells the OpenAPI document.
-      parse: parseAs("json", readAfterAuth(typeof option === "string" ? bodyLimit : option.bodyLimit)),
+      parse: parseAs(
+        "json",
+        readAfterAuth(levelOf(option), typeof option === "string" ? bodyLimit : option.bodyLimit),
+      ),
       async transform({ request }) {
-        const level = typeof option === "string" ? option : option.level;
-        const caller = await callerOf(request);
-        if (level === "admin") guard.requireAdmin(caller.principal, caller.req);
+        await admittedCaller(request, levelOf(option));
       },
       resolve: ({ request }) => callerOf(request),
       // Merged into the route's own responses, so the OpenAPI document lists the 429 on each.
@@ -232,6 +249,10 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
       },
     }),
   });
+}
+
+function levelOf(option: AuthOption): AuthLevel {
+  return typeof option === "string" ? option : option.level;
 }
 
 function cookieToken(request: Request): string | undefined {
