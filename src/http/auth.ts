@@ -237,8 +237,9 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
         await admittedCaller(request, levelOf(option));
       },
       resolve: ({ request }) => callerOf(request),
-      // Merged into the route's own responses, so the OpenAPI document lists the 429 on each.
-      response: problems(429),
+      // Merged into the route's own responses, so the OpenAPI document lists them on each: the 429,
+      // and the 400 and 413 of the body this plugin reads for every route, one that takes none too.
+      response: problems(400, 413, 429),
     }),
     // Macro hooks run in the order a route names them: after `auth`, so a refused caller never
     // learns the schema; before Elysia's own validation, which a hostile body could crash.
