@@ -24,6 +24,8 @@ export interface RestoreDeps {
   /** Closes the tenant's actor (and its vault) on this node. */
   passivateTenant(tenantId: string): Promise<void>;
   snapshots?: Snapshots;
+  /** False for a tenant deleted since its records were written: they are not replayed. */
+  tenantExists?: (tenantId: string) => Promise<boolean>;
   log?: (line: string) => void;
 }
 
@@ -43,6 +45,11 @@ export async function restorePartition(
   await dropLocalTenants(deps, partition);
   const snapshot = (await deps.snapshots?.load(partition, deps.dataDir)) ?? { seq: 0, tenants: [] };
   const vaults = new Map<string, TenantVault>();
+  const known = new Map<string, boolean>();
+  const exists = async (tenantId: string) => {
+    if (!known.has(tenantId)) known.set(tenantId, (await deps.tenantExists?.(tenantId)) ?? true);
+    return known.get(tenantId)!;
+  };
   const report: RestoreReport = { tenants: 0, applied: 0, skipped: 0, snapshot: snapshot.seq };
   try {
     const consumer = await deps.js.consumers.get(LOG_STREAM, {
@@ -60,7 +67,7 @@ export async function restorePartition(
       const record = msg.json<LogRecord & { tenant_id?: string; set?: unknown }>();
       if (record.type === "claim") newestClaim = msg.seq;
       else if (record.type === "write" && record.tenant_id) {
-        if (record.epoch < newestClaim) {
+        if (record.epoch < newestClaim || !(await exists(record.tenant_id))) {
           report.skipped++;
           continue;
         }
@@ -77,9 +84,15 @@ export async function restorePartition(
   } finally {
     await Promise.all([...vaults.values()].map((v) => v.close()));
   }
-  report.tenants = new Set([...snapshot.tenants, ...vaults.keys()]).size;
-  if (deps.snapshots && report.applied > 0) {
-    const tenants = [...new Set([...snapshot.tenants, ...vaults.keys()])];
+  // A tenant deleted since the snapshot: its files go (an erased tenant must not come back).
+  const kept: string[] = [];
+  for (const tenantId of new Set([...snapshot.tenants, ...vaults.keys()])) {
+    if (await exists(tenantId)) kept.push(tenantId);
+    else removeTenantDir(deps.dataDir, tenantId);
+  }
+  report.tenants = kept.length;
+  if (deps.snapshots && (report.applied > 0 || kept.length < snapshot.tenants.length)) {
+    const tenants = kept;
     // Copied now (closed, exactly the log up to the claim); uploaded while the partition is served.
     void deps.snapshots
       .capture(partition, claimSeq, deps.dataDir, tenants)

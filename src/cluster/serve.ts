@@ -36,6 +36,7 @@ export async function serveClusterNode(
   let node: ClusterNode | undefined;
   let intake: Intake | undefined;
   let snapshots: Promise<Snapshots> | undefined;
+  const replicaStarted = Promise.withResolvers<SystemReplica>();
   // Every vault write of an owned tenant goes to its partition's changelog before it resolves.
   const unhook = logVaultWrites(
     async (tenantId, set) => {
@@ -54,6 +55,12 @@ export async function serveClusterNode(
         dataDir: config.dataDir,
         passivateTenant: runtime.internals.passivateTenant,
         snapshots: await snapshots,
+        // The system state as of now (a deleted tenant's records are not replayed).
+        tenantExists: async (tenantId: string) => {
+          const replica = await replicaStarted.promise;
+          if (store.getTenant(tenantId) === undefined) await replica.catchUp();
+          return store.getTenant(tenantId) !== undefined;
+        },
         log,
       };
       const report = await restorePartition(restoreDeps, partition, epoch);
@@ -75,6 +82,7 @@ export async function serveClusterNode(
   const jsm = await jetstreamManager(node.nc);
   const replica = new SystemReplica(store, js, jsm, log);
   await replica.start();
+  replicaStarted.resolve(replica);
   // A tenant created on another node a moment ago: catch up on the system stream once.
   const knowTenant = async (tenantId: string) => {
     if (store.getTenant(tenantId) === undefined) await replica.catchUp();

@@ -5,7 +5,7 @@
  * partitions move back to it, and the data moves with them. Prints the takeover time of the run.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { partitionOf } from "../../src/cluster/partition.ts";
 import { STANDARD_SECRET, standardSender } from "../fakes/senders/standard.ts";
@@ -212,4 +212,44 @@ describe("cluster: kill -9 takeover and rejoin (3 nodes)", () => {
       );
     await checkAll(cluster.nodes.map((n) => n.server.base));
   }, 120_000);
+  test("a tenant deleted on its owner is not brought back by the next takeover's replay", async () => {
+    const admin = await adminTokenFor(SECRET);
+    const victim = cluster.nodes[1]!;
+    await waitForSettled(cluster.nodes);
+    const owners = (await clusterView(cluster.nodes[0]!)).owners;
+    let tenant: { id: string; token: string } | undefined;
+    for (let i = 0; i < 60 && !tenant; i++) {
+      const created = await httpCall(cluster.nodes[0]!.server.base, "POST", "/admin/tenants", {
+        token: admin,
+        body: { name: `Erased ${i}` },
+      });
+      if (owners[partitionOf(created.body.tenant_id)] === victim.nodeId)
+        tenant = { id: created.body.tenant_id, token: created.body.token };
+    }
+    expect(tenant).toBeDefined();
+    const base = cluster.nodes[0]!.server.base;
+    const wrote = await httpCall(base, "POST", "/memory/facts", {
+      token: tenant!.token,
+      body: { content: "to be erased" },
+    });
+    expect(wrote.status).toBe(201);
+    expect(
+      (await httpCall(base, "POST", `/admin/tenants/${tenant!.id}/suspend`, { token: admin })).status,
+    ).toBe(200);
+    expect((await httpCall(base, "DELETE", `/admin/tenants/${tenant!.id}`, { token: admin })).status).toBe(
+      200,
+    );
+
+    await killHard(victim.server);
+    const survivors = cluster.nodes.filter((n) => n !== victim);
+    await waitForSettled(survivors, 20_000);
+    const partition = partitionOf(tenant!.id);
+    // The survivor now serving the partition replayed its log without the deleted tenant's records.
+    const ownerId = (await clusterView(survivors[0]!)).owners[partition];
+    const newOwner = survivors.find((n) => n.nodeId === ownerId)!;
+    expect(newOwner).toBeDefined();
+    expect(existsSync(join(newOwner.dataDir, "tenants", tenant!.id))).toBe(false);
+    await cluster.startNode(victim.nodeId);
+    await waitForSettled(cluster.nodes);
+  }, 60_000);
 });
