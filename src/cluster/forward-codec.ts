@@ -6,7 +6,8 @@
 import { type Msg, type MsgHdrs, headers as natsHeaders } from "@nats-io/transport-node";
 
 const METHOD = "mr-method";
-const PATH = "mr-path";
+/** The URL as the receiving node got it: URL-signing webhook sources verify the exact URL. */
+const URL_HEADER = "mr-url";
 const HEADERS = "mr-headers";
 const STATUS = "mr-status";
 /** Set on a reply when the node asked no longer owns the partition (a move in progress). */
@@ -28,20 +29,19 @@ export interface EncodedMessage {
 }
 
 export function encodeRequest(request: Request, body: Uint8Array): EncodedMessage {
-  const url = new URL(request.url);
   const h = natsHeaders();
   h.set(METHOD, request.method);
-  h.set(PATH, url.pathname + url.search);
+  h.set(URL_HEADER, request.url);
   h.set(HEADERS, JSON.stringify(headerPairs(request.headers)));
   return { headers: h, payload: body };
 }
 
-/** Rebuilds the request on the owner, against its own origin. */
-export function decodeRequest(msg: { data: Uint8Array; headers?: MsgHdrs }, origin: string): Request {
+/** Rebuilds the request on the owner, with the URL the receiving node was called with. */
+export function decodeRequest(msg: { data: Uint8Array; headers?: MsgHdrs }): Request {
   const method = msg.headers?.get(METHOD) || "GET";
   const pairs = JSON.parse(msg.headers?.get(HEADERS) || "[]") as Array<[string, string]>;
   const hasBody = method !== "GET" && method !== "HEAD";
-  return new Request(origin + (msg.headers?.get(PATH) || "/"), {
+  return new Request(msg.headers?.get(URL_HEADER) || "http://cluster.internal/", {
     method,
     headers: pairs,
     body: hasBody ? msg.data : undefined,

@@ -1,7 +1,8 @@
 /**
  * Durable webhook intake (docs/cluster.md, "Durable webhook intake"): the receiving node publishes
  * the delivery, byte for byte, to the work-queue stream `MR_INTAKE` (subject `mr.intake.<NN>`,
- * `Nats-Msg-Id` = tenant, source and the body's SHA-256) and waits a bounded time for the owner's
+ * `Nats-Msg-Id` = tenant, source and its event ids, checked and parsed at the edge (intake-edge.ts),
+ * else the body's SHA-256) and waits a bounded time for the owner's
  * answer on a reply inbox. The owner consumes its partitions' subjects with one durable consumer
  * each, runs the delivery through its own app (verification, ingest, vault write appended to the
  * changelog) and acknowledges the message only once that answered; a 5xx (a write refused during a
@@ -22,6 +23,7 @@ import { Unavailable } from "../errors.ts";
 import { problemResponse } from "../http/errors.ts";
 import { assignRequestId } from "../http/request-id.ts";
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from "./forward-codec.ts";
+import type { EdgeVerdict } from "./intake-edge.ts";
 import type { ClusterNode } from "./node.ts";
 import { partitionLabel, partitionOf } from "./partition.ts";
 
@@ -50,10 +52,12 @@ export function webhookTarget(request: Request): { source: string; tenantId: str
   return match ? { source: match[1]!, tenantId: match[2]! } : undefined;
 }
 
-/** Durably queued, not yet applied: the counts are not known here (see docs/cluster.md). */
-function queued(requestId: string, seq: number): Response {
-  const summary = { accepted: 0, entries: [], duplicates: 0, dead_lettered: [], ignored: 0 };
-  return new Response(JSON.stringify(summary), {
+/**
+ * Durably queued, not yet applied (see docs/cluster.md): `queued` lists the delivery's event ids
+ * (empty when the receiving node left parsing to the owner).
+ */
+function queued(requestId: string, seq: number, ids: string[]): Response {
+  return new Response(JSON.stringify({ queued: ids }), {
     status: 202,
     headers: {
       "content-type": "application/json",
@@ -85,6 +89,12 @@ export class Intake {
     private readonly app: (request: Request) => Promise<Response>,
     private readonly log: (line: string) => void,
     private readonly options: IntakeOptions = { answerWaitMs: 5000 },
+    /** The receiving node's own checks (signature, event ids) before a delivery is queued. */
+    private readonly edge?: (
+      request: Request,
+      target: { source: string; tenantId: string },
+      body: Uint8Array,
+    ) => Promise<EdgeVerdict>,
   ) {}
 
   async start(): Promise<void> {
@@ -114,7 +124,13 @@ export class Intake {
   ): Promise<Response> {
     const requestId = assignRequestId(request);
     const partition = partitionOf(target.tenantId);
-    const digest = createHash("sha256").update(body).digest("hex");
+    const edge = this.edge ? await this.edge(request, target, body) : { kind: "owner" as const };
+    if (edge.kind === "refused") return problemResponse(edge.error, requestId);
+    const ids = edge.kind === "events" ? edge.ids : [];
+    // Named by its event ids (a retry of one event is one message), else by the body's digest.
+    const named =
+      ids.length > 0 ? ids.join(",") : `sha256:${createHash("sha256").update(body).digest("hex")}`;
+    const digest = named.length <= 200 ? named : `sha256:${createHash("sha256").update(named).digest("hex")}`;
     const inbox = createInbox();
     const answer = this.awaitAnswer(this.node.nc.subscribe(inbox, { max: 1 }));
     const { headers, payload } = encodeRequest(request, body);
@@ -129,7 +145,7 @@ export class Intake {
       // A retry of a delivery already in the stream: the first one's answer went to its sender.
       if (ack.duplicate) {
         answer.cancel();
-        return queued(requestId, seq);
+        return queued(requestId, seq, ids);
       }
     } catch (error) {
       answer.cancel();
@@ -139,7 +155,7 @@ export class Intake {
         requestId,
       );
     }
-    return (await answer.within(this.options.answerWaitMs)) ?? queued(requestId, seq);
+    return (await answer.within(this.options.answerWaitMs)) ?? queued(requestId, seq, ids);
   }
 
   private awaitAnswer(sub: Subscription) {
@@ -220,7 +236,7 @@ export class Intake {
 
   /** One delivery through the local app; acknowledged only once it answered below 500. */
   private async run(msg: JsMsg): Promise<void> {
-    const response = await this.app(decodeRequest(msg, "http://cluster.internal")).catch(() => undefined);
+    const response = await this.app(decodeRequest(msg)).catch(() => undefined);
     if (!response || response.status >= 500) {
       msg.nak(REDELIVERY_DELAY_MS);
       return;

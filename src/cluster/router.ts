@@ -139,7 +139,7 @@ export class ClusterRouter {
   }
 
   private async answerForwarded(msg: Msg): Promise<void> {
-    const request = decodeRequest(msg, "http://cluster.internal");
+    const request = decodeRequest(msg);
     const tenantId = tenantOfRequest(request);
     const owned = tenantId !== undefined && this.node.ownership.owns(partitionOf(tenantId));
     const response = owned ? await this.serveOwned(request, tenantId).catch(() => undefined) : undefined;

@@ -10,6 +10,7 @@ import { encodeWriteSet, logVaultWrites } from "./changelog.ts";
 import type { ClusterConfig } from "./config.ts";
 import { Fenced } from "./fence.ts";
 import { Intake } from "./intake.ts";
+import { checkAtEdge } from "./intake-edge.ts";
 import { ClusterNode, type ClusterView } from "./node.ts";
 import { partitionOf } from "./partition.ts";
 import { tenantOfRequest } from "./request-tenant.ts";
@@ -97,6 +98,11 @@ export async function serveClusterNode(
       return localApp(request);
     },
     log,
+    undefined,
+    async (request, target, body) => {
+      await knowTenant(target.tenantId);
+      return checkAtEdge(runtime.internals.deps, request, target, body);
+    },
   );
   // Published only once its stream exists: partitions claimed meanwhile start consuming below.
   await created.start();

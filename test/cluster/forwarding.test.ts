@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { partitionOf } from "../../src/cluster/partition.ts";
+import { STANDARD_SECRET, standardSender } from "../fakes/senders/standard.ts";
 import {
   clusterView,
   startTestCluster,
@@ -111,5 +112,41 @@ describe("cluster: forwarding and shared system state (3 nodes)", () => {
       const listed = await httpCall(base, "GET", "/admin/tenants?limit=1000", { token: admin });
       expect(listed.body.tenants.map((t: { name: string }) => t.name)).toContain("Roles Co");
     }
+  });
+  test("webhooks: checked at the receiving node, queued under their event id, answered by the owner", async () => {
+    const [n1, n2, n3] = cluster.nodes.map((n) => n.server.base) as [string, string, string];
+    const created = await httpCall(n1, "POST", "/admin/tenants", {
+      token: admin,
+      body: { name: "Hooks Co" },
+    });
+    const tenantId = created.body.tenant_id as string;
+    await cluster.setSecrets(tenantId, { STANDARD_WEBHOOK_SECRET: STANDARD_SECRET }, admin);
+    const body = JSON.stringify({
+      type: "user.created",
+      timestamp: "2026-11-21T09:59:00.000Z",
+      data: { id: "u-1" },
+    });
+    const send = async (base: string, headers: Record<string, string>) =>
+      fetch(`${base}/webhooks/standard/${tenantId}`, { method: "POST", headers, body });
+    const signed = (base: string) =>
+      standardSender.sign(body, { now: Date.now(), url: `${base}/webhooks/standard/${tenantId}` });
+
+    // A forged signature never enters the stream: the receiving node refuses it.
+    const forged = await send(n2, { ...(await signed(n2)).headers, "webhook-signature": "v1,Zm9yZ2Vk" });
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get("content-type")).toBe("application/problem+json");
+
+    const first = await send(n2, (await signed(n2)).headers);
+    expect(first.status).toBe(200);
+    const summary = (await first.json()) as { accepted: number; entries: string[] };
+    expect(summary.accepted).toBe(1);
+    // The platform's retry of the same event (same webhook-id, a new signature) through another node:
+    // one message in the stream (its id is the event id), answered 202 at once, nothing written twice.
+    const retry = await send(n3, (await signed(n3)).headers);
+    expect(retry.status).toBe(202);
+    const queued = (await retry.json()) as { queued: string[] };
+    expect(queued.queued).toEqual([(await signed(n3)).headers["webhook-id"]!]);
+    const listed = await httpCall(n1, "GET", "/memory/facts", { token: created.body.token });
+    expect(listed.body.items.map((e: { id: string }) => e.id)).toEqual(summary.entries);
   });
 });
