@@ -328,11 +328,11 @@ export class TenantVault {
   }
 
   entryCount(): number {
-    return this.entries.getCount();
+    return storedCount(this.entries);
   }
 
   deadLetterCount(): number {
-    return this.deadLetters.getCount();
+    return storedCount(this.deadLetters);
   }
 
   /** Dead letters of one event id (one per source that used it), pending writes first. */
@@ -686,7 +686,7 @@ export class TenantVault {
   private countsAgree(): boolean {
     let sum = 0;
     for (const category of CATEGORIES) sum += this.meta.get(countKey(category)) ?? 0;
-    return sum === this.entries.getCount();
+    return sum === storedCount(this.entries);
   }
 
   private countEntries(): Map<string, number> {
@@ -758,4 +758,13 @@ export class TenantVault {
     this.closed = true;
     await this.root.close();
   }
+}
+
+/**
+ * The committed records of a table from the B-tree's own statistics, in O(1): `getCount()` walks
+ * every key, which at 100k entries takes ~35 ms and pages the whole table into memory (+135 MB RSS
+ * on each open, where the counters are checked).
+ */
+function storedCount(db: Database): number {
+  return (db.getStats() as { entryCount: number }).entryCount;
 }
