@@ -69,8 +69,14 @@ function filteredHits(
 ): Hit[] {
   if (!accept) return search(k);
   const wide = search(k * 2);
-  const kept = wide.filter((hit) => accept(hit.id));
-  if (kept.length >= k || wide.length < k * 2) return kept.slice(0, k);
+  // Best first, so the filter stops at the k-th survivor: it is asked of about k ids, not 2k
+  // (each check may decode an entry from the vault).
+  const kept: Hit[] = [];
+  for (const hit of wide) {
+    if (accept(hit.id)) kept.push(hit);
+    if (kept.length === k) return kept;
+  }
+  if (wide.length < k * 2) return kept;
   return search(k, accept);
 }
 
