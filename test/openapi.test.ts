@@ -194,6 +194,17 @@ describe("the OpenAPI document", () => {
     expect(ok["text/xml"].schema.type).toBe("string");
   });
 
+  test("the webhook route declares cluster mode's 202: the event ids durably queued", async () => {
+    const queued = doc.paths["/webhooks/{source}/{tenant_id}"].post.responses["202"].content;
+    expect(Object.keys(queued)).toEqual(["application/json"]);
+    const checker = checkerFromDocument(doc);
+    const path = "/webhooks/standard/01JDB2X6J3KQ5W8Z3M4N7P9R2S";
+    const answer = (body: unknown) =>
+      new Response(JSON.stringify(body), { status: 202, headers: { "content-type": "application/json" } });
+    expect(await checker.problems("POST", path, answer({ queued: ["evt-1"] }))).toEqual([]);
+    expect(await checker.problems("POST", path, answer({ queued: "evt-1" }))).not.toEqual([]);
+  });
+
   test("a bearer JWT scheme applies globally; the public routes declare security: []", () => {
     expect(doc.components.securitySchemes.bearer).toEqual({
       type: "http",

@@ -42,3 +42,16 @@ export const IngestSummary = StrictObject({
   dead_lettered: Type.Array(Type.String()),
   ignored: Type.Integer({ description: "Events of types the source's mapping does not cover" }),
 });
+
+/**
+ * Cluster mode only (docs/cluster.md, "Durable webhook intake"): the delivery is durably queued on
+ * the intake stream and the owner did not answer within the wait; it will be applied, not yet.
+ */
+export const IntakeQueued = StrictObject(
+  {
+    queued: Type.Array(Type.String(), {
+      description: "The delivery's event ids (empty when the owner parses the delivery itself)",
+    }),
+  },
+  { description: "Cluster mode: accepted into the intake stream, not yet applied" },
+);

@@ -5,7 +5,7 @@ import { existingTenantId, safeEcho } from "../http/auth.ts";
 import { toAppError } from "../http/errors.ts";
 import type { IngestSummary as Summary } from "../ingest/ingest-item.ts";
 import { StrictObject } from "../models/common.ts";
-import { IngestSummary } from "../models/dead-letter.ts";
+import { IngestSummary, IntakeQueued } from "../models/dead-letter.ts";
 import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import { findSource, SOURCE_IDS } from "../sources/registry.ts";
@@ -95,7 +95,12 @@ export const webhookRoutes = (deps: Deps) =>
     },
     {
       params: WebhookParams,
-      response: { 200: WebhookAnswer, ...problems(400, 401, 404, 413, 429, 503, 507) },
+      response: {
+        200: WebhookAnswer,
+        // Answered by the cluster router, never by this handler (single-node mode has no 202).
+        202: IntakeQueued,
+        ...problems(400, 401, 404, 413, 429, 503, 507),
+      },
       detail: {
         tags: ["webhooks"],
         summary: "Receive a signed event from a source for a tenant",

@@ -11,6 +11,7 @@ import {
   type TestCluster,
   waitForSettled,
 } from "../helpers/cluster-processes.ts";
+import { checkerFromDocument } from "../helpers/openapi-conformance.ts";
 import { adminTokenFor, httpCall } from "../helpers/server-process.ts";
 
 const SECRET = "cluster-forwarding-secret-of-at-least-32-bytes";
@@ -144,6 +145,10 @@ describe("cluster: forwarding and shared system state (3 nodes)", () => {
     // one message in the stream (its id is the event id), answered 202 at once, nothing written twice.
     const retry = await send(n3, (await signed(n3)).headers);
     expect(retry.status).toBe(202);
+    // The 202 is the route's documented cluster answer (the OpenAPI document any node serves).
+    const doc = await (await fetch(`${n3}/openapi/json`)).json();
+    const path = `/webhooks/standard/${tenantId}`;
+    expect(await checkerFromDocument(doc).problems("POST", path, retry.clone())).toEqual([]);
     const queued = (await retry.json()) as { queued: string[] };
     expect(queued.queued).toEqual([(await signed(n3)).headers["webhook-id"]!]);
     const listed = await httpCall(n1, "GET", "/memory/facts", { token: created.body.token });
