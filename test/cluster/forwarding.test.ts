@@ -146,9 +146,11 @@ describe("cluster: forwarding and shared system state (3 nodes)", () => {
     const retry = await send(n3, (await signed(n3)).headers);
     expect(retry.status).toBe(202);
     // The 202 is the route's documented cluster answer (the OpenAPI document any node serves).
-    const doc = await (await fetch(`${n3}/openapi/json`)).json();
+    const doc = (await (await fetch(`${n3}/openapi/json`)).json()) as Record<string, unknown>;
     const path = `/webhooks/standard/${tenantId}`;
-    expect(await checkerFromDocument(doc).problems("POST", path, retry.clone())).toEqual([]);
+    expect(
+      await checkerFromDocument(doc).problems("POST", path, retry.clone() as unknown as Response),
+    ).toEqual([]);
     const queued = (await retry.json()) as { queued: string[] };
     expect(queued.queued).toEqual([(await signed(n3)).headers["webhook-id"]!]);
     const listed = await httpCall(n1, "GET", "/memory/facts", { token: created.body.token });
