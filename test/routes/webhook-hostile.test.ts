@@ -1,24 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
-import { analyticsSender } from "../fakes/senders/analytics.ts";
-import { calendarSender } from "../fakes/senders/calendar.ts";
-import { codeHostSender } from "../fakes/senders/code-host.ts";
-import { esignSender } from "../fakes/senders/esign.ts";
-import { formsSender } from "../fakes/senders/forms.ts";
-import { helpdeskSender } from "../fakes/senders/helpdesk.ts";
-import { incidentsSender } from "../fakes/senders/incidents.ts";
-import { issueTrackerSender } from "../fakes/senders/issue-tracker.ts";
-import { meetingsSender } from "../fakes/senders/meetings.ts";
-import { officeGraphSender } from "../fakes/senders/office-graph.ts";
-import { paymentsSender } from "../fakes/senders/payments.ts";
-import { projectTrackerSender } from "../fakes/senders/project-tracker.ts";
-import { schedulingSender } from "../fakes/senders/scheduling.ts";
+import { SENDERS } from "../fakes/senders/all.ts";
 import type { PlatformSender, Signed } from "../fakes/senders/sender.ts";
-import { standardSender } from "../fakes/senders/standard.ts";
-import { storefrontSender } from "../fakes/senders/storefront.ts";
-import { supportChatSender } from "../fakes/senders/support-chat.ts";
-import { telephonySender } from "../fakes/senders/telephony.ts";
-import { warehouseSender } from "../fakes/senders/warehouse.ts";
 import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
 import { setSecrets } from "../helpers/webhooks.ts";
 
@@ -28,26 +11,6 @@ import { setSecrets } from "../helpers/webhooks.ts";
  * body of another media type, JSON nested 10,000 deep, and prototype keys. Each is a 4xx with a
  * problem document, never a 500, and nothing is written.
  */
-const SENDERS: PlatformSender[] = [
-  paymentsSender,
-  codeHostSender,
-  storefrontSender,
-  helpdeskSender,
-  issueTrackerSender,
-  projectTrackerSender,
-  supportChatSender,
-  telephonySender,
-  meetingsSender,
-  incidentsSender,
-  schedulingSender,
-  formsSender,
-  esignSender,
-  officeGraphSender,
-  analyticsSender,
-  warehouseSender,
-  standardSender,
-  calendarSender,
-];
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const BODIES: Record<string, { bytes: Uint8Array; contentType?: string }> = {

@@ -4,48 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FakeMailProvider } from "../fakes/mail-provider.ts";
-import { analyticsSender } from "../fakes/senders/analytics.ts";
-import { calendarSender } from "../fakes/senders/calendar.ts";
-import { codeHostSender } from "../fakes/senders/code-host.ts";
-import { esignSender } from "../fakes/senders/esign.ts";
-import { formsSender } from "../fakes/senders/forms.ts";
-import { helpdeskSender } from "../fakes/senders/helpdesk.ts";
-import { incidentsSender } from "../fakes/senders/incidents.ts";
-import { issueTrackerSender } from "../fakes/senders/issue-tracker.ts";
-import { meetingsSender } from "../fakes/senders/meetings.ts";
 import { officeGraphSender } from "../fakes/senders/office-graph.ts";
-import { paymentsSender } from "../fakes/senders/payments.ts";
-import { projectTrackerSender } from "../fakes/senders/project-tracker.ts";
-import { schedulingSender } from "../fakes/senders/scheduling.ts";
 import type { PlatformSender, Signed } from "../fakes/senders/sender.ts";
-import { standardSender } from "../fakes/senders/standard.ts";
-import { storefrontSender } from "../fakes/senders/storefront.ts";
-import { supportChatSender } from "../fakes/senders/support-chat.ts";
-import { telephonySender } from "../fakes/senders/telephony.ts";
-import { warehouseSender } from "../fakes/senders/warehouse.ts";
 import { CRM_ORG, crmSignature, marketingV1, soapMessage } from "../helpers/webhooks.ts";
-
-/** The eighteen sources built on the signature toolkit, each with its fake platform sender. */
-export const KIT_SENDERS: readonly PlatformSender[] = [
-  paymentsSender,
-  codeHostSender,
-  storefrontSender,
-  helpdeskSender,
-  issueTrackerSender,
-  projectTrackerSender,
-  supportChatSender,
-  telephonySender,
-  meetingsSender,
-  incidentsSender,
-  schedulingSender,
-  formsSender,
-  esignSender,
-  officeGraphSender,
-  analyticsSender,
-  warehouseSender,
-  standardSender,
-  calendarSender,
-];
 
 export { CRM_ORG };
 

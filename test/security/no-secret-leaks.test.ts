@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crmKeyPair, type FakeCrmPlatform, startFakeCrmPlatform } from "../fakes/crm-platform.ts";
 import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
+import { SENDERS } from "../fakes/senders/all.ts";
 import { craftJwt, nowSeconds } from "../helpers/jwt.ts";
 import { pollUntil } from "../helpers/poll.ts";
 import {
@@ -32,7 +33,6 @@ import {
   dataJobSucceeded,
   dataModelDeleted,
   graphDeadLetter,
-  KIT_SENDERS,
   kitDelivery,
   mailPush,
   marketingDelivery,
@@ -188,7 +188,7 @@ async function deliveries(run: Run): Promise<void> {
   const now = Date.now();
   const { a, b } = run;
   const va = a.secrets.values;
-  for (const sender of KIT_SENDERS) {
+  for (const sender of SENDERS) {
     const good = await kitDelivery(sender, run.client.base, a.id, now);
     expectStatus(`${sender.source} good`, await post(run, good), 200);
     if (sender.signsBody) expectStatus(`${sender.source} forged`, await post(run, tampered(good)), 401);
@@ -414,7 +414,7 @@ async function healthAndErrors(run: Run): Promise<void> {
   });
   const bare = await run.client.call("POST", "/admin/tenants", { token: admin, json: { name: "Leak C" } });
   run.planted.push({ name: "tenant C token", value: bare.body.token, belongsIn: [bare.place] });
-  const delivery = await kitDelivery(KIT_SENDERS[0]!, run.client.base, bare.body.tenant_id, Date.now());
+  const delivery = await kitDelivery(SENDERS[0]!, run.client.base, bare.body.tenant_id, Date.now());
   expectStatus("secret missing", await post(run, delivery), 503);
 }
 

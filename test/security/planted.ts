@@ -8,7 +8,8 @@
 import { randomBytes } from "node:crypto";
 import type { crmKeyPair, FakeCrmPlatform } from "../fakes/crm-platform.ts";
 import type { FakeMailProvider } from "../fakes/mail-provider.ts";
-import { CRM_ORG, KIT_SENDERS } from "./deliveries.ts";
+import { SENDERS } from "../fakes/senders/all.ts";
+import { CRM_ORG } from "./deliveries.ts";
 import type { Planted } from "./leak-scan.ts";
 
 /** A distinctive value no code or fixture contains: `<label>-<random hex>`. */
@@ -17,7 +18,7 @@ export const distinctive = (label: string, bytes = 18): string =>
 
 /** Base names holding credentials (everything else set for a tenant is an identifier). */
 export const SECRET_BASES = new Set([
-  ...KIT_SENDERS.flatMap((s) => Object.keys(s.secrets)),
+  ...SENDERS.flatMap((s) => Object.keys(s.secrets)),
   "MARKETING_CRM_CLIENT_SECRET",
   "DATA_WEBHOOK_TOKEN",
   "CRM_WEBHOOK_SECRET",
@@ -67,7 +68,7 @@ export function tenantASecrets(
   return {
     values: {
       ...identifiers(mail, crm, "ops@leak-a.example.com"),
-      ...Object.assign({}, ...KIT_SENDERS.map((s) => s.secrets)),
+      ...Object.assign({}, ...SENDERS.map((s) => s.secrets)),
       MARKETING_CRM_CLIENT_SECRET: distinctive("marketing-client-secret"),
       DATA_WEBHOOK_TOKEN: distinctive("data-webhook-token"),
       CRM_WEBHOOK_SECRET: distinctive("crm-webhook-secret"),
