@@ -3,7 +3,7 @@
  * `MEMORY_RUNTIME_CLUSTER_URL` means single-node mode: nothing of src/cluster runs.
  */
 import { hostname } from "node:os";
-import { ConfigError, type Env } from "../config.ts";
+import { ConfigError, type Env, integer } from "../config.ts";
 
 export interface ClusterTimings {
   /** How often a node puts its heartbeat. */
@@ -18,11 +18,22 @@ export interface ClusterTimings {
   staleMs: number;
 }
 
+/** When the owner snapshots a partition it serves (docs/cluster.md, "Snapshots"). */
+export interface SnapshotPolicy {
+  /** After this many changelog writes since the partition's last snapshot… */
+  everyRecords: number;
+  /** …or this long after it (on the injected clock), when anything was written since. */
+  everyMs: number;
+}
+
 export interface ClusterConfig {
   servers: string[];
   nodeId: string;
   timings: ClusterTimings;
+  snapshots: SnapshotPolicy;
 }
+
+export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyRecords: 10_000, everyMs: 300_000 };
 
 /** serveMs < staleMs: the old owner has stopped before a successor may claim (docs/cluster.md). */
 export const DEFAULT_TIMINGS: ClusterTimings = {
@@ -50,5 +61,22 @@ export function clusterConfigOf(env: Env): ClusterConfig | undefined {
       .slice(0, 64);
   if (!NODE_ID_RE.test(nodeId))
     throw new ConfigError("MEMORY_RUNTIME_NODE_ID must be 1-64 characters of A-Z, a-z, 0-9, _ and -");
-  return { servers, nodeId, timings: DEFAULT_TIMINGS };
+  const snapshots: SnapshotPolicy = {
+    everyRecords: integer(
+      env,
+      "MEMORY_RUNTIME_CLUSTER_SNAPSHOT_RECORDS",
+      DEFAULT_SNAPSHOT_POLICY.everyRecords,
+      1,
+      10_000_000,
+    ),
+    everyMs:
+      integer(
+        env,
+        "MEMORY_RUNTIME_CLUSTER_SNAPSHOT_SECONDS",
+        DEFAULT_SNAPSHOT_POLICY.everyMs / 1000,
+        1,
+        86_400,
+      ) * 1000,
+  };
+  return { servers, nodeId, timings: DEFAULT_TIMINGS, snapshots };
 }

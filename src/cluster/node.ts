@@ -70,8 +70,12 @@ export class ClusterNode {
    * Appends a fenced record to the tenant's partition log; throws `Fenced` (after dropping the
    * partition) when this node does not serve it or the append failed.
    */
-  async appendWrite(tenantId: string, record: { type: string; [field: string]: unknown }): Promise<number> {
-    const partition = partitionOf(tenantId);
+  appendWrite(tenantId: string, record: { type: string; [field: string]: unknown }): Promise<number> {
+    return this.appendRecord(partitionOf(tenantId), record);
+  }
+
+  /** Appends a fenced record to the partition's log under this node's epoch; answers its sequence. */
+  async appendRecord(partition: number, record: { type: string; [field: string]: unknown }): Promise<number> {
     const epoch = this.ownership.epochOf(partition);
     if (epoch === undefined) throw new Fenced(partition);
     try {

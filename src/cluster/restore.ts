@@ -4,7 +4,8 @@
  * snapshot, and replays the changelog from the snapshot's sequence up to its own claim (nothing
  * acknowledged can follow it). Records of a writer whose epoch is older than a claim seen before
  * them are skipped (fencing's second line). When it replayed anything, the result is captured as
- * the next snapshot before the partition is served.
+ * the next snapshot before the partition is served. Periodic snapshots (periodic-snapshots.ts)
+ * rebuild the same way into a scratch directory.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +17,7 @@ import { decodeWriteSet, localWrite } from "./changelog.ts";
 import type { LogRecord } from "./fence.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
 import { partitionOf } from "./partition.ts";
-import type { Snapshots } from "./snapshots.ts";
+import { type Manifest, NO_SNAPSHOT, type Snapshots } from "./snapshots.ts";
 
 export interface RestoreDeps {
   js: JetStreamClient;
@@ -37,50 +38,87 @@ export interface RestoreReport {
   snapshot: number;
 }
 
+/** A partition's state rebuilt in a directory: the snapshot, then the log up to `upTo`. */
+export interface Replayed extends RestoreReport {
+  /** The tenants whose vaults the directory now holds. */
+  kept: string[];
+  /** The newest claim at or before `upTo`: the epoch a snapshot of this state records. */
+  epoch: number;
+  /** A tenant of the snapshot was deleted since: the state differs from the snapshot's. */
+  droppedFromSnapshot: boolean;
+}
+
+/** How often a takeover re-reads the snapshots when the one it read was overtaken by a purge. */
+const SNAPSHOT_READS = 3;
+
 export async function restorePartition(
   deps: RestoreDeps,
   partition: number,
   claimSeq: number,
 ): Promise<RestoreReport> {
   await dropLocalTenants(deps, partition);
-  const snapshot = (await deps.snapshots?.load(partition, deps.dataDir)) ?? { seq: 0, tenants: [] };
+  const replayed = await replayPartition(deps, partition, deps.dataDir, claimSeq);
+  if (deps.snapshots && (replayed.applied > 0 || replayed.droppedFromSnapshot)) {
+    const manifest = { seq: claimSeq, epoch: replayed.epoch, tenants: replayed.kept };
+    // Copied now (closed, exactly the log up to the claim); uploaded while the partition is served.
+    void deps.snapshots
+      .capture(partition, manifest, deps.dataDir)
+      .catch((error) => deps.log?.(`[cluster] partition ${partition}: snapshot failed: ${error}`));
+  }
+  const { tenants, applied, skipped, snapshot } = replayed;
+  return { tenants, applied, skipped, snapshot };
+}
+
+/**
+ * Rebuilds the partition in `dir` (which holds none of its tenants): the latest snapshot, then
+ * every write record after it up to and including sequence `upTo`, which must be on the subject.
+ * Used by a takeover (into the data directory, up to its claim) and by periodic snapshots (into
+ * a scratch directory, up to the owner's last append).
+ */
+export async function replayPartition(
+  deps: RestoreDeps,
+  partition: number,
+  dir: string,
+  upTo: number,
+): Promise<Replayed> {
+  const snapshot = await readSnapshot(deps, partition, dir);
   const vaults = new Map<string, TenantVault>();
   const known = new Map<string, boolean>();
   const exists = async (tenantId: string) => {
     if (!known.has(tenantId)) known.set(tenantId, (await deps.tenantExists?.(tenantId)) ?? true);
     return known.get(tenantId)!;
   };
-  const report: RestoreReport = { tenants: 0, applied: 0, skipped: 0, snapshot: snapshot.seq };
+  const report = { tenants: 0, applied: 0, skipped: 0, snapshot: snapshot.seq };
+  let newestClaim = snapshot.epoch;
   try {
-    const consumer = await deps.js.consumers.get(LOG_STREAM, {
-      filter_subjects: logSubject(partition),
-      ...(snapshot.seq > 0
-        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: snapshot.seq }
-        : { deliver_policy: DeliverPolicy.All }),
-    });
-    const messages = await consumer.consume();
-    // The snapshot was taken at a claim: the newest claim before anything replayed after it.
-    let newestClaim = snapshot.seq;
-    for await (const msg of messages) {
-      if (msg.seq >= claimSeq) break;
-      if (msg.seq <= snapshot.seq) continue;
-      const record = msg.json<LogRecord & { tenant_id?: string; set?: unknown }>();
-      if (record.type === "claim") newestClaim = msg.seq;
-      else if (record.type === "write" && record.tenant_id) {
-        if (record.epoch < newestClaim || !(await exists(record.tenant_id))) {
-          report.skipped++;
-          continue;
+    if (upTo > snapshot.seq) {
+      const consumer = await deps.js.consumers.get(LOG_STREAM, {
+        filter_subjects: logSubject(partition),
+        ...(snapshot.seq > 0
+          ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: snapshot.seq + 1 }
+          : { deliver_policy: DeliverPolicy.All }),
+      });
+      const messages = await consumer.consume();
+      for await (const msg of messages) {
+        if (msg.seq > upTo) break;
+        const record = msg.json<LogRecord & { tenant_id?: string; set?: unknown }>();
+        if (record.type === "claim") newestClaim = msg.seq;
+        else if (record.type === "write" && record.tenant_id) {
+          if (record.epoch < newestClaim || !(await exists(record.tenant_id))) report.skipped++;
+          else {
+            let vault = vaults.get(record.tenant_id);
+            if (!vault) {
+              vault = new TenantVault(tenantDir(dir, record.tenant_id));
+              vaults.set(record.tenant_id, vault);
+            }
+            await localWrite.call(vault, decodeWriteSet(record.set));
+            report.applied++;
+          }
         }
-        let vault = vaults.get(record.tenant_id);
-        if (!vault) {
-          vault = new TenantVault(tenantDir(deps.dataDir, record.tenant_id));
-          vaults.set(record.tenant_id, vault);
-        }
-        await localWrite.call(vault, decodeWriteSet(record.set));
-        report.applied++;
+        if (msg.seq >= upTo) break;
       }
+      await messages.close();
     }
-    await messages.close();
   } finally {
     await Promise.all([...vaults.values()].map((v) => v.close()));
   }
@@ -88,17 +126,31 @@ export async function restorePartition(
   const kept: string[] = [];
   for (const tenantId of new Set([...snapshot.tenants, ...vaults.keys()])) {
     if (await exists(tenantId)) kept.push(tenantId);
-    else removeTenantDir(deps.dataDir, tenantId);
+    else removeTenantDir(dir, tenantId);
   }
   report.tenants = kept.length;
-  if (deps.snapshots && (report.applied > 0 || kept.length < snapshot.tenants.length)) {
-    const tenants = kept;
-    // Copied now (closed, exactly the log up to the claim); uploaded while the partition is served.
-    void deps.snapshots
-      .capture(partition, claimSeq, deps.dataDir, tenants)
-      .catch((error) => deps.log?.(`[cluster] partition ${partition}: snapshot failed: ${error}`));
+  const droppedFromSnapshot = snapshot.tenants.some((t) => !kept.includes(t));
+  return { ...report, kept, epoch: newestClaim, droppedFromSnapshot };
+}
+
+/**
+ * The latest snapshot's files, written into `dir`. The log before a snapshot is purged once the
+ * snapshot is complete, so a snapshot is usable only while the log still holds its last record
+ * (everything after it is then there too): one whose record is gone was overtaken by a newer
+ * snapshot meanwhile, which a re-read finds.
+ */
+async function readSnapshot(deps: RestoreDeps, partition: number, dir: string): Promise<Manifest> {
+  if (!deps.snapshots) return NO_SNAPSHOT;
+  const jsm = await deps.js.jetstreamManager();
+  for (let read = 0; read < SNAPSHOT_READS; read++) {
+    const manifest = await deps.snapshots.latest(partition);
+    if (manifest.seq === 0) return manifest;
+    const record = await jsm.streams.getMessage(LOG_STREAM, { seq: manifest.seq }).catch(() => null);
+    if (record?.subject !== logSubject(partition)) continue;
+    await deps.snapshots.loadFiles(partition, manifest, dir);
+    return manifest;
   }
-  return report;
+  throw new Error(`partition ${partition}: the log no longer holds the latest snapshot's sequence`);
 }
 
 /** Whatever this node holds of the partition may be stale or diverged: the log is the truth. */

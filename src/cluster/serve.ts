@@ -13,6 +13,7 @@ import { Intake } from "./intake.ts";
 import { checkAtEdge } from "./intake-edge.ts";
 import { ClusterNode, type ClusterView } from "./node.ts";
 import { partitionOf } from "./partition.ts";
+import { PeriodicSnapshots } from "./periodic-snapshots.ts";
 import { tenantOfRequest } from "./request-tenant.ts";
 import { restorePartition } from "./restore.ts";
 import { ClusterRouter, DEFAULT_ROUTER_OPTIONS } from "./router.ts";
@@ -37,11 +38,20 @@ export async function serveClusterNode(
   let node: ClusterNode | undefined;
   let intake: Intake | undefined;
   let snapshots: Promise<Snapshots> | undefined;
+  let periodic: PeriodicSnapshots | undefined;
   const replicaStarted = Promise.withResolvers<SystemReplica>();
+  // The system state as of now (a deleted tenant's records are not replayed).
+  const tenantExists = async (tenantId: string) => {
+    const replica = await replicaStarted.promise;
+    if (store.getTenant(tenantId) === undefined) await replica.catchUp();
+    return store.getTenant(tenantId) !== undefined;
+  };
   // Every vault write of an owned tenant goes to its partition's changelog before it resolves.
   const unhook = logVaultWrites(
     async (tenantId, set) => {
-      await node!.appendWrite(tenantId, { type: "write", tenant_id: tenantId, set: encodeWriteSet(set) });
+      const record = { type: "write", tenant_id: tenantId, set: encodeWriteSet(set) };
+      const seq = await node!.appendWrite(tenantId, record);
+      periodic?.appended(partitionOf(tenantId), seq);
     },
     (tenantId) => {
       const partition = partitionOf(tenantId);
@@ -56,12 +66,7 @@ export async function serveClusterNode(
         dataDir: config.dataDir,
         passivateTenant: runtime.internals.passivateTenant,
         snapshots: await snapshots,
-        // The system state as of now (a deleted tenant's records are not replayed).
-        tenantExists: async (tenantId: string) => {
-          const replica = await replicaStarted.promise;
-          if (store.getTenant(tenantId) === undefined) await replica.catchUp();
-          return store.getTenant(tenantId) !== undefined;
-        },
+        tenantExists,
         log,
       };
       const report = await restorePartition(restoreDeps, partition, epoch);
@@ -71,6 +76,7 @@ export async function serveClusterNode(
         );
     },
     onServing: (partition, serving) => {
+      periodic?.serving(partition, serving);
       if (!intake) return;
       if (serving)
         void intake
@@ -84,6 +90,18 @@ export async function serveClusterNode(
   const replica = new SystemReplica(store, js, jsm, log);
   await replica.start();
   replicaStarted.resolve(replica);
+  periodic = new PeriodicSnapshots({
+    node,
+    jsm,
+    snapshots: () => (snapshots ??= Snapshots.open(node!.nc)),
+    restore: { js, passivateTenant: runtime.internals.passivateTenant, tenantExists, log },
+    clock: runtime.internals.deps.clock,
+    policy: cluster.snapshots,
+    log,
+  });
+  // Partitions served before it existed count from now.
+  for (const partition of node.ownership.owned()) periodic.serving(partition, true);
+  periodic.start();
   // A tenant created on another node a moment ago: catch up on the system stream once.
   const knowTenant = async (tenantId: string) => {
     if (store.getTenant(tenantId) === undefined) await replica.catchUp();
@@ -126,6 +144,7 @@ export async function serveClusterNode(
       await server.stop();
       router.stop();
       intake?.stop();
+      periodic?.stop();
       replica.stop();
       await node!.stop();
       unhook();

@@ -1,11 +1,10 @@
 /**
  * Partition snapshots in the JetStream object store `mr-snapshots` (docs/cluster.md, "Snapshots"):
- * a manifest `<NN>/manifest` ({seq, tenants}) and each tenant's LMDB file `<NN>/<tenant>`, exactly
- * the partition's changelog applied up to `seq`. They are taken where that state is known exactly:
- * right after a takeover's replay, before the partition is served (the files are copied then, and
- * uploaded in the background; the manifest last). A takeover loads the manifest's files and replays
- * the log from `seq` only. The log itself is kept whole (never purged), so an older or a missing
- * snapshot only costs replay time, never data.
+ * per snapshot a manifest `<NN>/<seq>/manifest` ({seq, epoch, tenants}) and each tenant's LMDB file
+ * `<NN>/<seq>/<tenant>`, exactly the partition's changelog applied up to and including `seq`.
+ * A takeover loads the snapshot of the highest `seq` whose manifest is complete (so the snapshot a
+ * takeover sees never goes back, whoever uploaded last) and replays the log after `seq` only.
+ * Objects of older snapshots are deleted once a newer manifest is written.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,55 +18,104 @@ export const SNAPSHOTS_BUCKET = "mr-snapshots";
 /** LMDB's data file: the whole vault (the lock file is recreated on open). */
 const DATA_FILE = "data.mdb";
 
-interface Manifest {
+export interface Manifest {
+  /** The last changelog sequence the snapshot holds. */
   seq: number;
+  /** The newest claim at or before `seq`: records after `seq` of an older epoch are fenced out. */
+  epoch: number;
   tenants: string[];
 }
 
+export const NO_SNAPSHOT: Manifest = { seq: 0, epoch: 0, tenants: [] };
+
 export class Snapshots {
+  /** One upload per partition at a time on this node (takeover and periodic snapshots). */
+  private readonly chains = new Map<number, Promise<unknown>>();
+
   private constructor(private readonly store: ObjectStore) {}
 
   static async open(nc: NatsConnection): Promise<Snapshots> {
     return new Snapshots(await new Objm(nc).create(SNAPSHOTS_BUCKET));
   }
 
-  /** Writes the latest snapshot's vault files into `dataDir`; answers its sequence (0: none). */
-  async load(partition: number, dataDir: string): Promise<{ seq: number; tenants: string[] }> {
-    const label = partitionLabel(partition);
-    const raw = await this.store.getBlob(`${label}/manifest`);
-    if (!raw) return { seq: 0, tenants: [] };
+  /** The complete snapshot of the highest sequence (NO_SNAPSHOT: none). */
+  async latest(partition: number): Promise<Manifest> {
+    const seqs = await this.manifestSeqs(partition);
+    const seq = seqs.at(-1);
+    if (seq === undefined) return NO_SNAPSHOT;
+    const raw = await this.store.getBlob(`${partitionLabel(partition)}/${seq}/manifest`);
+    if (!raw) return NO_SNAPSHOT;
     const manifest = JSON.parse(new TextDecoder().decode(raw)) as Manifest;
+    return { ...manifest, epoch: manifest.epoch ?? manifest.seq };
+  }
+
+  /** Writes the snapshot's vault files into `dataDir`. */
+  async loadFiles(partition: number, manifest: Manifest, dataDir: string): Promise<void> {
+    const prefix = `${partitionLabel(partition)}/${manifest.seq}`;
     for (const tenantId of manifest.tenants) {
-      const bytes = await this.store.getBlob(`${label}/${tenantId}`);
-      if (!bytes) throw new Error(`snapshot ${label} lacks tenant ${tenantId}`);
+      const bytes = await this.store.getBlob(`${prefix}/${tenantId}`);
+      if (!bytes) throw new Error(`snapshot ${prefix} lacks tenant ${tenantId}`);
       const dir = tenantDir(dataDir, tenantId);
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, DATA_FILE), bytes);
     }
-    return manifest;
   }
 
   /**
-   * Copies the tenants' closed vault files now (they are exactly the log up to `seq`), then
-   * uploads them and, last, the manifest; answers once the copies are made, with the upload's promise.
+   * Copies the tenants' closed vault files now (they are exactly the log up to `manifest.seq`), then
+   * uploads them and, last, the manifest, then deletes older snapshots of the partition. Answers
+   * once the whole upload is done; the copies are made before the first await.
    */
-  capture(partition: number, seq: number, dataDir: string, tenants: string[]): Promise<void> {
+  capture(partition: number, manifest: Manifest, dataDir: string): Promise<void> {
     const staging = mkdtempSync(join(tmpdir(), "mr-snapshot-"));
-    const kept = tenants.filter((t) => existsSync(join(tenantDir(dataDir, t), DATA_FILE)));
+    const kept = manifest.tenants.filter((t) => existsSync(join(tenantDir(dataDir, t), DATA_FILE)));
     for (const tenantId of kept)
       copyFileSync(join(tenantDir(dataDir, tenantId), DATA_FILE), join(staging, tenantId));
-    return this.upload(partitionLabel(partition), seq, staging, kept).finally(() =>
-      rmSync(staging, { recursive: true, force: true }),
+    const run = () =>
+      this.upload(partition, { ...manifest, tenants: kept }, staging).finally(() =>
+        rmSync(staging, { recursive: true, force: true }),
+      );
+    const next = (this.chains.get(partition) ?? Promise.resolve()).then(run, run);
+    this.chains.set(
+      partition,
+      next.catch(() => undefined),
     );
+    return next;
   }
 
-  private async upload(label: string, seq: number, staging: string, tenants: string[]): Promise<void> {
-    for (const tenantId of tenants)
-      await this.store.put({ name: `${label}/${tenantId}` }, Bun.file(join(staging, tenantId)).stream());
-    const manifest: Manifest = { seq, tenants };
+  private async upload(partition: number, manifest: Manifest, staging: string): Promise<void> {
+    const prefix = `${partitionLabel(partition)}/${manifest.seq}`;
+    for (const tenantId of manifest.tenants)
+      await this.store.put({ name: `${prefix}/${tenantId}` }, Bun.file(join(staging, tenantId)).stream());
     await this.store.putBlob(
-      { name: `${label}/manifest` },
+      { name: `${prefix}/manifest` },
       new TextEncoder().encode(JSON.stringify(manifest)),
     );
+    await this.deleteOlder(partition, manifest.seq);
   }
+
+  /** Older snapshots are never read again (a takeover takes the highest complete one). */
+  private async deleteOlder(partition: number, seq: number): Promise<void> {
+    const label = partitionLabel(partition);
+    for (const info of await this.store.list()) {
+      const older = snapshotSeqOf(label, info.name);
+      if (older !== undefined && older < seq) await this.store.delete(info.name).catch(() => undefined);
+    }
+  }
+
+  private async manifestSeqs(partition: number): Promise<number[]> {
+    const label = partitionLabel(partition);
+    const seqs: number[] = [];
+    for (const info of await this.store.list()) {
+      const seq = snapshotSeqOf(label, info.name);
+      if (seq !== undefined && info.name.endsWith("/manifest")) seqs.push(seq);
+    }
+    return seqs.sort((a, b) => a - b);
+  }
+}
+
+/** `<label>/<seq>/…` → seq; undefined for another partition's objects. */
+function snapshotSeqOf(label: string, name: string): number | undefined {
+  const match = /^(\d+)\/(\d+)\//.exec(name);
+  return match && match[1] === label ? Number(match[2]) : undefined;
 }

@@ -4,7 +4,7 @@
  * stops serving, and a forced second claimant fences the first one's writes.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { ClusterTimings } from "../../src/cluster/config.ts";
+import { type ClusterTimings, DEFAULT_SNAPSHOT_POLICY } from "../../src/cluster/config.ts";
 import { Fenced } from "../../src/cluster/fence.ts";
 import { ClusterNode } from "../../src/cluster/node.ts";
 import { PARTITIONS, partitionOf } from "../../src/cluster/partition.ts";
@@ -19,7 +19,10 @@ const started: ClusterNode[] = [];
 const quiet = () => {};
 
 async function node(nodeId: string): Promise<ClusterNode> {
-  const n = await ClusterNode.start({ servers: [nats.url], nodeId, timings: FAST }, quiet);
+  const n = await ClusterNode.start(
+    { servers: [nats.url], nodeId, timings: FAST, snapshots: DEFAULT_SNAPSHOT_POLICY },
+    quiet,
+  );
   started.push(n);
   return n;
 }
