@@ -9,6 +9,7 @@ import type { MemoryRuntime } from "../lib.ts";
 import { encodeWriteSet, logVaultWrites } from "./changelog.ts";
 import type { ClusterConfig } from "./config.ts";
 import { Fenced } from "./fence.ts";
+import { refuseImports } from "./import-refusal.ts";
 import { Intake } from "./intake.ts";
 import { checkAtEdge } from "./intake-edge.ts";
 import { ClusterNode, type ClusterView } from "./node.ts";
@@ -33,6 +34,7 @@ export async function serveClusterNode(
   log: (line: string) => void = console.error,
 ): Promise<ClusterServer> {
   const { config, store } = runtime.internals.deps;
+  refuseImports(runtime.internals.deps.exportImport);
   const localApp = async (request: Request) => runtime.app.handle(request);
   // Bound once the node is up; the hooks below run only after that.
   let node: ClusterNode | undefined;

@@ -99,7 +99,9 @@ export const adminTransferRoutes = (deps: Deps) =>
             "The body is read line by line and written in batches; a line that fails its schema is a " +
             "422 naming the line, and nothing of the import is kept. Ids, both time axes, sequence " +
             "numbers, change log positions and dedupe records are restored as exported; entries take " +
-            "this tenant's id; the roles replace this tenant's library.",
+            "this tenant's id; the roles replace this tenant's library. In cluster mode an import is " +
+            "refused with 409 (it is not written to the partition changelog, so it would not survive " +
+            "a takeover; docs/cluster.md).",
           requestBody: IMPORT_BODY,
         },
       },
