@@ -62,6 +62,13 @@ export interface Runtime {
   reload(): Promise<ReloadReport>;
   /** Closes a tenant's actor and vault (cluster mode: before its partition's data is restored). */
   passivateTenant(tenantId: string): Promise<void>;
+  /**
+   * Cluster mode: connectors, outbound workers and the messaging bridge run only for the tenants
+   * `servedHere` names (those of the partitions this node serves); by default, every tenant.
+   */
+  followPlacement(servedHere: (tenantId: string) => boolean): void;
+  /** Cluster mode: these tenants' partition started or stopped being served here. */
+  placementChanged(tenantIds: readonly string[]): Promise<void>;
   /** Drains every actor and closes every vault and the system store. */
   stop(): Promise<void>;
 }
@@ -152,6 +159,10 @@ export function composeRuntime({
   const connectorsStopping = new AbortController();
   const signal = connectorsStopping.signal;
   const tenantStatus = (tenantId: string) => store.getTenant(tenantId)?.status;
+  // Cluster mode narrows this to the partitions this node serves (src/cluster/serve.ts): what runs
+  // on its own (connectors, outbound workers, the bridge) runs only at the tenant's owner.
+  let servedHere: (tenantId: string) => boolean = () => true;
+  const statusHere = (tenantId: string) => (servedHere(tenantId) ? tenantStatus(tenantId) : undefined);
   const mailWatch = actors.kind<MailWatchProtocol>(
     "mail-watch",
     (tenantId) =>
@@ -219,6 +230,7 @@ export function composeRuntime({
   );
   const bridge = new MessagingBridge({
     tenantExists: (tenantId) => store.getTenant(tenantId) !== undefined,
+    servedHere: (tenantId) => servedHere(tenantId),
     actor: (tenantId) => bridgeActors.ref(tenantId),
     queueLimit: config.bridgeQueueLimit,
   });
@@ -229,8 +241,11 @@ export function composeRuntime({
       reads: MAIL_WATCH_SECRETS,
       start: (tenantId) => mailWatch.ask(tenantId, { type: "mail.start" }),
       stop: async (tenantId) => {
-        await mailWatch.ask(tenantId, { type: "mail.stop" });
-        await mailWatch.passivate(tenantId);
+        try {
+          await mailWatch.ask(tenantId, { type: "mail.stop" });
+        } finally {
+          await mailWatch.passivate(tenantId);
+        }
       },
       status: (tenantId) => mailWatch.ask(tenantId, { type: "mail.status" }),
     },
@@ -240,13 +255,16 @@ export function composeRuntime({
       reads: CRM_READS,
       start: (tenantId) => crmStream.ask(tenantId, { type: "crm.start" }),
       stop: async (tenantId) => {
-        await crmStream.ask(tenantId, { type: "crm.stop" });
-        await crmStream.passivate(tenantId);
+        try {
+          await crmStream.ask(tenantId, { type: "crm.stop" });
+        } finally {
+          await crmStream.passivate(tenantId);
+        }
       },
       status: (tenantId) => crmStream.ask(tenantId, { type: "crm.status" }),
     },
   ];
-  const connectors = new ConnectorSupervisor({ secrets, tenantStatus, drivers, log });
+  const connectors = new ConnectorSupervisor({ secrets, tenantStatus: statusHere, drivers, log });
   // Outbound events: one delivery worker per tenant with active subscriptions (actors/outbound.ts).
   const outboundWorkers = actors.kind<OutboundProtocol>(
     "outbound",
@@ -258,7 +276,7 @@ export function composeRuntime({
         tellSelf: (msg) => {
           if (!signal.aborted) outboundWorkers.tell(tenantId, msg);
         },
-        tenantActive: () => tenantStatus(tenantId) === "active",
+        tenantActive: () => statusHere(tenantId) === "active",
         audit: (event) => audit(event),
         maxFailures: config.outboundMaxFailures,
         timeoutMs: config.outboundTimeoutMs,
@@ -270,7 +288,7 @@ export function composeRuntime({
   );
   const outbound = new OutboundEvents({
     workers: outboundWorkers,
-    tenantStatus,
+    tenantStatus: statusHere,
     vaultDir: (tenantId) => tenantDir(config.dataDir, tenantId),
     log,
   });
@@ -402,6 +420,19 @@ export function composeRuntime({
     },
     reload,
     passivateTenant: (tenantId) => tenants.passivate(tenantId),
+    followPlacement: (serves) => {
+      servedHere = serves;
+    },
+    placementChanged: async (tenantIds) => {
+      if (signal.aborted) return;
+      await Promise.all(
+        tenantIds.map(async (tenantId) => {
+          await Promise.all([connectors.reconcile(tenantId), outbound.reconcile(tenantId)]);
+          // Its queued events were refused once the partition left; new ones are refused up front.
+          if (!servedHere(tenantId)) await bridgeActors.passivate(tenantId);
+        }),
+      );
+    },
     stop: async () => {
       // Connectors first: close streams, cancel timers, then let their mailboxes drain.
       connectors.halt();

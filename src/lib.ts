@@ -20,7 +20,7 @@ import type { ReloadReport } from "./routes/deps.ts";
 import { closeMemoryStreams } from "./routes/memory-stream.ts";
 import type { Clock } from "./runtime/clock.ts";
 
-export { BridgeEventInvalid, BridgeQueueFull } from "./bridge/bridge.ts";
+export { BridgeEventInvalid, BridgeNotServedHere, BridgeQueueFull } from "./bridge/bridge.ts";
 export type { BridgeEvent } from "./bridge/events.ts";
 export { type Config, ConfigError, type Env } from "./config.ts";
 export { AppError, NotFound, ValidationFailed } from "./errors.ts";

@@ -2,9 +2,11 @@
  * `bridge.deliver(tenantId, event)`: how a chat platform's adapter, running in the same process,
  * hands its events to the runtime. The event is validated (a malformed one is a BridgeEventInvalid
  * and nothing is written), the tenant must exist (NotFound), and at most `queueLimit` events wait
- * per tenant: past that the call is refused with BridgeQueueFull instead of memory growing.
+ * per tenant: past that the call is refused with BridgeQueueFull instead of memory growing. A cluster
+ * node that does not serve the tenant's partition refuses it (BridgeNotServedHere, a 503) before
+ * anything is queued: only the owner writes the tenant's vault.
  */
-import { AppError, NotFound } from "../errors.ts";
+import { AppError, NotFound, Unavailable } from "../errors.ts";
 import { ULID_RE } from "../models/common.ts";
 import type { BridgeProtocol, BridgeResult } from "../models/connector-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
@@ -24,8 +26,17 @@ export class BridgeQueueFull extends AppError {
   }
 }
 
+/** Cluster mode: the tenant's partition is served by another node, which its adapter must call. */
+export class BridgeNotServedHere extends Unavailable {
+  constructor() {
+    super("this node does not serve the tenant's partition: deliver to its owner (GET /healthz names it)", 1);
+  }
+}
+
 export interface BridgeOptions {
   tenantExists(tenantId: string): boolean;
+  /** False on a cluster node that does not serve the tenant's partition (always true otherwise). */
+  servedHere(tenantId: string): boolean;
   actor(tenantId: string): ActorRef<BridgeProtocol>;
   queueLimit: number;
 }
@@ -38,6 +49,7 @@ export class MessagingBridge {
   async deliver(tenantId: string, event: unknown): Promise<BridgeResult> {
     if (typeof tenantId !== "string" || !ULID_RE.test(tenantId) || !this.options.tenantExists(tenantId))
       throw new NotFound("no such tenant");
+    if (!this.options.servedHere(tenantId)) throw new BridgeNotServedHere();
     const valid = validBridgeEvent(event);
     const queued = this.waiting.get(tenantId) ?? 0;
     if (queued >= this.options.queueLimit) throw new BridgeQueueFull(this.options.queueLimit);

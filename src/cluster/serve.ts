@@ -35,6 +35,17 @@ export async function serveClusterNode(
 ): Promise<ClusterServer> {
   const { config, store } = runtime.internals.deps;
   refuseImports(runtime.internals.deps.exportImport);
+  // Connectors, outbound workers and the bridge run for the tenants of the partitions served here.
+  runtime.internals.followPlacement((tenantId) => node?.ownership.owns(partitionOf(tenantId)) ?? false);
+  const placementChanged = (tenantIds: string[]) =>
+    void runtime.internals
+      .placementChanged(tenantIds)
+      .catch((error) => log(`[cluster] connectors: ${error}`));
+  const tenantsOf = (partition: number) =>
+    store
+      .listTenants()
+      .map((t) => t.tenant_id)
+      .filter((tenantId) => partitionOf(tenantId) === partition);
   const localApp = async (request: Request) => runtime.app.handle(request);
   // Bound once the node is up; the hooks below run only after that.
   let node: ClusterNode | undefined;
@@ -79,6 +90,7 @@ export async function serveClusterNode(
     },
     onServing: (partition, serving) => {
       periodic?.serving(partition, serving);
+      placementChanged(tenantsOf(partition));
       if (!intake) return;
       if (serving)
         void intake
@@ -101,6 +113,8 @@ export async function serveClusterNode(
     policy: cluster.snapshots,
     log,
   });
+  // The system state is here now: the tenants of partitions claimed meanwhile start their connectors.
+  placementChanged(store.listTenants().map((t) => t.tenant_id));
   // Partitions served before it existed count from now.
   for (const partition of node.ownership.owned()) periodic.serving(partition, true);
   periodic.start();

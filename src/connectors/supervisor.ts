@@ -2,7 +2,9 @@
  * Connectors follow their tenants. For each tenant and connector (the mail watch, the CRM stream)
  * the supervisor compares what should run (the tenant is active and the connector's secrets are
  * present) with what runs, and starts, stops or restarts (its credentials changed) it. It is asked
- * at start, when a tenant is created, suspended or resumed, and when the secrets are reloaded.
+ * at start, when a tenant is created, suspended or resumed, when the secrets are reloaded, and in
+ * cluster mode when the tenant's partition starts or stops being served here (a tenant's status
+ * then reads as absent on nodes that do not serve it).
  */
 import { createHash } from "node:crypto";
 import type { Secrets } from "../secrets.ts";
@@ -92,8 +94,13 @@ export class ConnectorSupervisor {
     const fingerprint = wanted ? this.fingerprint(driver, tenantId) : undefined;
     try {
       if (!wanted && running !== undefined) {
-        await driver.stop(tenantId);
-        this.forget(tenantId, driver.name);
+        // Forgotten even when its stop failed: a connector halts before it records its stopped
+        // state, which a cluster node that just lost the tenant's partition may not write.
+        try {
+          await driver.stop(tenantId);
+        } finally {
+          this.forget(tenantId, driver.name);
+        }
         return "stopped";
       }
       if (!wanted || running === fingerprint) return undefined;

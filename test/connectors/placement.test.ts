@@ -1,0 +1,71 @@
+/**
+ * Cluster placement of what runs on its own (src/compose.ts `followPlacement`, driven by
+ * src/cluster/serve.ts as partitions start and stop being served): a tenant's connectors and
+ * outbound worker run only where its partition is served, and the messaging bridge refuses its
+ * events elsewhere (503) instead of queueing writes the owner would not see.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { BridgeNotServedHere } from "../../src/bridge/bridge.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { crmKeyPair, type FakeCrmPlatform, startFakeCrmPlatform } from "../fakes/crm-platform.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
+import { pollUntil } from "../helpers/poll.ts";
+import { setSecrets } from "../helpers/webhooks.ts";
+
+const clock = new ManualClock();
+const keys = crmKeyPair();
+let fake: FakeCrmPlatform;
+let h: Harness;
+
+beforeAll(async () => {
+  fake = await startFakeCrmPlatform({ publicKeyPem: keys.publicKeyPem, now: () => clock.now(), pollMs: 300 });
+  h = await startHarness({ clock });
+});
+afterAll(async () => {
+  h.runtime.followPlacement(() => true);
+  await h.close();
+  fake.stop();
+});
+
+const connectorsOf = async (tenantId: string) =>
+  (await h.json("GET", `/tenants/${tenantId}/healthz`, { token: h.adminToken })).body.connectors;
+
+describe("connectors follow partition placement", () => {
+  test("a tenant's CRM stream stops when its partition leaves the node and restarts when it comes back", async () => {
+    const t = await h.createTenant();
+    setSecrets(h, t.tenant_id, {
+      CRM_CLIENT_ID: fake.clientId,
+      CRM_PRIVATE_KEY: keys.privateKeyBase64,
+      CRM_USERNAME: fake.username,
+      CRM_INSTANCE_URL: fake.url,
+      CRM_STREAM_URL: fake.streamUrl,
+    });
+    await h.runtime.startConnectorsFor(t.tenant_id);
+    await pollUntil(
+      () => connectorsOf(t.tenant_id),
+      (connectors) => connectors?.crm?.state === "connected",
+      { timeoutMs: 4000 },
+    );
+
+    // The partition moves away: nothing of the tenant runs here any more.
+    h.runtime.followPlacement((tenantId) => tenantId !== t.tenant_id);
+    await h.runtime.placementChanged([t.tenant_id]);
+    expect((await connectorsOf(t.tenant_id))?.crm?.state).toBe("stopped");
+    expect(h.runtime.deps.outbound.isRunning(t.tenant_id)).toBe(false);
+    const refused = await h.runtime.bridge.deliver(t.tenant_id, {}).catch((error) => error);
+    expect(refused).toBeInstanceOf(BridgeNotServedHere);
+    expect(refused.status).toBe(503);
+    expect(refused.headers["retry-after"]).toBe("1");
+
+    // It comes back: the connector starts again with the same secrets.
+    h.runtime.followPlacement(() => true);
+    await h.runtime.placementChanged([t.tenant_id]);
+    await pollUntil(
+      () => connectorsOf(t.tenant_id),
+      (connectors) => connectors?.crm?.state === "connected",
+      { timeoutMs: 4000 },
+    );
+    const validation = await h.runtime.bridge.deliver(t.tenant_id, {}).catch((error) => error);
+    expect(validation).not.toBeInstanceOf(BridgeNotServedHere);
+  });
+});
