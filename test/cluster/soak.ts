@@ -6,9 +6,10 @@
  *   3. SOAK_CYCLES (default 5) cycles of kill -9 of one node (each in turn) during
  *      writes and deliveries, each followed by its restart and rebalance; after each, every
  *      acknowledged write and delivery must be present exactly once on every node.
- * Prints the figures as JSON and writes them to test-artifacts/cluster-figures.json. Exit 1 on loss.
+ * SOAK_SNAPSHOT_RECORDS sets the nodes' periodic snapshot threshold (snapshots and purges during the
+ * cycles). Prints the figures as JSON and writes them to test-artifacts/cluster-figures.json. Exit 1 on loss.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { partitionOf } from "../../src/cluster/partition.ts";
 import { STANDARD_SECRET, standardSender } from "../fakes/senders/standard.ts";
@@ -28,6 +29,7 @@ const CYCLES = Number(process.env.SOAK_CYCLES ?? 5);
 const LOAD_REQUESTS = Number(process.env.SOAK_LOAD_REQUESTS ?? 4000);
 const INTAKE_EVENTS = Number(process.env.SOAK_INTAKE_EVENTS ?? 1000);
 const ROUND_WRITES = Number(process.env.SOAK_ROUND_WRITES ?? 30);
+const SNAPSHOT_RECORDS = process.env.SOAK_SNAPSHOT_RECORDS;
 const IN_FLIGHT = 64;
 const ATTEMPTS = 15;
 
@@ -238,9 +240,27 @@ async function verify(
   }
 }
 
+/** Snapshots the nodes' logs report over the run (every log of the run, killed nodes' included). */
+function snapshotCounts(root: string): { periodic: number; restored_from_snapshot: number; failed: number } {
+  const logs = readdirSync(root)
+    .filter((name) => name.endsWith(".log"))
+    .map((name) => readFileSync(join(root, name), "utf8"))
+    .join("\n");
+  const count = (pattern: RegExp) => logs.match(pattern)?.length ?? 0;
+  return {
+    periodic: count(/periodic snapshot at \d+/g),
+    restored_from_snapshot: count(/: snapshot at [1-9]\d*, then/g),
+    failed: count(/snapshot failed/g),
+  };
+}
+
 async function main() {
   // The figures are the cluster's, not the per-tenant rate limiter's: it is off here.
-  const cluster = await startTestCluster(["s1", "s2", "s3"], SECRET, { MEMORY_RUNTIME_RATE_LIMITS: "off" });
+  const cluster = await startTestCluster(["s1", "s2", "s3"], SECRET, {
+    MEMORY_RUNTIME_RATE_LIMITS: "off",
+    // Periodic snapshots and purges during the kill cycles (the nodes' default is 10 000 writes).
+    ...(SNAPSHOT_RECORDS ? { MEMORY_RUNTIME_CLUSTER_SNAPSHOT_RECORDS: SNAPSHOT_RECORDS } : {}),
+  });
   try {
     await waitForSettled(cluster.nodes, 30_000);
     const admin = await adminTokenFor(SECRET);
@@ -259,6 +279,7 @@ async function main() {
       cycles.push(result);
     }
     figures.kill_cycles = cycles;
+    figures.snapshots = snapshotCounts(cluster.root);
     figures.failures = failures;
   } finally {
     await cluster.stop();
