@@ -35,6 +35,8 @@ export class PartitionLog {
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly nodeId: string,
+    /** The largest record one message carries (the server's max_payload less room for headers). */
+    private readonly maxRecordBytes: () => number = () => 960 * 1024,
   ) {}
 
   /** Appends the claim record after the subject's current last message; answers the new epoch. */
@@ -49,26 +51,20 @@ export class PartitionLog {
     return ack.seq;
   }
 
-  /** Appends a record under `epoch`, fenced; `Fenced` when another claim came first. */
+  /**
+   * Appends a record under `epoch`, fenced; `Fenced` when another claim came first. A record over
+   * one message (a large batch's write set) goes as consecutive `part` records, each fenced on the
+   * one before: replay applies it only once its last part is there (partsOf / Reassembly).
+   */
   append(partition: number, epoch: number, record: Omit<LogRecord, "node" | "epoch">): Promise<number> {
     const run = async () => {
-      const expected = this.lastSeq.get(partition);
-      if (expected === undefined) throw new Fenced(partition);
-      try {
-        const ack = await this.js.publish(
-          logSubject(partition),
-          JSON.stringify({ ...record, node: this.nodeId, epoch }),
-          { expect: { lastSubjectSequence: expected } },
-        );
-        this.lastSeq.set(partition, ack.seq);
-        return ack.seq;
-      } catch (error) {
-        if (/wrong last sequence/.test(String(error))) {
-          this.lastSeq.delete(partition);
-          throw new Fenced(partition);
-        }
-        throw error;
-      }
+      let seq = 0;
+      for (const message of partsOf(
+        JSON.stringify({ ...record, node: this.nodeId, epoch }),
+        this.maxRecordBytes(),
+      ))
+        seq = await this.publishFenced(partition, message);
+      return seq;
     };
     const next = (this.chains.get(partition) ?? Promise.resolve()).then(run, run);
     this.chains.set(
@@ -78,7 +74,68 @@ export class PartitionLog {
     return next;
   }
 
+  private async publishFenced(partition: number, message: string): Promise<number> {
+    const expected = this.lastSeq.get(partition);
+    if (expected === undefined) throw new Fenced(partition);
+    try {
+      const ack = await this.js.publish(logSubject(partition), message, {
+        expect: { lastSubjectSequence: expected },
+      });
+      this.lastSeq.set(partition, ack.seq);
+      return ack.seq;
+    } catch (error) {
+      if (/wrong last sequence/.test(String(error))) {
+        this.lastSeq.delete(partition);
+        throw new Fenced(partition);
+      }
+      throw error;
+    }
+  }
+
   forget(partition: number): void {
     this.lastSeq.delete(partition);
+  }
+}
+
+/** A record that fits one message as is, else its UTF-8 bytes in base64 `part` records (never escaped). */
+function partsOf(message: string, maxBytes: number): string[] {
+  const bytes = Buffer.from(message, "utf8");
+  if (bytes.length <= maxBytes) return [message];
+  const chunk = Math.floor(((maxBytes - 256) * 3) / 4);
+  const parts = Math.ceil(bytes.length / chunk);
+  return Array.from({ length: parts }, (_, part) =>
+    JSON.stringify({
+      type: "part",
+      part,
+      parts,
+      data: bytes.subarray(part * chunk, (part + 1) * chunk).toString("base64"),
+    }),
+  );
+}
+
+/**
+ * Joins the `part` records of one large record as replay reads them. The parts of one record are
+ * consecutive on the subject (appends of a partition are serialised); a record cut short (its
+ * writer died or was fenced mid-way, so it was never acknowledged) is dropped at the next record.
+ */
+export class Reassembly {
+  private pending: Buffer[] = [];
+
+  /** The record this message completes (itself when whole), or undefined while parts are missing. */
+  add(message: { type: string; part?: number; parts?: number; data?: string }): LogRecord | undefined {
+    if (message.type !== "part") {
+      this.pending = [];
+      return message as LogRecord;
+    }
+    if (message.part === 0) this.pending = [];
+    if (message.part !== this.pending.length) {
+      this.pending = [];
+      return undefined;
+    }
+    this.pending.push(Buffer.from(message.data ?? "", "base64"));
+    if (this.pending.length !== message.parts) return undefined;
+    const whole = Buffer.concat(this.pending).toString("utf8");
+    this.pending = [];
+    return JSON.parse(whole) as LogRecord;
   }
 }

@@ -47,7 +47,13 @@ export class ClusterNode {
     const leases = await kvm.create(LEASES_BUCKET, { history: 1 });
     await ensureLogStream(jsm);
     const now = () => performance.now();
-    const log = new PartitionLog(js, jsm, config.nodeId);
+    // Room left in a message for the publish's headers: a larger record goes in parts.
+    const log = new PartitionLog(
+      js,
+      jsm,
+      config.nodeId,
+      () => (nc.info?.max_payload ?? 1024 * 1024) - 64 * 1024,
+    );
     let ownership: Ownership | undefined;
     const membership = new Membership(
       nodes,

@@ -14,7 +14,7 @@ import { ULID_RE } from "../models/common.ts";
 import { removeTenantDir, tenantDir } from "../vault/tenant-paths.ts";
 import { TenantVault } from "../vault/tenant-vault.ts";
 import { decodeWriteSet, localWrite } from "./changelog.ts";
-import type { LogRecord } from "./fence.ts";
+import { type LogRecord, Reassembly } from "./fence.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
 import { partitionOf } from "./partition.ts";
 import { type Manifest, NO_SNAPSHOT, type Snapshots } from "./snapshots.ts";
@@ -99,10 +99,15 @@ export async function replayPartition(
           : { deliver_policy: DeliverPolicy.All }),
       });
       const messages = await consumer.consume();
+      const reassembly = new Reassembly();
       for await (const msg of messages) {
         if (msg.seq > upTo) break;
-        const record = msg.json<LogRecord & { tenant_id?: string; set?: unknown }>();
-        if (record.type === "claim") newestClaim = msg.seq;
+        const record = reassembly.add(msg.json()) as
+          | (LogRecord & { tenant_id?: string; set?: unknown })
+          | undefined;
+        if (record === undefined) {
+          // A part of a large record: applied with its last part.
+        } else if (record.type === "claim") newestClaim = msg.seq;
         else if (record.type === "write" && record.tenant_id) {
           if (record.epoch < newestClaim || !(await exists(record.tenant_id))) report.skipped++;
           else {
