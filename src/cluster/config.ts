@@ -31,6 +31,12 @@ export interface ClusterConfig {
   nodeId: string;
   timings: ClusterTimings;
   snapshots: SnapshotPolicy;
+  /**
+   * The HTTP base URL other nodes redirect clients to for what they cannot forward over NATS (the
+   * live stream, a body over one message): `MEMORY_RUNTIME_CLUSTER_ADVERTISE_URL`, else derived
+   * from the listening address once the server listens.
+   */
+  advertiseUrl?: string;
 }
 
 export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyRecords: 10_000, everyMs: 300_000 };
@@ -78,5 +84,22 @@ export function clusterConfigOf(env: Env): ClusterConfig | undefined {
         86_400,
       ) * 1000,
   };
-  return { servers, nodeId, timings: DEFAULT_TIMINGS, snapshots };
+  return { servers, nodeId, timings: DEFAULT_TIMINGS, snapshots, advertiseUrl: advertiseUrlOf(env) };
+}
+
+function advertiseUrlOf(env: Env): string | undefined {
+  const text = env.MEMORY_RUNTIME_CLUSTER_ADVERTISE_URL?.trim();
+  if (!text) return undefined;
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash)
+    throw new ConfigError("MEMORY_RUNTIME_CLUSTER_ADVERTISE_URL must be an http(s) base URL");
+  // A base: the redirected request's path is appended to it.
+  return text.replace(/\/+$/, "");
+}
+
+/** The URL a node listening on `host:port` is reached at: a wildcard address names this machine. */
+export function derivedAdvertiseUrl(host: string, port: number): string {
+  const wildcard = host === "0.0.0.0" || host === "::" || host === "";
+  const name = wildcard ? hostname() : host;
+  return `http://${name.includes(":") ? `[${name}]` : name}:${port}`;
 }

@@ -9,10 +9,14 @@ import type { ClusterTimings } from "./config.ts";
 export interface NodeRecord {
   node_id: string;
   started_at: string;
+  /** The node's HTTP base URL, where others redirect what they cannot forward (absent until it listens). */
+  http_url?: string;
 }
 
 export class Membership {
   private readonly lastSeen = new Map<string, number>();
+  /** Each node's advertised HTTP base URL, from its last heartbeat. */
+  private readonly httpUrls = new Map<string, string>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
 
@@ -32,8 +36,13 @@ export class Membership {
       for await (const entry of watch) {
         if (this.stopped) break;
         const known = this.lastSeen.has(entry.key);
-        if (entry.operation === "PUT") this.lastSeen.set(entry.key, this.now());
-        else this.lastSeen.delete(entry.key);
+        if (entry.operation === "PUT") {
+          this.lastSeen.set(entry.key, this.now());
+          this.noteUrl(entry.key, entry.string());
+        } else {
+          this.lastSeen.delete(entry.key);
+          this.httpUrls.delete(entry.key);
+        }
         if (known !== (entry.operation === "PUT")) this.onChange();
       }
     })();
@@ -42,6 +51,27 @@ export class Membership {
   }
 
   private stopWatch = () => {};
+
+  private noteUrl(nodeId: string, record: string): void {
+    try {
+      const url = (JSON.parse(record) as NodeRecord).http_url;
+      if (typeof url === "string") this.httpUrls.set(nodeId, url);
+      else this.httpUrls.delete(nodeId);
+    } catch {
+      this.httpUrls.delete(nodeId);
+    }
+  }
+
+  /** Publishes this node's HTTP base URL with its heartbeat, at once. */
+  async advertise(httpUrl: string): Promise<void> {
+    this.self.http_url = httpUrl;
+    await this.beat();
+  }
+
+  /** The HTTP base URL a live node advertises, if any. */
+  httpUrlOf(nodeId: string): string | undefined {
+    return this.isLive(nodeId) ? this.httpUrls.get(nodeId) : undefined;
+  }
 
   private async beat(): Promise<void> {
     await this.bucket.put(this.self.node_id, JSON.stringify(this.self));

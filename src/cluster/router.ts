@@ -2,12 +2,14 @@
  * The cluster's front door (docs/cluster.md, "Request forwarding"): a request for a tenant this
  * node owns is handled by the local app after its write is appended (fenced) to the partition log;
  * one for a tenant another node owns is forwarded to it over NATS request/reply and its answer
- * returned unchanged; with no owner within `ownerWaitMs`, 503 with `Retry-After`.
+ * returned unchanged, except what NATS cannot carry (the live stream, a batch body over one
+ * message), answered 307 to the owner's advertised URL; with no owner (or no owner's URL) within
+ * `ownerWaitMs`, 503 with `Retry-After`.
  */
 import type { Msg, Subscription } from "@nats-io/transport-node";
 import { PayloadTooLarge, Unavailable } from "../errors.ts";
 import { problemResponse } from "../http/errors.ts";
-import { assignRequestId } from "../http/request-id.ts";
+import { assignRequestId, requestIdOf } from "../http/request-id.ts";
 import {
   decodeRequest,
   decodeResponse,
@@ -78,35 +80,67 @@ export class ClusterRouter {
   }
 
   private async intake(request: Request, target: { source: string; tenantId: string }): Promise<Response> {
-    const tooLarge = this.tooLarge(request);
-    if (tooLarge) return tooLarge;
+    if (this.tooLarge(request)) return this.payloadTooLarge(request);
     return this.options.intake!.accept(request, target, new Uint8Array(await request.arrayBuffer()));
   }
 
-  /** A body NATS cannot carry in one message: the 413 names the way out. */
-  private tooLarge(request: Request): Response | undefined {
+  /** A body NATS cannot carry in one message. */
+  private tooLarge(request: Request): boolean {
     const declared = Number(request.headers.get("content-length") ?? "0");
     const maxBody = this.node.nc.info?.max_payload ?? 1024 * 1024;
-    if (declared <= maxBody - HEADER_ROOM) return undefined;
+    return declared > maxBody - HEADER_ROOM;
+  }
+
+  /** The 413 of a body too large to forward on a route that does not redirect: it names the way out. */
+  private payloadTooLarge(request: Request): Response {
     const error = new PayloadTooLarge("body too large to forward: send it to the owner node");
     return problemResponse(error, assignRequestId(request));
   }
 
   private async forward(request: Request, tenantId: string, partition: number): Promise<Response> {
-    const requestId = assignRequestId(request);
-    const tooLarge = this.tooLarge(request);
-    if (tooLarge) return tooLarge;
+    if (this.tooLarge(request)) {
+      if (!redirectsWhenTooLarge(request)) return this.payloadTooLarge(request);
+      return this.redirect(request, tenantId, partition);
+    }
+    if (isLiveStream(request)) return this.redirect(request, tenantId, partition);
     const body = new Uint8Array(await request.arrayBuffer());
+    return this.untilOwned(request, partition, async (owner) =>
+      owner === this.node.nodeId
+        ? this.serveOwned(rebuilt(request, body), tenantId)
+        : this.ask(owner, request, body),
+    );
+  }
+
+  /**
+   * What NATS cannot carry (a live stream, a body over one message) goes to the owner itself: 307
+   * to its advertised HTTP base URL, path and query kept (the client repeats method and body).
+   */
+  private redirect(request: Request, tenantId: string, partition: number): Promise<Response> {
+    return this.untilOwned(request, partition, async (owner) => {
+      if (owner === this.node.nodeId) return this.serveOwned(request, tenantId);
+      const base = this.node.membership.httpUrlOf(owner);
+      if (base === undefined) return undefined;
+      const url = new URL(request.url);
+      const headers = {
+        location: `${base}${url.pathname}${url.search}`,
+        "x-request-id": requestIdOf(request),
+      };
+      return new Response(null, { status: 307, headers });
+    });
+  }
+
+  /** Asks `attempt` with the partition's owner until it answers, or 503 after `ownerWaitMs`. */
+  private async untilOwned(
+    request: Request,
+    partition: number,
+    attempt: (owner: string) => Promise<Response | undefined>,
+  ): Promise<Response> {
+    const requestId = assignRequestId(request);
     const deadline = performance.now() + this.options.ownerWaitMs;
     for (;;) {
       const owner = this.node.ownership.ownerOf(partition);
-      if (owner === this.node.nodeId) {
-        const local = await this.serveOwned(rebuilt(request, body), tenantId);
-        if (local) return local;
-      } else if (owner !== undefined) {
-        const answer = await this.ask(owner, request, body);
-        if (answer) return answer;
-      }
+      const answer = owner === undefined ? undefined : await attempt(owner);
+      if (answer) return answer;
       if (performance.now() >= deadline) {
         const unavailable = new Unavailable(
           `no node serves this tenant's partition (${partition}) now`,
@@ -150,6 +184,19 @@ export class ClusterRouter {
   stop(): void {
     this.subscription?.unsubscribe();
   }
+}
+
+/** The live entry stream (server-sent events): a reply over NATS never ends, so it is redirected. */
+function isLiveStream(request: Request): boolean {
+  return request.method === "GET" && new URL(request.url).pathname === "/memory/stream";
+}
+
+/**
+ * Routes whose body limit is over one NATS message (the batch writes, 16x the body limit): a body
+ * too large to forward is redirected to the owner. Elsewhere it stays a 413 (declared on them).
+ */
+function redirectsWhenTooLarge(request: Request): boolean {
+  return request.method === "POST" && /^\/memory\/[a-z_-]+\/batch$/.test(new URL(request.url).pathname);
 }
 
 function rebuilt(request: Request, body: Uint8Array): Request {

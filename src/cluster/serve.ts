@@ -7,7 +7,7 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { MemoryRuntime } from "../lib.ts";
 import { encodeWriteSet, logVaultWrites } from "./changelog.ts";
-import type { ClusterConfig } from "./config.ts";
+import { type ClusterConfig, derivedAdvertiseUrl } from "./config.ts";
 import { Fenced } from "./fence.ts";
 import { refuseImports } from "./import-refusal.ts";
 import { Intake } from "./intake.ts";
@@ -153,6 +153,8 @@ export async function serveClusterNode(
     maxRequestBodySize: Math.max(config.bodyLimitBytes * 4, config.importLimitBytes + 1),
     fetch: (request) => router.handle(request),
   });
+  // Published with the heartbeat: the others redirect here what they cannot forward over NATS.
+  await node.membership.advertise(cluster.advertiseUrl ?? derivedAdvertiseUrl(config.host, server.port ?? 0));
   return {
     node,
     url: `http://${config.host}:${server.port}`,

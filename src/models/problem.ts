@@ -44,3 +44,16 @@ export function problems(...statuses: number[]): Record<number, TSchema> {
     out[status] = sentAs(PROBLEM_JSON, { ...Problem, description: MEANINGS[status] ?? "Error" });
   return out;
 }
+
+/**
+ * Cluster mode's 307 (docs/cluster.md, "Redirects"): a node that does not serve the tenant sends
+ * what NATS cannot carry to the owner's advertised URL, path and query kept.
+ */
+export function ownerRedirect(): Record<307, TSchema> {
+  return {
+    307: Type.String({
+      description:
+        "Cluster mode: another node serves this tenant; Location is that node's URL for the same request (repeat method and body)",
+    }),
+  };
+}

@@ -7,7 +7,7 @@ import {
   tenantChangeSource,
 } from "../memory/entry-stream-source.ts";
 import { EntryEventStream, StreamHeaders, StreamQuery } from "../models/memory-stream.ts";
-import { problems } from "../models/problem.ts";
+import { ownerRedirect, problems } from "../models/problem.ts";
 import type { Deps } from "./deps.ts";
 
 /**
@@ -88,7 +88,7 @@ export const memoryStreamRoutes = (deps: Deps) =>
       auth: "caller",
       query: StreamQuery,
       headers: StreamHeaders,
-      response: { 200: EntryEventStream, ...problems(401, 403, 422, 503, 507) },
+      response: { 200: EntryEventStream, ...ownerRedirect(), ...problems(401, 403, 422, 503, 507) },
       detail: {
         tags: ["memory"],
         summary: "Live stream of the tenant's new and changed entries (server-sent events, resumable)",

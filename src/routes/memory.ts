@@ -15,7 +15,7 @@ import {
   ReadEntryQuery,
 } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
-import { problems } from "../models/problem.ts";
+import { ownerRedirect, problems } from "../models/problem.ts";
 import type { Deps } from "./deps.ts";
 
 /** `Idempotency-Key`: 1–255 visible ASCII characters (CONTRACT §5). */
@@ -64,7 +64,12 @@ function categoryRoutes(deps: Deps, category: Category) {
         auth: { level: "caller", bodyLimit: deps.config.bodyLimitBytes * BATCH_BODY_FACTOR },
         ...validatedBody(BatchBody(category)),
         headers: WriteHeaders,
-        response: { 200: BatchReply, 201: BatchReply, ...problems(400, 401, 403, 413, 415, 422, 503, 507) },
+        response: {
+          200: BatchReply,
+          201: BatchReply,
+          ...ownerRedirect(),
+          ...problems(400, 401, 403, 413, 415, 422, 503, 507),
+        },
         detail: {
           tags,
           summary: `Create up to ${MAX_BATCH} ${plural} at once: all checked before any is written, one transaction`,

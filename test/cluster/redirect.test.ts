@@ -1,0 +1,163 @@
+/**
+ * Real processes on loopback (one nats-server, two runtime nodes): what NATS cannot carry — the live
+ * entry stream and a batch body over one message — a non-owner answers 307 to the owner's
+ * advertised URL, path and query kept, and following it is served by the owner.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { partitionOf } from "../../src/cluster/partition.ts";
+import {
+  type ClusterNodeProcess,
+  clusterView,
+  startTestCluster,
+  type TestCluster,
+  waitForSettled,
+} from "../helpers/cluster-processes.ts";
+import { checkerFromDocument } from "../helpers/openapi-conformance.ts";
+import { pollUntil } from "../helpers/poll.ts";
+import { adminTokenFor, httpCall, killHard } from "../helpers/server-process.ts";
+
+const SECRET = "cluster-redirect-secret-of-at-least-32-bytes!";
+interface Setup {
+  cluster: TestCluster;
+  token: string;
+  owner: ClusterNodeProcess;
+  other: ClusterNodeProcess;
+}
+
+/** Two nodes, one tenant, which of them owns it and which does not. */
+async function setUp(): Promise<Setup> {
+  const cluster = await startTestCluster(["r1", "r2"], SECRET);
+  const admin = await adminTokenFor(cluster.secret);
+  await waitForSettled(cluster.nodes);
+  const created = await httpCall(cluster.nodes[0]!.server.base, "POST", "/admin/tenants", {
+    token: admin,
+    body: { name: "Redirect Co" },
+  });
+  expect(created.status).toBe(201);
+  const ownerId = (await clusterView(cluster.nodes[0]!)).owners[partitionOf(created.body.tenant_id)];
+  return {
+    cluster,
+    token: created.body.token,
+    owner: cluster.nodes.find((n) => n.nodeId === ownerId)!,
+    other: cluster.nodes.find((n) => n.nodeId !== ownerId)!,
+  };
+}
+
+async function conformance(base: string, method: string, path: string, response: Response) {
+  const doc = (await (await fetch(`${base}/openapi/json`)).json()) as Record<string, unknown>;
+  return checkerFromDocument(doc).problems(method, path, response.clone() as unknown as Response);
+}
+
+/** Reads the event stream until it holds `needle` (bounded by the fetch's abort signal). */
+async function readUntil(body: ReadableStream<Uint8Array>, needle: string): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes(needle)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
+}
+
+describe("cluster: the live stream through a non-owner (2 nodes)", () => {
+  let setup: Setup;
+  beforeAll(async () => {
+    setup = await setUp();
+  }, 60_000);
+  afterAll(async () => {
+    await setup.cluster.stop();
+  });
+
+  test("the stream: 307 to the owner's URL with path and query; following it streams entries", async () => {
+    const path = "/memory/stream?categories=fact";
+    const auth = { authorization: `Bearer ${setup.token}` };
+    const redirected = await fetch(`${setup.other.server.base}${path}`, {
+      headers: auth,
+      redirect: "manual",
+    });
+    expect(redirected.status).toBe(307);
+    expect(redirected.headers.get("location")).toBe(`${setup.owner.server.base}${path}`);
+    expect(await conformance(setup.other.server.base, "GET", "/memory/stream", redirected)).toEqual([]);
+
+    const stream = await fetch(redirected.headers.get("location")!, {
+      headers: auth,
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toStartWith("text/event-stream");
+    // Written through the non-owner (forwarded): the owner's stream carries it.
+    const written = await httpCall(setup.other.server.base, "POST", "/memory/facts", {
+      token: setup.token,
+      body: { content: "Streamed after a redirect" },
+    });
+    expect(written.status).toBe(201);
+    const events = await readUntil(stream.body!, written.body.id);
+    expect(events).toContain(written.body.id);
+    expect(events).toContain("Streamed after a redirect");
+  }, 30_000);
+});
+
+describe("cluster: a batch over one NATS message through a non-owner (2 nodes)", () => {
+  let setup: Setup;
+  beforeAll(async () => {
+    setup = await setUp();
+  }, 60_000);
+  afterAll(async () => {
+    await setup.cluster.stop();
+  });
+
+  test("a 2 MiB batch: 307 from the non-owner; repeating it there writes every entry, and a takeover keeps them", async () => {
+    const { owner, other, token } = setup;
+    const entries = Array.from({ length: 1000 }, (_, i) => ({
+      content: `Batch entry ${String(i).padStart(4, "0")} ${"x".repeat(2100)}`,
+    }));
+    const body = JSON.stringify({ entries });
+    expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
+    const init = {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+    };
+    const redirected = await fetch(`${other.server.base}/memory/facts/batch`, {
+      ...init,
+      redirect: "manual",
+    });
+    expect(redirected.status).toBe(307);
+    expect(redirected.headers.get("location")).toBe(`${owner.server.base}/memory/facts/batch`);
+    expect(await conformance(other.server.base, "POST", "/memory/facts/batch", redirected)).toEqual([]);
+
+    const followed = await fetch(redirected.headers.get("location")!, init);
+    expect(followed.status).toBe(201);
+    const reply = (await followed.json()) as { entries: Array<{ id: string }> };
+    expect(reply.entries).toHaveLength(1000);
+    const ids = reply.entries.map((e) => e.id).sort();
+    // Every page of the tenant's facts through the non-owner (forwarded); [] while none answers.
+    // Pages of 200 (~450 KB): a forwarded answer must fit one NATS message too.
+    const listAll = async () => {
+      const listed: string[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 20; page++) {
+        const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+        const answer = await httpCall(other.server.base, "GET", `/memory/facts?limit=200${query}`, { token });
+        if (answer.status !== 200) return [];
+        listed.push(...(answer.body.items as Array<{ id: string }>).map((e) => e.id));
+        cursor = answer.body.next_cursor;
+        if (!cursor) break;
+      }
+      return listed.sort();
+    };
+    // Every entry, read through the non-owner (forwarded).
+    expect(await listAll()).toEqual(ids);
+
+    // The write set went to the changelog in parts: the survivor's takeover replays all of it, once.
+    await killHard(owner.server);
+    const afterTakeover = await pollUntil(listAll, (listed) => listed.length > 0, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
+    expect(afterTakeover).toEqual(ids);
+  }, 60_000);
+});
