@@ -3,7 +3,7 @@
  * headers in NATS headers, the body as the raw payload, so the owner's answer comes back with the
  * same status, headers and body.
  */
-import { type Msg, type MsgHdrs, headers as natsHeaders } from "@nats-io/transport-node";
+import { type MsgHdrs, headers as natsHeaders } from "@nats-io/transport-node";
 
 const METHOD = "mr-method";
 /** The URL as the receiving node got it: URL-signing webhook sources verify the exact URL. */
@@ -61,11 +61,17 @@ export function notOwnerReply(): EncodedMessage {
   return { headers: h, payload: new Uint8Array() };
 }
 
-export function isNotOwner(msg: Msg): boolean {
+/** A received answer: its (first) message's headers and its whole body. */
+export interface ReceivedAnswer {
+  headers?: MsgHdrs;
+  data: Uint8Array;
+}
+
+export function isNotOwner(msg: ReceivedAnswer): boolean {
   return msg.headers?.get(NOT_OWNER) === "1";
 }
 
-export function decodeResponse(msg: Msg): Response {
+export function decodeResponse(msg: ReceivedAnswer): Response {
   const status = Number(msg.headers?.get(STATUS) || "502");
   const pairs = JSON.parse(msg.headers?.get(HEADERS) || "[]") as Array<[string, string]>;
   const noBody = status === 204 || status === 304;

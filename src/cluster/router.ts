@@ -2,9 +2,9 @@
  * The cluster's front door (docs/cluster.md, "Request forwarding"): a request for a tenant this
  * node owns is handled by the local app after its write is appended (fenced) to the partition log;
  * one for a tenant another node owns is forwarded to it over NATS request/reply and its answer
- * returned unchanged, except what NATS cannot carry (the live stream, a batch body over one
- * message), answered 307 to the owner's advertised URL; with no owner (or no owner's URL) within
- * `ownerWaitMs`, 503 with `Retry-After`.
+ * returned unchanged (in consecutive parts when over one message), except what NATS cannot carry
+ * (the live stream, a batch body over one message), answered 307 to the owner's advertised URL;
+ * with no owner (or no owner's URL) within `ownerWaitMs`, 503 with `Retry-After`.
  */
 import type { Msg, Subscription } from "@nats-io/transport-node";
 import { PayloadTooLarge, Unavailable } from "../errors.ts";
@@ -18,6 +18,7 @@ import {
   isNotOwner,
   notOwnerReply,
 } from "./forward-codec.ts";
+import { HEADER_ROOM, inParts, requestInParts } from "./forward-parts.ts";
 import { type Intake, webhookTarget } from "./intake.ts";
 import { httpSubject } from "./names.ts";
 import type { ClusterNode } from "./node.ts";
@@ -43,8 +44,6 @@ export const DEFAULT_ROUTER_OPTIONS: RouterOptions = {
   retryAfterSeconds: 2,
 };
 
-/** Room left in a NATS message for the forwarded request's headers. */
-const HEADER_ROOM = 64 * 1024;
 /** How often a request waiting for an owner looks again. */
 const OWNER_POLL_MS = 25;
 
@@ -87,8 +86,12 @@ export class ClusterRouter {
   /** A body NATS cannot carry in one message. */
   private tooLarge(request: Request): boolean {
     const declared = Number(request.headers.get("content-length") ?? "0");
-    const maxBody = this.node.nc.info?.max_payload ?? 1024 * 1024;
-    return declared > maxBody - HEADER_ROOM;
+    return declared > this.maxPayload() - HEADER_ROOM;
+  }
+
+  /** The NATS server's message size limit. */
+  private maxPayload(): number {
+    return this.node.nc.info?.max_payload ?? 1024 * 1024;
   }
 
   /** The 413 of a body too large to forward on a route that does not redirect: it names the way out. */
@@ -155,15 +158,13 @@ export class ClusterRouter {
   /** The owner's answer, or undefined when it is no owner any more or does not answer. */
   private async ask(owner: string, request: Request, body: Uint8Array): Promise<Response | undefined> {
     const { headers, payload } = encodeRequest(request, body);
-    try {
-      const reply = await this.node.nc.request(httpSubject(owner), payload, {
-        headers,
-        timeout: this.options.forwardTimeoutMs,
-      });
-      return isNotOwner(reply) ? undefined : decodeResponse(reply);
-    } catch {
-      return undefined;
-    }
+    const reply = await requestInParts(
+      this.node.nc,
+      httpSubject(owner),
+      { headers, payload },
+      this.options.forwardTimeoutMs,
+    ).catch(() => undefined); // a closed connection: no answer, as a timeout
+    return reply === undefined || isNotOwner(reply) ? undefined : decodeResponse(reply);
   }
 
   /** Handles a request of an owned partition (its vault writes are fenced in the changelog). */
@@ -178,7 +179,9 @@ export class ClusterRouter {
     const owned = tenantId !== undefined && this.node.ownership.owns(partitionOf(tenantId));
     const response = owned ? await this.serveOwned(request, tenantId).catch(() => undefined) : undefined;
     const reply = response ? await encodeResponse(response) : notOwnerReply();
-    msg.respond(reply.payload, { headers: reply.headers });
+    // An answer over one message goes back in consecutive parts (src/cluster/forward-parts.ts).
+    for (const part of inParts(reply, this.maxPayload()))
+      msg.respond(part.payload, { headers: part.headers });
   }
 
   stop(): void {

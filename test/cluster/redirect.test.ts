@@ -135,13 +135,13 @@ describe("cluster: a batch over one NATS message through a non-owner (2 nodes)",
     expect(reply.entries).toHaveLength(1000);
     const ids = reply.entries.map((e) => e.id).sort();
     // Every page of the tenant's facts through the non-owner (forwarded); [] while none answers.
-    // Pages of 200 (~450 KB): a forwarded answer must fit one NATS message too.
+    // Pages of 500 (~1.1 MB): a forwarded answer over one NATS message comes back in parts.
     const listAll = async () => {
       const listed: string[] = [];
       let cursor: string | null = null;
       for (let page = 0; page < 20; page++) {
         const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
-        const answer = await httpCall(other.server.base, "GET", `/memory/facts?limit=200${query}`, { token });
+        const answer = await httpCall(other.server.base, "GET", `/memory/facts?limit=500${query}`, { token });
         if (answer.status !== 200) return [];
         listed.push(...(answer.body.items as Array<{ id: string }>).map((e) => e.id));
         cursor = answer.body.next_cursor;

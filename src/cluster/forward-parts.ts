@@ -1,0 +1,90 @@
+/**
+ * Forwarded answers of any size (docs/cluster.md, "Request forwarding"): an answer over one NATS
+ * message (`max_payload`) goes back to the request's reply subject as consecutive messages — a
+ * header part (status, headers, part count, no body), then the body in parts under the limit — and
+ * the forwarding node collects them on an inbox of its own until the count is reached or its
+ * timeout is over. NATS keeps the order of one connection's messages to one subscriber; each part
+ * still carries its index, so a lost or reordered part is an incomplete answer, never a wrong body.
+ */
+import { createInbox, type Msg, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
+import type { EncodedMessage, ReceivedAnswer } from "./forward-codec.ts";
+
+/** On the header part: how many body parts follow. */
+const PARTS = "mr-parts";
+/** On a body part: its index, from 0. */
+const PART = "mr-part";
+
+/** Room left in a message for its headers (status, the answer's headers as JSON). */
+export const HEADER_ROOM = 64 * 1024;
+
+/** The answer as the messages that carry it: itself when it fits one message, else a header part and body parts. */
+export function inParts(answer: EncodedMessage, maxPayload: number): EncodedMessage[] {
+  const partSize = maxPayload - HEADER_ROOM;
+  if (answer.payload.length <= partSize) return [answer];
+  const count = Math.ceil(answer.payload.length / partSize);
+  const head = natsHeaders();
+  for (const name of answer.headers.keys())
+    for (const value of answer.headers.values(name)) head.append(name, value);
+  head.set(PARTS, String(count));
+  const parts: EncodedMessage[] = [{ headers: head, payload: new Uint8Array() }];
+  for (let index = 0; index < count; index++) {
+    const h = natsHeaders();
+    h.set(PART, String(index));
+    parts.push({ headers: h, payload: answer.payload.subarray(index * partSize, (index + 1) * partSize) });
+  }
+  return parts;
+}
+
+/**
+ * Sends the request with a reply subject of its own and collects the answer's messages; undefined
+ * when nobody listens on `subject`, or the answer is not whole within `timeoutMs`.
+ */
+export function requestInParts(
+  nc: NatsConnection,
+  subject: string,
+  request: EncodedMessage,
+  timeoutMs: number,
+): Promise<ReceivedAnswer | undefined> {
+  const inbox = createInbox();
+  return new Promise((resolve) => {
+    const received: Msg[] = [];
+    const finish = (answer: ReceivedAnswer | undefined) => {
+      clearTimeout(timer);
+      subscription.unsubscribe();
+      resolve(answer);
+    };
+    const subscription = nc.subscribe(inbox, {
+      callback: (error, msg) => {
+        // A status message (503: no responders) is no answer: the caller looks for the owner again.
+        if (error || msg.headers?.hasError) return finish(undefined);
+        received.push(msg);
+        const outcome = assembled(received);
+        if (outcome !== "incomplete") finish(outcome);
+      },
+    });
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    try {
+      nc.publish(subject, request.payload, { headers: request.headers, reply: inbox });
+    } catch {
+      // A closed connection or a request over the limit: no answer, as a timeout.
+      finish(undefined);
+    }
+  });
+}
+
+/** The whole answer once every part is in, undefined when a part came out of order. */
+function assembled(received: Msg[]): ReceivedAnswer | undefined | "incomplete" {
+  const [head, ...body] = received;
+  const count = Number(head!.headers?.get(PARTS) || "0");
+  if (count === 0) return { headers: head!.headers, data: head!.data };
+  const last = body.length - 1;
+  if (last >= 0 && body[last]!.headers?.get(PART) !== String(last)) return undefined;
+  if (body.length < count) return "incomplete";
+  const data = new Uint8Array(body.reduce((size, part) => size + part.data.length, 0));
+  let offset = 0;
+  for (const part of body) {
+    data.set(part.data, offset);
+    offset += part.data.length;
+  }
+  return { headers: head!.headers, data };
+}
