@@ -69,9 +69,18 @@ async function createMany(server: ServerProcess, clients: number, perClient: num
   const health = (async () => {
     while (loading) count(tally, "healthz", await httpCall(server.base, "GET", "/healthz"));
   })();
-  await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
-  loading = false;
-  await health;
+  let healthFailure: unknown;
+  try {
+    await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
+  } finally {
+    // Also when a client fails: the health loop must not outlive this test and fail the next one.
+    loading = false;
+    healthFailure = await health.then(
+      () => undefined,
+      (error: unknown) => error ?? "healthz failed",
+    );
+  }
+  if (healthFailure !== undefined) throw healthFailure;
   return tally;
 }
 
