@@ -5,6 +5,7 @@ import type { DeadLetter } from "../../src/models/dead-letter.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { Secrets } from "../../src/secrets.ts";
 import {
+  crmConnectorSecrets,
   crmKeyPair,
   type FakeCrmPlatform,
   type PublishedEvent,
@@ -12,6 +13,7 @@ import {
 } from "../fakes/crm-platform.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { pollUntil } from "../helpers/poll.ts";
+import { setSecrets } from "../helpers/webhooks.ts";
 
 const clock = new ManualClock();
 const keys = crmKeyPair();
@@ -34,13 +36,7 @@ const until = <T>(probe: () => T | Promise<T>, done: (v: T) => boolean) =>
 
 async function tenant(transport: "sse" | "bayeux", extra: Record<string, string> = {}): Promise<string> {
   const { tenant_id: t } = await h.createTenant();
-  Object.assign(h.env, {
-    [`CRM_CLIENT_ID_${t}`]: fake.clientId,
-    [`CRM_PRIVATE_KEY_${t}`]: keys.privateKeyBase64,
-    [`CRM_USERNAME_${t}`]: fake.username,
-    [`CRM_INSTANCE_URL_${t}`]: fake.url,
-    ...(transport === "sse" ? { [`CRM_STREAM_URL_${t}`]: fake.streamUrl } : {}),
-  });
+  setSecrets(h, t, crmConnectorSecrets(fake, keys, transport));
   for (const [k, v] of Object.entries(extra)) h.env[`${k}_${t}`] = v;
   return t;
 }

@@ -13,11 +13,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import type { CrmStatus } from "../../src/models/connector-protocol.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
-import { crmKeyPair, type FakeCrmPlatform, startFakeCrmPlatform } from "../fakes/crm-platform.ts";
+import {
+  crmConnectorSecrets,
+  crmKeyPair,
+  type FakeCrmPlatform,
+  startFakeCrmPlatform,
+} from "../fakes/crm-platform.ts";
 import type { Fault } from "../fakes/fault-plan.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { pollUntil } from "../helpers/poll.ts";
 import { seededRandom, testSeed } from "../helpers/random.ts";
+import { setSecrets } from "../helpers/webhooks.ts";
 import { allStored, count, countEntries, emptyFigures, record, report, tally } from "./chaos-ledger.ts";
 
 const clock = new ManualClock();
@@ -53,13 +59,7 @@ const until = <T>(probe: () => T | Promise<T>, done: (v: T) => boolean) =>
 
 async function tenant(transport: "sse" | "bayeux"): Promise<string> {
   const { tenant_id: t } = await h.createTenant();
-  Object.assign(h.env, {
-    [`CRM_CLIENT_ID_${t}`]: fake.clientId,
-    [`CRM_PRIVATE_KEY_${t}`]: keys.privateKeyBase64,
-    [`CRM_USERNAME_${t}`]: fake.username,
-    [`CRM_INSTANCE_URL_${t}`]: fake.url,
-    ...(transport === "sse" ? { [`CRM_STREAM_URL_${t}`]: fake.streamUrl } : {}),
-  });
+  setSecrets(h, t, crmConnectorSecrets(fake, keys, transport));
   await h.runtime.startConnectorsFor(t);
   await waitState(t, "connected");
   return t;

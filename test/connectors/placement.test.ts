@@ -7,7 +7,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BridgeNotServedHere } from "../../src/bridge/bridge.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
-import { crmKeyPair, type FakeCrmPlatform, startFakeCrmPlatform } from "../fakes/crm-platform.ts";
+import {
+  crmConnectorSecrets,
+  crmKeyPair,
+  type FakeCrmPlatform,
+  startFakeCrmPlatform,
+} from "../fakes/crm-platform.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { pollUntil } from "../helpers/poll.ts";
 import { setSecrets } from "../helpers/webhooks.ts";
@@ -33,13 +38,7 @@ const connectorsOf = async (tenantId: string) =>
 describe("connectors follow partition placement", () => {
   test("a tenant's CRM stream stops when its partition leaves the node and restarts when it comes back", async () => {
     const t = await h.createTenant();
-    setSecrets(h, t.tenant_id, {
-      CRM_CLIENT_ID: fake.clientId,
-      CRM_PRIVATE_KEY: keys.privateKeyBase64,
-      CRM_USERNAME: fake.username,
-      CRM_INSTANCE_URL: fake.url,
-      CRM_STREAM_URL: fake.streamUrl,
-    });
+    setSecrets(h, t.tenant_id, crmConnectorSecrets(fake, keys));
     await h.runtime.startConnectorsFor(t.tenant_id);
     await pollUntil(
       () => connectorsOf(t.tenant_id),

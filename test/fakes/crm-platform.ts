@@ -527,6 +527,24 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
 
 export type FakeCrmPlatform = Awaited<ReturnType<typeof startFakeCrmPlatform>>;
 
+/**
+ * The connector variables (names without their `_<tenant id>` suffix) that point a tenant's CRM
+ * connector at this fake: streamed over SSE, or over Bayeux when no stream URL is given.
+ */
+export function crmConnectorSecrets(
+  fake: FakeCrmPlatform,
+  keys: { privateKeyBase64: string },
+  transport: "sse" | "bayeux" = "sse",
+): Record<string, string> {
+  return {
+    CRM_CLIENT_ID: fake.clientId,
+    CRM_PRIVATE_KEY: keys.privateKeyBase64,
+    CRM_USERNAME: fake.username,
+    CRM_INSTANCE_URL: fake.url,
+    ...(transport === "sse" ? { CRM_STREAM_URL: fake.streamUrl } : {}),
+  };
+}
+
 /** A connected app's RSA key pair: the private key as CRM_PRIVATE_KEY wants it (base64 of the PEM). */
 export function crmKeyPair(): { privateKeyPem: string; privateKeyBase64: string; publicKeyPem: string } {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", {
