@@ -3,7 +3,8 @@
  * writer knows on the subject (`Nats-Expected-Last-Subject-Sequence`), so once a new owner's claim
  * record lands, a stale owner's next append is refused by JetStream. The claim record's stream
  * sequence is the partition's epoch (the fencing token). This, not KV compare-and-set, is what makes
- * ownership exclusive (nats-server issue 4320). Appends of one partition are serialised.
+ * ownership exclusive (nats-server issue 4320). Appends of one partition are serialised; what
+ * queues meanwhile goes as one batch record.
  */
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { Unavailable } from "../errors.ts";
@@ -29,7 +30,9 @@ export class Fenced extends Unavailable {
 export class PartitionLog {
   /** The last sequence this node appended or read per partition it claimed. */
   private readonly lastSeq = new Map<number, number>();
-  private readonly chains = new Map<number, Promise<unknown>>();
+  /** Records waiting for their partition's append in flight, and the partitions appending now. */
+  private readonly queues = new Map<number, QueuedRecord[]>();
+  private readonly draining = new Set<number>();
 
   constructor(
     private readonly js: JetStreamClient,
@@ -52,26 +55,46 @@ export class PartitionLog {
   }
 
   /**
-   * Appends a record under `epoch`, fenced; `Fenced` when another claim came first. A record over
-   * one message (a large batch's write set) goes as consecutive `part` records, each fenced on the
-   * one before: replay applies it only once its last part is there (partsOf / Reassembly).
+   * Appends a record under `epoch`, fenced; `Fenced` when another claim came first. Records of a
+   * partition queued while its previous append is in flight go together as one `batch` record
+   * (group append: one JetStream round trip for all of them, so a partition's write rate is not
+   * one round trip per write); each caller's promise resolves with that message's sequence. A
+   * record over one message (a large batch's write set) goes alone as consecutive `part` records,
+   * each fenced on the one before: replay applies it only once its last part is there
+   * (partsOf / Reassembly).
    */
   append(partition: number, epoch: number, record: Omit<LogRecord, "node" | "epoch">): Promise<number> {
-    const run = async () => {
-      let seq = 0;
-      for (const message of partsOf(
-        JSON.stringify({ ...record, node: this.nodeId, epoch }),
-        this.maxRecordBytes(),
-      ))
-        seq = await this.publishFenced(partition, message);
-      return seq;
-    };
-    const next = (this.chains.get(partition) ?? Promise.resolve()).then(run, run);
-    this.chains.set(
-      partition,
-      next.catch(() => undefined),
-    );
-    return next;
+    const message = JSON.stringify({ ...record, node: this.nodeId, epoch });
+    const queued = Promise.withResolvers<number>();
+    let queue = this.queues.get(partition);
+    if (!queue) {
+      queue = [];
+      this.queues.set(partition, queue);
+    }
+    queue.push({ epoch, message, bytes: Buffer.byteLength(message), done: queued });
+    if (!this.draining.has(partition)) void this.drain(partition, queue);
+    return queued.promise;
+  }
+
+  /** Publishes the partition's queued records, a batch at a time, until none is left. */
+  private async drain(partition: number, queue: QueuedRecord[]): Promise<void> {
+    this.draining.add(partition);
+    try {
+      while (queue.length > 0) {
+        const batch = takeBatch(queue, this.maxRecordBytes());
+        try {
+          let seq = 0;
+          for (const message of partsOf(batchMessage(batch, this.nodeId), this.maxRecordBytes()))
+            seq = await this.publishFenced(partition, message);
+          for (const record of batch) record.done.resolve(seq);
+        } catch (error) {
+          for (const record of batch) record.done.reject(error);
+        }
+      }
+    } finally {
+      this.draining.delete(partition);
+      if (queue.length === 0 && this.queues.get(partition) === queue) this.queues.delete(partition);
+    }
   }
 
   private async publishFenced(partition: number, message: string): Promise<number> {
@@ -95,6 +118,45 @@ export class PartitionLog {
   forget(partition: number): void {
     this.lastSeq.delete(partition);
   }
+}
+
+/** A record waiting for its partition's append: the callers' promise settles with its message. */
+interface QueuedRecord {
+  epoch: number;
+  message: string;
+  bytes: number;
+  done: PromiseWithResolvers<number>;
+}
+
+/** Room in a batch message for its own fields around the records. */
+const BATCH_OVERHEAD = 256;
+
+/**
+ * The records of the next message, taken from the queue's head: one record over one message
+ * alone (it goes in parts), else as many as fit one message, all of one epoch (a record queued
+ * before a new claim must not ride under the new epoch).
+ */
+function takeBatch(queue: QueuedRecord[], maxBytes: number): QueuedRecord[] {
+  const batch = [queue.shift()!];
+  let bytes = batch[0]!.bytes + BATCH_OVERHEAD;
+  if (bytes > maxBytes) return batch;
+  while (queue.length > 0 && queue[0]!.epoch === batch[0]!.epoch && bytes + queue[0]!.bytes + 1 <= maxBytes) {
+    bytes += queue[0]!.bytes + 1;
+    batch.push(queue.shift()!);
+  }
+  return batch;
+}
+
+/** One record as it was; several as a `batch` record holding them in order (see unbatched). */
+function batchMessage(batch: QueuedRecord[], nodeId: string): string {
+  if (batch.length === 1) return batch[0]!.message;
+  const head = `{"type":"batch","node":${JSON.stringify(nodeId)},"epoch":${batch[0]!.epoch},"records":[`;
+  return `${head}${batch.map((record) => record.message).join(",")}]}`;
+}
+
+/** The records one log message holds: a batch's records in order, else the record itself. */
+export function unbatched<R extends { type: string }>(record: R): R[] {
+  return record.type === "batch" ? ((record as unknown as { records: R[] }).records ?? []) : [record];
 }
 
 /** A record that fits one message as is, else its UTF-8 bytes in base64 `part` records (never escaped). */

@@ -14,7 +14,7 @@ import { ULID_RE } from "../models/common.ts";
 import { removeTenantDir, tenantDir } from "../vault/tenant-paths.ts";
 import { TenantVault } from "../vault/tenant-vault.ts";
 import { decodeWriteSet, localWrite } from "./changelog.ts";
-import { type LogRecord, Reassembly } from "./fence.ts";
+import { type LogRecord, Reassembly, unbatched } from "./fence.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
 import { partitionOf } from "./partition.ts";
 import { type Manifest, NO_SNAPSHOT, type Snapshots } from "./snapshots.ts";
@@ -102,22 +102,23 @@ export async function replayPartition(
       const reassembly = new Reassembly();
       for await (const msg of messages) {
         if (msg.seq > upTo) break;
-        const record = reassembly.add(msg.json()) as
+        const whole = reassembly.add(msg.json()) as
           | (LogRecord & { tenant_id?: string; set?: unknown })
           | undefined;
-        if (record === undefined) {
-          // A part of a large record: applied with its last part.
-        } else if (record.type === "claim") newestClaim = msg.seq;
-        else if (record.type === "write" && record.tenant_id) {
-          if (record.epoch < newestClaim || !(await exists(record.tenant_id))) report.skipped++;
-          else {
-            let vault = vaults.get(record.tenant_id);
-            if (!vault) {
-              vault = new TenantVault(tenantDir(dir, record.tenant_id));
-              vaults.set(record.tenant_id, vault);
+        // A part of a large record is applied with its last part; a batch's records one by one.
+        for (const record of whole ? unbatched(whole) : []) {
+          if (record.type === "claim") newestClaim = msg.seq;
+          else if (record.type === "write" && record.tenant_id) {
+            if (record.epoch < newestClaim || !(await exists(record.tenant_id))) report.skipped++;
+            else {
+              let vault = vaults.get(record.tenant_id);
+              if (!vault) {
+                vault = new TenantVault(tenantDir(dir, record.tenant_id));
+                vaults.set(record.tenant_id, vault);
+              }
+              await localWrite.call(vault, decodeWriteSet(record.set));
+              report.applied++;
             }
-            await localWrite.call(vault, decodeWriteSet(record.set));
-            report.applied++;
           }
         }
         if (msg.seq >= upTo) break;
