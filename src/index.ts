@@ -1,8 +1,7 @@
 /** The server: the runtime of src/lib.ts on the process environment, stopped cleanly on SIGTERM. */
 import { type ClusterConfig, clusterConfigOf } from "./cluster/config.ts";
 import { serveClusterNode } from "./cluster/serve.ts";
-import { resetSystemReplica } from "./cluster/system-replica.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError } from "./config.ts";
 import { createRuntime, type MemoryRuntime } from "./lib.ts";
 
 async function main(): Promise<void> {
@@ -11,8 +10,6 @@ async function main(): Promise<void> {
   try {
     // Cluster mode only when MEMORY_RUNTIME_CLUSTER_URL is set (docs/cluster.md).
     cluster = clusterConfigOf(process.env);
-    // The local system store is a replica of the cluster's system stream: rebuilt at every start.
-    if (cluster) resetSystemReplica(loadConfig(process.env).dataDir);
     runtime = createRuntime({ env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -32,6 +32,11 @@ export interface ClusterConfig {
   timings: ClusterTimings;
   snapshots: SnapshotPolicy;
   /**
+   * The node serving partition 0 snapshots the system store after this many `MR_SYSTEM` commands
+   * (default DEFAULT_SYSTEM_SNAPSHOT_COMMANDS).
+   */
+  systemSnapshotCommands?: number;
+  /**
    * The HTTP base URL other nodes redirect clients to for what they cannot forward over NATS (the
    * live stream, a body over one message): `MEMORY_RUNTIME_CLUSTER_ADVERTISE_URL`, else derived
    * from the listening address once the server listens.
@@ -40,6 +45,7 @@ export interface ClusterConfig {
 }
 
 export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyRecords: 10_000, everyMs: 300_000 };
+export const DEFAULT_SYSTEM_SNAPSHOT_COMMANDS = 10_000;
 
 /** serveMs < staleMs: the old owner has stopped before a successor may claim (docs/cluster.md). */
 export const DEFAULT_TIMINGS: ClusterTimings = {
@@ -84,7 +90,21 @@ export function clusterConfigOf(env: Env): ClusterConfig | undefined {
         86_400,
       ) * 1000,
   };
-  return { servers, nodeId, timings: DEFAULT_TIMINGS, snapshots, advertiseUrl: advertiseUrlOf(env) };
+  const systemSnapshotCommands = integer(
+    env,
+    "MEMORY_RUNTIME_CLUSTER_SYSTEM_SNAPSHOT_COMMANDS",
+    DEFAULT_SYSTEM_SNAPSHOT_COMMANDS,
+    1,
+    10_000_000,
+  );
+  return {
+    servers,
+    nodeId,
+    timings: DEFAULT_TIMINGS,
+    snapshots,
+    systemSnapshotCommands,
+    advertiseUrl: advertiseUrlOf(env),
+  };
 }
 
 function advertiseUrlOf(env: Env): string | undefined {

@@ -19,7 +19,8 @@ import { tenantOfRequest } from "./request-tenant.ts";
 import { restorePartition } from "./restore.ts";
 import { ClusterRouter, DEFAULT_ROUTER_OPTIONS } from "./router.ts";
 import { Snapshots } from "./snapshots.ts";
-import { SystemReplica } from "./system-replica.ts";
+import type { SystemReplica } from "./system-replica.ts";
+import { type SystemState, type SystemStateView, startSystemState } from "./system-state.ts";
 
 export interface ClusterServer {
   node: ClusterNode;
@@ -35,8 +36,12 @@ export async function serveClusterNode(
 ): Promise<ClusterServer> {
   const { config, store } = runtime.internals.deps;
   refuseImports(runtime.internals.deps.exportImport);
-  // Connectors, outbound workers and the bridge run for the tenants of the partitions served here.
-  runtime.internals.followPlacement((tenantId) => node?.ownership.owns(partitionOf(tenantId)) ?? false);
+  // Connectors, outbound workers and the bridge run for the tenants of the partitions served here,
+  // once the system state is caught up (the local store may be behind until then).
+  let systemState: SystemState | undefined;
+  runtime.internals.followPlacement(
+    (tenantId) => systemState !== undefined && (node?.ownership.owns(partitionOf(tenantId)) ?? false),
+  );
   const placementChanged = (tenantIds: string[]) =>
     void runtime.internals
       .placementChanged(tenantIds)
@@ -101,8 +106,19 @@ export async function serveClusterNode(
   });
   const js = jetstream(node.nc);
   const jsm = await jetstreamManager(node.nc);
-  const replica = new SystemReplica(store, js, jsm, log);
-  await replica.start();
+  systemState = await startSystemState({
+    store,
+    nc: node.nc,
+    js,
+    jsm,
+    serves: (partition) => node!.ownership.owns(partition),
+    partitionOf,
+    placementChanged,
+    everyCommands: cluster.systemSnapshotCommands,
+    clock: runtime.internals.deps.clock,
+    log,
+  });
+  const replica = systemState.replica;
   replicaStarted.resolve(replica);
   periodic = new PeriodicSnapshots({
     node,
@@ -143,7 +159,8 @@ export async function serveClusterNode(
   intake = created;
   // Partitions claimed before the intake existed start consuming now.
   for (const partition of node.ownership.owned()) void intake.startPartition(partition);
-  const app = (request: Request) => withClusterView(request, localApp(request), () => node!.view());
+  const app = (request: Request) =>
+    withClusterView(request, localApp(request), () => ({ ...node!.view(), system: systemState!.view() }));
   const router = new ClusterRouter(node, app, { ...DEFAULT_ROUTER_OPTIONS, beforeServe: knowTenant, intake });
   router.listen();
   // As in lib.ts: Bun's cap above the API limit so oversize bodies get the API's 413.
@@ -163,7 +180,7 @@ export async function serveClusterNode(
       router.stop();
       intake?.stop();
       periodic?.stop();
-      replica.stop();
+      systemState.stop();
       await node!.stop();
       unhook();
       await runtime.stop();
@@ -175,7 +192,7 @@ export async function serveClusterNode(
 async function withClusterView(
   request: Request,
   answer: Response | Promise<Response>,
-  view: () => ClusterView,
+  view: () => ClusterView & { system: SystemStateView },
 ): Promise<Response> {
   const response = await answer;
   if (request.method !== "GET" || new URL(request.url).pathname !== "/healthz" || response.status !== 200)

@@ -21,6 +21,24 @@ export const Healthz = StrictObject({
       nodes: Type.Array(Type.String()),
       owners: Type.Record(Type.String(), Type.String()),
       partition_count: Type.Integer(),
+      /** The system state's replica here (docs/cluster.md, "Cluster-wide system state"). */
+      system: Type.Optional(
+        StrictObject({
+          applied_seq: Type.Integer({ minimum: 0, description: "The last MR_SYSTEM command applied here" }),
+          applied_since_start: Type.Integer({
+            minimum: 0,
+            description: "Commands this process applied from the stream (not those a snapshot brought)",
+          }),
+          snapshot_seq: Type.Integer({
+            minimum: 0,
+            description: "The system snapshot this process loaded (0: none)",
+          }),
+          snapshots_taken: Type.Integer({
+            minimum: 0,
+            description: "System snapshots this process uploaded",
+          }),
+        }),
+      ),
     }),
   ),
 });

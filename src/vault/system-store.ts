@@ -16,6 +16,10 @@ const ADMIN_LOG = "~admin";
 /** Admin actions kept (newest); they are rare next to denials. */
 const ADMIN_AUDIT_LIMIT = 100_000;
 const NAME_KEY_META = "name-key-version";
+/** Cluster mode: the last `MR_SYSTEM` command this store applied (docs/cluster.md). */
+const APPLIED_SEQ = "system-applied-seq";
+/** The store's named databases, as a snapshot copies them. */
+const DATABASES = ["tenants", "tenant-names", "roles", "audit", "admin-audit", "meta"] as const;
 
 /** One page of an audit log, newest first; `nextBefore` continues it. */
 export interface AuditPage<T> {
@@ -38,6 +42,7 @@ export interface AuditPage<T> {
  */
 export class SystemStore {
   private readonly root: RootDatabase;
+  private readonly dbs: Record<(typeof DATABASES)[number], Database>;
   private readonly tenants: Database<Tenant, string>;
   private readonly names: Database<string, string>;
   private readonly roles: Database<Role, [string, string]>;
@@ -68,6 +73,14 @@ export class SystemStore {
     this.audit = this.root.openDB({ name: "audit" });
     this.adminAudit = this.root.openDB({ name: "admin-audit" });
     this.meta = this.root.openDB({ name: "meta" });
+    this.dbs = {
+      tenants: this.tenants,
+      "tenant-names": this.names,
+      roles: this.roles,
+      audit: this.audit,
+      "admin-audit": this.adminAudit,
+      meta: this.meta,
+    };
     this.adminSeq = this.meta.get(ADMIN_SEQ) ?? 0;
     this.adminCount = this.adminAudit.getCount();
     // Audit keys carry a global sequence; its high-water mark is kept so a restart never reuses one.
@@ -288,6 +301,79 @@ export class SystemStore {
     };
   }
 
+  /** Cluster mode: the sequence of the last `MR_SYSTEM` command applied here (0: none). */
+  appliedSeq(): number {
+    return this.meta.get(APPLIED_SEQ) ?? 0;
+  }
+
+  /** Whether the store holds nothing (no tenant, role or audit record). */
+  isEmpty(): boolean {
+    return [this.tenants, this.roles, this.audit, this.adminAudit].every((db) => db.getCount() === 0);
+  }
+
+  /**
+   * Records that the stream's command `seq` is applied. Issued in the same synchronous run as the
+   * command's own puts (every mutator issues its puts before its first await), it is committed in
+   * their transaction: lmdb-js batches all writes of an event turn into one (`eventTurnBatching`),
+   * so after a crash the store holds a command's effect exactly when it holds its sequence.
+   */
+  markApplied(seq: number): Promise<void> {
+    return this.committed(this.meta.put(APPLIED_SEQ, seq));
+  }
+
+  /** A consistent, compacted copy of the whole store as `<dir>/data.mdb` (LMDB's copy, at one read transaction). */
+  async backup(dir: string): Promise<void> {
+    mkdirSync(dir, { recursive: true });
+    await this.root.backup(dir, true);
+  }
+
+  /**
+   * Replaces everything the store holds by the content of the store in `dir` (a snapshot: a
+   * `backup`), or by nothing: every database is cleared and refilled in one synchronous run, so in
+   * one transaction (readers see the old content until it commits, then the new one). The caller
+   * must not write meanwhile (cluster mode: the system replica, the only writer, waits for it).
+   */
+  async replaceWith(dir: string | undefined): Promise<void> {
+    const source = dir === undefined ? undefined : open({ path: dir, compression: false, readOnly: true });
+    try {
+      let last: Promise<unknown> = Promise.resolve();
+      for (const name of DATABASES) {
+        const target = this.dbs[name];
+        last = target.clearAsync();
+        if (!source) continue;
+        for (const { key, value } of source.openDB({ name }).getRange()) last = target.put(key, value);
+      }
+      const counts = source ? this.countsOf(source) : { tenants: 0, admin: 0, adminSeq: 0, auditSeq: 0 };
+      this.forgetCaches(counts);
+      await this.committed(last);
+      // Reads between the clear and its commit may have cached the old content again.
+      this.forgetCaches(counts);
+    } finally {
+      await source?.close();
+    }
+  }
+
+  /** The in-memory counters of the content in `source`, read there (the puts are not committed yet). */
+  private countsOf(source: RootDatabase) {
+    const meta = source.openDB<number, string>({ name: "meta" });
+    return {
+      tenants: source.openDB({ name: "tenants" }).getCount(),
+      admin: source.openDB({ name: "admin-audit" }).getCount(),
+      adminSeq: meta.get(ADMIN_SEQ) ?? 0,
+      auditSeq: meta.get(AUDIT_SEQ) ?? 0,
+    };
+  }
+
+  private forgetCaches(counts: { tenants: number; admin: number; adminSeq: number; auditSeq: number }): void {
+    this.tenantCache.clear();
+    this.roleCache.clear();
+    this.auditCounts.clear();
+    this.knownTenantCount = counts.tenants;
+    this.adminCount = counts.admin;
+    this.adminSeq = counts.adminSeq;
+    this.auditSeq = counts.auditSeq;
+  }
+
   private closed = false;
 
   async close(): Promise<void> {
@@ -303,6 +389,16 @@ export class SystemStore {
       this.auditCounts.set(tenantId, count);
     }
     return count;
+  }
+}
+
+/** The applied `MR_SYSTEM` sequence of the store copy in `dir` (a `backup`), read without writing to it. */
+export async function appliedSeqIn(dir: string): Promise<number> {
+  const copy = open({ path: dir, compression: false, readOnly: true });
+  try {
+    return copy.openDB<number, string>({ name: "meta" }).get(APPLIED_SEQ) ?? 0;
+  } finally {
+    await copy.close();
   }
 }
 
