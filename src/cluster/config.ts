@@ -38,8 +38,8 @@ export interface ClusterConfig {
   systemSnapshotCommands?: number;
   /**
    * The HTTP base URL other nodes redirect clients to for what they cannot forward over NATS (the
-   * live stream, a body over one message): `MEMORY_RUNTIME_CLUSTER_ADVERTISE_URL`, else derived
-   * from the listening address once the server listens.
+   * live stream): `MEMORY_RUNTIME_CLUSTER_ADVERTISE_URL`, else derived from the listening address
+   * once the server listens.
    */
   advertiseUrl?: string;
 }

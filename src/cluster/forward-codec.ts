@@ -36,15 +36,24 @@ export function encodeRequest(request: Request, body: Uint8Array): EncodedMessag
   return { headers: h, payload: body };
 }
 
-/** Rebuilds the request on the owner, with the URL the receiving node was called with. */
-export function decodeRequest(msg: { data: Uint8Array; headers?: MsgHdrs }): Request {
+/**
+ * Rebuilds the request on the owner, with the URL the receiving node was called with; its body is
+ * the message's payload, or `body` when it comes in parts (forward-body.ts), with the length the
+ * client declared (`declaredLength`) so the app refuses an oversize body as it would locally.
+ */
+export function decodeRequest(
+  msg: { data: Uint8Array; headers?: MsgHdrs },
+  body?: ReadableStream<Uint8Array>,
+  declaredLength?: string,
+): Request {
   const method = msg.headers?.get(METHOD) || "GET";
   const pairs = JSON.parse(msg.headers?.get(HEADERS) || "[]") as Array<[string, string]>;
+  if (body && declaredLength) pairs.push(["content-length", declaredLength]);
   const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(msg.headers?.get(URL_HEADER) || "http://cluster.internal/", {
     method,
     headers: pairs,
-    body: hasBody ? msg.data : undefined,
+    body: hasBody ? (body ?? msg.data) : undefined,
   });
 }
 

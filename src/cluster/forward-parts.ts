@@ -37,19 +37,26 @@ export function inParts(answer: EncodedMessage, maxPayload: number): EncodedMess
 
 /**
  * Sends the request with a reply subject of its own and collects the answer's messages; undefined
- * when nobody listens on `subject`, or the answer is not whole within `timeoutMs`.
+ * when nobody listens on `subject`, or the answer is not whole within `timeoutMs`. Each event on
+ * `activity` (the owner pulling a part of the request's body) starts the timeout again.
  */
 export function requestInParts(
   nc: NatsConnection,
   subject: string,
   request: EncodedMessage,
   timeoutMs: number,
+  activity?: EventTarget,
 ): Promise<ReceivedAnswer | undefined> {
   const inbox = createInbox();
   return new Promise((resolve) => {
     const received: Msg[] = [];
+    const restart = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish(undefined), timeoutMs);
+    };
     const finish = (answer: ReceivedAnswer | undefined) => {
       clearTimeout(timer);
+      activity?.removeEventListener("pull", restart);
       subscription.unsubscribe();
       resolve(answer);
     };
@@ -62,7 +69,8 @@ export function requestInParts(
         if (outcome !== "incomplete") finish(outcome);
       },
     });
-    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    let timer = setTimeout(() => finish(undefined), timeoutMs);
+    activity?.addEventListener("pull", restart);
     try {
       nc.publish(subject, request.payload, { headers: request.headers, reply: inbox });
     } catch {

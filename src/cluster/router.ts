@@ -2,17 +2,21 @@
  * The cluster's front door (docs/cluster.md, "Request forwarding"): a request for a tenant this
  * node owns is handled by the local app after its write is appended (fenced) to the partition log;
  * one for a tenant another node owns is forwarded to it over NATS request/reply and its answer
- * returned unchanged (in consecutive parts when over one message), except what NATS cannot carry
- * (the live stream, a batch body over one message), answered 307 to the owner's advertised URL;
- * with no owner (or no owner's URL) within `ownerWaitMs`, 503 with `Retry-After`.
+ * returned unchanged (in consecutive parts when over one message; a body over one message is
+ * pulled by the owner in parts, forward-body.ts), except the live stream (a reply that never
+ * ends), answered 307 to the owner's advertised URL; with no owner (or no owner's URL) within
+ * `ownerWaitMs`, 503 with `Retry-After`.
  */
 import type { Msg, Subscription } from "@nats-io/transport-node";
-import { PayloadTooLarge, Unavailable } from "../errors.ts";
+import { type AppError, PayloadTooLarge, Unavailable } from "../errors.ts";
+import { readBodyCapped } from "../http/body.ts";
 import { problemResponse } from "../http/errors.ts";
 import { assignRequestId, requestIdOf } from "../http/request-id.ts";
+import { BODY_LENGTH, BODY_SUBJECT, BodyParts, offerBody, pullBody } from "./forward-body.ts";
 import {
   decodeRequest,
   decodeResponse,
+  type EncodedMessage,
   encodeRequest,
   encodeResponse,
   isNotOwner,
@@ -46,9 +50,16 @@ export const DEFAULT_ROUTER_OPTIONS: RouterOptions = {
 
 /** How often a request waiting for an owner looks again. */
 const OWNER_POLL_MS = 25;
+/**
+ * Forwarded requests whose body this node pulls in parts at once, at most: each holds one part
+ * (under one NATS message) beyond what its route reads; past it, 503 with Retry-After.
+ */
+export const MAX_PULLED_BODIES = 16;
 
 export class ClusterRouter {
   private subscription: Subscription | undefined;
+  /** Forwarded requests whose body is being pulled here now. */
+  private pulledBodies = 0;
 
   constructor(
     private readonly node: ClusterNode,
@@ -78,15 +89,25 @@ export class ClusterRouter {
     return this.forward(request, tenantId, partition);
   }
 
+  /**
+   * A delivery is one intake stream message (durable before it is answered), so its body must fit
+   * one: the webhook limit in cluster mode is `max_payload` less room for headers.
+   */
   private async intake(request: Request, target: { source: string; tenantId: string }): Promise<Response> {
-    if (this.tooLarge(request)) return this.payloadTooLarge(request);
-    return this.options.intake!.accept(request, target, new Uint8Array(await request.arrayBuffer()));
+    const limit = this.partSize();
+    const body = await readBodyCapped(request, limit).catch((error) =>
+      error instanceof PayloadTooLarge ? undefined : Promise.reject(error),
+    );
+    if (!body) {
+      const error = new PayloadTooLarge(`a webhook body over ${limit} bytes does not fit the intake stream`);
+      return problemResponse(error, assignRequestId(request));
+    }
+    return this.options.intake!.accept(request, target, body);
   }
 
-  /** A body NATS cannot carry in one message. */
-  private tooLarge(request: Request): boolean {
-    const declared = Number(request.headers.get("content-length") ?? "0");
-    return declared > this.maxPayload() - HEADER_ROOM;
+  /** The largest body (or body part) one NATS message carries beside its headers. */
+  private partSize(): number {
+    return this.maxPayload() - HEADER_ROOM;
   }
 
   /** The NATS server's message size limit. */
@@ -94,29 +115,25 @@ export class ClusterRouter {
     return this.node.nc.info?.max_payload ?? 1024 * 1024;
   }
 
-  /** The 413 of a body too large to forward on a route that does not redirect: it names the way out. */
-  private payloadTooLarge(request: Request): Response {
-    const error = new PayloadTooLarge("body too large to forward: send it to the owner node");
-    return problemResponse(error, assignRequestId(request));
-  }
-
   private async forward(request: Request, tenantId: string, partition: number): Promise<Response> {
-    if (this.tooLarge(request)) {
-      if (!redirectsWhenTooLarge(request)) return this.payloadTooLarge(request);
-      return this.redirect(request, tenantId, partition);
-    }
     if (isLiveStream(request)) return this.redirect(request, tenantId, partition);
-    const body = new Uint8Array(await request.arrayBuffer());
-    return this.untilOwned(request, partition, async (owner) =>
-      owner === this.node.nodeId
-        ? this.serveOwned(rebuilt(request, body), tenantId)
-        : this.ask(owner, request, body),
-    );
+    const body = await BodyParts.of(request, this.partSize());
+    return this.untilOwned(request, partition, async (owner) => {
+      if ("whole" in body)
+        return owner === this.node.nodeId
+          ? this.serveOwned(rebuilt(request, body.whole), tenantId)
+          : this.ask(owner, request, body.whole);
+      // Parts already sent to an owner that then failed cannot be sent again: the client retries.
+      if (body.parts.started) return this.bodyLost(request);
+      return owner === this.node.nodeId
+        ? this.serveOwned(rebuilt(request, body.parts.stream()), tenantId)
+        : this.askWithBodyInParts(owner, request, body.parts);
+    });
   }
 
   /**
-   * What NATS cannot carry (a live stream, a body over one message) goes to the owner itself: 307
-   * to its advertised HTTP base URL, path and query kept (the client repeats method and body).
+   * The live stream (a reply that never ends) goes to the owner itself: 307 to its advertised HTTP
+   * base URL, path and query kept (the client repeats method and body).
    */
   private redirect(request: Request, tenantId: string, partition: number): Promise<Response> {
     return this.untilOwned(request, partition, async (owner) => {
@@ -155,6 +172,45 @@ export class ClusterRouter {
     }
   }
 
+  /**
+   * A body over one message: the owner pulls its parts from this node while its app reads them
+   * (forward-body.ts); each pull restarts the wait for the answer. Undefined (ask again, maybe
+   * another owner) only while no part has left this node.
+   */
+  private async askWithBodyInParts(
+    owner: string,
+    request: Request,
+    parts: BodyParts,
+  ): Promise<Response | undefined> {
+    const activity = new EventTarget();
+    const offer = offerBody(this.node.nc, parts, () => activity.dispatchEvent(new Event("pull")));
+    const { headers, payload } = encodeRequest(request, new Uint8Array());
+    headers.set(BODY_SUBJECT, offer.subject);
+    const declared = request.headers.get("content-length");
+    if (declared) headers.set(BODY_LENGTH, declared);
+    try {
+      const reply = await requestInParts(
+        this.node.nc,
+        httpSubject(owner),
+        { headers, payload },
+        this.options.forwardTimeoutMs,
+        activity,
+      ).catch(() => undefined);
+      if (!parts.started && (!reply || isNotOwner(reply))) return undefined;
+      // Answered (maybe before the whole body was read: a 413, a 401), or lost: the rest is not wanted.
+      parts.cancel();
+      return reply && !isNotOwner(reply) ? decodeResponse(reply) : this.bodyLost(request);
+    } finally {
+      offer.close();
+    }
+  }
+
+  /** The owner went away while it was reading the body: nothing says whether it was applied. */
+  private bodyLost(request: Request): Response {
+    const error = new Unavailable("the owner stopped answering while it read the request body; retry", 1);
+    return problemResponse(error, requestIdOf(request));
+  }
+
   /** The owner's answer, or undefined when it is no owner any more or does not answer. */
   private async ask(owner: string, request: Request, body: Uint8Array): Promise<Response | undefined> {
     const { headers, payload } = encodeRequest(request, body);
@@ -174,14 +230,50 @@ export class ClusterRouter {
   }
 
   private async answerForwarded(msg: Msg): Promise<void> {
-    const request = decodeRequest(msg);
-    const tenantId = tenantOfRequest(request);
-    const owned = tenantId !== undefined && this.node.ownership.owns(partitionOf(tenantId));
-    const response = owned ? await this.serveOwned(request, tenantId).catch(() => undefined) : undefined;
-    const reply = response ? await encodeResponse(response) : notOwnerReply();
+    const reply = await this.answerOf(msg);
     // An answer over one message goes back in consecutive parts (src/cluster/forward-parts.ts).
     for (const part of inParts(reply, this.maxPayload()))
       msg.respond(part.payload, { headers: part.headers });
+  }
+
+  /** "Not owner" (nothing of the body pulled, so it may be sent elsewhere), or the app's answer. */
+  private async answerOf(msg: Msg): Promise<EncodedMessage> {
+    const request = decodeRequest(msg);
+    const tenantId = tenantOfRequest(request);
+    if (tenantId === undefined || !this.node.ownership.owns(partitionOf(tenantId))) return notOwnerReply();
+    const bodySubject = msg.headers?.get(BODY_SUBJECT);
+    if (bodySubject) return this.answerPullingBody(msg, bodySubject, tenantId);
+    const response = await this.serveOwned(request, tenantId).catch(() => undefined);
+    return response ? encodeResponse(response) : notOwnerReply();
+  }
+
+  /**
+   * A request whose body is pulled from the forwarding node as the app reads it. A broken pull
+   * (a part refused, out of order, or late) is answered for itself (400, 503), whatever the app
+   * made of its unreadable body.
+   */
+  private async answerPullingBody(msg: Msg, bodySubject: string, tenantId: string): Promise<EncodedMessage> {
+    const head = decodeRequest(msg);
+    if (this.pulledBodies >= MAX_PULLED_BODIES)
+      return this.problem(
+        new Unavailable("too many forwarded request bodies on their way here; retry", 1),
+        head,
+      );
+    this.pulledBodies++;
+    try {
+      const body = pullBody(this.node.nc, bodySubject, this.options.forwardTimeoutMs);
+      const request = decodeRequest(msg, body.stream, msg.headers?.get(BODY_LENGTH) || undefined);
+      const response = await this.serveOwned(request, tenantId).catch(() => undefined);
+      const failure = body.failure();
+      if (failure) return this.problem(failure, request);
+      return response ? encodeResponse(response) : notOwnerReply();
+    } finally {
+      this.pulledBodies--;
+    }
+  }
+
+  private problem(error: AppError, request: Request): Promise<EncodedMessage> {
+    return encodeResponse(problemResponse(error, assignRequestId(request)));
   }
 
   stop(): void {
@@ -194,15 +286,7 @@ function isLiveStream(request: Request): boolean {
   return request.method === "GET" && new URL(request.url).pathname === "/memory/stream";
 }
 
-/**
- * Routes whose body limit is over one NATS message (the batch writes, 16x the body limit): a body
- * too large to forward is redirected to the owner. Elsewhere it stays a 413 (declared on them).
- */
-function redirectsWhenTooLarge(request: Request): boolean {
-  return request.method === "POST" && /^\/memory\/[a-z_-]+\/batch$/.test(new URL(request.url).pathname);
-}
-
-function rebuilt(request: Request, body: Uint8Array): Request {
+function rebuilt(request: Request, body: Uint8Array | ReadableStream<Uint8Array>): Request {
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   return new Request(request.url, {
     method: request.method,

@@ -15,7 +15,7 @@ import {
   ReadEntryQuery,
 } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
-import { ownerRedirect, problems } from "../models/problem.ts";
+import { problems } from "../models/problem.ts";
 import type { Deps } from "./deps.ts";
 
 /** `Idempotency-Key`: 1–255 visible ASCII characters (CONTRACT §5). */
@@ -67,7 +67,6 @@ function categoryRoutes(deps: Deps, category: Category) {
         response: {
           200: BatchReply,
           201: BatchReply,
-          ...ownerRedirect(),
           ...problems(400, 401, 403, 413, 415, 422, 503, 507),
         },
         detail: {

@@ -57,7 +57,7 @@ describe("cluster: a forwarded answer over one NATS message (2 nodes)", () => {
     const entries = Array.from({ length: ENTRIES }, (_, i) => ({
       content: `Large answer entry ${String(i).padStart(3, "0")} ${"y".repeat(2000)}`,
     }));
-    // The batch body is over one message too: written at the owner (a non-owner redirects it).
+    // Written at the owner: this suite is about the answer (bodies: large-bodies.test.ts).
     const written = await fetch(`${owner.server.base}/memory/facts/batch`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },

@@ -1,7 +1,8 @@
 /**
- * Real processes on loopback (one nats-server, two runtime nodes): what NATS cannot carry — the live
- * entry stream and a batch body over one message — a non-owner answers 307 to the owner's
- * advertised URL, path and query kept, and following it is served by the owner.
+ * Real processes on loopback (one nats-server, two runtime nodes): what NATS request/reply cannot
+ * carry — the live entry stream, a reply that never ends — a non-owner answers 307 to the owner's
+ * advertised URL, path and query kept, and following it is served by the owner. (Bodies over one
+ * message are forwarded in parts: large-bodies.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { partitionOf } from "../../src/cluster/partition.ts";
@@ -13,8 +14,7 @@ import {
   waitForSettled,
 } from "../helpers/cluster-processes.ts";
 import { checkerFromDocument } from "../helpers/openapi-conformance.ts";
-import { pollUntil } from "../helpers/poll.ts";
-import { adminTokenFor, httpCall, killHard } from "../helpers/server-process.ts";
+import { adminTokenFor, httpCall } from "../helpers/server-process.ts";
 
 const SECRET = "cluster-redirect-secret-of-at-least-32-bytes!";
 interface Setup {
@@ -98,66 +98,4 @@ describe("cluster: the live stream through a non-owner (2 nodes)", () => {
     expect(events).toContain(written.body.id);
     expect(events).toContain("Streamed after a redirect");
   }, 30_000);
-});
-
-describe("cluster: a batch over one NATS message through a non-owner (2 nodes)", () => {
-  let setup: Setup;
-  beforeAll(async () => {
-    setup = await setUp();
-  }, 60_000);
-  afterAll(async () => {
-    await setup.cluster.stop();
-  });
-
-  test("a 2 MiB batch: 307 from the non-owner; repeating it there writes every entry, and a takeover keeps them", async () => {
-    const { owner, other, token } = setup;
-    const entries = Array.from({ length: 1000 }, (_, i) => ({
-      content: `Batch entry ${String(i).padStart(4, "0")} ${"x".repeat(2100)}`,
-    }));
-    const body = JSON.stringify({ entries });
-    expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
-    const init = {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body,
-    };
-    const redirected = await fetch(`${other.server.base}/memory/facts/batch`, {
-      ...init,
-      redirect: "manual",
-    });
-    expect(redirected.status).toBe(307);
-    expect(redirected.headers.get("location")).toBe(`${owner.server.base}/memory/facts/batch`);
-    expect(await conformance(other.server.base, "POST", "/memory/facts/batch", redirected)).toEqual([]);
-
-    const followed = await fetch(redirected.headers.get("location")!, init);
-    expect(followed.status).toBe(201);
-    const reply = (await followed.json()) as { entries: Array<{ id: string }> };
-    expect(reply.entries).toHaveLength(1000);
-    const ids = reply.entries.map((e) => e.id).sort();
-    // Every page of the tenant's facts through the non-owner (forwarded); [] while none answers.
-    // Pages of 500 (~1.1 MB): a forwarded answer over one NATS message comes back in parts.
-    const listAll = async () => {
-      const listed: string[] = [];
-      let cursor: string | null = null;
-      for (let page = 0; page < 20; page++) {
-        const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
-        const answer = await httpCall(other.server.base, "GET", `/memory/facts?limit=500${query}`, { token });
-        if (answer.status !== 200) return [];
-        listed.push(...(answer.body.items as Array<{ id: string }>).map((e) => e.id));
-        cursor = answer.body.next_cursor;
-        if (!cursor) break;
-      }
-      return listed.sort();
-    };
-    // Every entry, read through the non-owner (forwarded).
-    expect(await listAll()).toEqual(ids);
-
-    // The write set went to the changelog in parts: the survivor's takeover replays all of it, once.
-    await killHard(owner.server);
-    const afterTakeover = await pollUntil(listAll, (listed) => listed.length > 0, {
-      timeoutMs: 20_000,
-      intervalMs: 200,
-    });
-    expect(afterTakeover).toEqual(ids);
-  }, 60_000);
 });
