@@ -4,6 +4,7 @@ import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
 import type { Clock } from "../src/runtime/clock.ts";
 import { type Later, later } from "../src/runtime/later.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";
+import { sealImport } from "../src/vault/import-seal.ts";
 import { storageFault } from "../src/vault/storage-faults.ts";
 import type { TenantVault } from "../src/vault/tenant-vault.ts";
 import { type ExportSnapshot, VaultTransfer } from "../src/vault/vault-transfer.ts";
@@ -102,6 +103,8 @@ export class TenantTransfer {
             .finishImport(records)
             .catch(storageFault)
             .then(() => skipImportedHistory(this.vault.root, this.vault.lastChangeSeq()))
+            // Still refusing other work: in cluster mode the vault goes to the changelog here.
+            .then(() => sealImport(this.vault))
             .then(() => {
               this.importing = "ended";
               return undefined;

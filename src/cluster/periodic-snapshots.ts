@@ -44,6 +44,11 @@ export interface PeriodicSnapshotDeps {
   clock: Clock;
   policy: SnapshotPolicy;
   log: (line: string) => void;
+  /**
+   * The log below the snapshot at `seq` (of epoch `epoch`) was purged: what only that part of the
+   * log referred to can go (import objects, import-log.ts).
+   */
+  purged?: (partition: number, snapshot: { seq: number; epoch: number }) => Promise<void>;
 }
 
 export class PeriodicSnapshots {
@@ -114,6 +119,7 @@ export class PeriodicSnapshots {
       // Lands only while this node owns the partition: a fenced-out owner never purges.
       await this.deps.node.appendRecord(partition, { type: "snapshot", seq: upTo });
       await this.deps.jsm.streams.purge(LOG_STREAM, { filter: logSubject(partition), seq: upTo });
+      await this.deps.purged?.(partition, { seq: upTo, epoch: replayed.epoch });
       state.records -= covered;
       state.lastAt = this.deps.clock.now();
       this.deps.log(

@@ -3,7 +3,8 @@
  * owner drops whatever it had locally of the partition's tenants, loads the partition's latest
  * snapshot, and replays the changelog from the snapshot's sequence up to its own claim (nothing
  * acknowledged can follow it). Records of a writer whose epoch is older than a claim seen before
- * them are skipped (fencing's second line). When it replayed anything, the result is captured as
+ * them are skipped (fencing's second line); an `import` record replaces its tenant's vault with the
+ * imported one (import-log.ts). When it replayed anything, the result is captured as
  * the next snapshot before the partition is served. Periodic snapshots (periodic-snapshots.ts)
  * rebuild the same way into a scratch directory.
  */
@@ -15,6 +16,7 @@ import { removeTenantDir, tenantDir } from "../vault/tenant-paths.ts";
 import { TenantVault } from "../vault/tenant-vault.ts";
 import { decodeWriteSet, localWrite } from "./changelog.ts";
 import { type LogRecord, Reassembly, unbatched } from "./fence.ts";
+import type { ImportObjects } from "./import-objects.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
 import { partitionOf } from "./partition.ts";
 import { type Manifest, NO_SNAPSHOT, type Snapshots } from "./snapshots.ts";
@@ -25,6 +27,8 @@ export interface RestoreDeps {
   /** Closes the tenant's actor (and its vault) on this node. */
   passivateTenant(tenantId: string): Promise<void>;
   snapshots?: Snapshots;
+  /** Where `import` records' vaults are (import-log.ts). */
+  imports?: ImportObjects;
   /** False for a tenant deleted since its records were written: they are not replayed. */
   tenantExists?: (tenantId: string) => Promise<boolean>;
   log?: (line: string) => void;
@@ -88,6 +92,7 @@ export async function replayPartition(
     if (!known.has(tenantId)) known.set(tenantId, (await deps.tenantExists?.(tenantId)) ?? true);
     return known.get(tenantId)!;
   };
+  const imported = new Set<string>();
   const report = { tenants: 0, applied: 0, skipped: 0, snapshot: snapshot.seq };
   let newestClaim = snapshot.epoch;
   try {
@@ -108,9 +113,17 @@ export async function replayPartition(
         // A part of a large record is applied with its last part; a batch's records one by one.
         for (const record of whole ? unbatched(whole) : []) {
           if (record.type === "claim") newestClaim = msg.seq;
-          else if (record.type === "write" && record.tenant_id) {
+          else if ((record.type === "write" || record.type === "import") && record.tenant_id) {
             if (record.epoch < newestClaim || !(await exists(record.tenant_id))) report.skipped++;
-            else {
+            else if (record.type === "import") {
+              // The imported vault replaces the tenant's, whatever this replay wrote of it before.
+              await vaults.get(record.tenant_id)?.close();
+              vaults.delete(record.tenant_id);
+              if (!deps.imports) throw new Error("an import record, and no import store to read it from");
+              await deps.imports.restore(String(record.object), dir, record.tenant_id);
+              imported.add(record.tenant_id);
+              report.applied++;
+            } else {
               let vault = vaults.get(record.tenant_id);
               if (!vault) {
                 vault = new TenantVault(tenantDir(dir, record.tenant_id));
@@ -130,7 +143,7 @@ export async function replayPartition(
   }
   // A tenant deleted since the snapshot: its files go (an erased tenant must not come back).
   const kept: string[] = [];
-  for (const tenantId of new Set([...snapshot.tenants, ...vaults.keys()])) {
+  for (const tenantId of new Set([...snapshot.tenants, ...vaults.keys(), ...imported])) {
     if (await exists(tenantId)) kept.push(tenantId);
     else removeTenantDir(dir, tenantId);
   }

@@ -9,7 +9,9 @@ import type { MemoryRuntime } from "../lib.ts";
 import { encodeWriteSet, logVaultWrites } from "./changelog.ts";
 import { type ClusterConfig, derivedAdvertiseUrl } from "./config.ts";
 import { Fenced } from "./fence.ts";
-import { refuseImports } from "./import-refusal.ts";
+import { ImportLedger } from "./import-ledger.ts";
+import { deleteCoveredImports, logImports } from "./import-log.ts";
+import { ImportObjects } from "./import-objects.ts";
 import { Intake } from "./intake.ts";
 import { checkAtEdge } from "./intake-edge.ts";
 import { ClusterNode, type ClusterView } from "./node.ts";
@@ -35,7 +37,6 @@ export async function serveClusterNode(
   log: (line: string) => void = console.error,
 ): Promise<ClusterServer> {
   const { config, store } = runtime.internals.deps;
-  refuseImports(runtime.internals.deps.exportImport);
   // Connectors, outbound workers and the bridge run for the tenants of the partitions served here,
   // once the system state is caught up (the local store may be behind until then).
   let systemState: SystemState | undefined;
@@ -57,6 +58,9 @@ export async function serveClusterNode(
   let intake: Intake | undefined;
   let snapshots: Promise<Snapshots> | undefined;
   let periodic: PeriodicSnapshots | undefined;
+  let importObjects: Promise<ImportObjects> | undefined;
+  const imports = () => (importObjects ??= ImportObjects.open(node!.nc));
+  const ledger = new ImportLedger();
   const replicaStarted = Promise.withResolvers<SystemReplica>();
   // The system state as of now (a deleted tenant's records are not replayed).
   const tenantExists = async (tenantId: string) => {
@@ -84,6 +88,7 @@ export async function serveClusterNode(
         dataDir: config.dataDir,
         passivateTenant: runtime.internals.passivateTenant,
         snapshots: await snapshots,
+        imports: await imports(),
         tenantExists,
         log,
       };
@@ -95,6 +100,7 @@ export async function serveClusterNode(
     },
     onServing: (partition, serving) => {
       periodic?.serving(partition, serving);
+      if (!serving) ledger.forget(partition);
       placementChanged(tenantsOf(partition));
       if (!intake) return;
       if (serving)
@@ -103,6 +109,14 @@ export async function serveClusterNode(
           .catch((error) => log(`[cluster] intake ${partition}: ${error}`));
       else intake.stopPartition(partition);
     },
+  });
+  // Imports completed here go to the changelog before they are answered.
+  const unhookImports = logImports({
+    node,
+    imports,
+    ledger,
+    appended: (partition, seq) => periodic?.appended(partition, seq),
+    log,
   });
   const js = jetstream(node.nc);
   const jsm = await jetstreamManager(node.nc);
@@ -124,10 +138,17 @@ export async function serveClusterNode(
     node,
     jsm,
     snapshots: () => (snapshots ??= Snapshots.open(node!.nc)),
-    restore: { js, passivateTenant: runtime.internals.passivateTenant, tenantExists, log },
+    restore: {
+      js,
+      passivateTenant: runtime.internals.passivateTenant,
+      imports: await imports(),
+      tenantExists,
+      log,
+    },
     clock: runtime.internals.deps.clock,
     policy: cluster.snapshots,
     log,
+    purged: (partition, snapshot) => deleteCoveredImports({ imports, ledger, log }, partition, snapshot),
   });
   // The system state is here now: the tenants of partitions claimed meanwhile start their connectors.
   placementChanged(store.listTenants().map((t) => t.tenant_id));
@@ -183,6 +204,7 @@ export async function serveClusterNode(
       systemState.stop();
       await node!.stop();
       unhook();
+      unhookImports();
       await runtime.stop();
     },
   };

@@ -99,9 +99,10 @@ export const adminTransferRoutes = (deps: Deps) =>
             "The body is read line by line and written in batches; a line that fails its schema is a " +
             "422 naming the line, and nothing of the import is kept. Ids, both time axes, sequence " +
             "numbers, change log positions and dedupe records are restored as exported; entries take " +
-            "this tenant's id; the roles replace this tenant's library. In cluster mode an import is " +
-            "refused with 409 (it is not written to the partition changelog, so it would not survive " +
-            "a takeover; docs/cluster.md).",
+            "this tenant's id; the roles replace this tenant's library. In cluster mode the owner " +
+            "stores the imported vault and records it in the partition changelog before answering, so " +
+            "it moves with the tenant; when that fails nothing is kept and the answer is 503 with " +
+            "Retry-After (docs/cluster.md).",
           requestBody: IMPORT_BODY,
         },
       },

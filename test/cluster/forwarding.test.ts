@@ -3,9 +3,7 @@
  * owner would (same status, body and headers), system state is shared, `/healthz` shows the cluster.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { IMPORT_REFUSED } from "../../src/cluster/import-refusal.ts";
 import { partitionOf } from "../../src/cluster/partition.ts";
-import { NDJSON } from "../../src/http/ndjson.ts";
 import { STANDARD_SECRET, standardSender } from "../fakes/senders/standard.ts";
 import {
   clusterView,
@@ -157,41 +155,5 @@ describe("cluster: forwarding and shared system state (3 nodes)", () => {
     expect(queued.queued).toEqual([(await signed(n3)).headers["webhook-id"]!]);
     const listed = await httpCall(n1, "GET", "/memory/facts", { token: created.body.token });
     expect(listed.body.items.map((e: { id: string }) => e.id)).toEqual(summary.entries);
-  });
-
-  test("a tenant import is refused with 409 and why (it would not survive a takeover); nothing is written", async () => {
-    const [n1, n2, n3] = cluster.nodes.map((n) => n.server.base) as [string, string, string];
-    const source = await httpCall(n1, "POST", "/admin/tenants", {
-      token: admin,
-      body: { name: "Export Co" },
-    });
-    const wrote = await httpCall(n2, "POST", "/memory/facts", {
-      token: source.body.token,
-      body: { content: "Exported before the import" },
-    });
-    expect(wrote.status).toBe(201);
-    const exported = await fetch(`${n2}/admin/tenants/${source.body.tenant_id}/export`, {
-      headers: { authorization: `Bearer ${admin}` },
-    });
-    expect(exported.status).toBe(200);
-    const ndjson = await exported.text();
-    const target = await httpCall(n1, "POST", "/admin/tenants", {
-      token: admin,
-      body: { name: "Import Co" },
-    });
-
-    const imported = await fetch(`${n3}/admin/tenants/${target.body.tenant_id}/import`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${admin}`, "content-type": NDJSON },
-      body: ndjson,
-    });
-    expect(imported.status).toBe(409);
-    expect(imported.headers.get("content-type")).toBe("application/problem+json");
-    const problem = (await imported.json()) as { code: string; detail: string };
-    expect(problem.code).toBe("conflict");
-    expect(problem.detail).toBe(IMPORT_REFUSED);
-    const listed = await httpCall(n1, "GET", "/memory/facts", { token: target.body.token });
-    expect(listed.status).toBe(200);
-    expect(listed.body.items).toEqual([]);
   });
 });
