@@ -13,6 +13,7 @@ import { decodeResponse, encodeRequest } from "../../src/cluster/forward-codec.t
 import { httpSubject } from "../../src/cluster/names.ts";
 import { partitionOf } from "../../src/cluster/partition.ts";
 import { MAX_PULLED_BODIES } from "../../src/cluster/router.ts";
+import { NDJSON } from "../../src/http/ndjson.ts";
 import {
   type ClusterNodeProcess,
   clusterView,
@@ -127,6 +128,52 @@ describe("cluster: request bodies over one NATS message through a non-owner (2 n
     expect(viaOther.status).toBe(413);
     expect(await answerOf(viaOther)).toEqual(await answerOf(viaOwner));
   }, 30_000);
+
+  test("a ~1.5 MiB import through the non-owner: 200, all 700 entries imported and served", async () => {
+    const admin = await adminTokenFor(cluster.secret);
+    const source = await httpCall(owner.server.base, "POST", "/admin/tenants", {
+      token: admin,
+      body: { name: "Import Source Co" },
+    });
+    const entries = Array.from({ length: 700 }, (_, i) => ({
+      content: `Imported entry ${String(i).padStart(3, "0")} ${"z".repeat(2000)}`,
+    }));
+    const wrote = await httpCall(owner.server.base, "POST", "/memory/facts/batch", {
+      token: source.body.token,
+      body: { entries },
+    });
+    expect(wrote.status).toBe(201);
+    const exported = await fetch(`${owner.server.base}/admin/tenants/${source.body.tenant_id}/export`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    const ndjson = await exported.text();
+    expect(ndjson.length).toBeGreaterThan(1.4 * MiB);
+    // An empty tenant of the owner's, the import sent to the other node.
+    const owners = (await clusterView(owner)).owners;
+    let target: { tenant_id: string; token: string } | undefined;
+    for (let i = 0; i < 200 && !target; i++) {
+      const created = await httpCall(other.server.base, "POST", "/admin/tenants", {
+        token: admin,
+        body: { name: `Import Target ${i}` },
+      });
+      if (owners[partitionOf(created.body.tenant_id)] === owner.nodeId) target = created.body;
+    }
+    const path = `/admin/tenants/${target!.tenant_id}/import`;
+    const imported = await fetch(`${other.server.base}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin}`, "content-type": NDJSON },
+      body: ndjson,
+    });
+    expect(await conforms("POST", path, imported)).toEqual([]);
+    expect(imported.status).toBe(200);
+    expect(((await imported.json()) as { imported: { entries: number } }).imported.entries).toBe(700);
+    const listed = await httpCall(other.server.base, "GET", "/memory/facts?limit=500", {
+      token: target!.token,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.items).toHaveLength(500);
+    expect(listed.body.next_cursor).not.toBeNull();
+  }, 60_000);
 
   test("a 2 MiB batch through the non-owner: 201 with every entry, which a takeover keeps", async () => {
     const entries = Array.from({ length: 1000 }, (_, i) => ({
