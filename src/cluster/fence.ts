@@ -30,6 +30,8 @@ export class Fenced extends Unavailable {
 export class PartitionLog {
   /** The last sequence this node appended or read per partition it claimed. */
   private readonly lastSeq = new Map<number, number>();
+  /** The epoch of this node's current claim per partition: a record of an older one is never published. */
+  private readonly epochs = new Map<number, number>();
   /** Records waiting for their partition's append in flight, and the partitions appending now. */
   private readonly queues = new Map<number, QueuedRecord[]>();
   private readonly draining = new Set<number>();
@@ -51,6 +53,7 @@ export class PartitionLog {
       expect: { lastSubjectSequence: expected },
     });
     this.lastSeq.set(partition, ack.seq);
+    this.epochs.set(partition, ack.seq);
     return ack.seq;
   }
 
@@ -83,6 +86,9 @@ export class PartitionLog {
       while (queue.length > 0) {
         const batch = takeBatch(queue, this.maxRecordBytes());
         try {
+          // A record queued before this node dropped and re-claimed the partition would land after the
+          // new claim under its old epoch: acknowledged, then skipped by replay's epoch filter. Refused.
+          if (this.epochs.get(partition) !== batch[0]!.epoch) throw new Fenced(partition);
           let seq = 0;
           for (const message of partsOf(batchMessage(batch, this.nodeId), this.maxRecordBytes()))
             seq = await this.publishFenced(partition, message);
@@ -108,7 +114,7 @@ export class PartitionLog {
       return ack.seq;
     } catch (error) {
       if (/wrong last sequence/.test(String(error))) {
-        this.lastSeq.delete(partition);
+        this.forget(partition);
         throw new Fenced(partition);
       }
       throw error;
@@ -117,6 +123,7 @@ export class PartitionLog {
 
   forget(partition: number): void {
     this.lastSeq.delete(partition);
+    this.epochs.delete(partition);
   }
 }
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { type LogRecord, PartitionLog, Reassembly, unbatched } from "../../src/cluster/fence.ts";
+import { Fenced, type LogRecord, PartitionLog, Reassembly, unbatched } from "../../src/cluster/fence.ts";
 import { LOG_STREAM, LOG_SUBJECTS, logSubject } from "../../src/cluster/names.ts";
 import { type NatsServer, startNatsServer } from "../helpers/nats-server.ts";
 
@@ -81,28 +81,33 @@ describe("changelog group append", () => {
     expect(seqs).toEqual(records.map((r) => r.seq));
   });
 
-  test("queued records of different epochs never share a message", async () => {
+  test("a record queued under an older claim of this node is refused, never published under the new one", async () => {
     const log = new PartitionLog(jetstream(nc), await jetstreamManager(nc), "g3");
-    const epoch = await log.claim(7);
-    const later = epoch + 1000;
-    const seqs = await Promise.all([
-      log.append(7, epoch, { type: "write", n: 0 }),
-      log.append(7, epoch, { type: "write", n: 1 }),
-      log.append(7, epoch, { type: "write", n: 2 }),
-      log.append(7, later, { type: "write", n: 3 }),
-      log.append(7, later, { type: "write", n: 4 }),
+    const first = await log.claim(7);
+    // The node dropped the partition and claimed it again: records of `first` may still be queued.
+    const second = await log.claim(7);
+    const outcomes = await Promise.allSettled([
+      log.append(7, first, { type: "write", n: 0 }),
+      log.append(7, second, { type: "write", n: 1 }),
+      log.append(7, second, { type: "write", n: 2 }),
     ]);
-    const { records } = await recordsAfter(7, epoch);
+    expect(outcomes[0]).toMatchObject({ status: "rejected", reason: expect.any(Fenced) });
+    expect(outcomes.slice(1).map((o) => o.status)).toEqual(["fulfilled", "fulfilled"]);
+    const { records } = await recordsAfter(7, second);
     expect(records.map((r) => [r.record.n, r.record.epoch])).toEqual([
-      [0, epoch],
-      [1, epoch],
-      [2, epoch],
-      [3, later],
-      [4, later],
+      [1, second],
+      [2, second],
     ]);
-    // 1 and 2 queued together, as did 3 and 4; the epoch change splits them.
-    expect(seqs[1]).toBe(seqs[2]!);
-    expect(seqs[3]).toBe(seqs[4]!);
-    expect(seqs[3]).toBeGreaterThan(seqs[2]!);
+  });
+
+  test("a forgotten partition refuses every queued record", async () => {
+    const log = new PartitionLog(jetstream(nc), await jetstreamManager(nc), "g4");
+    const epoch = await log.claim(8);
+    log.forget(8);
+    await expect(log.append(8, epoch, { type: "write", n: 0 })).rejects.toBeInstanceOf(Fenced);
+    const last = await (await jetstreamManager(nc)).streams.getMessage(LOG_STREAM, {
+      last_by_subj: logSubject(8),
+    });
+    expect(last?.seq).toBe(epoch);
   });
 });
