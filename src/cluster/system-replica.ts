@@ -111,6 +111,7 @@ export class SystemReplica {
    * applying the stream, then routes the store's mutators through it.
    */
   async start(): Promise<void> {
+    this.store.leaveRoomToSubmitter();
     await ensureSystemStream(this.deps.jsm);
     await this.joinStream();
     const consumer = await this.deps.js.consumers.get(SYSTEM_STREAM, {
@@ -124,11 +125,11 @@ export class SystemReplica {
     })().catch((error) => this.deps.log(`[cluster] system replica stopped: ${error}`));
     await this.catchUp();
     const s = this.store as unknown as Record<keyof Mutators, unknown>;
-    s.createTenant = (tenant: Tenant) => this.submit({ op: "createTenant", tenant });
+    s.createTenant = (tenant: Tenant) => this.submitGrowth({ op: "createTenant", tenant });
     s.setTenantStatus = (tenantId: string, status: Tenant["status"]) =>
       this.submit({ op: "setTenantStatus", tenantId, status });
     s.deleteTenant = (tenantId: string) => this.submit({ op: "deleteTenant", tenantId });
-    s.putRole = (tenantId: string, role: Role) => this.submit({ op: "putRole", tenantId, role });
+    s.putRole = (tenantId: string, role: Role) => this.submitGrowth({ op: "putRole", tenantId, role });
     s.deleteRole = (tenantId: string, name: string) => this.submit({ op: "deleteRole", tenantId, name });
     s.recordDenial = (denial: Denial) => this.submit({ op: "recordDenial", denial });
     s.recordAdminEvent = (event: AdminEvent) => this.submit({ op: "recordAdminEvent", event });
@@ -165,6 +166,16 @@ export class SystemReplica {
     const last = info.state.last_seq;
     if (this.applied >= last) return;
     await new Promise<void>((resolve) => this.reached.push({ seq: last, resolve }));
+  }
+
+  /** A command that grows the store: refused (507) here, before publication, when this store is at its ceiling. */
+  private submitGrowth(command: Command): Promise<unknown> {
+    try {
+      this.store.assertRoom();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.submit(command);
   }
 
   private async submit(command: Command): Promise<unknown> {

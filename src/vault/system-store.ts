@@ -141,6 +141,22 @@ export class SystemStore {
     this.gauge.assertRoom("the system store");
   }
 
+  /** False once a replica checks the ceiling where commands are submitted (leaveRoomToSubmitter). */
+  private mutatorsCheckRoom = true;
+
+  /**
+   * Cluster mode: the ceiling is checked by the node submitting a command, before it is published;
+   * applying a command every node accepted must not depend on this node's own fill level, or the
+   * replicas would diverge (a refused command is still marked applied).
+   */
+  leaveRoomToSubmitter(): void {
+    this.mutatorsCheckRoom = false;
+  }
+
+  private checkRoom(): void {
+    if (this.mutatorsCheckRoom) this.assertRoom();
+  }
+
   /**
    * The commit of the puts just issued (every put of a turn resolves with the same commit, so the
    * last one's promise stands for all): a storage fault is a 507.
@@ -150,7 +166,7 @@ export class SystemStore {
   }
 
   async createTenant(tenant: Tenant): Promise<void> {
-    this.assertRoom();
+    this.checkRoom();
     this.tenants.put(tenant.tenant_id, tenant);
     await this.committed(this.names.put(nameKey(tenant.name), tenant.tenant_id));
     this.tenantCache.set(tenant.tenant_id, tenant);
@@ -239,7 +255,7 @@ export class SystemStore {
 
   /** Stores a role; true when it replaced one of the same name. */
   async putRole(tenantId: string, role: Role): Promise<boolean> {
-    this.assertRoom();
+    this.checkRoom();
     const replaced = this.roles.doesExist([tenantId, role.name]);
     await this.committed(this.roles.put([tenantId, role.name], role));
     this.roleCache.set(`${tenantId}/${role.name}`, role);

@@ -36,8 +36,8 @@ const tenant = (tenant_id: string, name: string): Tenant => ({
   created_at: "2026-11-21T10:00:00.000Z",
 });
 
-function store(name: string): SystemStore {
-  const opened = new SystemStore(join(root, name), 1000);
+function store(name: string, maxBytes?: number): SystemStore {
+  const opened = new SystemStore(join(root, name), 1000, { maxBytes });
   stores.push(opened);
   return opened;
 }
@@ -152,5 +152,30 @@ describe("the system replica", () => {
       // The stream was purged below a snapshot: it came from there.
       expect(replica.view().snapshot_seq).toBeGreaterThan(0);
     }
+  });
+
+  test("a store at its size ceiling applies what the others accepted, and refuses its own growth before publishing", async () => {
+    const full = store("full", 1);
+    const replica = replicaOf(full);
+    await replica.start();
+    const grown = "01JDB2X6J3KQ5W8Z3M4N7P9R2G";
+    await writer.createTenant(tenant(grown, "Grown Elsewhere"));
+    await writer.putRole(grown, {
+      name: "auditor",
+      permissions: ["memory:read"],
+      description: "",
+      builtin: false,
+    });
+    await replica.catchUp();
+    expect(full.getTenant(grown)?.name).toBe("Grown Elsewhere");
+    expect(full.getRole(grown, "auditor")?.permissions).toEqual(["memory:read"]);
+    expect(contentOf(full)).toEqual(contentOf(writer));
+
+    const before = (await jsm.streams.info(SYSTEM_STREAM)).state.last_seq;
+    await expect(full.createTenant(tenant(FOREIGN, "Refused Here"))).rejects.toMatchObject({ status: 507 });
+    await expect(
+      full.putRole(grown, { name: "writer", permissions: ["memory:write"], description: "", builtin: false }),
+    ).rejects.toMatchObject({ status: 507 });
+    expect((await jsm.streams.info(SYSTEM_STREAM)).state.last_seq).toBe(before);
   });
 });
