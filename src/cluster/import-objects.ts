@@ -7,10 +7,12 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { type JetStreamClient, jetstream } from "@nats-io/jetstream";
 import { type ObjectStore, Objm } from "@nats-io/obj";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { tenantDir } from "../vault/tenant-paths.ts";
 import { partitionLabel } from "./partition.ts";
+import { overwriteObject } from "./secure-delete.ts";
 
 export const IMPORTS_BUCKET = "mr-imports";
 /** LMDB's data file: the whole vault (the lock file is recreated on open). */
@@ -44,10 +46,13 @@ export function parseImportObjectName(name: string): ImportObjectName | undefine
 }
 
 export class ImportObjects {
-  private constructor(private readonly store: ObjectStore) {}
+  private constructor(
+    private readonly store: ObjectStore,
+    private readonly js: JetStreamClient,
+  ) {}
 
   static async open(nc: NatsConnection): Promise<ImportObjects> {
-    return new ImportObjects(await new Objm(nc).create(IMPORTS_BUCKET));
+    return new ImportObjects(await new Objm(nc).create(IMPORTS_BUCKET), jetstream(nc));
   }
 
   /** Uploads a vault's data file (streamed, not held in memory). */
@@ -71,11 +76,15 @@ export class ImportObjects {
     if (failed) throw failed;
   }
 
-  /** Deletes the objects `useless` names (a snapshot covers them); answers how many. */
+  /**
+   * Deletes the objects `useless` names (a snapshot covers them), their chunks overwritten first
+   * (a vault may hold entries erased since: secure-delete.ts); answers how many.
+   */
   async deleteWhere(useless: (name: string) => boolean): Promise<number> {
     let deleted = 0;
     for (const info of await this.store.list()) {
       if (!useless(info.name)) continue;
+      await overwriteObject(this.js, IMPORTS_BUCKET, info.nuid);
       await this.store.delete(info.name);
       deleted++;
     }

@@ -4,14 +4,17 @@
  * snapshot, and replays the changelog from the snapshot's sequence up to its own claim (nothing
  * acknowledged can follow it). Records of a writer whose epoch is older than a claim seen before
  * them are skipped (fencing's second line); an `import` record replaces its tenant's vault with the
- * imported one (import-log.ts). When it replayed anything, the result is captured as
- * the next snapshot before the partition is served. Periodic snapshots (periodic-snapshots.ts)
- * rebuild the same way into a scratch directory.
+ * imported one (import-log.ts); an erasure's vault is compacted after the replay (LMDB keeps freed
+ * pages as they were). When it replayed anything, the result is captured as the next snapshot
+ * before the partition is served, unless the partition owes a compaction (it met an erasure or a
+ * deleted tenant, or records left below the snapshot): the owner then compacts it once it serves
+ * it (compaction.ts), rebuilding the same way into a scratch directory.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DeliverPolicy, type JetStreamClient } from "@nats-io/jetstream";
 import { ULID_RE } from "../models/common.ts";
+import { compactIfPending, markForCompaction } from "../vault/compact.ts";
 import { removeTenantDir, tenantDir } from "../vault/tenant-paths.ts";
 import { TenantVault } from "../vault/tenant-vault.ts";
 import { decodeWriteSet, localWrite } from "./changelog.ts";
@@ -19,6 +22,7 @@ import { type LogRecord, Reassembly, unbatched } from "./fence.ts";
 import type { ImportObjects } from "./import-objects.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
 import { partitionOf } from "./partition.ts";
+import { firstSeqOnSubject } from "./secure-delete.ts";
 import { type Manifest, NO_SNAPSHOT, type Snapshots } from "./snapshots.ts";
 
 export interface RestoreDeps {
@@ -42,6 +46,16 @@ export interface RestoreReport {
   snapshot: number;
 }
 
+/** A takeover's restore: and whether the partition owes a compaction (compaction.ts). */
+export interface Restored extends RestoreReport {
+  /**
+   * The log holds an erasure or a deleted tenant's records, or records below the snapshot (a
+   * compaction cut short, or a takeover's snapshot): the new owner compacts the partition once it
+   * serves it (compaction.ts), instead of capturing its restored state as a snapshot.
+   */
+  compactionOwed: boolean;
+}
+
 /** A partition's state rebuilt in a directory: the snapshot, then the log up to `upTo`. */
 export interface Replayed extends RestoreReport {
   /** The tenants whose vaults the directory now holds. */
@@ -50,6 +64,10 @@ export interface Replayed extends RestoreReport {
   epoch: number;
   /** A tenant of the snapshot was deleted since: the state differs from the snapshot's. */
   droppedFromSnapshot: boolean;
+  /** Tenants whose entries an applied write set erased (their vaults are compacted). */
+  erased: string[];
+  /** Tenants met (records or snapshot files) that no longer exist: left out. */
+  deleted: string[];
 }
 
 /** How often a takeover re-reads the snapshots when the one it read was overtaken by a purge. */
@@ -59,10 +77,12 @@ export async function restorePartition(
   deps: RestoreDeps,
   partition: number,
   claimSeq: number,
-): Promise<RestoreReport> {
+): Promise<Restored> {
   await dropLocalTenants(deps, partition);
   const replayed = await replayPartition(deps, partition, deps.dataDir, claimSeq);
-  if (deps.snapshots && (replayed.applied > 0 || replayed.droppedFromSnapshot)) {
+  const compactionOwed = await owesCompaction(deps, partition, replayed);
+  // An owed compaction makes the next snapshot itself and removes the log below it.
+  if (deps.snapshots && !compactionOwed && (replayed.applied > 0 || replayed.droppedFromSnapshot)) {
     const manifest = { seq: claimSeq, epoch: replayed.epoch, tenants: replayed.kept };
     // Copied now (closed, exactly the log up to the claim); uploaded while the partition is served.
     void deps.snapshots
@@ -70,7 +90,14 @@ export async function restorePartition(
       .catch((error) => deps.log?.(`[cluster] partition ${partition}: snapshot failed: ${error}`));
   }
   const { tenants, applied, skipped, snapshot } = replayed;
-  return { tenants, applied, skipped, snapshot };
+  return { tenants, applied, skipped, snapshot, compactionOwed };
+}
+
+async function owesCompaction(deps: RestoreDeps, partition: number, replayed: Replayed): Promise<boolean> {
+  if (replayed.erased.length > 0 || replayed.deleted.length > 0) return true;
+  if (replayed.snapshot === 0) return false;
+  const first = await firstSeqOnSubject(deps.js, partition);
+  return first !== undefined && first < replayed.snapshot;
 }
 
 /**
@@ -93,6 +120,7 @@ export async function replayPartition(
     return known.get(tenantId)!;
   };
   const imported = new Set<string>();
+  const erased = new Set<string>();
   const report = { tenants: 0, applied: 0, skipped: 0, snapshot: snapshot.seq };
   let newestClaim = snapshot.epoch;
   try {
@@ -129,7 +157,9 @@ export async function replayPartition(
                 vault = new TenantVault(tenantDir(dir, record.tenant_id));
                 vaults.set(record.tenant_id, vault);
               }
-              await localWrite.call(vault, decodeWriteSet(record.set));
+              const set = decodeWriteSet(record.set);
+              if (set.erase) erased.add(record.tenant_id);
+              await localWrite.call(vault, set);
               report.applied++;
             }
           }
@@ -149,7 +179,14 @@ export async function replayPartition(
   }
   report.tenants = kept.length;
   const droppedFromSnapshot = snapshot.tenants.some((t) => !kept.includes(t));
-  return { ...report, kept, epoch: newestClaim, droppedFromSnapshot };
+  // LMDB keeps freed pages as they were: erased bytes stay in the file until it is compacted.
+  const erasedKept = kept.filter((t) => erased.has(t));
+  for (const tenantId of erasedKept) {
+    markForCompaction(tenantDir(dir, tenantId));
+    await compactIfPending(tenantDir(dir, tenantId));
+  }
+  const deleted = [...known].filter(([, exists]) => !exists).map(([tenantId]) => tenantId);
+  return { ...report, kept, epoch: newestClaim, droppedFromSnapshot, erased: erasedKept, deleted };
 }
 
 /**

@@ -8,6 +8,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { MemoryRuntime } from "../lib.ts";
 import { encodeWriteSet, logVaultWrites } from "./changelog.ts";
 import { type ClusterConfig, derivedAdvertiseUrl } from "./config.ts";
+import { compactAfterErasure } from "./erasure.ts";
 import { Fenced } from "./fence.ts";
 import { ImportLedger } from "./import-ledger.ts";
 import { deleteCoveredImports, logImports } from "./import-log.ts";
@@ -58,6 +59,8 @@ export async function serveClusterNode(
   let intake: Intake | undefined;
   let snapshots: Promise<Snapshots> | undefined;
   let periodic: PeriodicSnapshots | undefined;
+  // Partitions whose takeover found a compaction owed (restore.ts): compacted once served.
+  const compactionOwed = new Set<number>();
   let importObjects: Promise<ImportObjects> | undefined;
   const imports = () => (importObjects ??= ImportObjects.open(node!.nc));
   const ledger = new ImportLedger();
@@ -93,13 +96,14 @@ export async function serveClusterNode(
         log,
       };
       const report = await restorePartition(restoreDeps, partition, epoch);
+      if (report.compactionOwed) compactionOwed.add(partition);
       if (report.applied > 0 || report.snapshot > 0)
         log(
           `[cluster] partition ${partition}: snapshot at ${report.snapshot}, then ${report.applied} writes replayed (${report.tenants} tenants)`,
         );
     },
     onServing: (partition, serving) => {
-      periodic?.serving(partition, serving);
+      periodic?.serving(partition, serving, serving && compactionOwed.delete(partition));
       if (!serving) ledger.forget(partition);
       placementChanged(tenantsOf(partition));
       if (!intake) return;
@@ -153,7 +157,10 @@ export async function serveClusterNode(
   // The system state is here now: the tenants of partitions claimed meanwhile start their connectors.
   placementChanged(store.listTenants().map((t) => t.tenant_id));
   // Partitions served before it existed count from now.
-  for (const partition of node.ownership.owned()) periodic.serving(partition, true);
+  for (const partition of node.ownership.owned())
+    periodic.serving(partition, true, compactionOwed.delete(partition));
+  // Erasures and deletions are answered once their partition is compacted.
+  compactAfterErasure(runtime.internals.deps, periodic);
   periodic.start();
   // A tenant created on another node a moment ago: catch up on the system stream once.
   const knowTenant = async (tenantId: string) => {

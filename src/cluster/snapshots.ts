@@ -4,15 +4,18 @@
  * `<NN>/<seq>/<tenant>`, exactly the partition's changelog applied up to and including `seq`.
  * A takeover loads the snapshot of the highest `seq` whose manifest is complete (so the snapshot a
  * takeover sees never goes back, whoever uploaded last) and replays the log after `seq` only.
- * Objects of older snapshots are deleted once a newer manifest is written.
+ * Objects of older snapshots are deleted once a newer manifest is written, their chunks
+ * overwritten first (they may hold entries erased or tenants deleted since: secure-delete.ts).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type JetStreamClient, jetstream } from "@nats-io/jetstream";
 import { type ObjectStore, Objm } from "@nats-io/obj";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { tenantDir } from "../vault/tenant-paths.ts";
 import { partitionLabel } from "./partition.ts";
+import { overwriteObject } from "./secure-delete.ts";
 
 export const SNAPSHOTS_BUCKET = "mr-snapshots";
 /** LMDB's data file: the whole vault (the lock file is recreated on open). */
@@ -32,10 +35,13 @@ export class Snapshots {
   /** One upload per partition at a time on this node (takeover and periodic snapshots). */
   private readonly chains = new Map<number, Promise<unknown>>();
 
-  private constructor(private readonly store: ObjectStore) {}
+  private constructor(
+    private readonly store: ObjectStore,
+    private readonly js: JetStreamClient,
+  ) {}
 
   static async open(nc: NatsConnection): Promise<Snapshots> {
-    return new Snapshots(await new Objm(nc).create(SNAPSHOTS_BUCKET));
+    return new Snapshots(await new Objm(nc).create(SNAPSHOTS_BUCKET), jetstream(nc));
   }
 
   /** The complete snapshot of the highest sequence (NO_SNAPSHOT: none). */
@@ -53,7 +59,7 @@ export class Snapshots {
   async loadFiles(partition: number, manifest: Manifest, dataDir: string): Promise<void> {
     const prefix = `${partitionLabel(partition)}/${manifest.seq}`;
     for (const tenantId of manifest.tenants) {
-      const bytes = await this.store.getBlob(`${prefix}/${tenantId}`);
+      const bytes = await readObject(this.store, `${prefix}/${tenantId}`);
       if (!bytes) throw new Error(`snapshot ${prefix} lacks tenant ${tenantId}`);
       const dir = tenantDir(dataDir, tenantId);
       mkdirSync(dir, { recursive: true });
@@ -94,12 +100,18 @@ export class Snapshots {
     await this.deleteOlder(partition, manifest.seq);
   }
 
-  /** Older snapshots are never read again (a takeover takes the highest complete one). */
+  /**
+   * Older snapshots are never read again (a takeover takes the highest complete one). Their chunks
+   * are overwritten first; failing to is an error (what they hold may be erased data), and the
+   * next snapshot of the partition deletes them again.
+   */
   private async deleteOlder(partition: number, seq: number): Promise<void> {
     const label = partitionLabel(partition);
     for (const info of await this.store.list()) {
       const older = snapshotSeqOf(label, info.name);
-      if (older !== undefined && older < seq) await this.store.delete(info.name).catch(() => undefined);
+      if (older === undefined || older >= seq) continue;
+      await overwriteObject(this.js, SNAPSHOTS_BUCKET, info.nuid);
+      await this.store.delete(info.name);
     }
   }
 
@@ -112,6 +124,44 @@ export class Snapshots {
     }
     return seqs.sort((a, b) => a - b);
   }
+}
+
+/** A chunk not arriving for this long: the object was deleted while read (a newer snapshot exists). */
+const READ_IDLE_MS = 10_000;
+
+/**
+ * An object's bytes (null: no such object). The object store's own read waits forever for chunks
+ * deleted meanwhile (an older snapshot being replaced), so a read that stalls is abandoned with an
+ * error: the takeover reading it fails and is retried, then finds the newer snapshot.
+ */
+export async function readObject(
+  store: ObjectStore,
+  name: string,
+  idleMs = READ_IDLE_MS,
+): Promise<Uint8Array | null> {
+  const object = await store.get(name);
+  if (!object) return null;
+  const reader = object.data.getReader();
+  const parts: Uint8Array[] = [];
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`reading ${name} stalled (deleted meanwhile?)`)), idleMs);
+    });
+    try {
+      const { done, value } = await Promise.race([reader.read(), stalled]);
+      if (done) break;
+      if (value?.length) parts.push(value);
+    } catch (error) {
+      await reader.cancel().catch(() => undefined);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  const failed = await object.error;
+  if (failed) throw failed;
+  return Buffer.concat(parts);
 }
 
 /** `<label>/<seq>/…` → seq; undefined for another partition's objects. */

@@ -90,7 +90,8 @@ export const adminTenantRoutes = (deps: Deps) =>
       {
         auth: "admin",
         params: TenantParams,
-        response: { 200: TenantRemoval, ...problems(401, 403, 404, 409, 507) },
+        // 503: cluster mode answers once the tenant's partition is compacted; retry when it could not be.
+        response: { 200: TenantRemoval, ...problems(401, 403, 404, 409, 503, 507) },
         detail: { tags, summary: "Erase a suspended tenant (else 409): its vault, roles and audit records" },
       },
     )

@@ -241,7 +241,13 @@ async function verify(
 }
 
 /** Snapshots the nodes' logs report over the run (every log of the run, killed nodes' included). */
-function snapshotCounts(root: string): { periodic: number; restored_from_snapshot: number; failed: number } {
+function snapshotCounts(root: string): {
+  periodic: number;
+  /** Compactions asked for (erasures, deletions) or owed by a takeover. */
+  compactions: number;
+  restored_from_snapshot: number;
+  failed: number;
+} {
   const logs = readdirSync(root)
     .filter((name) => name.endsWith(".log"))
     .map((name) => readFileSync(join(root, name), "utf8"))
@@ -249,8 +255,9 @@ function snapshotCounts(root: string): { periodic: number; restored_from_snapsho
   const count = (pattern: RegExp) => logs.match(pattern)?.length ?? 0;
   return {
     periodic: count(/periodic snapshot at \d+/g),
+    compactions: count(/: compaction at \d+/g),
     restored_from_snapshot: count(/: snapshot at [1-9]\d*, then/g),
-    failed: count(/snapshot failed/g),
+    failed: count(/(snapshot|compaction) failed/g),
   };
 }
 

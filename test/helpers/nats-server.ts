@@ -10,6 +10,8 @@ import type { Subprocess } from "bun";
 export interface NatsServer {
   proc: Subprocess;
   url: string;
+  /** Its JetStream store directory (`-sd`). */
+  storeDir: string;
   /** Stops with SIGINT (a clean shutdown) and removes its store unless `keepStore`. */
   stop(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function startNatsServer(
     return {
       proc,
       url: `nats://127.0.0.1:${port}`,
+      storeDir,
       stop: async () => {
         if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGINT");
         await proc.exited;

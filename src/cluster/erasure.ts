@@ -1,0 +1,59 @@
+/**
+ * Erasure in cluster mode (docs/cluster.md, "Erasure in cluster mode"): erasing entries
+ * (`POST /admin/tenants/{id}/erase`) and deleting a tenant (`DELETE /admin/tenants/{id}`) are
+ * answered only once the partition's owner has compacted the partition (compaction.ts): a snapshot
+ * without the erased data or the deleted tenant, the log below it and the older snapshots' files
+ * overwritten and removed. As in single-node mode, where the erasure's answer waits
+ * for the vault's compaction, the answer then means the data is gone, here from NATS as well.
+ *
+ * The erasure or deletion itself is committed first (in the changelog, in the system state): if
+ * the compaction fails or the partition moves meanwhile, the answer is an error (503, retry), the
+ * compaction stays owed and is done by this owner 10 s later or by the next owner at takeover. A
+ * retried erasure finds nothing left to erase and waits for the owed compaction.
+ */
+import { Unavailable } from "../errors.ts";
+import type { Deps } from "../routes/deps.ts";
+import { partitionOf } from "./partition.ts";
+
+/** The owner retries a failed compaction after 10 s: the client may retry then. */
+const RETRY_AFTER_S = 10;
+
+export interface PartitionCompactions {
+  compactNow(partition: number): Promise<void>;
+  owes(partition: number): boolean;
+}
+
+export function compactAfterErasure(
+  deps: Pick<Deps, "eraseEntries" | "lifecycle">,
+  compactions: PartitionCompactions,
+): void {
+  const erase = deps.eraseEntries;
+  deps.eraseEntries = async (tenantId, request, by) => {
+    const report = await erase(tenantId, request, by);
+    const partition = partitionOf(tenantId);
+    const changed =
+      report.erased.length > 0 || report.dead_letters_removed > 0 || report.idempotency_records_removed > 0;
+    if (!report.dry_run && (changed || compactions.owes(partition))) await compacted(compactions, partition);
+    return report;
+  };
+  const lifecycle = deps.lifecycle;
+  const remove = lifecycle.delete.bind(lifecycle);
+  lifecycle.delete = async (tenantId, by) => {
+    const removed = await remove(tenantId, by);
+    await compacted(compactions, partitionOf(tenantId));
+    return removed;
+  };
+}
+
+/** The compaction, any failure a 503: what was erased or deleted is committed, its removal is owed. */
+async function compacted(compactions: PartitionCompactions, partition: number): Promise<void> {
+  try {
+    await compactions.compactNow(partition);
+  } catch (error) {
+    if (error instanceof Unavailable) throw error;
+    throw new Unavailable(
+      "committed, but removing it from the cluster's storage failed; it is retried, retry to confirm",
+      RETRY_AFTER_S,
+    );
+  }
+}
