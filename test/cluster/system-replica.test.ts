@@ -13,8 +13,8 @@ import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManage
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { SYSTEM_STREAM, SystemReplica } from "../../src/cluster/system-replica.ts";
 import { SystemSnapshots } from "../../src/cluster/system-snapshots.ts";
-import type { Tenant } from "../../src/models/tenant.ts";
 import { SystemStore } from "../../src/vault/system-store.ts";
+import { tenantRecord as tenant } from "../fakes/system-records.ts";
 import { type NatsServer, startNatsServer } from "../helpers/nats-server.ts";
 
 const TENANTS = ["01JDB2X6J3KQ5W8Z3M4N7P9R2A", "01JDB2X6J3KQ5W8Z3M4N7P9R2B", "01JDB2X6J3KQ5W8Z3M4N7P9R2C"];
@@ -28,13 +28,6 @@ const root = mkdtempSync(join(tmpdir(), "mrt-replica-"));
 const stores: SystemStore[] = [];
 const replicas: SystemReplica[] = [];
 const quiet = () => {};
-
-const tenant = (tenant_id: string, name: string): Tenant => ({
-  tenant_id,
-  name,
-  status: "active",
-  created_at: "2026-11-21T10:00:00.000Z",
-});
 
 function store(name: string, maxBytes?: number): SystemStore {
   const opened = new SystemStore(join(root, name), 1000, { maxBytes });

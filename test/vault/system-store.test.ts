@@ -3,10 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open as openLmdb } from "lmdb";
-import type { Denial } from "../../src/models/denial.ts";
 import { BUILTIN_TENANT_ADMIN } from "../../src/models/role.ts";
-import type { Tenant } from "../../src/models/tenant.ts";
 import { nameKey, SystemStore } from "../../src/vault/system-store.ts";
+import { denialRecord as denial, tenantRecord as tenant } from "../fakes/system-records.ts";
 
 const T1 = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 const T2 = "01JDB2X6J3KQ5W8Z3M4N7P9R2T";
@@ -29,24 +28,6 @@ function reopen(dir: string, auditLimit = 1000): SystemStore {
 afterEach(async () => {
   for (const s of open.splice(0)) await s.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const tenant = (tenant_id: string, name: string): Tenant => ({
-  tenant_id,
-  name,
-  status: "active",
-  created_at: "2026-11-21T10:00:00.000Z",
-});
-
-const denial = (tenantId: string, n: number): Denial => ({
-  at: new Date(Date.UTC(2026, 10, 21, 10, 0, n)).toISOString(),
-  tenant_id: tenantId,
-  sub: `agent-${n}`,
-  roles: ["reader"],
-  method: "GET",
-  path: `/p/${n}`,
-  permission: "tenant:read",
-  reason: "no role grants tenant:read",
 });
 
 describe("tenants", () => {
