@@ -19,6 +19,7 @@ import { NDJSON } from "../../src/http/ndjson.ts";
 import {
   type ClusterNodeProcess,
   clusterView,
+  createTenantOwnedBy,
   startTestCluster,
   type TestCluster,
   waitForSettled,
@@ -56,27 +57,6 @@ async function exportedTenant(base: string, admin: string, label: string): Promi
   });
   expect(exported.status).toBe(200);
   return exported.text();
-}
-
-/** A new tenant whose partition `owner` serves (ids are random: create until one is). */
-async function tenantOwnedBy(
-  cluster: TestCluster,
-  owner: string,
-  base: string,
-  admin: string,
-  label: string,
-): Promise<Tenant> {
-  const owners = (await clusterView(cluster.nodes[0]!)).owners;
-  for (let i = 0; i < 200; i++) {
-    const created = await httpCall(base, "POST", "/admin/tenants", {
-      token: admin,
-      body: { name: `${label} ${i}` },
-    });
-    expect(created.status).toBe(201);
-    if (owners[partitionOf(created.body.tenant_id)] === owner)
-      return { id: created.body.tenant_id, token: created.body.token };
-  }
-  throw new Error(`no tenant of ${owner} in 200 creations`);
 }
 
 /** The import's answer, checked against the OpenAPI document the node serves. */
@@ -182,7 +162,13 @@ describe("cluster: tenant imports move with the tenant (3 nodes)", () => {
     await allNodesUp();
     const [via, victim] = cluster.nodes as [ClusterNodeProcess, ClusterNodeProcess];
     const ndjson = await exportedTenant(via.server.base, admin, "Takeover export");
-    const target = await tenantOwnedBy(cluster, victim.nodeId, via.server.base, admin, "Takeover import");
+    const target = await createTenantOwnedBy(
+      cluster,
+      victim.nodeId,
+      via.server.base,
+      admin,
+      "Takeover import",
+    );
 
     const imported = await importInto(via.server.base, admin, target.id, ndjson);
     expect(imported.status).toBe(200);
@@ -216,7 +202,13 @@ describe("cluster: tenant imports move with the tenant (3 nodes)", () => {
     await allNodesUp();
     const [via, , victim] = cluster.nodes as [ClusterNodeProcess, ClusterNodeProcess, ClusterNodeProcess];
     const ndjson = await exportedTenant(via.server.base, admin, "Snapshot export");
-    const target = await tenantOwnedBy(cluster, victim.nodeId, via.server.base, admin, "Snapshot import");
+    const target = await createTenantOwnedBy(
+      cluster,
+      victim.nodeId,
+      via.server.base,
+      admin,
+      "Snapshot import",
+    );
     const partition = partitionOf(target.id);
 
     expect((await importInto(via.server.base, admin, target.id, ndjson)).status).toBe(200);

@@ -4,10 +4,9 @@
  * owner does — same status, headers and body.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { partitionOf } from "../../src/cluster/partition.ts";
 import {
   type ClusterNodeProcess,
-  clusterView,
+  createPlacedTenant,
   startTestCluster,
   type TestCluster,
   waitForSettled,
@@ -37,17 +36,7 @@ describe("cluster: a forwarded answer over one NATS message (2 nodes)", () => {
     cluster = await startTestCluster(["a1", "a2"], SECRET);
     const admin = await adminTokenFor(cluster.secret);
     await waitForSettled(cluster.nodes);
-    const created = await fetch(`${cluster.nodes[0]!.server.base}/admin/tenants`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Large Answers Co" }),
-    });
-    expect(created.status).toBe(201);
-    const tenant = (await created.json()) as { tenant_id: string; token: string };
-    token = tenant.token;
-    const ownerId = (await clusterView(cluster.nodes[0]!)).owners[partitionOf(tenant.tenant_id)];
-    owner = cluster.nodes.find((n) => n.nodeId === ownerId)!;
-    other = cluster.nodes.find((n) => n.nodeId !== ownerId)!;
+    ({ token, owner, other } = await createPlacedTenant(cluster, admin, "Large Answers Co"));
   }, 60_000);
   afterAll(async () => {
     await cluster.stop();

@@ -11,12 +11,12 @@ import { connect, type Msg, type NatsConnection, headers as natsHeaders } from "
 import { BODY_SUBJECT } from "../../src/cluster/forward-body.ts";
 import { decodeResponse, encodeRequest } from "../../src/cluster/forward-codec.ts";
 import { httpSubject } from "../../src/cluster/names.ts";
-import { partitionOf } from "../../src/cluster/partition.ts";
 import { MAX_PULLED_BODIES } from "../../src/cluster/router.ts";
 import { NDJSON } from "../../src/http/ndjson.ts";
 import {
   type ClusterNodeProcess,
-  clusterView,
+  createPlacedTenant,
+  createTenantOwnedBy,
   startTestCluster,
   type TestCluster,
   waitForSettled,
@@ -31,7 +31,7 @@ const MiB = 1024 * 1024;
 let cluster: TestCluster;
 let nc: NatsConnection;
 let token: string;
-let tenantId: string;
+let _tenantId: string;
 let owner: ClusterNodeProcess;
 let other: ClusterNodeProcess;
 
@@ -78,16 +78,7 @@ describe("cluster: request bodies over one NATS message through a non-owner (2 n
     nc = await connect({ servers: cluster.nats.url });
     const admin = await adminTokenFor(cluster.secret);
     await waitForSettled(cluster.nodes);
-    const created = await httpCall(cluster.nodes[0]!.server.base, "POST", "/admin/tenants", {
-      token: admin,
-      body: { name: "Large Bodies Co" },
-    });
-    expect(created.status).toBe(201);
-    token = created.body.token;
-    tenantId = created.body.tenant_id;
-    const ownerId = (await clusterView(cluster.nodes[0]!)).owners[partitionOf(tenantId)];
-    owner = cluster.nodes.find((n) => n.nodeId === ownerId)!;
-    other = cluster.nodes.find((n) => n.nodeId !== ownerId)!;
+    ({ id: _tenantId, token, owner, other } = await createPlacedTenant(cluster, admin, "Large Bodies Co"));
   }, 60_000);
   afterAll(async () => {
     await nc?.close();
@@ -149,16 +140,14 @@ describe("cluster: request bodies over one NATS message through a non-owner (2 n
     const ndjson = await exported.text();
     expect(ndjson.length).toBeGreaterThan(1.4 * MiB);
     // An empty tenant of the owner's, the import sent to the other node.
-    const owners = (await clusterView(owner)).owners;
-    let target: { tenant_id: string; token: string } | undefined;
-    for (let i = 0; i < 200 && !target; i++) {
-      const created = await httpCall(other.server.base, "POST", "/admin/tenants", {
-        token: admin,
-        body: { name: `Import Target ${i}` },
-      });
-      if (owners[partitionOf(created.body.tenant_id)] === owner.nodeId) target = created.body;
-    }
-    const path = `/admin/tenants/${target!.tenant_id}/import`;
+    const target = await createTenantOwnedBy(
+      cluster,
+      owner.nodeId,
+      other.server.base,
+      admin,
+      "Import Target",
+    );
+    const path = `/admin/tenants/${target.id}/import`;
     const imported = await fetch(`${other.server.base}${path}`, {
       method: "POST",
       headers: { authorization: `Bearer ${admin}`, "content-type": NDJSON },
@@ -168,7 +157,7 @@ describe("cluster: request bodies over one NATS message through a non-owner (2 n
     expect(imported.status).toBe(200);
     expect(((await imported.json()) as { imported: { entries: number } }).imported.entries).toBe(700);
     const listed = await httpCall(other.server.base, "GET", "/memory/facts?limit=500", {
-      token: target!.token,
+      token: target.token,
     });
     expect(listed.status).toBe(200);
     expect(listed.body.items).toHaveLength(500);
@@ -224,15 +213,7 @@ describe("cluster: hostile body parts at the owner (2 nodes)", () => {
     nc = await connect({ servers: cluster.nats.url });
     const admin = await adminTokenFor(cluster.secret);
     await waitForSettled(cluster.nodes);
-    const created = await httpCall(cluster.nodes[0]!.server.base, "POST", "/admin/tenants", {
-      token: admin,
-      body: { name: "Hostile Parts Co" },
-    });
-    expect(created.status).toBe(201);
-    token = created.body.token;
-    tenantId = created.body.tenant_id;
-    const ownerId = (await clusterView(cluster.nodes[0]!)).owners[partitionOf(tenantId)];
-    owner = cluster.nodes.find((n) => n.nodeId === ownerId)!;
+    ({ id: _tenantId, token, owner } = await createPlacedTenant(cluster, admin, "Hostile Parts Co"));
   }, 60_000);
   afterAll(async () => {
     await nc?.close();

@@ -5,10 +5,9 @@
  * message are forwarded in parts: large-bodies.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { partitionOf } from "../../src/cluster/partition.ts";
 import {
   type ClusterNodeProcess,
-  clusterView,
+  createPlacedTenant,
   startTestCluster,
   type TestCluster,
   waitForSettled,
@@ -29,18 +28,8 @@ async function setUp(): Promise<Setup> {
   const cluster = await startTestCluster(["r1", "r2"], SECRET);
   const admin = await adminTokenFor(cluster.secret);
   await waitForSettled(cluster.nodes);
-  const created = await httpCall(cluster.nodes[0]!.server.base, "POST", "/admin/tenants", {
-    token: admin,
-    body: { name: "Redirect Co" },
-  });
-  expect(created.status).toBe(201);
-  const ownerId = (await clusterView(cluster.nodes[0]!)).owners[partitionOf(created.body.tenant_id)];
-  return {
-    cluster,
-    token: created.body.token,
-    owner: cluster.nodes.find((n) => n.nodeId === ownerId)!,
-    other: cluster.nodes.find((n) => n.nodeId !== ownerId)!,
-  };
+  const { token, owner, other } = await createPlacedTenant(cluster, admin, "Redirect Co");
+  return { cluster, token, owner, other };
 }
 
 async function conformance(base: string, method: string, path: string, response: Response) {

@@ -5,7 +5,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PARTITIONS } from "../../src/cluster/partition.ts";
+import { PARTITIONS, partitionOf } from "../../src/cluster/partition.ts";
 import { type NatsServer, startNatsServer } from "./nats-server.ts";
 import { pollUntil } from "./poll.ts";
 import { httpCall, killHard, type ServerProcess, startServerProcess } from "./server-process.ts";
@@ -111,4 +111,54 @@ export async function waitForSettled(nodes: ClusterNodeProcess[], timeoutMs = 15
     },
     { timeoutMs, intervalMs: 100 },
   );
+}
+
+/** A tenant created through `base`, its token and the node serving its partition (and one that does not). */
+export interface PlacedTenant {
+  id: string;
+  token: string;
+  owner: ClusterNodeProcess;
+  other: ClusterNodeProcess;
+}
+
+/** Creates a tenant named `name` through the first node and says which node owns it. */
+export async function createPlacedTenant(
+  cluster: TestCluster,
+  admin: string,
+  name: string,
+): Promise<PlacedTenant> {
+  const created = await httpCall(cluster.nodes[0]!.server.base, "POST", "/admin/tenants", {
+    token: admin,
+    body: { name },
+  });
+  if (created.status !== 201) throw new Error(`tenant creation answered ${created.status}`);
+  return placed(cluster, created.body.tenant_id, created.body.token);
+}
+
+/** Creates tenants (`<label> <n>`) through `base` until one lands on a partition `ownerId` serves. */
+export async function createTenantOwnedBy(
+  cluster: TestCluster,
+  ownerId: string,
+  base: string,
+  admin: string,
+  label: string,
+): Promise<PlacedTenant> {
+  const owners = (await clusterView(cluster.nodes[0]!)).owners;
+  for (let i = 0; i < 200; i++) {
+    const created = await httpCall(base, "POST", "/admin/tenants", {
+      token: admin,
+      body: { name: `${label} ${i}` },
+    });
+    if (created.status !== 201) throw new Error(`tenant creation answered ${created.status}`);
+    if (owners[partitionOf(created.body.tenant_id)] === ownerId)
+      return placed(cluster, created.body.tenant_id, created.body.token);
+  }
+  throw new Error(`no tenant of ${ownerId} in 200 creations`);
+}
+
+async function placed(cluster: TestCluster, id: string, token: string): Promise<PlacedTenant> {
+  const ownerId = (await clusterView(cluster.nodes[0]!)).owners[partitionOf(id)];
+  const owner = cluster.nodes.find((n) => n.nodeId === ownerId);
+  if (!owner) throw new Error(`no node serves the partition of ${id}`);
+  return { id, token, owner, other: cluster.nodes.find((n) => n !== owner)! };
 }
