@@ -69,6 +69,12 @@ export interface Runtime {
   followPlacement(servedHere: (tenantId: string) => boolean): void;
   /** Cluster mode: these tenants' partition started or stopped being served here. */
   placementChanged(tenantIds: readonly string[]): Promise<void>;
+  /**
+   * Cluster mode: a tenant's vault is opened only where `refusal` answers nothing (its partition is
+   * served here); elsewhere its actor refuses to start with that error and a creation opens none,
+   * so nothing late (a request, a connector) re-creates a vault this node removed.
+   */
+  guardVaults(refusal: (tenantId: string) => Error | undefined): void;
   /** Drains every actor and closes every vault and the system store. */
   stop(): Promise<void>;
 }
@@ -127,12 +133,16 @@ export function composeRuntime({
   const limits = { openFiles, maxOpenTenants: config.maxOpenTenants ?? maxOpenTenantsFor(openFiles) };
   /** Tenants being erased: their vault must not be opened again meanwhile. */
   const erasing = new Set<string>();
+  /** Cluster mode: why a tenant's vault must not be opened on this node (src/cluster/local-copies.ts). */
+  let vaultRefusal: (tenantId: string) => Error | undefined = () => undefined;
   /** Each tenant's committed changes, for whoever follows them live. */
   const changeFeeds = new ChangeFeeds();
   const tenants = actors.kind<TenantProtocol>(
     "tenant",
     (tenantId) => {
       if (erasing.has(tenantId)) throw new NotFound("this tenant is being deleted");
+      const refused = vaultRefusal(tenantId);
+      if (refused) throw refused;
       return startTenant(tenantId, {
         dataDir: config.dataDir,
         clock,
@@ -327,7 +337,10 @@ export function composeRuntime({
           store,
           clock,
           // A tenant is recorded only once its vault exists, so a failed open leaves nothing half-made.
-          initTenant: (tenantId) => tenants.ask(tenantId, { type: "tenant.init" }),
+          // In cluster mode only where its partition is served: elsewhere its owner opens it.
+          initTenant: async (tenantId) => {
+            if (vaultRefusal(tenantId) === undefined) await tenants.ask(tenantId, { type: "tenant.init" });
+          },
           discardTenant: async (tenantId) => {
             // The new tenant's actor may hold its vault open (it was opened before the tenant was recorded).
             await tenants.passivate(tenantId);
@@ -422,6 +435,9 @@ export function composeRuntime({
     passivateTenant: (tenantId) => tenants.passivate(tenantId),
     followPlacement: (serves) => {
       servedHere = serves;
+    },
+    guardVaults: (refusal) => {
+      vaultRefusal = refusal;
     },
     placementChanged: async (tenantIds) => {
       if (signal.aborted) return;

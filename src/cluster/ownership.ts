@@ -35,6 +35,8 @@ export interface OwnershipHooks {
   onClaimed?: (partition: number, epoch: number) => Promise<void>;
   /** The partition starts (true) or stops (false) being served here. */
   onServing?: (partition: number, serving: boolean) => void;
+  /** This node no longer holds the partition, served or still being restored (after `onServing`). */
+  onDropped?: (partition: number) => void;
 }
 
 export interface LeaseValue {
@@ -119,6 +121,7 @@ export class Ownership {
     this.held.delete(partition);
     this.log.forget(partition);
     if (held.ready) this.hooks.onServing?.(partition, false);
+    this.hooks.onDropped?.(partition);
     this.logLine(`[cluster] partition ${partition} dropped: ${why}`);
   }
 

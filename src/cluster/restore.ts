@@ -10,18 +10,15 @@
  * deleted tenant, or records left below the snapshot): the owner then compacts it once it serves
  * it (compaction.ts), rebuilding the same way into a scratch directory.
  */
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { DeliverPolicy, type JetStreamClient } from "@nats-io/jetstream";
-import { ULID_RE } from "../models/common.ts";
 import { compactIfPending, markForCompaction } from "../vault/compact.ts";
 import { removeTenantDir, tenantDir } from "../vault/tenant-paths.ts";
 import { TenantVault } from "../vault/tenant-vault.ts";
 import { decodeWriteSet, localWrite } from "./changelog.ts";
 import { type LogRecord, Reassembly, unbatched } from "./fence.ts";
 import type { ImportObjects } from "./import-objects.ts";
+import { dropLocalTenants } from "./local-copies.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
-import { partitionOf } from "./partition.ts";
 import { firstSeqOnSubject } from "./secure-delete.ts";
 import { type Manifest, NO_SNAPSHOT, type Snapshots } from "./snapshots.ts";
 
@@ -78,6 +75,7 @@ export async function restorePartition(
   partition: number,
   claimSeq: number,
 ): Promise<Restored> {
+  // Whatever this node holds of the partition may be stale or diverged: the log is the truth.
   await dropLocalTenants(deps, partition);
   const replayed = await replayPartition(deps, partition, deps.dataDir, claimSeq);
   const compactionOwed = await owesCompaction(deps, partition, replayed);
@@ -207,19 +205,4 @@ async function readSnapshot(deps: RestoreDeps, partition: number, dir: string): 
     return manifest;
   }
   throw new Error(`partition ${partition}: the log no longer holds the latest snapshot's sequence`);
-}
-
-/** Whatever this node holds of the partition may be stale or diverged: the log is the truth. */
-async function dropLocalTenants(deps: RestoreDeps, partition: number): Promise<void> {
-  let ids: string[];
-  try {
-    ids = readdirSync(join(deps.dataDir, "tenants"));
-  } catch {
-    return;
-  }
-  for (const tenantId of ids) {
-    if (!ULID_RE.test(tenantId) || partitionOf(tenantId) !== partition) continue;
-    await deps.passivateTenant(tenantId);
-    removeTenantDir(deps.dataDir, tenantId);
-  }
 }

@@ -223,10 +223,18 @@ export class ClusterRouter {
     return reply === undefined || isNotOwner(reply) ? undefined : decodeResponse(reply);
   }
 
-  /** Handles a request of an owned partition (its vault writes are fenced in the changelog). */
+  /**
+   * Handles a request of an owned partition (its vault writes are fenced in the changelog). A read
+   * during which the partition left this node may have read the copy being removed (or found none:
+   * local-copies.ts): undefined, so it is asked again of the next owner.
+   */
   private async serveOwned(request: Request, tenantId: string): Promise<Response | undefined> {
+    const partition = partitionOf(tenantId);
+    const epoch = this.node.ownership.epochOf(partition);
     await this.options.beforeServe?.(tenantId);
-    return this.app(request);
+    const response = await this.app(request);
+    if (isRead(request) && this.node.ownership.epochOf(partition) !== epoch) return undefined;
+    return response;
   }
 
   private async answerForwarded(msg: Msg): Promise<void> {
@@ -279,6 +287,11 @@ export class ClusterRouter {
   stop(): void {
     this.subscription?.unsubscribe();
   }
+}
+
+/** A request that changes nothing, so it may be asked again of another node. */
+function isRead(request: Request): boolean {
+  return request.method === "GET" || request.method === "HEAD";
 }
 
 /** The live entry stream (server-sent events): a reply over NATS never ends, so it is redirected. */

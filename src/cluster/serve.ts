@@ -15,6 +15,7 @@ import { deleteCoveredImports, logImports } from "./import-log.ts";
 import { ImportObjects } from "./import-objects.ts";
 import { Intake } from "./intake.ts";
 import { checkAtEdge } from "./intake-edge.ts";
+import { LocalCopies } from "./local-copies.ts";
 import { ClusterNode, type ClusterView } from "./node.ts";
 import { partitionOf } from "./partition.ts";
 import { PeriodicSnapshots } from "./periodic-snapshots.ts";
@@ -71,37 +72,50 @@ export async function serveClusterNode(
     if (store.getTenant(tenantId) === undefined) await replica.catchUp();
     return store.getTenant(tenantId) !== undefined;
   };
+  // A tenant not served here is neither written (refused before its local commit) nor opened.
+  const notServedHere = (tenantId: string) => {
+    const partition = partitionOf(tenantId);
+    return node?.ownership.owns(partition) ? undefined : new Fenced(partition);
+  };
+  runtime.internals.guardVaults(notServedHere);
   // Every vault write of an owned tenant goes to its partition's changelog before it resolves.
-  const unhook = logVaultWrites(
-    async (tenantId, set) => {
-      const record = { type: "write", tenant_id: tenantId, set: encodeWriteSet(set) };
-      const seq = await node!.appendWrite(tenantId, record);
-      periodic?.appended(partitionOf(tenantId), seq);
-    },
-    (tenantId) => {
-      const partition = partitionOf(tenantId);
-      return node?.ownership.owns(partition) ? undefined : new Fenced(partition);
-    },
-  );
+  const unhook = logVaultWrites(async (tenantId, set) => {
+    const record = { type: "write", tenant_id: tenantId, set: encodeWriteSet(set) };
+    const seq = await node!.appendWrite(tenantId, record);
+    periodic?.appended(partitionOf(tenantId), seq);
+  }, notServedHere);
+  // A claimed partition's data: whatever this node held of it dropped, the snapshot and the log tail.
+  const restore = async (partition: number, epoch: number): Promise<void> => {
+    snapshots ??= Snapshots.open(node!.nc);
+    const restoreDeps = {
+      js: jetstream(node!.nc),
+      dataDir: config.dataDir,
+      passivateTenant: runtime.internals.passivateTenant,
+      snapshots: await snapshots,
+      imports: await imports(),
+      tenantExists,
+      log,
+    };
+    const report = await restorePartition(restoreDeps, partition, epoch);
+    if (report.compactionOwed) compactionOwed.add(partition);
+    if (report.applied > 0 || report.snapshot > 0)
+      log(
+        `[cluster] partition ${partition}: snapshot at ${report.snapshot}, then ${report.applied} writes replayed (${report.tenants} tenants)`,
+      );
+  };
+  // Vaults of partitions not served here are removed; their removals and restores never overlap.
+  const localCopies = new LocalCopies({
+    dataDir: config.dataDir,
+    passivateTenant: runtime.internals.passivateTenant,
+    stopRunning: (partition) => runtime.internals.placementChanged(tenantsOf(partition)),
+    serves: (partition) => node?.ownership.owns(partition) ?? false,
+    clock: runtime.internals.deps.clock,
+    log,
+  });
+  // What it held before it started (killed) is never read again: a claim rebuilds it.
+  void localCopies.removeAll();
   node = await ClusterNode.start(cluster, log, {
-    onClaimed: async (partition, epoch) => {
-      snapshots ??= Snapshots.open(node!.nc);
-      const restoreDeps = {
-        js: jetstream(node!.nc),
-        dataDir: config.dataDir,
-        passivateTenant: runtime.internals.passivateTenant,
-        snapshots: await snapshots,
-        imports: await imports(),
-        tenantExists,
-        log,
-      };
-      const report = await restorePartition(restoreDeps, partition, epoch);
-      if (report.compactionOwed) compactionOwed.add(partition);
-      if (report.applied > 0 || report.snapshot > 0)
-        log(
-          `[cluster] partition ${partition}: snapshot at ${report.snapshot}, then ${report.applied} writes replayed (${report.tenants} tenants)`,
-        );
-    },
+    onClaimed: (partition, epoch) => localCopies.serially(partition, () => restore(partition, epoch)),
     onServing: (partition, serving) => {
       periodic?.serving(partition, serving, serving && compactionOwed.delete(partition));
       if (!serving) ledger.forget(partition);
@@ -113,6 +127,7 @@ export async function serveClusterNode(
           .catch((error) => log(`[cluster] intake ${partition}: ${error}`));
       else intake.stopPartition(partition);
     },
+    onDropped: (partition) => void localCopies.remove(partition),
   });
   // Imports completed here go to the changelog before they are answered.
   const unhookImports = logImports({
@@ -213,6 +228,8 @@ export async function serveClusterNode(
       unhook();
       unhookImports();
       await runtime.stop();
+      // Served elsewhere from now on: a stopped node keeps no tenant data.
+      await localCopies.removeAllStopped();
     },
   };
 }
