@@ -5,8 +5,9 @@
  * else the body's SHA-256) and waits a bounded time for the owner's
  * answer on a reply inbox. The owner consumes its partitions' subjects with one durable consumer
  * each, runs the delivery through its own app (verification, ingest, vault write appended to the
- * changelog) and acknowledges the message only once that answered; a 5xx (a write refused during a
- * move, storage) is redelivered.
+ * changelog) and removes the message only once that answered, overwriting it (secure delete) so
+ * the body does not outlive an erasure of its entries; a 5xx (a write refused during a move,
+ * storage) is redelivered.
  */
 import { createHash } from "node:crypto";
 import {
@@ -24,6 +25,7 @@ import { problemResponse } from "../http/errors.ts";
 import { assignRequestId } from "../http/request-id.ts";
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from "./forward-codec.ts";
 import type { EdgeVerdict } from "./intake-edge.ts";
+import { IntakeRemovals } from "./intake-removal.ts";
 import type { ClusterNode } from "./node.ts";
 import { partitionLabel, partitionOf } from "./partition.ts";
 
@@ -80,6 +82,7 @@ export interface IntakeOptions {
 
 export class Intake {
   private readonly consuming = new Map<number, ConsumerRun>();
+  private readonly removals: IntakeRemovals;
 
   constructor(
     private readonly node: ClusterNode,
@@ -95,7 +98,9 @@ export class Intake {
       target: { source: string; tenantId: string },
       body: Uint8Array,
     ) => Promise<EdgeVerdict>,
-  ) {}
+  ) {
+    this.removals = new IntakeRemovals(jsm, INTAKE_STREAM, log);
+  }
 
   async start(): Promise<void> {
     try {
@@ -234,7 +239,10 @@ export class Intake {
     }
   }
 
-  /** One delivery through the local app; acknowledged only once it answered below 500. */
+  /**
+   * One delivery through the local app; removed only once it answered below 500 (its entries
+   * committed, dead-lettered or found duplicate), after the answer went to the receiving node.
+   */
   private async run(msg: JsMsg): Promise<void> {
     const response = await this.app(decodeRequest(msg)).catch(() => undefined);
     if (!response || response.status >= 500) {
@@ -246,7 +254,8 @@ export class Intake {
       const encoded = await encodeResponse(response);
       this.node.nc.publish(reply, encoded.payload, { headers: encoded.headers });
     }
-    msg.ack();
+    // Waits only for room in the removal queue: the overwrite runs off this delivery's slot.
+    await this.removals.remove(msg);
   }
 
   stopPartition(partition: number): void {
