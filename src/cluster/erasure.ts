@@ -23,9 +23,16 @@ export interface PartitionCompactions {
   owes(partition: number): boolean;
 }
 
+/**
+ * What the erasure waits for before the compaction: the overwrites of webhook deliveries applied
+ * here just before it (intake-removal.ts), whose bodies may carry the erased text.
+ */
+export type PendingRemovals = () => Promise<void>;
+
 export function compactAfterErasure(
   deps: Pick<Deps, "eraseEntries" | "lifecycle">,
   compactions: PartitionCompactions,
+  pendingRemovals: PendingRemovals = async () => {},
 ): void {
   const erase = deps.eraseEntries;
   deps.eraseEntries = async (tenantId, request, by) => {
@@ -33,13 +40,17 @@ export function compactAfterErasure(
     const partition = partitionOf(tenantId);
     const changed =
       report.erased.length > 0 || report.dead_letters_removed > 0 || report.idempotency_records_removed > 0;
-    if (!report.dry_run && (changed || compactions.owes(partition))) await compacted(compactions, partition);
+    if (!report.dry_run && (changed || compactions.owes(partition))) {
+      await pendingRemovals();
+      await compacted(compactions, partition);
+    }
     return report;
   };
   const lifecycle = deps.lifecycle;
   const remove = lifecycle.delete.bind(lifecycle);
   lifecycle.delete = async (tenantId, by) => {
     const removed = await remove(tenantId, by);
+    await pendingRemovals();
     await compacted(compactions, partitionOf(tenantId));
     return removed;
   };

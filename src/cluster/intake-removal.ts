@@ -25,7 +25,9 @@ const MAX_WAITING = 64;
 const RETRY_DELAY_MS = 1000;
 
 export class IntakeRemovals {
-  private readonly waiting: JsMsg[] = [];
+  private readonly waiting: Removal[] = [];
+  /** Every removal asked for and not finished (waiting for room, queued or in flight). */
+  private readonly unfinished = new Set<Promise<void>>();
   private active = 0;
   /** Resolved when a removal finishes, for consumers waiting for room. */
   private room: { promise: Promise<void>; resolve: () => void } | undefined;
@@ -42,19 +44,32 @@ export class IntakeRemovals {
    * offered again: the vault's dedupe by event id makes the rerun a no-op, then it is removed again.
    */
   async remove(msg: JsMsg): Promise<void> {
+    const done = Promise.withResolvers<void>();
+    this.unfinished.add(done.promise);
+    void done.promise.then(() => this.unfinished.delete(done.promise));
     while (this.waiting.length >= MAX_WAITING) {
       this.room ??= Promise.withResolvers<void>();
       await this.room.promise;
     }
-    this.waiting.push(msg);
+    this.waiting.push({ msg, done: done.resolve });
     this.drain();
+  }
+
+  /**
+   * Resolves once every removal asked for before the call has finished (overwritten, or offered
+   * again after a failure): an erasure waits for it, so the body of a delivery applied just before
+   * it is overwritten before the erasure is answered.
+   */
+  async settled(): Promise<void> {
+    await Promise.all([...this.unfinished]);
   }
 
   private drain(): void {
     while (this.active < LANES && this.waiting.length > 0) {
-      const msg = this.waiting.shift()!;
+      const { msg, done } = this.waiting.shift()!;
       this.active++;
       void this.overwrite(msg).finally(() => {
+        done();
         this.active--;
         this.room?.resolve();
         this.room = undefined;
@@ -76,4 +91,10 @@ export class IntakeRemovals {
     }
     msg.ack();
   }
+}
+
+/** An applied delivery waiting for its overwrite, and what to tell once it is done. */
+interface Removal {
+  msg: JsMsg;
+  done: () => void;
 }

@@ -258,6 +258,11 @@ export class Intake {
     await this.removals.remove(msg);
   }
 
+  /** Resolves once the removals of the deliveries applied so far are done (an erasure waits for it). */
+  removalsSettled(): Promise<void> {
+    return this.removals.settled();
+  }
+
   stopPartition(partition: number): void {
     const run = this.consuming.get(partition);
     this.consuming.delete(partition);

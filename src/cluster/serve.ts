@@ -175,7 +175,7 @@ export async function serveClusterNode(
   for (const partition of node.ownership.owned())
     periodic.serving(partition, true, compactionOwed.delete(partition));
   // Erasures and deletions are answered once their partition is compacted.
-  compactAfterErasure(runtime.internals.deps, periodic);
+  compactAfterErasure(runtime.internals.deps, periodic, () => intake?.removalsSettled() ?? Promise.resolve());
   periodic.start();
   // A tenant created on another node a moment ago: catch up on the system stream once.
   const knowTenant = async (tenantId: string) => {

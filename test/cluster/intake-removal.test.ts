@@ -104,4 +104,30 @@ describe("intake removals", () => {
     expect(new Set(events).size).toBe(81);
     expect(events.every((e) => e.startsWith("ack "))).toBe(true);
   });
+
+  test("settled() waits for every removal asked for before it, including those waiting for room", async () => {
+    const { jsm, deletes } = fakeManager();
+    const events: string[] = [];
+    const removals = new IntakeRemovals(jsm, "MR_INTAKE", () => {});
+    // 16 in flight, 64 queued, one more waiting for room: 81 removals asked for.
+    for (let seq = 1; seq <= 80; seq++) await removals.remove(fakeMessage(seq, events));
+    void removals.remove(fakeMessage(81, events));
+    let settled = false;
+    const waiting = removals.settled().then(() => {
+      settled = true;
+    });
+    // Settling them one by one, in the order they started: settled only after the 81st.
+    for (let n = 0; n < 81; n++) {
+      await pollUntil(
+        () => deletes.length,
+        (count) => count > n,
+      );
+      expect(settled).toBe(false);
+      deletes[n]!.settle();
+    }
+    await waiting;
+    expect(events.filter((e) => e.startsWith("ack"))).toHaveLength(81);
+    // Asked after everything finished: nothing to wait for.
+    await removals.settled();
+  });
 });
