@@ -19,6 +19,7 @@ import { LocalCopies } from "./local-copies.ts";
 import { ClusterNode, type ClusterView } from "./node.ts";
 import { partitionOf } from "./partition.ts";
 import { PeriodicSnapshots } from "./periodic-snapshots.ts";
+import { figuresThroughRouter } from "./remote-figures.ts";
 import { tenantOfRequest } from "./request-tenant.ts";
 import { restorePartition } from "./restore.ts";
 import { ClusterRouter, DEFAULT_ROUTER_OPTIONS } from "./router.ts";
@@ -206,6 +207,11 @@ export async function serveClusterNode(
     withClusterView(request, localApp(request), () => ({ ...node!.view(), system: systemState!.view() }));
   const router = new ClusterRouter(node, app, { ...DEFAULT_ROUTER_OPTIONS, beforeServe: knowTenant, intake });
   router.listen();
+  // The dashboard (served by any node) reads each tenant's figures from the node serving it.
+  runtime.internals.deps.tenantFigures = figuresThroughRouter(
+    (request) => router.handle(request),
+    runtime.internals.deps.clock,
+  );
   // As in lib.ts: Bun's cap above the API limit so oversize bodies get the API's 413.
   const server = Bun.serve({
     port: config.port,

@@ -12,12 +12,12 @@ import { parseAs, sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import type { Tenant } from "../models/tenant.ts";
 import type { TenantStats } from "../models/tenant-protocol.ts";
-import { vaultPresent } from "../vault/tenant-paths.ts";
 import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
 import { SESSION_PATH, SIGN_OUT_PATH, signInPage } from "../views/sign-in-page.ts";
-import { emptyRevenueReport, metricWindow, revenueReport, type Window } from "./admin-metrics.ts";
-import type { Deps } from "./deps.ts";
+import { emptyRevenueReport, metricWindow, revenueReport } from "./admin-metrics.ts";
+import type { Deps, FiguresRequest, TenantFigures } from "./deps.ts";
+import { noStats, tenantStats } from "./tenant-stats.ts";
 import { tenantCursor, tenantCursorOf } from "./tenants.ts";
 
 export const DASHBOARD_PATH = "/admin/dashboard";
@@ -54,9 +54,9 @@ export const adminDashboardRoutes = (deps: Deps) =>
     .use(deps.authPlugin)
     .get(
       DASHBOARD_PATH,
-      async ({ query, set }) => {
+      async ({ query, request, set }) => {
         Object.assign(set.headers, PAGE_HEADERS);
-        return dashboardPage(await dashboardModel(deps, query));
+        return dashboardPage(await dashboardModel(deps, query, request));
       },
       {
         auth: "admin",
@@ -147,13 +147,17 @@ function messageOf(error: AppError): string | undefined {
 async function dashboardModel(
   deps: Deps,
   query: { limit?: number; cursor?: string },
+  caller: Request,
 ): Promise<DashboardModel> {
   const now = deps.clock.now();
   const after = query.cursor === undefined ? undefined : tenantCursorOf(query.cursor);
   const page = deps.store.listTenantsPage(query.limit ?? 25, after);
   const days = lastDays(now, CHART_DAYS);
   const window = metricWindow({}, now);
-  const figures = await Promise.all(page.tenants.map((t) => tenantFigures(deps, t.tenant_id, days, window)));
+  const range = { fromDay: days[0]!, toDay: days[days.length - 1]! };
+  const figures = await Promise.all(
+    page.tenants.map((t) => figuresOf(deps, { tenantId: t.tenant_id, days: range, window, caller })),
+  );
   const stats = figures.map((f) => f.stats);
   const tenants: TenantRow[] = page.tenants.map((t, i) => row(t, figures[i]!));
   const last = page.tenants[page.tenants.length - 1];
@@ -170,14 +174,12 @@ async function dashboardModel(
   };
 }
 
-interface TenantFigures {
-  stats: TenantStats;
-  revenue: TenantRow["revenue"];
+interface RowFigures extends TenantFigures {
   /** Why the tenant's figures cannot be read now (it is restarting after an import, say). */
   unavailable?: string;
 }
 
-function row(t: Tenant, figures: TenantFigures): TenantRow {
+function row(t: Tenant, figures: RowFigures): TenantRow {
   return {
     tenant_id: t.tenant_id,
     name: t.name,
@@ -190,35 +192,21 @@ function row(t: Tenant, figures: TenantFigures): TenantRow {
 }
 
 /**
- * One tenant's counts and revenue. A tenant that cannot answer for a moment (503 `unavailable`:
- * restarting after an import) is shown as such: one tenant never takes the operator's page down.
+ * One tenant's counts and revenue: read here on a single node; in cluster mode asked of the node
+ * serving the tenant (`deps.tenantFigures`), whose vault this node does not hold. A tenant that
+ * cannot answer for a moment (503 `unavailable`: restarting after an import, its owner gone or
+ * silent) is shown as such: one tenant never takes the operator's page down.
  */
-async function tenantFigures(
-  deps: Deps,
-  tenantId: string,
-  days: string[],
-  window: Window,
-): Promise<TenantFigures> {
+async function figuresOf(deps: Deps, asked: FiguresRequest): Promise<RowFigures> {
   try {
-    const stats = await tenantStats(deps, tenantId, days);
-    return { stats, revenue: await revenueReport(deps, tenantId, window) };
+    if (deps.tenantFigures) return await deps.tenantFigures(asked);
+    const stats = await tenantStats(deps, asked.tenantId, asked.days);
+    return { stats, revenue: await revenueReport(deps, asked.tenantId, asked.window) };
   } catch (error) {
     if (!(error instanceof Unavailable)) throw error;
-    return { stats: noStats(), revenue: emptyRevenueReport(tenantId, window), unavailable: error.message };
+    const revenue = emptyRevenueReport(asked.tenantId, asked.window);
+    return { stats: noStats(), revenue, unavailable: error.message };
   }
-}
-
-function noStats(): TenantStats {
-  const entries = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
-  return { entries_per_category: entries, dead_letters: 0, writes_per_day: [] };
-}
-
-/** A tenant without a vault has nothing to count; asking its actor would create the vault. */
-function tenantStats(deps: Deps, tenantId: string, days: string[]): Promise<TenantStats> | TenantStats {
-  if (!vaultPresent(deps.config.dataDir, tenantId)) return noStats();
-  return deps
-    .tenant(tenantId)
-    .ask({ type: "tenant.stats", fromDay: days[0]!, toDay: days[days.length - 1]! });
 }
 
 /** The last `count` UTC days, oldest first, today included. */

@@ -6,9 +6,11 @@ import { revenueFigures } from "../memory/revenue.ts";
 import { isoOf } from "../models/common.ts";
 import { problems } from "../models/problem.ts";
 import { RevenueQuery, RevenueReport } from "../models/revenue.ts";
+import { StatsQuery, TenantStatsReport } from "../models/tenant-stats.ts";
 import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
 import { TenantParams } from "./health.ts";
+import { statsDays, tenantStats } from "./tenant-stats.ts";
 
 /** The default window: the last 30 days. */
 export const DEFAULT_WINDOW_MS = 30 * 24 * 3600 * 1000;
@@ -54,22 +56,45 @@ export function emptyRevenueReport(tenantId: string, window: Window): RevenueRep
 
 /** Operator metrics (admin only). */
 export const adminMetricRoutes = (deps: Deps) =>
-  new Elysia({ name: "routes.admin.metrics", prefix: "/admin/metrics" }).use(deps.authPlugin).get(
-    "/revenue-per-agent/:tenant_id",
-    ({ params, query }) => {
-      const tenantId = existingTenantId(deps.store, params.tenant_id);
-      return revenueReport(deps, tenantId, metricWindow(query, deps.clock.now()));
-    },
-    {
-      auth: "admin",
-      params: TenantParams,
-      query: RevenueQuery,
-      response: { 200: RevenueReport, ...problems(401, 403, 404, 422, 503, 507) },
-      detail: {
-        tags: ["admin"],
-        summary: "Revenue per agent in a window (default: the last 30 days), per currency",
-        description:
-          "Revenue: success outcomes whose valid_from lies in [from, to), plus closed-won deal decisions written by connectors that no outcome resolves; each deal once. Agents: distinct agent_ids that wrote any entry in the window.",
+  new Elysia({ name: "routes.admin.metrics", prefix: "/admin/metrics" })
+    .use(deps.authPlugin)
+    .get(
+      "/stats/:tenant_id",
+      async ({ params, query }) => {
+        const tenantId = existingTenantId(deps.store, params.tenant_id);
+        const days = statsDays(query, deps.clock.now());
+        const stats = await tenantStats(deps, tenantId, days);
+        return { tenant_id: tenantId, from_day: days.fromDay, to_day: days.toDay, ...stats };
       },
-    },
-  );
+      {
+        auth: "admin",
+        params: TenantParams,
+        query: StatsQuery,
+        response: { 200: TenantStatsReport, ...problems(401, 403, 404, 422, 503, 507) },
+        detail: {
+          tags: ["admin"],
+          summary: "A tenant's counters: entries per category, dead letters, writes per UTC day",
+          description:
+            "What the dashboard shows of the tenant, read from counters kept with each write (never the entries). Days: [from_day, to_day], at most 366; by default the last 30 days, today included.",
+        },
+      },
+    )
+    .get(
+      "/revenue-per-agent/:tenant_id",
+      ({ params, query }) => {
+        const tenantId = existingTenantId(deps.store, params.tenant_id);
+        return revenueReport(deps, tenantId, metricWindow(query, deps.clock.now()));
+      },
+      {
+        auth: "admin",
+        params: TenantParams,
+        query: RevenueQuery,
+        response: { 200: RevenueReport, ...problems(401, 403, 404, 422, 503, 507) },
+        detail: {
+          tags: ["admin"],
+          summary: "Revenue per agent in a window (default: the last 30 days), per currency",
+          description:
+            "Revenue: success outcomes whose valid_from lies in [from, to), plus closed-won deal decisions written by connectors that no outcome resolves; each deal once. Agents: distinct agent_ids that wrote any entry in the window.",
+        },
+      },
+    );

@@ -9,8 +9,9 @@ import type { MemoryAccess } from "../memory/access.ts";
 import type { ChangeFeeds } from "../memory/change-feed.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
 import type { EraseReport, EraseRequest } from "../models/erase.ts";
+import type { RevenueReport } from "../models/revenue.ts";
 import type { SystemProtocol } from "../models/system-protocol.ts";
-import type { TenantProtocol } from "../models/tenant-protocol.ts";
+import type { TenantProtocol, TenantStats } from "../models/tenant-protocol.ts";
 import type { OutboundEvents } from "../outbound/outbound.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -18,6 +19,8 @@ import type { Secrets } from "../secrets.ts";
 import type { ExportImport } from "../tenants/export-import.ts";
 import type { TenantLifecycle } from "../tenants/lifecycle.ts";
 import type { SystemStore } from "../vault/system-store.ts";
+import type { Window } from "./admin-metrics.ts";
+import type { DayRange } from "./tenant-stats.ts";
 
 /** What a reload (SIGHUP, `POST /admin/reload`) did: never a secret's value. */
 export interface ReloadReport {
@@ -28,6 +31,19 @@ export interface ReloadReport {
     error?: string;
   };
   crm_mapping: { reloaded: boolean; error?: string };
+}
+
+/** One tenant's dashboard figures, asked on behalf of the dashboard's `caller` (its credential). */
+export interface FiguresRequest {
+  tenantId: string;
+  days: DayRange;
+  window: Window;
+  caller: Request;
+}
+
+export interface TenantFigures {
+  stats: TenantStats;
+  revenue: RevenueReport;
 }
 
 /** Everything a route plugin may use. Routes validate, authorise and ask an actor: nothing more. */
@@ -64,4 +80,10 @@ export interface Deps {
   outbound: OutboundEvents;
   /** A tenant's export (NDJSON) and its import into an empty tenant. */
   exportImport: ExportImport;
+  /**
+   * Cluster mode: a tenant's dashboard figures, asked of the node serving its partition (its vault
+   * is there only); rejects with Unavailable when they cannot be had in time. Unset on a single
+   * node, where the dashboard reads every tenant's actor itself.
+   */
+  tenantFigures?: (request: FiguresRequest) => Promise<TenantFigures>;
 }

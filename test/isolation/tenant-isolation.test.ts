@@ -219,6 +219,7 @@ function adminRoute(target: BuiltTenant, pick: number): Omit<Call, "caller" | "e
     { method: "GET", path: `/admin/audit/denials/${target.id}` },
     { method: "GET", path: `/admin/tenants/${target.id}/export` },
     { method: "GET", path: `/admin/metrics/revenue-per-agent/${target.id}` },
+    { method: "GET", path: `/admin/metrics/stats/${target.id}` },
     { method: "POST", path: `/admin/tenants/${target.id}/suspend` },
   ];
   return routes[pick % routes.length]!;
