@@ -7,21 +7,21 @@
  * directory (its message blocks included), and another tenant of the same partition, writing all
  * along, keeps every acknowledged write across the compaction and a `kill -9` takeover.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Objm } from "@nats-io/obj";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { LOG_STREAM, logSubject } from "../../src/cluster/names.ts";
 import { partitionLabel, partitionOf } from "../../src/cluster/partition.ts";
 import { readObject, SNAPSHOTS_BUCKET } from "../../src/cluster/snapshots.ts";
 import {
   type ClusterNodeProcess,
   clusterView,
-  startTestCluster,
   type TestCluster,
+  useTestCluster,
   waitForSettled,
 } from "../helpers/cluster-processes.ts";
 import { pollUntil } from "../helpers/poll.ts";
@@ -191,21 +191,12 @@ async function eraseAndCheck(
 }
 
 describe("cluster: erased entries leave NATS (2 nodes)", () => {
-  let cluster: TestCluster;
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    cluster = await startTestCluster(["x1", "x2"], SECRET, {
-      MEMORY_RUNTIME_CLUSTER_SNAPSHOT_RECORDS: SNAPSHOT_RECORDS,
-    });
-    nc = await connect({ servers: cluster.nats.url });
-    await waitForSettled(cluster.nodes);
-  }, 60_000);
-  afterAll(async () => {
-    await nc?.close();
-    await cluster?.stop();
+  const suite = useTestCluster(["x1", "x2"], SECRET, {
+    MEMORY_RUNTIME_CLUSTER_SNAPSHOT_RECORDS: SNAPSHOT_RECORDS,
   });
 
   test("an erasure is answered once its text is in no log message, snapshot object or store file", async () => {
+    const { cluster, nc } = suite;
     await eraseAndCheck(cluster, nc, "Erasing", async (via, admin, victim, needle) => {
       const erased = await httpCall(via, "POST", `/admin/tenants/${victim.id}/erase`, {
         token: admin,
@@ -219,21 +210,12 @@ describe("cluster: erased entries leave NATS (2 nodes)", () => {
 });
 
 describe("cluster: a deleted tenant's data leaves NATS (2 nodes)", () => {
-  let cluster: TestCluster;
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    cluster = await startTestCluster(["y1", "y2"], SECRET, {
-      MEMORY_RUNTIME_CLUSTER_SNAPSHOT_RECORDS: SNAPSHOT_RECORDS,
-    });
-    nc = await connect({ servers: cluster.nats.url });
-    await waitForSettled(cluster.nodes);
-  }, 60_000);
-  afterAll(async () => {
-    await nc?.close();
-    await cluster?.stop();
+  const suite = useTestCluster(["y1", "y2"], SECRET, {
+    MEMORY_RUNTIME_CLUSTER_SNAPSHOT_RECORDS: SNAPSHOT_RECORDS,
   });
 
   test("a deletion is answered once the tenant's text is in no log message, snapshot object or store file", async () => {
+    const { cluster, nc } = suite;
     await eraseAndCheck(cluster, nc, "Deleting", async (via, admin, victim) => {
       const suspended = await httpCall(via, "POST", `/admin/tenants/${victim.id}/suspend`, { token: admin });
       expect(suspended.status).toBe(200);
@@ -245,20 +227,11 @@ describe("cluster: a deleted tenant's data leaves NATS (2 nodes)", () => {
 });
 
 describe("cluster: an erasure whose compaction failed is finished by the next owner (2 nodes)", () => {
-  let cluster: TestCluster;
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    // No periodic compaction here: only the takeover's can remove the text.
-    cluster = await startTestCluster(["z1", "z2"], SECRET);
-    nc = await connect({ servers: cluster.nats.url });
-    await waitForSettled(cluster.nodes);
-  }, 60_000);
-  afterAll(async () => {
-    await nc?.close();
-    await cluster?.stop();
-  });
+  // No periodic compaction here: only the takeover's can remove the text.
+  const suite = useTestCluster(["z1", "z2"], SECRET);
 
   test("the erasure is committed and answered 503; after a kill -9 the new owner compacts", async () => {
+    const { cluster, nc } = suite;
     const admin = await adminTokenFor(SECRET);
     const [first] = cluster.nodes as [ClusterNodeProcess];
     const [victim, keeper] = await twoTenantsOfOnePartition(first.server.base, admin, "Unfinished");

@@ -7,18 +7,12 @@
  * message of it is gone, unless overwritten). A retry of the delivery within the duplicate window
  * is still recognised by its `Nats-Msg-Id` after the overwrite, so it does not bring the text back.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { INTAKE_STREAM } from "../../src/cluster/intake.ts";
 import { STANDARD_SECRET, standardSender } from "../fakes/senders/standard.ts";
-import {
-  createPlacedTenant,
-  startTestCluster,
-  type TestCluster,
-  waitForSettled,
-} from "../helpers/cluster-processes.ts";
+import { createPlacedTenant, useTestCluster } from "../helpers/cluster-processes.ts";
 import { pollUntil } from "../helpers/poll.ts";
 import { adminTokenFor, httpCall } from "../helpers/server-process.ts";
 import { filesHolding } from "../helpers/store-files.ts";
@@ -28,19 +22,10 @@ const SECRET = "cluster-intake-erasure-secret-of-32-bytes!!";
 const HELD_SUBJECT = "mr.intake.held";
 
 describe("cluster: a webhook delivery's body leaves NATS with its erased entry (2 nodes)", () => {
-  let cluster: TestCluster;
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    cluster = await startTestCluster(["w1", "w2"], SECRET);
-    nc = await connect({ servers: cluster.nats.url });
-    await waitForSettled(cluster.nodes);
-  }, 60_000);
-  afterAll(async () => {
-    await nc?.close();
-    await cluster?.stop();
-  });
+  const suite = useTestCluster(["w1", "w2"], SECRET);
 
   test("applied through a non-owner, then erased: the text is in no store file, and a retry stays a duplicate", async () => {
+    const { cluster, nc } = suite;
     const admin = await adminTokenFor(SECRET);
     const tenant = await createPlacedTenant(cluster, admin, "Intake Erasure Co");
     await cluster.setSecrets(tenant.id, { STANDARD_WEBHOOK_SECRET: STANDARD_SECRET }, admin);

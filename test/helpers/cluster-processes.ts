@@ -2,9 +2,11 @@
  * A real cluster on loopback for the cluster suites: one nats-server with JetStream and N runtime
  * processes (`bun run src/index.ts` with MEMORY_RUNTIME_CLUSTER_URL), each with its own data dir.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { PARTITIONS, partitionOf } from "../../src/cluster/partition.ts";
 import { type NatsServer, startNatsServer } from "./nats-server.ts";
 import { pollUntil } from "./poll.ts";
@@ -161,4 +163,32 @@ async function placed(cluster: TestCluster, id: string, token: string): Promise<
   const owner = cluster.nodes.find((n) => n.nodeId === ownerId);
   if (!owner) throw new Error(`no node serves the partition of ${id}`);
   return { id, token, owner, other: cluster.nodes.find((n) => n !== owner)! };
+}
+
+/** A suite's cluster and a NATS client on its server, set before the suite's first test. */
+export interface ClusterSuite {
+  cluster: TestCluster;
+  nc: NatsConnection;
+}
+
+/**
+ * Starts a cluster of `nodeIds` (and a NATS client on it) before the enclosing describe's tests,
+ * once every partition is served; stops both after them.
+ */
+export function useTestCluster(
+  nodeIds: string[],
+  secret: string,
+  env: Record<string, string> = {},
+): ClusterSuite {
+  const suite = {} as ClusterSuite;
+  beforeAll(async () => {
+    suite.cluster = await startTestCluster(nodeIds, secret, env);
+    suite.nc = await connect({ servers: suite.cluster.nats.url });
+    await waitForSettled(suite.cluster.nodes);
+  }, 60_000);
+  afterAll(async () => {
+    await suite.nc?.close();
+    await suite.cluster?.stop();
+  });
+  return suite;
 }
