@@ -8,8 +8,7 @@
  * `ownerWaitMs`, 503 with `Retry-After`.
  */
 import type { Msg, Subscription } from "@nats-io/transport-node";
-import { type AppError, PayloadTooLarge, Unavailable } from "../errors.ts";
-import { readBodyCapped } from "../http/body.ts";
+import { type AppError, Unavailable } from "../errors.ts";
 import { problemResponse } from "../http/errors.ts";
 import { assignRequestId, requestIdOf } from "../http/request-id.ts";
 import { BODY_LENGTH, BODY_SUBJECT, BodyParts, offerBody, pullBody } from "./forward-body.ts";
@@ -90,19 +89,15 @@ export class ClusterRouter {
   }
 
   /**
-   * A delivery is one intake stream message (durable before it is answered), so its body must fit
-   * one: the webhook limit in cluster mode is `max_payload` less room for headers.
+   * A delivery that fits one intake stream message is queued there (durable before it is
+   * answered). A larger one (up to the webhook body limit, which is over one message) is not
+   * queued: it is forwarded to the owner as any request, which applies it before answering, as a
+   * single node does, and whose own limit answers 413.
    */
   private async intake(request: Request, target: { source: string; tenantId: string }): Promise<Response> {
-    const limit = this.partSize();
-    const body = await readBodyCapped(request, limit).catch((error) =>
-      error instanceof PayloadTooLarge ? undefined : Promise.reject(error),
-    );
-    if (!body) {
-      const error = new PayloadTooLarge(`a webhook body over ${limit} bytes does not fit the intake stream`);
-      return problemResponse(error, assignRequestId(request));
-    }
-    return this.options.intake!.accept(request, target, body);
+    const body = await BodyParts.of(request, this.partSize());
+    if ("whole" in body) return this.options.intake!.accept(request, target, body.whole);
+    return this.forwardBody(request, target.tenantId, partitionOf(target.tenantId), body);
   }
 
   /** The largest body (or body part) one NATS message carries beside its headers. */
@@ -117,7 +112,15 @@ export class ClusterRouter {
 
   private async forward(request: Request, tenantId: string, partition: number): Promise<Response> {
     if (isLiveStream(request)) return this.redirect(request, tenantId, partition);
-    const body = await BodyParts.of(request, this.partSize());
+    return this.forwardBody(request, tenantId, partition, await BodyParts.of(request, this.partSize()));
+  }
+
+  private forwardBody(
+    request: Request,
+    tenantId: string,
+    partition: number,
+    body: Awaited<ReturnType<typeof BodyParts.of>>,
+  ): Promise<Response> {
     return this.untilOwned(request, partition, async (owner) => {
       if ("whole" in body)
         return owner === this.node.nodeId

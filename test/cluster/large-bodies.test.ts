@@ -7,9 +7,11 @@
  * 503, never a hang or a 500.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { connect, type Msg, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
 import { BODY_SUBJECT } from "../../src/cluster/forward-body.ts";
 import { decodeResponse, encodeRequest } from "../../src/cluster/forward-codec.ts";
+import { INTAKE_STREAM } from "../../src/cluster/intake.ts";
 import { httpSubject } from "../../src/cluster/names.ts";
 import { MAX_PULLED_BODIES } from "../../src/cluster/router.ts";
 import { NDJSON } from "../../src/http/ndjson.ts";
@@ -31,7 +33,7 @@ const MiB = 1024 * 1024;
 let cluster: TestCluster;
 let nc: NatsConnection;
 let token: string;
-let _tenantId: string;
+let tenantId: string;
 let owner: ClusterNodeProcess;
 let other: ClusterNodeProcess;
 
@@ -78,7 +80,7 @@ describe("cluster: request bodies over one NATS message through a non-owner (2 n
     nc = await connect({ servers: cluster.nats.url });
     const admin = await adminTokenFor(cluster.secret);
     await waitForSettled(cluster.nodes);
-    ({ id: _tenantId, token, owner, other } = await createPlacedTenant(cluster, admin, "Large Bodies Co"));
+    ({ id: tenantId, token, owner, other } = await createPlacedTenant(cluster, admin, "Large Bodies Co"));
   }, 60_000);
   afterAll(async () => {
     await nc?.close();
@@ -118,6 +120,62 @@ describe("cluster: request bodies over one NATS message through a non-owner (2 n
     const viaOwner = await post(owner.server.base, "/memory/facts/batch", batch, "lb-413-batch");
     expect(viaOther.status).toBe(413);
     expect(await answerOf(viaOther)).toEqual(await answerOf(viaOwner));
+  }, 30_000);
+
+  test("a webhook delivery over one intake message: forwarded to the owner, applied and answered there", async () => {
+    const admin = await adminTokenFor(cluster.secret);
+    const webhookToken = `data-${crypto.randomUUID()}`;
+    await cluster.setSecrets(tenantId, { DATA_WEBHOOK_TOKEN: webhookToken }, admin);
+    const intakeBefore = (await (await jetstreamManager(nc)).streams.info(INTAKE_STREAM)).state.last_seq;
+    const row = {
+      event_id: `catalog-large-${crypto.randomUUID()}`,
+      event_time: "2026-11-23T10:00:00Z",
+      service_name: "unityCatalog",
+      action_name: "createTable",
+      user_identity: { email: "ops@example.com" },
+      request_params: { full_name: "main.sales.large_delivery" },
+      response: { status_code: 200 },
+    };
+    // Whitespace is JSON: over one NATS message (960 KiB), under the 1 MiB webhook limit.
+    const body = `${JSON.stringify(row)}${" ".repeat(MiB - 4096)}`;
+    expect(body.length).toBeGreaterThan(960 * 1024);
+    const delivery = await fetch(`${other.server.base}/webhooks/data/${tenantId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${webhookToken}` },
+      body,
+    });
+    expect(delivery.status).toBe(200);
+    expect(await conforms("POST", `/webhooks/data/${tenantId}`, delivery)).toEqual([]);
+    const answer = (await delivery.json()) as { accepted: number; entries: string[] };
+    expect(answer.accepted).toBe(1);
+    expect(answer.entries).toHaveLength(1);
+    // Applied by the owner before the answer; never queued on the intake stream.
+    const listed = await httpCall(owner.server.base, "GET", "/memory/facts?limit=50", { token });
+    const sources = (listed.body.items as Array<{ source?: { event_id?: string } }>).map(
+      (e) => e.source?.event_id,
+    );
+    expect(sources).toContain(row.event_id);
+    expect((await (await jetstreamManager(nc)).streams.info(INTAKE_STREAM)).state.last_seq).toBe(
+      intakeBefore,
+    );
+    // Over the webhook limit (1 MiB): the owner's own 413, at either node.
+    const tooLarge = `${JSON.stringify(row)}${" ".repeat(MiB + 8192)}`;
+    const refusals = await Promise.all(
+      [other, owner].map((node) =>
+        fetch(`${node.server.base}/webhooks/data/${tenantId}`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${webhookToken}`,
+            "x-request-id": "lb-webhook-413",
+          },
+          body: tooLarge,
+        }),
+      ),
+    );
+    expect(refusals.map((r) => r.status)).toEqual([413, 413]);
+    const [viaOther, viaOwner] = await Promise.all(refusals.map(answerOf));
+    expect(viaOther).toEqual(viaOwner!);
   }, 30_000);
 
   test("a ~1.5 MiB import through the non-owner: 200, all 700 entries imported and served", async () => {
@@ -213,7 +271,7 @@ describe("cluster: hostile body parts at the owner (2 nodes)", () => {
     nc = await connect({ servers: cluster.nats.url });
     const admin = await adminTokenFor(cluster.secret);
     await waitForSettled(cluster.nodes);
-    ({ id: _tenantId, token, owner } = await createPlacedTenant(cluster, admin, "Hostile Parts Co"));
+    ({ token, owner } = await createPlacedTenant(cluster, admin, "Hostile Parts Co"));
   }, 60_000);
   afterAll(async () => {
     await nc?.close();
