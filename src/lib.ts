@@ -16,6 +16,7 @@ import { type App, createApp } from "./app.ts";
 import type { BridgeResult, MessagingBridge } from "./bridge/bridge.ts";
 import { composeRuntime, type Runtime } from "./compose.ts";
 import { type Config, type Env, loadConfig } from "./config.ts";
+import { serverOptions } from "./http/server-options.ts";
 import type { ReloadReport } from "./routes/deps.ts";
 import { closeMemoryStreams } from "./routes/memory-stream.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -66,10 +67,7 @@ export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
     internals,
     reload: () => internals.reload(),
     listen(port = config.port) {
-      // Bun's own cap sits above the API limit so oversize bodies get the API's 413 problem document.
-      // An import is streamed: its limit is counted by its route, each JSON route caps its own read.
-      const maxRequestBodySize = Math.max(config.bodyLimitBytes * 4, config.importLimitBytes + 1);
-      app.listen({ port, hostname: config.host, maxRequestBodySize });
+      app.listen({ port, hostname: config.host, ...serverOptions(config) });
       listening = true;
       const bound = app.server?.port ?? port;
       return { port: bound, url: `http://${config.host}:${bound}` };

@@ -12,6 +12,25 @@ const HEADERS = "mr-headers";
 const STATUS = "mr-status";
 /** Set on a reply when the node asked no longer owns the partition (a move in progress). */
 export const NOT_OWNER = "mr-not-owner";
+/**
+ * When the forwarding node stops waiting for the answer (wall-clock ms): a request the owner gets
+ * after it (held by a slow or frozen NATS server) is not run, since its client was already told
+ * 503; so that answer does not hide a write applied later. Nodes' clocks are assumed to agree to
+ * well within the forward timeout (NTP).
+ */
+const DEADLINE = "mr-deadline";
+
+/** Marks a request to forward with the moment its sender gives up on it. */
+export function setDeadline(message: EncodedMessage, deadline: number): EncodedMessage {
+  message.headers.set(DEADLINE, String(deadline));
+  return message;
+}
+
+/** Whether a forwarded request arrived after its sender gave up on it. */
+export function pastDeadline(msg: { headers?: MsgHdrs }, now: number): boolean {
+  const deadline = Number(msg.headers?.get(DEADLINE) || Number.NaN);
+  return Number.isFinite(deadline) && now > deadline;
+}
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1), or that the body recomputes. */
 const HOP_BY_HOP = new Set([

@@ -155,8 +155,13 @@ export class Intake {
     } catch (error) {
       answer.cancel();
       this.log(`[cluster] intake publish failed: ${error}`);
+      // A publish that timed out may still land (the server was slow, not gone): the delivery may
+      // be applied later. Its retry is safe: deduplicated by Nats-Msg-Id, then by event id.
       return problemResponse(
-        new Unavailable("the intake stream is not accepting deliveries now; retry", 2),
+        new Unavailable(
+          "the intake stream did not confirm the delivery; retry it (a delivery that was queued after all is not applied twice)",
+          2,
+        ),
         requestId,
       );
     }

@@ -20,6 +20,8 @@ import {
   encodeResponse,
   isNotOwner,
   notOwnerReply,
+  pastDeadline,
+  setDeadline,
 } from "./forward-codec.ts";
 import { HEADER_ROOM, inParts, requestInParts } from "./forward-parts.ts";
 import { type Intake, webhookTarget } from "./intake.ts";
@@ -39,6 +41,8 @@ export interface RouterOptions {
   intake?: Intake;
   /** Awaited before an owned tenant's request runs (the system replica catching up on an unknown tenant). */
   beforeServe?: (tenantId: string) => Promise<void>;
+  /** Wall-clock time, for forwarded requests' deadlines (the runtime's injected clock). */
+  now?: () => number;
 }
 
 export const DEFAULT_ROUTER_OPTIONS: RouterOptions = {
@@ -187,7 +191,7 @@ export class ClusterRouter {
   ): Promise<Response | undefined> {
     const activity = new EventTarget();
     const offer = offerBody(this.node.nc, parts, () => activity.dispatchEvent(new Event("pull")));
-    const { headers, payload } = encodeRequest(request, new Uint8Array());
+    const { headers, payload } = this.withDeadline(encodeRequest(request, new Uint8Array()));
     headers.set(BODY_SUBJECT, offer.subject);
     const declared = request.headers.get("content-length");
     if (declared) headers.set(BODY_LENGTH, declared);
@@ -216,7 +220,7 @@ export class ClusterRouter {
 
   /** The owner's answer, or undefined when it is no owner any more or does not answer. */
   private async ask(owner: string, request: Request, body: Uint8Array): Promise<Response | undefined> {
-    const { headers, payload } = encodeRequest(request, body);
+    const { headers, payload } = this.withDeadline(encodeRequest(request, body));
     const reply = await requestInParts(
       this.node.nc,
       httpSubject(owner),
@@ -240,7 +244,17 @@ export class ClusterRouter {
     return response;
   }
 
+  private withDeadline(message: EncodedMessage): EncodedMessage {
+    return setDeadline(message, this.now() + this.options.forwardTimeoutMs);
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
   private async answerForwarded(msg: Msg): Promise<void> {
+    // Its sender answered 503 already and is not listening: run nothing, answer nothing.
+    if (pastDeadline(msg, this.now())) return;
     const reply = await this.answerOf(msg);
     // An answer over one message goes back in consecutive parts (src/cluster/forward-parts.ts).
     for (const part of inParts(reply, this.maxPayload()))

@@ -5,6 +5,7 @@
  * the cluster view (node, owned partitions, live nodes, lease holders).
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { serverOptions } from "../http/server-options.ts";
 import type { MemoryRuntime } from "../lib.ts";
 import { encodeWriteSet, logVaultWrites } from "./changelog.ts";
 import { type ClusterConfig, derivedAdvertiseUrl } from "./config.ts";
@@ -205,18 +206,22 @@ export async function serveClusterNode(
   for (const partition of node.ownership.owned()) void intake.startPartition(partition);
   const app = (request: Request) =>
     withClusterView(request, localApp(request), () => ({ ...node!.view(), system: systemState!.view() }));
-  const router = new ClusterRouter(node, app, { ...DEFAULT_ROUTER_OPTIONS, beforeServe: knowTenant, intake });
+  const router = new ClusterRouter(node, app, {
+    ...DEFAULT_ROUTER_OPTIONS,
+    beforeServe: knowTenant,
+    intake,
+    now: () => runtime.internals.deps.clock.now(),
+  });
   router.listen();
   // The dashboard (served by any node) reads each tenant's figures from the node serving it.
   runtime.internals.deps.tenantFigures = figuresThroughRouter(
     (request) => router.handle(request),
     runtime.internals.deps.clock,
   );
-  // As in lib.ts: Bun's cap above the API limit so oversize bodies get the API's 413.
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    maxRequestBodySize: Math.max(config.bodyLimitBytes * 4, config.importLimitBytes + 1),
+    ...serverOptions(config),
     fetch: (request) => router.handle(request),
   });
   // Published with the heartbeat: the others redirect here what they cannot forward over NATS.

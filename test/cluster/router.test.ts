@@ -1,5 +1,7 @@
 /** The router's decisions without NATS: which tenant a request is for, and the 503 when no node serves it. */
 import { describe, expect, test } from "bun:test";
+import type { Msg } from "@nats-io/transport-node";
+import { encodeRequest, pastDeadline, setDeadline } from "../../src/cluster/forward-codec.ts";
 import type { ClusterNode } from "../../src/cluster/node.ts";
 import { tenantOfRequest } from "../../src/cluster/request-tenant.ts";
 import { ClusterRouter } from "../../src/cluster/router.ts";
@@ -68,5 +70,76 @@ describe("a request for a partition no node serves", () => {
   test("a request with no tenant is served by the local app", async () => {
     const response = await router.handle(new Request("http://x/healthz"));
     expect(await response.text()).toBe("local");
+  });
+});
+
+describe("a forwarded request that reaches its owner after its sender gave up", () => {
+  /** An owner of every partition whose NATS subscription the test drives by hand. */
+  function owner(now: () => number) {
+    let deliver: ((error: Error | null, msg: Msg) => void) | undefined;
+    const node = {
+      nodeId: "owner",
+      nc: {
+        info: { max_payload: 1024 * 1024 },
+        subscribe: (_subject: string, opts: { callback: (error: Error | null, msg: Msg) => void }) => {
+          deliver = opts.callback;
+          return { unsubscribe() {} };
+        },
+      },
+      ownership: { owns: () => true, ownerOf: () => "owner", epochOf: () => 7 },
+    } as unknown as ClusterNode;
+    const ran: string[] = [];
+    const router = new ClusterRouter(
+      node,
+      async (request) => {
+        ran.push(await request.text());
+        return new Response("done", { status: 201 });
+      },
+      { ownerWaitMs: 30, forwardTimeoutMs: 10_000, retryAfterSeconds: 2, now },
+    );
+    router.listen();
+    /** Delivers a write sent at `sentAt`; resolves with the answers it got. */
+    const forward = async (content: string, sentAt: number) => {
+      const request = new Request(`http://x/tenants/${TENANT}/healthz`, { method: "POST", body: content });
+      const message = setDeadline(encodeRequest(request, new TextEncoder().encode(content)), sentAt + 10_000);
+      const answers: Uint8Array[] = [];
+      const settled = Promise.withResolvers<void>();
+      deliver!(null, {
+        data: message.payload,
+        headers: message.headers,
+        respond: (data: Uint8Array) => {
+          answers.push(data);
+          settled.resolve();
+          return true;
+        },
+      } as unknown as Msg);
+      return { answers, settled: settled.promise };
+    };
+    return { ran, forward };
+  }
+
+  test("within its deadline it runs and is answered; past it, it runs nothing and is not answered", async () => {
+    let now = 1_000_000;
+    const { ran, forward } = owner(() => now);
+    const onTime = await forward("on time", now - 9_999);
+    await onTime.settled;
+    expect(ran).toEqual(["on time"]);
+    expect(onTime.answers).toHaveLength(1);
+
+    const late = await forward("too late", now - 10_001);
+    // Nothing is scheduled for a late request: had it run, the app's record would show it by the
+    // time a later request on time was answered.
+    now += 1;
+    const after = await forward("after", now);
+    await after.settled;
+    expect(ran).toEqual(["on time", "after"]);
+    expect(late.answers).toEqual([]);
+  });
+
+  test("a request without a deadline (an older node's) is on time, and so is one at its deadline", async () => {
+    const message = encodeRequest(new Request(`http://x/tenants/${TENANT}/healthz`), new Uint8Array());
+    expect(pastDeadline(message, Date.now())).toBe(false);
+    expect(pastDeadline(setDeadline(message, 5), 6)).toBe(true);
+    expect(pastDeadline(setDeadline(message, 5), 5)).toBe(false);
   });
 });
