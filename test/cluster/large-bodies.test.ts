@@ -15,6 +15,7 @@ import { INTAKE_STREAM } from "../../src/cluster/intake.ts";
 import { httpSubject } from "../../src/cluster/names.ts";
 import { MAX_PULLED_BODIES } from "../../src/cluster/router.ts";
 import { NDJSON } from "../../src/http/ndjson.ts";
+import { catalogAuditRow } from "../fakes/data-events.ts";
 import {
   type ClusterNodeProcess,
   createPlacedTenant,
@@ -127,15 +128,7 @@ describe("cluster: request bodies over one NATS message through a non-owner (2 n
     const webhookToken = `data-${crypto.randomUUID()}`;
     await cluster.setSecrets(tenantId, { DATA_WEBHOOK_TOKEN: webhookToken }, admin);
     const intakeBefore = (await (await jetstreamManager(nc)).streams.info(INTAKE_STREAM)).state.last_seq;
-    const row = {
-      event_id: `catalog-large-${crypto.randomUUID()}`,
-      event_time: "2026-11-23T10:00:00Z",
-      service_name: "unityCatalog",
-      action_name: "createTable",
-      user_identity: { email: "ops@example.com" },
-      request_params: { full_name: "main.sales.large_delivery" },
-      response: { status_code: 200 },
-    };
+    const row = catalogAuditRow(`catalog-large-${crypto.randomUUID()}`);
     // Whitespace is JSON: over one NATS message (960 KiB), under the 1 MiB webhook limit.
     const body = `${JSON.stringify(row)}${" ".repeat(MiB - 4096)}`;
     expect(body.length).toBeGreaterThan(960 * 1024);

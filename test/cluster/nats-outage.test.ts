@@ -10,6 +10,7 @@
  * duplicate.
  */
 import { describe, expect, test } from "bun:test";
+import { catalogAuditRow } from "../fakes/data-events.ts";
 import {
   clusterView,
   createPlacedTenant,
@@ -29,19 +30,6 @@ function expectRetryLater(answer: HttpAnswer, what: string): void {
   expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
 }
 
-/** A `data` catalog audit row (SOURCES.md): one fact, keyed by `event_id`. */
-function catalogRow(eventId: string) {
-  return {
-    event_id: eventId,
-    event_time: "2026-11-23T10:00:00Z",
-    service_name: "unityCatalog",
-    action_name: "createTable",
-    user_identity: { email: "ops@example.com" },
-    request_params: { full_name: "main.sales.outage" },
-    response: { status_code: 200 },
-  };
-}
-
 describe("cluster: the NATS server frozen, then back (2 nodes)", () => {
   const suite = useTestCluster(["o1", "o2"], SECRET);
 
@@ -54,7 +42,7 @@ describe("cluster: the NATS server frozen, then back (2 nodes)", () => {
     const deliver = (base: string, eventId: string) =>
       httpCall(base, "POST", `/webhooks/data/${tenant.id}`, {
         headers: { authorization: `Bearer ${webhookToken}` },
-        body: catalogRow(eventId),
+        body: catalogAuditRow(eventId),
       });
     /** The tenant's facts as one node lists them: plain writes by id, webhook facts by event id. */
     const factsAt = async (base: string) => {

@@ -5,6 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { catalogAuditRow } from "../fakes/data-events.ts";
 import { unparseableBodies } from "../fakes/hostile-bodies.ts";
 import { BASE, type Harness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
@@ -482,15 +483,7 @@ describe("data: bearer token and the four body kinds", () => {
 
   test("catalog audit rows are facts keyed by their own event_id", async () => {
     const t = await dataTenant();
-    const row = (id: string) => ({
-      event_id: id,
-      event_time: "2026-11-21T08:00:00.000Z",
-      service_name: "unityCatalog",
-      action_name: "getTable",
-      user_identity: { email: "ana@example.com" },
-      request_params: { full_name_arg: "main.sales.orders" },
-      response: { status_code: 200 },
-    });
+    const row = (id: string) => catalogAuditRow(id);
     const summary = await dataJson(t, [row("audit-1"), row("audit-2")]);
     expect(summary).toMatchObject({ accepted: 2, duplicates: 0, dead_lettered: [], ignored: 0 });
     const [a] = await expectEntries(h, t.token, [summary.entries[0]], "fact", {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { BadRequest } from "../../src/errors.ts";
 import { dataSource as source } from "../../src/sources/data.ts";
+import { catalogAuditRow } from "../fakes/data-events.ts";
 import { context, onlyDraft, request, verifySync } from "./support.ts";
 
 const TOKEN = "dtok_4f0c1e9a7b2d4c8e9f00112233445566";
@@ -199,15 +200,11 @@ describe("data mapping", () => {
   });
 
   test("catalog audit row → fact", () => {
-    const row = {
-      event_id: "audit-77",
+    const row = catalogAuditRow("audit-77", {
       event_time: "2026-11-21T08:00:00+02:00",
-      service_name: "unityCatalog",
       action_name: "deleteTable",
       user_identity: { email: "ops@example.com" },
-      request_params: { full_name_arg: "main.sales.orders" },
-      response: { status_code: 200 },
-    };
+    });
     const { draft } = onlyDraft(mapOne(row).result);
     expect(draft).toMatchObject({
       category: "fact",
