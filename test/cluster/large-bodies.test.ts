@@ -20,6 +20,7 @@ import {
   type ClusterNodeProcess,
   createPlacedTenant,
   createTenantOwnedBy,
+  placementOf,
   startTestCluster,
   type TestCluster,
   waitForSettled,
@@ -244,13 +245,17 @@ describe("cluster: request bodies over one NATS message through a non-owner (2 n
       return listed.sort();
     };
     expect(await listBatch()).toEqual(ids);
-    // Last in this suite: the survivor's takeover replays the write set (in parts on the log) once.
+    // The survivor's takeover replays the write set (in parts on the log) once.
     await killHard(owner.server);
     const afterTakeover = await pollUntil(listBatch, (listed) => listed.length > 0, {
       timeoutMs: 20_000,
       intervalMs: 200,
     });
     expect(afterTakeover).toEqual(ids);
+    // The killed node back, for the suite's other tests (in any order): owner and non-owner anew.
+    await cluster.startNode(owner.nodeId);
+    await waitForSettled(cluster.nodes);
+    ({ owner, other } = await placementOf(cluster, tenantId));
   }, 60_000);
 });
 

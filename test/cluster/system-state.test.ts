@@ -69,7 +69,8 @@ async function allPages(node: ClusterNodeProcess, path: string, field: string): 
   throw new Error(`${path}: more than 100 pages`);
 }
 
-describe("cluster: system state from the applied sequence and snapshots (real processes)", () => {
+/** A cluster of its own for each describe: each test stops or adds nodes. */
+function ownCluster(): void {
   beforeAll(async () => {
     cluster = await startTestCluster(["y1", "y2"], SECRET, {
       MEMORY_RUNTIME_CLUSTER_SYSTEM_SNAPSHOT_COMMANDS: String(SNAPSHOT_EVERY),
@@ -83,6 +84,10 @@ describe("cluster: system state from the applied sequence and snapshots (real pr
     await nc?.close();
     await cluster?.stop();
   });
+}
+
+describe("cluster: a restarted node's system state (real processes)", () => {
+  ownCluster();
 
   test("a restarted node applies only the commands after the sequence its store kept", async () => {
     const [y1, y2] = cluster.nodes as [ClusterNodeProcess, ClusterNodeProcess];
@@ -119,6 +124,10 @@ describe("cluster: system state from the applied sequence and snapshots (real pr
       "During Restart B",
     ]);
   }, 60_000);
+});
+
+describe("cluster: a fresh node's system state from a snapshot (real processes)", () => {
+  ownCluster();
 
   test("after a snapshot and the purge below it, a fresh node loads it and holds the same logs", async () => {
     const [y1] = cluster.nodes as [ClusterNodeProcess];

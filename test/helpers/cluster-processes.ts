@@ -158,11 +158,19 @@ export async function createTenantOwnedBy(
   throw new Error(`no tenant of ${ownerId} in 200 creations`);
 }
 
-async function placed(cluster: TestCluster, id: string, token: string): Promise<PlacedTenant> {
-  const ownerId = (await clusterView(cluster.nodes[0]!)).owners[partitionOf(id)];
+/** The node serving a tenant's partition now, and one that does not (as the first node sees them). */
+export async function placementOf(
+  cluster: TestCluster,
+  tenantId: string,
+): Promise<Pick<PlacedTenant, "owner" | "other">> {
+  const ownerId = (await clusterView(cluster.nodes[0]!)).owners[partitionOf(tenantId)];
   const owner = cluster.nodes.find((n) => n.nodeId === ownerId);
-  if (!owner) throw new Error(`no node serves the partition of ${id}`);
-  return { id, token, owner, other: cluster.nodes.find((n) => n !== owner)! };
+  if (!owner) throw new Error(`no node serves the partition of ${tenantId}`);
+  return { owner, other: cluster.nodes.find((n) => n !== owner)! };
+}
+
+async function placed(cluster: TestCluster, id: string, token: string): Promise<PlacedTenant> {
+  return { id, token, ...(await placementOf(cluster, id)) };
 }
 
 /** A suite's cluster and a NATS client on its server, set before the suite's first test. */
