@@ -57,6 +57,17 @@ const contentOf = (s: SystemStore) => ({
 
 let writer: SystemStore;
 
+/**
+ * A snapshot of the writer (unless one at its sequence exists: another test took it) and the
+ * stream purged below it, as the node serving partition 0 does; answers the snapshot's sequence.
+ */
+async function snapshotAndPurge(): Promise<number> {
+  await (await SystemSnapshots.open(nc)).capture(writer);
+  const seq = writer.appliedSeq();
+  await jsm.streams.purge(SYSTEM_STREAM, { seq });
+  return seq;
+}
+
 describe("the system replica", () => {
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -110,8 +121,7 @@ describe("the system replica", () => {
       ...js,
       consumers: {
         get: async (...args: Parameters<JetStreamClient["consumers"]["get"]>) => {
-          purgedAt = await (await SystemSnapshots.open(nc)).capture(writer);
-          await jsm.streams.purge(SYSTEM_STREAM, { seq: purgedAt });
+          purgedAt = await snapshotAndPurge();
           return js.consumers.get(...args);
         },
       },
@@ -137,6 +147,8 @@ describe("the system replica", () => {
     const ahead = store("ahead");
     await ahead.createTenant(tenant(FOREIGN, "Another History"));
     await ahead.markApplied(1_000_000);
+    // The stream purged below a snapshot of the writer: a joining store must come from there.
+    await snapshotAndPurge();
     for (const joining of [unapplied, ahead]) {
       const replica = replicaOf(joining);
       await replica.start();
