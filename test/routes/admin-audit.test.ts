@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { denialsOf, ISO_MS, tokenWithRole, waitForDenials } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
@@ -20,11 +20,26 @@ async function deny(paths: string[]): Promise<void> {
   }
 }
 
+/** Four denials of `tenant`'s mem-only token, one per kind of refused path (the newest last). */
+function fourDenials(): string[] {
+  return [
+    "/tenants?first",
+    "/admin/tenants",
+    `/admin/roles/${tenant.tenant_id}`,
+    `/tenants/${other.tenant_id}/healthz`,
+  ];
+}
+
+/** Two new tenants with no denials yet, and a token of `tenant` whose only role lacks tenant:read. */
+async function createTenants(): Promise<void> {
+  tenant = await h.createTenant();
+  other = await h.createTenant();
+  memOnly = await tokenWithRole(h, tenant.tenant_id, "mem-only", ["memory:read"], "agent-audit");
+}
+
 beforeAll(async () => {
   h = await startHarness({ clock });
-  tenant = await h.createTenant("Audit Co");
-  other = await h.createTenant("Audit Other");
-  memOnly = await tokenWithRole(h, tenant.tenant_id, "mem-only", ["memory:read"], "agent-audit");
+  await createTenants();
 });
 afterAll(() => h.close());
 
@@ -86,6 +101,9 @@ describe("paging the denial log", () => {
 });
 
 describe("GET /admin/audit/denials/{tenant_id}", () => {
+  // Each test reads the denial log of tenants of its own, holding only the denials it made.
+  beforeEach(createTenants);
+
   test("a tenant without denials has an empty list", async () => {
     const { status, body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, {
       token: h.adminToken,
@@ -95,12 +113,7 @@ describe("GET /admin/audit/denials/{tenant_id}", () => {
   });
 
   test("lists denials newest first, with every field", async () => {
-    await deny([
-      "/tenants?first",
-      "/admin/tenants",
-      `/admin/roles/${tenant.tenant_id}`,
-      `/tenants/${other.tenant_id}/healthz`,
-    ]);
+    await deny(fourDenials());
     const { status, body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}`, {
       token: h.adminToken,
     });
@@ -143,6 +156,7 @@ describe("GET /admin/audit/denials/{tenant_id}", () => {
   });
 
   test("?limit returns the newest n", async () => {
+    await deny(fourDenials());
     const { body } = await h.json("GET", `/admin/audit/denials/${tenant.tenant_id}?limit=2`, {
       token: h.adminToken,
     });
@@ -157,6 +171,8 @@ describe("GET /admin/audit/denials/{tenant_id}", () => {
   });
 
   test("denials are kept per tenant", async () => {
+    await deny(fourDenials());
+    expect(await denialsOf(h, tenant.tenant_id)).toHaveLength(4);
     expect(await denialsOf(h, other.tenant_id)).toEqual([]);
   });
 
@@ -206,6 +222,7 @@ describe("GET /admin/audit/denials/{tenant_id}", () => {
   });
 
   test("the audit survives a restart, and new denials still come first", async () => {
+    await deny(fourDenials());
     const before = await denialsOf(h, tenant.tenant_id, 1000);
     await h.restart();
     expect(await denialsOf(h, tenant.tenant_id, 1000)).toEqual(before);

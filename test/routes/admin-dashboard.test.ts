@@ -1,19 +1,23 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { PAYMENTS_SECRET, paymentsSender, stripeEvent } from "../fakes/senders/payments.ts";
 import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
 import { setSecrets } from "../helpers/webhooks.ts";
 
-const clock = new ManualClock(Date.UTC(2026, 10, 23, 12, 0, 0));
+const STARTED_AT = Date.UTC(2026, 10, 23, 12, 0, 0);
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const HOSTILE = `<b>bold</b> "q" & 'a'`;
 
+// The dashboard shows runtime-wide figures (tenants, writes per day, events per source) and the cookie
+// lives as long as the token has left: each test gets a runtime and a clock no other test has touched.
+let clock: ManualClock;
 let h: Harness;
-beforeAll(async () => {
+beforeEach(async () => {
+  clock = new ManualClock(STARTED_AT);
   h = await startHarness({ clock });
 });
-afterAll(() => h.close());
+afterEach(() => h.close());
 
 async function page(
   token = h.adminToken,
@@ -167,6 +171,8 @@ describe("GET /admin/dashboard: what it shows", () => {
   });
 
   test("tenants are paged: ?limit= and the next link's cursor; a malformed cursor → 422 page", async () => {
+    await h.createTenant();
+    await h.createTenant();
     const first = await page(h.adminToken, "?limit=1");
     const next = first.text.match(/href="(\/admin\/dashboard\?cursor=[^"]+)"/)?.[1];
     expect(next).toBeDefined();

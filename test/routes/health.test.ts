@@ -1,18 +1,26 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { ISO_MS, waitForDenials } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
-const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 15, 30, 123));
-let h: Harness;
+const STARTED_AT = Date.UTC(2026, 10, 21, 10, 15, 30, 123);
 
-beforeAll(async () => {
-  h = await startHarness({ clock, env: { MEMORY_RUNTIME_VERSION: "9.8.7-test" } });
-});
-afterAll(() => h.close());
+/** A runtime of its own, started at STARTED_AT on a clock of its own. */
+async function startHealthHarness(): Promise<{ h: Harness; clock: ManualClock }> {
+  const clock = new ManualClock(STARTED_AT);
+  return { h: await startHarness({ clock, env: { MEMORY_RUNTIME_VERSION: "9.8.7-test" } }), clock };
+}
 
 describe("GET /healthz", () => {
+  let h: Harness;
+  let clock: ManualClock;
+  // uptime_s and the tenant counts are runtime-wide: each test reads a runtime no other test has touched.
+  beforeEach(async () => {
+    ({ h, clock } = await startHealthHarness());
+  });
+  afterEach(() => h.close());
+
   test("answers without a token with status, version, started_at, uptime_s and tenants", async () => {
     const { status, body, res } = await h.json("GET", "/healthz");
     expect(status).toBe(200);
@@ -54,13 +62,17 @@ describe("GET /healthz", () => {
 });
 
 describe("GET /tenants/{tenant_id}/healthz", () => {
+  let h: Harness;
+  let clock: ManualClock;
   let a: { tenant_id: string; token: string };
   let b: { tenant_id: string; token: string };
 
   beforeAll(async () => {
+    ({ h, clock } = await startHealthHarness());
     a = await h.createTenant("Health Own");
     b = await h.createTenant("Health Other");
   });
+  afterAll(() => h.close());
 
   const expected = (tenantId: string) => ({
     tenant_id: tenantId,

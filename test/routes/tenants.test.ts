@@ -1,21 +1,27 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import { ISO_MS, tokenWithRole, waitForDenials } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
+type Tenant = { tenant_id: string; token: string };
 let h: Harness;
-let a: { tenant_id: string; token: string };
-let b: { tenant_id: string; token: string };
+let a: Tenant;
+let b: Tenant;
 
-beforeAll(async () => {
+/** A runtime of its own holding exactly two tenants, Alpha (a) and Beta (b). */
+async function startWithTwoTenants(): Promise<void> {
   h = await startHarness();
   a = await h.createTenant("Tenants Alpha");
   b = await h.createTenant("Tenants Beta");
-});
-afterAll(() => h.close());
+}
 
 describe("GET /tenants", () => {
+  // The listing is runtime-wide and shows each tenant's role count: each test lists a runtime whose
+  // tenants and roles no other test has added to.
+  beforeEach(startWithTwoTenants);
+  afterEach(() => h.close());
+
   test("a tenant token sees only its own tenant, with the contract's item shape", async () => {
     const { status, body } = await h.json("GET", "/tenants", { token: a.token });
     expect(status).toBe(200);
@@ -70,6 +76,9 @@ describe("GET /tenants", () => {
 });
 
 describe("GET /tenants/me", () => {
+  beforeAll(startWithTwoTenants);
+  afterAll(() => h.close());
+
   test("describes a tenant token", async () => {
     const { status, body } = await h.json("GET", "/tenants/me", { token: a.token });
     expect(status).toBe(200);
