@@ -75,6 +75,9 @@ describe("a reserve larger than the free space of the test's disk", () => {
   let h: Harness;
   let tenant: { tenant_id: string; token: string };
   let kept: string;
+  /** The erasure test's own tenant and entry: erasing `kept` would change what the other test reads. */
+  let erasing: { tenant_id: string; token: string };
+  let toErase: string;
 
   beforeAll(async () => {
     h = await startHarness({ dataDir: join(own, "data"), env: { MEMORY_RUNTIME_DISK_RESERVE_MB: "0" } });
@@ -83,6 +86,13 @@ describe("a reserve larger than the free space of the test's disk", () => {
     const written = await h.json("POST", "/memory/facts", { token: tenant.token, body: { content: "kept" } });
     expect(written.status).toBe(201);
     kept = written.body.id;
+    erasing = await h.createTenant();
+    const doomed = await h.json("POST", "/memory/facts", {
+      token: erasing.token,
+      body: { content: "erased" },
+    });
+    expect(doomed.status).toBe(201);
+    toErase = doomed.body.id;
     // 1 TiB: more than any test machine has free.
     h.env.MEMORY_RUNTIME_DISK_RESERVE_MB = "1048576";
     await h.restart();
@@ -127,11 +137,11 @@ describe("a reserve larger than the free space of the test's disk", () => {
   });
 
   test("an erasure goes through (it frees space)", async () => {
-    const erased = await h.json("POST", `/admin/tenants/${tenant.tenant_id}/erase`, {
+    const erased = await h.json("POST", `/admin/tenants/${erasing.tenant_id}/erase`, {
       token: h.adminToken,
-      body: { ids: [kept] },
+      body: { ids: [toErase] },
     });
     expect({ status: erased.status, erased: erased.body.erased.length }).toEqual({ status: 200, erased: 1 });
-    expect((await h.call("GET", `/memory/facts/${kept}`, { token: tenant.token })).status).toBe(410);
+    expect((await h.call("GET", `/memory/facts/${toErase}`, { token: erasing.token })).status).toBe(410);
   });
 });
