@@ -59,15 +59,17 @@ async function tracesOf(nc: NatsConnection, storeDir: string, needle: string): P
   const messages = (await jsm.streams.info(LOG_STREAM)).state.messages;
   if (messages > 0) {
     const consumer = await jetstream(nc).consumers.get(LOG_STREAM, { deliver_policy: DeliverPolicy.All });
-    const iterator = await consumer.consume();
-    for await (const msg of iterator) {
+    // One message at a time with an expiry: a compaction may purge what was counted above, and a
+    // consumer waiting for messages that are gone would never end.
+    for (;;) {
+      const msg = await consumer.next({ expires: 2000 });
+      if (!msg) break;
       const text = msg.string();
       const record = JSON.parse(text) as { type: string; data?: string };
       const decoded = record.type === "part" ? Buffer.from(record.data ?? "", "base64").toString() : "";
       if (text.includes(needle) || decoded.includes(needle)) traces.log.push(`${msg.subject}#${msg.seq}`);
       if (msg.info.pending === 0) break;
     }
-    await iterator.close();
   }
   const store = await new Objm(nc).open(SNAPSHOTS_BUCKET);
   for (const info of await store.list()) {
