@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { type ObjectStore, Objm } from "@nats-io/obj";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { appliedSeqIn, type SystemStore } from "../vault/system-store.ts";
+import { readObject } from "./snapshots.ts";
 
 export const SYSTEM_SNAPSHOTS_BUCKET = "mr-system-snapshots";
 /** LMDB's data file, the whole store (the lock file is recreated on open). */
@@ -41,7 +42,8 @@ export class SystemSnapshots {
       if (seq < atLeast) throw new Error(`no system snapshot at or after ${atLeast} (newest: ${seq})`);
       const staging = mkdtempSync(join(tmpdir(), "mr-system-load-"));
       try {
-        const bytes = await this.objects.getBlob(String(seq));
+        // Not getBlob: its read waits forever for the chunks of a snapshot a newer one deletes meanwhile.
+        const bytes = await readObject(this.objects, String(seq));
         if (!bytes) throw new Error(`system snapshot ${seq} is gone`);
         writeFileSync(join(staging, DATA_FILE), bytes);
         await store.replaceWith(staging);
