@@ -169,8 +169,14 @@ function next(t: string, emitted: string[]): Promise<number | "done" | undefined
       const held = fake.faults.holding > 0 ? due.filter((at) => at - clock.now() < SHORT_WAIT_MS) : [];
       const wanted = [...held, ...due.filter((at) => advisedPauses().has(at))];
       if (wanted.length > 0) return Math.min(...wanted) - clock.now();
+      // An SSE stream cut just after its last event leaves the connector "connected" until it reads
+      // the end: settled means the stream it is connected on is still open.
+      const open = s.transport !== "sse" || fake.latestStreamOpen();
       const done =
-        s.state === "connected" && fake.faults.planned === 0 && allStored(emitted, await storedPerEvent(t));
+        s.state === "connected" &&
+        open &&
+        fake.faults.planned === 0 &&
+        allStored(emitted, await storedPerEvent(t));
       return done ? "done" : undefined;
     },
     (a) => a !== undefined,

@@ -77,6 +77,7 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
   const pollMs = options.pollMs ?? 1000;
   const issued = new Set<string>();
   const sseClients = new Set<SseClient>();
+  let latestSse: SseClient | undefined;
   const bayeuxClients = new Map<string, BayeuxClient>();
   const waiters = new Set<Waiter>();
   let seq = 0;
@@ -183,6 +184,11 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
 
     liveStreams(): number {
       return sseClients.size;
+    },
+
+    /** Whether the SSE stream opened last is still open (not cut, dropped or closed by its client). */
+    latestStreamOpen(): boolean {
+      return latestSse !== undefined && sseClients.has(latestSse);
     },
 
     /** Bayeux connects being held open right now. */
@@ -302,6 +308,7 @@ export async function startFakeCrmPlatform(options: FakeCrmOptions) {
       start(controller) {
         const cut = fault?.kind === "cut" ? fault : undefined;
         client = { controller, cursor, sent: 0, cut };
+        latestSse = client;
         controller.enqueue(encoder.encode(": connected\n\n"));
         sseClients.add(client);
         sendSse(client);
