@@ -75,6 +75,32 @@ async function write(bases: string[], tenant: Tenant, content: string): Promise<
   throw new Error(`"${content}" not acknowledged in ${ATTEMPTS} attempts`);
 }
 
+/**
+ * What is wrong with an answer racing the move, if anything: a 503 without `Retry-After`, a write
+ * not 201, a read not 200 or missing a write acknowledged before it was sent (a read never comes
+ * from a vault being removed, or from none).
+ */
+function anomalyOf(answer: HttpAnswer, writing: boolean, before: Set<string>): string | undefined {
+  if (answer.status === 0) return "no answer";
+  if (answer.status === 503)
+    return answer.headers.get("retry-after") === null ? "503 without Retry-After" : undefined;
+  if (writing) return answer.status === 201 ? undefined : "a write not 201";
+  if (answer.status !== 200) return "a read not 200";
+  const ids = new Set(answer.body.items.map((e: { id: string }) => e.id));
+  const missing = [...before].filter((id) => !ids.has(id));
+  return missing.length > 0
+    ? `a read missing ${missing.length} earlier writes: ${missing.join(", ")}`
+    : undefined;
+}
+
+/** The list, asked again after a 503 (a lease renewal late on a busy machine), as a client would. */
+async function listedWhenServed(base: string, tenant: Tenant): Promise<HttpAnswer> {
+  let answer = await listed(base, tenant);
+  for (let attempt = 1; attempt < ATTEMPTS && answer.status === 503; attempt++)
+    answer = await listed(base, tenant);
+  return answer;
+}
+
 async function listed(base: string, tenant: Tenant): Promise<HttpAnswer> {
   return httpCall(base, "GET", "/memory/facts?limit=500", { token: tenant.token });
 }
@@ -106,11 +132,14 @@ describe("cluster: former owners keep no tenant vault", () => {
     await killHard(fa.server);
     for (let i = 0; i < 5; i++)
       acked.set(await write([fb.server.base], tenant, `after kill ${i}`), `after kill ${i}`);
-    expect((await clusterView(fb)).partitions).toContain(partition);
+    // (Its lease, not its serve window: a renewal late on a busy machine lapses that for a moment.)
+    expect((await clusterView(fb)).owners[partition]).toBe("fb");
     expect(vaultOn(fb, tenant)).toBe(true);
 
     // fc joins and wins the partition: fb releases it, with requests for the tenant arriving at fb.
     const statuses = new Map<number, number>();
+    // Whatever is wrong with an answer, with the answer itself (for the failure message).
+    const anomalies: { request: number; status: number; anomaly: string; body: unknown }[] = [];
     let moved = false;
     let raced = 0;
     // Concurrent clients alternating writes and reads, so some are inside fb's app when it lets go.
@@ -119,23 +148,17 @@ describe("cluster: former owners keep no tenant vault", () => {
         const n = raced++;
         const writing = n % 2 === 0;
         const before = new Set(acked.keys());
-        const answer = writing
-          ? await httpCall(fb.server.base, "POST", "/memory/facts", {
+        const sent = writing
+          ? httpCall(fb.server.base, "POST", "/memory/facts", {
               token: tenant.token,
               body: { content: `race ${n}` },
             })
-          : await listed(fb.server.base, tenant);
+          : listed(fb.server.base, tenant);
+        const answer = await sent.catch((error: Error) => ({ status: 0, body: error.message }) as HttpAnswer);
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        if (answer.status === 503) expect(answer.headers.get("retry-after")).not.toBeNull();
-        else if (writing) {
-          expect(answer.status).toBe(201);
-          acked.set(answer.body.id, `race ${n}`);
-        } else {
-          // A read never comes from a vault being removed, or from none: it holds every earlier write.
-          expect(answer.status).toBe(200);
-          const ids = new Set(answer.body.items.map((e: { id: string }) => e.id));
-          for (const id of before) expect(ids.has(id)).toBe(true);
-        }
+        const anomaly = anomalyOf(answer, writing, before);
+        if (anomaly) anomalies.push({ request: n, status: answer.status, anomaly, body: answer.body });
+        else if (writing && answer.status === 201) acked.set(answer.body.id, `race ${n}`);
       }
     };
     const race = Promise.all(Array.from({ length: RACE_CLIENTS }, client));
@@ -148,7 +171,7 @@ describe("cluster: former owners keep no tenant vault", () => {
     moved = true;
     await race;
     console.log(`figures: requests racing the move at the former owner: ${JSON.stringify([...statuses])}`);
-    expect([...statuses.keys()].every((s) => s === 200 || s === 201 || s === 503)).toBe(true);
+    expect(anomalies).toEqual([]);
     expect(raced).toBeGreaterThan(0);
     expect(vaultOn(fb, tenant)).toBe(false);
 
@@ -177,7 +200,7 @@ describe("cluster: former owners keep no tenant vault", () => {
     // Only the owner holds the vault, and every node answers with every acknowledged write.
     expect(vaultOn(fc, tenant)).toBe(true);
     for (const node of cluster.nodes) {
-      const answer = await listed(node.server.base, tenant);
+      const answer = await listedWhenServed(node.server.base, tenant);
       expect(answer.status).toBe(200);
       const items = new Map(answer.body.items.map((e: { id: string; content: string }) => [e.id, e.content]));
       for (const [id, content] of acked) expect(items.get(id)).toBe(content);
