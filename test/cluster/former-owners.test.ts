@@ -36,6 +36,8 @@ interface Tenant {
   token: string;
 }
 
+const logOf = (node: ClusterNodeProcess) => readFileSync(join(cluster.root, `${node.label}.log`), "utf8");
+
 const vaultOn = (node: ClusterNodeProcess, tenant: Tenant) =>
   existsSync(join(node.dataDir, "tenants", tenant.id));
 
@@ -188,12 +190,19 @@ describe("cluster: former owners keep no tenant vault", () => {
 
     // Each said so in its log (with how long the removal took).
     for (const node of [fb, back]) {
-      const removals = readFileSync(join(cluster.root, `${node.label}.log`), "utf8").match(
+      const removals = logOf(node).match(
         new RegExp(
           `partition ${partition}: not served here, local copies of \\d+ tenants removed in \\d+ ms`,
         ),
       );
-      expect(removals).not.toBeNull();
+      // On a failure, what the node said of the partition instead.
+      const aboutIt = logOf(node)
+        .split("\n")
+        .filter((line) => line.includes(`partition ${partition}`));
+      expect({ node: node.nodeId, said: removals ? "removed" : aboutIt }).toEqual({
+        node: node.nodeId,
+        said: "removed",
+      });
       console.log(`figures: ${node.nodeId}: ${removals![0]}`);
     }
 
@@ -212,7 +221,10 @@ describe("cluster: former owners keep no tenant vault", () => {
     await write([fc.server.base], served, "held by fb until it stops");
     expect(vaultOn(stopped, served)).toBe(true);
     stopped.server.proc.kill("SIGTERM");
-    expect(await stopped.server.proc.exited).toBe(0);
-    expect(readdirSync(join(stopped.dataDir, "tenants"))).toEqual([]);
+    const exit = await stopped.server.proc.exited;
+    const left = readdirSync(join(stopped.dataDir, "tenants"));
+    // On a failure, the end of the node's log says what its stop went through.
+    const logEnd = exit === 0 && left.length === 0 ? "" : logOf(stopped).split("\n").slice(-15).join("\n");
+    expect({ exit, left, logEnd }).toEqual({ exit: 0, left: [], logEnd: "" });
   }, 90_000);
 });
