@@ -13,8 +13,16 @@ const HOUR = 3600_000;
 const clock = new ManualClock();
 let fake: FakeMailProvider;
 let h: Harness;
-/** Tenants are created before the clock moves days ahead (the harness's admin token lasts an hour). */
-const tenants: Record<"main" | "shortWatch" | "failing" | "noTopic", string> = {} as never;
+/**
+ * One tenant per test, each watching its own topic: the fake counts every tenant's watch calls, and
+ * the shared clock fires every started tenant's renewals, so a test reads only its own tenant's
+ * calls. They are created before the clock moves days ahead (the harness's admin token lasts an hour).
+ */
+type Name = "fresh" | "daily" | "restart" | "shortWatch" | "failing" | "noTopic";
+const tenants: Record<Name, string> = {} as never;
+const topicOf = (name: Name) => `${TOPIC}-${name}`;
+/** The watch calls made on this tenant's topic (the fake records a call once its token was accepted). */
+const watchesOf = (name: Name) => fake.watches.filter((w) => w.topicName === topicOf(name));
 
 beforeAll(async () => {
   fake = await startFakeMailProvider({ now: () => clock.now() });
@@ -26,13 +34,9 @@ beforeAll(async () => {
       MAIL_PUBSUB_JWKS_URL: fake.jwksUrl,
     },
   });
-  tenants.main = await tenant();
-  tenants.shortWatch = await tenant();
-  tenants.failing = await tenant({
-    MAIL_REFRESH_TOKEN: "revoked-refresh-token",
-    MAIL_PUBSUB_TOPIC: `${TOPIC}-failing`,
-  });
-  tenants.noTopic = await tenant();
+  for (const name of ["fresh", "daily", "restart", "shortWatch", "noTopic"] as const)
+    tenants[name] = await tenant(name);
+  tenants.failing = await tenant("failing", { MAIL_REFRESH_TOKEN: "revoked-refresh-token" });
   delete h.env[`MAIL_PUBSUB_TOPIC_${tenants.noTopic}`];
 });
 afterAll(async () => {
@@ -43,13 +47,13 @@ afterAll(async () => {
 const until = <T>(probe: () => T | Promise<T>, done: (v: T) => boolean) =>
   pollUntil(probe, done, { timeoutMs: 4000 });
 
-async function tenant(overrides: Record<string, string> = {}): Promise<string> {
+async function tenant(name: Name, overrides: Record<string, string> = {}): Promise<string> {
   const { tenant_id: t } = await h.createTenant();
   const values: Record<string, string> = {
     MAIL_CLIENT_ID: fake.clientId,
     MAIL_CLIENT_SECRET: fake.clientSecret,
     MAIL_REFRESH_TOKEN: fake.refreshToken,
-    MAIL_PUBSUB_TOPIC: TOPIC,
+    MAIL_PUBSUB_TOPIC: topicOf(name),
     MAIL_WATCH_EMAIL: EMAIL,
     ...overrides,
   };
@@ -72,20 +76,26 @@ async function mailStatus(t: string): Promise<MailStatus | undefined> {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-describe("mail watch", () => {
-  let t: string;
+/** Starts a tenant's watch as a first run does (no watch stored): one call on its topic. */
+async function startWatch(name: Name): Promise<string> {
+  const calls = watchesOf(name).length;
+  const { mail } = await h.runtime.startConnectorsFor(tenants[name]);
+  expect(mail?.state).toBe("active");
+  expect(watchesOf(name)).toHaveLength(calls + 1);
+  return tenants[name];
+}
 
+describe("mail watch", () => {
   test("starts a watch on the tenant's topic when none is stored, and health shows it", async () => {
-    t = tenants.main;
-    const watches = fake.hits.watch;
+    const t = tenants.fresh;
     const { mail } = await h.runtime.startConnectorsFor(t);
-    expect(fake.hits.watch).toBe(watches + 1);
-    expect(fake.watches.at(-1)).toEqual({ email: EMAIL, topicName: TOPIC });
+    // A tenant no other test starts: this is its only watch call.
+    expect(watchesOf("fresh")).toEqual([{ email: EMAIL, topicName: topicOf("fresh") }]);
     const now = clock.now();
     const expected = {
       state: "active",
       email: EMAIL,
-      topic: TOPIC,
+      topic: topicOf("fresh"),
       expiration: iso(now + 7 * DAY_MS),
       last_renewed_at: iso(now),
       next_renewal_at: iso(now + DAY_MS),
@@ -97,15 +107,16 @@ describe("mail watch", () => {
   });
 
   test("renews daily, through the clock", async () => {
-    const watches = fake.hits.watch;
+    const t = await startWatch("daily");
+    const calls = watchesOf("daily").length;
     clock.advance(DAY_MS - 1);
     // Starting again is a barrier: it runs after any renewal the advance queued, and finds the watch live.
     await h.runtime.startConnectorsFor(t);
-    expect(fake.hits.watch).toBe(watches);
+    expect(watchesOf("daily")).toHaveLength(calls);
     clock.advance(1);
     await until(
-      () => fake.hits.watch,
-      (n) => n === watches + 1,
+      () => watchesOf("daily").length,
+      (n) => n === calls + 1,
     );
     const status = await until(
       () => mailStatus(t),
@@ -115,15 +126,17 @@ describe("mail watch", () => {
   });
 
   test("after a restart a live stored watch is kept (no new call) and its renewal still happens", async () => {
+    // The watch is stored by the run before the restart.
+    const t = await startWatch("restart");
     await h.restart();
-    const watches = fake.hits.watch;
+    const calls = watchesOf("restart").length;
     const { mail } = await h.runtime.startConnectorsFor(t);
     expect(mail?.state).toBe("active");
-    expect(fake.hits.watch).toBe(watches);
+    expect(watchesOf("restart")).toHaveLength(calls);
     clock.advance(DAY_MS);
     await until(
-      () => fake.hits.watch,
-      (n) => n === watches + 1,
+      () => watchesOf("restart").length,
+      (n) => n === calls + 1,
     );
   });
 
@@ -136,17 +149,17 @@ describe("mail watch", () => {
       key: "mail:watch",
       value: { historyId: "900", expiration, renewedAt: clock.now() - HOUR },
     });
-    const watches = fake.hits.watch;
+    const calls = watchesOf("shortWatch").length;
     const { mail } = await h.runtime.startConnectorsFor(u);
     expect(mail).toMatchObject({ state: "active", next_renewal_at: iso(expiration - HOUR) });
-    expect(fake.hits.watch).toBe(watches);
+    expect(watchesOf("shortWatch")).toHaveLength(calls);
     clock.advance(2 * HOUR - 1);
     await h.runtime.startConnectorsFor(u);
-    expect(fake.hits.watch).toBe(watches);
+    expect(watchesOf("shortWatch")).toHaveLength(calls);
     clock.advance(1);
     await until(
-      () => fake.hits.watch,
-      (n) => n === watches + 1,
+      () => watchesOf("shortWatch").length,
+      (n) => n === calls + 1,
     );
     await until(
       () => mailStatus(u),
@@ -167,7 +180,7 @@ describe("mail watch", () => {
       () => mailStatus(u),
       (s) => s?.state === "active",
     );
-    expect(fake.watches.filter((w) => w.topicName === `${TOPIC}-failing`)).toHaveLength(1);
+    expect(watchesOf("failing")).toHaveLength(1);
     expect((await mailStatus(u))!.last_error).toBeNull();
   });
 
