@@ -29,8 +29,8 @@ afterAll(async () => {
   await h.close();
 });
 
-async function newTenant(): Promise<{ id: string; token: string }> {
-  const { tenant_id, token } = await h.createTenant();
+async function newTenant(name?: string): Promise<{ id: string; token: string }> {
+  const { tenant_id, token } = await h.createTenant(name);
   return { id: tenant_id, token };
 }
 
@@ -100,6 +100,8 @@ interface Source {
   id: string;
   token: string;
   ids: Array<{ id: string; category: string }>;
+  /** The clock's time when the first writes were made: valid times are set from it. */
+  now: number;
   /** A transaction time between the first writes and the supersession and correction. */
   between: string;
   dataSecret: string;
@@ -242,6 +244,7 @@ async function sourceTenant(): Promise<Source> {
     id,
     token,
     ids,
+    now,
     between,
     dataSecret,
     outboundSecret,
@@ -251,6 +254,7 @@ async function sourceTenant(): Promise<Source> {
 }
 
 describe("export and import round trip", () => {
+  const B_NAME = `Imported ${crypto.randomUUID()}`;
   let a: Source;
   let b: { id: string; token: string };
   let text: string;
@@ -262,11 +266,21 @@ describe("export and import round trip", () => {
     a = await sourceTenant();
     exportRes = await exportOf(a.id);
     text = await exportRes.text();
-    b = await newTenant();
+    b = await newTenant(B_NAME);
     const res = await importInto(b.id, text);
     imported = await res.json();
     expect({ status: res.status, imported }).toMatchObject({ status: 200 });
   });
+
+  /**
+   * `b` is only read, so that every comparison of `a` and `b` holds in any order: a test that
+   * writes (or sends) to an imported tenant imports the export into a tenant of its own.
+   */
+  async function importedCopy(): Promise<{ id: string; token: string }> {
+    const copy = await newTenant();
+    expect((await importInto(copy.id, text)).status).toBe(200);
+    return copy;
+  }
 
   test("the export is NDJSON: a header, records and a trailer with the counts written", () => {
     expect(exportRes.headers.get("content-type")).toStartWith("application/x-ndjson");
@@ -333,8 +347,8 @@ describe("export and import round trip", () => {
     const views = [
       "",
       `&as_of=${encodeURIComponent(a.between)}`,
-      `&valid_at=${encodeURIComponent(iso(clock.now() - 2.5 * DAY))}`,
-      `&valid_at=${encodeURIComponent(iso(clock.now() - 1.5 * DAY))}&as_of=${encodeURIComponent(a.between)}`,
+      `&valid_at=${encodeURIComponent(iso(a.now - 2.5 * DAY))}`,
+      `&valid_at=${encodeURIComponent(iso(a.now - 1.5 * DAY))}&as_of=${encodeURIComponent(a.between)}`,
       "&tag=storage",
       "&tag=ops&limit=1",
     ];
@@ -411,24 +425,29 @@ describe("export and import round trip", () => {
   });
 
   test("a redelivered webhook stays a duplicate; an idempotent retry answers the first entry", async () => {
-    setSecrets(h, b.id, { DATA_WEBHOOK_TOKEN: a.dataSecret });
-    const again = await sendData(b.id, a.dataSecret, a.created);
+    const copy = await importedCopy();
+    setSecrets(h, copy.id, { DATA_WEBHOOK_TOKEN: a.dataSecret });
+    const again = await sendData(copy.id, a.dataSecret, a.created);
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ accepted: 0, duplicates: 1, entries: [] });
     const retry = await h.json("POST", "/memory/facts", {
-      token: b.token,
+      token: copy.token,
       body: a.idempotent.body,
       headers: { "idempotency-key": a.idempotent.key },
     });
     expect(retry.status).toBe(200);
-    expect(retry.body).toMatchObject({ id: a.idempotent.id, tenant_id: b.id });
+    expect(retry.body).toMatchObject({ id: a.idempotent.id, tenant_id: copy.id });
   });
 
   test("the new tenant goes on writing after the imported sequences and positions", async () => {
-    const entry = await create(b.token, "fact", { content: "Written after the import", tags: ["storage"] });
-    const list = await h.json("GET", "/memory/facts?limit=1", { token: b.token });
+    const copy = await importedCopy();
+    const entry = await create(copy.token, "fact", {
+      content: "Written after the import",
+      tags: ["storage"],
+    });
+    const list = await h.json("GET", "/memory/facts?limit=1", { token: copy.token });
     expect(list.body.items[0].id).toBe(entry.id);
-    const log = await h.runtime.deps.tenant(b.id).ask({ type: "changes.since", after: 0, limit: 10_000 });
+    const log = await h.runtime.deps.tenant(copy.id).ask({ type: "changes.since", after: 0, limit: 10_000 });
     const last = log.changes[log.changes.length - 1]!;
     expect(last).toMatchObject({ type: "entry.created", id: entry.id });
     expect(last.seq).toBeGreaterThan(log.changes[log.changes.length - 2]!.seq);
@@ -436,24 +455,15 @@ describe("export and import round trip", () => {
 
   test("an export of the imported tenant is the export of the source, but for the tenant", async () => {
     const res = await exportOf(b.id);
-    const lines = parseLines(await res.text());
-    const first = parseLines(text);
-    // The tenant wrote one entry since (previous test): compare the records the source had.
-    // biome-ignore lint/suspicious/noExplicitAny: a record of any type
-    const key = (l: any) =>
-      JSON.stringify([
-        l.type,
-        l.key ??
-          l.value.entry?.id ??
-          l.value.event_id ??
-          l.value.name ??
-          (l.type === "change" ? l.value.seq : null),
-      ]);
-    const again = new Map(lines.slice(1, -1).map((l) => [key(l), l]));
-    for (const line of first.slice(1, -1)) {
-      if (line.type === "counter" || line.type === "dedupe") continue;
-      expect(again.get(key(line))).toEqual(retenanted(line, a.id, b.id));
-    }
+    const [header, ...records] = parseLines(await res.text());
+    const [firstHeader, ...firstRecords] = parseLines(text);
+    // Nothing writes to `b` (see importedCopy): every record is the source's, counters and dedupe too.
+    expect(header).toEqual({
+      ...retenanted(firstHeader, a.id, b.id),
+      tenant_name: B_NAME,
+      exported_at: iso(clock.now()),
+    });
+    expect(records).toEqual(retenanted(firstRecords, a.id, b.id));
   });
 
   test("a subscription made before the import is sent what happens after it, not the imported history", async () => {
@@ -476,8 +486,8 @@ describe("export and import round trip", () => {
   });
 
   test("importing into a tenant that is not empty is a 409", async () => {
-    const res = await importInto(b.id, text);
-    await expectProblem(res, 409, "conflict");
+    const copy = await importedCopy();
+    await expectProblem(await importInto(copy.id, text), 409, "conflict");
   });
 });
 
@@ -649,13 +659,27 @@ describe("refusals", () => {
   });
 
   test("the admin audit records both", async () => {
+    // Its own export and import: what other tests exported or imported may not have run.
+    const fresh = await newTenant();
+    const exported = await exportOf(a.id);
+    const counts = parseLines(await exported.text())[0].counts;
+    const res = await importInto(fresh.id, text);
+    expect(res.status).toBe(200);
+    const { imported } = (await res.json()) as { imported: object };
     const { body } = await h.json("GET", "/admin/audit/events?limit=200", { token: h.adminToken });
-    const actions = (body.events as Array<{ action: string; tenant_id: string; details: object }>).filter(
-      (e) => ["tenant.exported", "tenant.imported"].includes(e.action),
-    );
-    expect(actions.some((e) => e.action === "tenant.exported" && e.tenant_id === a.id)).toBe(true);
-    expect(actions.find((e) => e.action === "tenant.imported")?.details).toMatchObject({
-      imported: { entries: expect.any(Number) },
+    const events = body.events as Array<{
+      action: string;
+      tenant_id: string;
+      target: string | null;
+      details: object;
+    }>;
+    // Newest first: the first of each action for these tenants is this test's.
+    expect(events.find((e) => e.action === "tenant.exported" && e.tenant_id === a.id)?.details).toEqual({
+      counts,
+    });
+    expect(events.find((e) => e.action === "tenant.imported" && e.tenant_id === fresh.id)).toMatchObject({
+      target: a.id,
+      details: { imported },
     });
   });
 });
