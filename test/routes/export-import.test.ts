@@ -658,25 +658,30 @@ describe("refusals", () => {
     expect(page.body.items).toHaveLength(3);
   });
 
+  interface AuditEvent {
+    action: string;
+    tenant_id: string;
+    target: string | null;
+    details: object;
+  }
+  const auditEvents = async (): Promise<AuditEvent[]> =>
+    (await h.json("GET", "/admin/audit/events?limit=200", { token: h.adminToken })).body.events;
+  const exportOfA = (e: AuditEvent) => e.action === "tenant.exported" && e.tenant_id === a.id;
+
   test("the admin audit records both", async () => {
     // Its own export and import: what other tests exported or imported may not have run.
     const fresh = await newTenant();
+    // The group's setup exported a too: this test's export is the one more row it makes.
+    const exportsBefore = (await auditEvents()).filter(exportOfA).length;
     const exported = await exportOf(a.id);
     const counts = parseLines(await exported.text())[0].counts;
     const res = await importInto(fresh.id, text);
     expect(res.status).toBe(200);
     const { imported } = (await res.json()) as { imported: object };
-    const { body } = await h.json("GET", "/admin/audit/events?limit=200", { token: h.adminToken });
-    const events = body.events as Array<{
-      action: string;
-      tenant_id: string;
-      target: string | null;
-      details: object;
-    }>;
+    const events = await auditEvents();
+    expect(events.filter(exportOfA)).toHaveLength(exportsBefore + 1);
     // Newest first: the first of each action for these tenants is this test's.
-    expect(events.find((e) => e.action === "tenant.exported" && e.tenant_id === a.id)?.details).toEqual({
-      counts,
-    });
+    expect(events.find(exportOfA)?.details).toEqual({ counts });
     expect(events.find((e) => e.action === "tenant.imported" && e.tenant_id === fresh.id)).toMatchObject({
       target: a.id,
       details: { imported },
