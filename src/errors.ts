@@ -108,8 +108,17 @@ export class ValidationFailed extends AppError {
   override readonly title = "Validation failed";
   constructor(message: string, errors: FieldError[] = []) {
     super(message);
-    this.errors = errors;
+    this.errors = onePerPath(errors);
   }
+}
+
+/**
+ * The first fault of each path: a schema checker reports a missing property twice ("required",
+ * then "expected string"), and a client reading `errors` wants each failing field once.
+ */
+function onePerPath(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => !seen.has(e.path) && seen.add(e.path));
 }
 
 /** An `Idempotency-Key` already used for a different request body. */

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { IdempotencyMismatch, ValidationFailed } from "../../src/errors.ts";
 import { buildEntry, type NormalisedDraft, normaliseDraft } from "../../src/memory/entry-builder.ts";
-import { canonicalJson, entryId, type IdentityContent, type Sha8, sha8 } from "../../src/memory/entry-id.ts";
+import { canonicalJson, type Sha8, sha8 } from "../../src/memory/entry-id.ts";
+import { resolveEntryId } from "../../src/memory/entry-identity.ts";
 import type { StoredEntry } from "../../src/memory/temporal.ts";
 import type { Category } from "../../src/models/category.ts";
 import type { ChangeDraft } from "../../src/models/change.ts";
@@ -167,11 +168,11 @@ export class MemoryWriter {
   ): Prepared | { existing: StoredEntry } {
     const n = normaliseDraft(withCorrectionDefaults(draft, lookup), now);
     const effects = sideEffects(n, now, lookup);
-    const identity = this.identityOf(n);
-    const id = entryId(identity, (candidate) => takenByOther(lookup(candidate), identity), this.hash);
-    const existing = lookup(id);
-    if (existing) return { existing };
-    const entry = buildEntry(n, id, { tenantId: this.opts.tenantId, createdBy, now });
+    const candidate = buildEntry(n, "", { tenantId: this.opts.tenantId, createdBy, now });
+    const resolved = resolveEntryId(candidate, lookup, this.hash);
+    if ("existing" in resolved) return resolved;
+    const id = resolved.id;
+    const entry: Entry = { ...candidate, id };
     const changes: ChangeDraft[] = [
       { type: "entry.created", id, category: entry.category, by: createdBy },
       ...effects.map(({ stored, type }) => ({
@@ -226,17 +227,6 @@ export class MemoryWriter {
       at: now,
     });
     return { status: 200, entry: retracted.entry, committed };
-  }
-
-  private identityOf(n: NormalisedDraft): IdentityContent {
-    return {
-      tenant: this.opts.tenantId,
-      category: n.draft.category,
-      content: n.draft.content,
-      data: n.draft.data,
-      valid_from: isoOf(n.validFrom),
-      source: n.draft.source,
-    };
   }
 }
 
@@ -322,21 +312,6 @@ function live(lookup: EntryLookup, id: string, path: string): StoredEntry {
   if (!target) invalid(path, "no such entry in this tenant");
   if (target.entry.expired_at !== null) invalid(path, "that entry was already corrected");
   return target;
-}
-
-/** Whether the stored entry at a candidate id holds other content (an id collision). */
-function takenByOther(stored: StoredEntry | undefined, identity: IdentityContent): boolean {
-  if (!stored) return false;
-  const e = stored.entry;
-  const theirs: IdentityContent = {
-    tenant: e.tenant_id,
-    category: e.category,
-    content: e.content,
-    data: e.data,
-    valid_from: e.valid_from,
-    source: e.source,
-  };
-  return canonicalJson(theirs) !== canonicalJson(identity);
 }
 
 /** What makes two requests under one Idempotency-Key the same: their bodies, canonically. */

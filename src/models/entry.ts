@@ -42,7 +42,6 @@ const OpenOrResolved = Type.Union([Type.Literal("open"), Type.Literal("resolved"
 /** Typed fields per category; the request schema of `POST /memory/{category}` is base + these. */
 export const TYPED_FIELDS = {
   decision: {
-    status: Type.Optional(OpenOrResolved),
     rationale: Type.Optional(Chars(0, 8192)),
     options: Type.Optional(Type.Array(ShortText, { maxItems: 64 })),
     chosen: Type.Optional(ShortText),
@@ -145,8 +144,15 @@ function optionalAll<T extends TProperties>(props: T): { [K in keyof T]: TOption
   };
 }
 
+/**
+ * Fields the server sets on an entry of one category, refused in its request body (422 as unknown
+ * fields): a decision's `status` is `open` until an outcome names it, then `resolved`.
+ */
+const SERVER_TYPED_FIELDS = { status: Type.Optional(OpenOrResolved) };
+
 /** Every category's typed fields, each optional: an entry carries those of its own category. */
 const ANY_TYPED_FIELDS = {
+  ...SERVER_TYPED_FIELDS,
   ...optionalAll(TYPED_FIELDS.decision),
   ...optionalAll(TYPED_FIELDS.exception),
   ...optionalAll(TYPED_FIELDS.workflow),

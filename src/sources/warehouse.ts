@@ -40,8 +40,8 @@ const money = (row: Event) => ({ amount: amountOf(row.amount), currency: currenc
 
 /** Each category's typed fields, as the row's columns of the same names carry them. */
 const TYPED: Record<Category, (row: Event) => Record<string, unknown>> = {
+  // A decision's status is server-managed (resolved by its outcome): a row's `status` is not taken.
   decision: (row) => ({
-    status: lower(row.status),
     rationale: text(row.rationale),
     options: listOf(row.options),
     chosen: text(row.chosen),

@@ -415,6 +415,15 @@ describe("refusals are tool errors carrying the route's problem", () => {
         errors: expected.errors,
       });
     }
+    // Each failing field once (a missing property is not listed again as "expected string").
+    const missing = await refused(
+      client,
+      "memory_add",
+      { category: "relationship", content: "r", subject: "s" },
+      422,
+      "validation_failed",
+    );
+    expect(missing.errors?.map((e: { path: string }) => e.path)).toEqual(["/predicate", "/object"]);
     await refused(client, "memory_add", { category: "facts", content: "x" }, 422, "validation_failed");
     await refused(client, "memory_get", { category: "fact", id: "NOT-HEX" }, 422, "validation_failed");
     await refused(client, "memory_list", { category: "fact", limit: "5" }, 422, "validation_failed");

@@ -36,8 +36,13 @@ async function create(memory: TenantMemory, draft: EntryDraft, extra: Partial<Cr
   return written;
 }
 
+/** The identity of a fact written by "agent" with only content and valid_from (CONTRACT §2). */
 const identityText = (content: string, valid_from: string) =>
-  canonicalJson({ tenant: TENANT, category: "fact", content, valid_from });
+  canonicalJson({
+    tenant: TENANT,
+    category: "fact",
+    body: { content, valid_from, valid_to: null, agent_id: "agent" },
+  });
 
 describe("TenantMemory ids", () => {
   test("a forced collision gives the second entry the deterministic next candidate", async () => {

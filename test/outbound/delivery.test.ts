@@ -135,7 +135,7 @@ describe("delivery", () => {
 
   test("only the subscribed types are sent: a decision's resolution, not the entries' creation", async () => {
     const s = await subscribe(["decision.resolved"]);
-    const decision = await write(s, "decisions", { content: "Pick Postgres", status: "open" });
+    const decision = await write(s, "decisions", { content: "Pick Postgres" });
     await write(s, "facts", { content: "unrelated" });
     const outcome = await write(s, "outcomes", {
       content: "It worked",
