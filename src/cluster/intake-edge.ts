@@ -5,8 +5,9 @@
  * Anything it cannot decide (an unknown source or tenant, a handshake, a body that does not parse)
  * is left to the owner, whose answer then comes back as usual.
  */
-import { Unauthorized } from "../errors.ts";
+import type { Unauthorized } from "../errors.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
+import { deliveryRejected } from "../ingest/delivery-refusal.ts";
 import { findSource } from "../sources/registry.ts";
 import type { SystemStore } from "../vault/system-store.ts";
 
@@ -34,7 +35,7 @@ export async function checkAtEdge(
     if (source.challenge?.(delivery, ctx)) return { kind: "owner" };
     const verdict = await source.verify(delivery, ctx);
     if (!verdict.ok)
-      return { kind: "refused", error: new Unauthorized(`delivery rejected: ${verdict.reason}`) };
+      return { kind: "refused", error: deliveryRejected(source.id, request.headers, verdict.reason) };
     if (source.handshake?.(delivery, ctx)) return { kind: "owner" };
     const ids = source.parse(delivery, ctx).map((event) => event.event_id);
     return ids.length > 0 ? { kind: "events", ids } : { kind: "owner" };

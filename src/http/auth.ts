@@ -8,6 +8,7 @@ import { parseAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { SystemStore } from "../vault/system-store.ts";
+import { API_REALM, challenged } from "./bearer-challenge.ts";
 import { RAW_BODY, readJsonBody } from "./body.ts";
 import { isNdjson } from "./ndjson.ts";
 import { anyGrants } from "./permissions.ts";
@@ -44,7 +45,10 @@ export function bearerToken(request: Request): string | undefined {
   return match?.[1];
 }
 
-/** Turns a request's bearer token into a Principal, or throws Unauthorized. */
+/**
+ * Turns a request's bearer token into a Principal, or throws Unauthorized. Every refusal carries
+ * its `WWW-Authenticate: Bearer` challenge (RFC 6750), whichever way the token came.
+ */
 export class Authenticator {
   constructor(
     private readonly tokens: TokenService,
@@ -53,17 +57,22 @@ export class Authenticator {
 
   async authenticate(request: Request, cookieToken?: string): Promise<Principal> {
     const raw = bearerToken(request) ?? cookieToken;
-    if (!raw) throw new Unauthorized("missing bearer token");
+    if (!raw) throw challenged(new Unauthorized("missing bearer token"), API_REALM, false);
     return this.authenticateToken(raw);
   }
 
   /** A token handed over some other way (the dashboard's sign-in form). */
   async authenticateToken(raw: string): Promise<Principal> {
-    const claims = await this.tokens.verify(raw);
-    if (!claims.admin && !this.store.getTenant(claims.tenant_id)) {
-      throw new Unauthorized("the token's tenant does not exist");
+    try {
+      const claims = await this.tokens.verify(raw);
+      if (!claims.admin && !this.store.getTenant(claims.tenant_id)) {
+        throw new Unauthorized("the token's tenant does not exist");
+      }
+      return principalOf(claims);
+    } catch (error) {
+      if (error instanceof Unauthorized) challenged(error, API_REALM, true);
+      throw error;
     }
-    return principalOf(claims);
   }
 }
 

@@ -97,12 +97,14 @@ function isDocument(value: unknown): value is Json {
  *   acknowledgement under `text/xml`; the members of a union each under their own. The marks go.
  * - Empty bodies. For a status declared `Type.Null()` (no body: 202) the generator writes the
  *   schema's `type` and `description` where the media types belong; such a response has no content.
+ * - 401s name their `WWW-Authenticate` challenge (docs/auth.md), which no route schema can declare.
  */
 export function finishDocument(generated: Json): Json {
   const doc = structuredClone(generated);
   for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
     for (const operation of Object.values(item) as Json[]) {
       const responses = (operation?.responses ?? {}) as Record<string, Json>;
+      if (responses["401"]) responses["401"].headers = challengeHeader(operation);
       for (const response of Object.values(responses)) {
         const content = response.content as Record<string, unknown> | undefined;
         if (!content) continue;
@@ -115,6 +117,15 @@ export function finishDocument(generated: Json): Json {
     }
   }
   return doc;
+}
+
+/** The 401's challenge: the API's realm, or on the webhook route the bearer sources' own. */
+function challengeHeader(operation: Json): Json {
+  const webhook = Array.isArray(operation.tags) && operation.tags.includes("webhooks");
+  const description = webhook
+    ? 'Sent by the sources that authenticate with a bearer token (data, warehouse, mail) only: `Bearer realm="webhooks"`, with `error="invalid_token"` when a token was sent'
+    : 'RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused';
+  return { "WWW-Authenticate": { description, schema: { type: "string" } } };
 }
 
 function fileByMediaType(content: Record<string, { schema?: Json }>): Record<string, { schema?: Json }> {

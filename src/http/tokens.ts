@@ -1,10 +1,12 @@
+import { jwt } from "@elysiajs/jwt";
 import { type Static, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { SignJWT } from "jose";
 import { ulid } from "ulid";
 import { Unauthorized } from "../errors.ts";
 import { OPERATOR_TENANT_ID, ULID_RE } from "../models/common.ts";
 import type { Clock } from "../runtime/clock.ts";
+import { whyRefused } from "./token-refusal.ts";
 
 /** The longest lifetime a token may have: minting refuses more, and so does verification. */
 export const MAX_TOKEN_TTL_SECONDS = 366 * 86400;
@@ -44,18 +46,35 @@ interface CachedClaims {
   expiresAtMs: number;
 }
 
+/** CONTRACT §3: HS256 only. The plugin's `alg` is the signing default; verify needs its own list. */
+const ALGORITHMS = ["HS256"];
+
+/** The @elysiajs/jwt plugin, configured with the runtime's secret for HS256 tokens (docs/auth.md). */
+export function jwtPlugin(secret: Uint8Array) {
+  return jwt({ name: "jwt", secret, alg: "HS256", typ: "JWT" });
+}
+
+type JwtFunctions = ReturnType<typeof jwtPlugin>["decorator"]["jwt"];
+
 /**
- * Signs and verifies HS256 tokens. Verification goes through jose (async WebCrypto, ~60 µs), so
- * verified tokens are cached by their raw text: bounded, and never used past their `exp`.
+ * Signs and verifies HS256 tokens. Signatures are checked by the @elysiajs/jwt plugin's `verify`
+ * (jose underneath: async WebCrypto, ~60 µs), always with explicit options, since without them it
+ * would accept any HMAC algorithm and no `exp`; this class adds what the plugin cannot (the claims'
+ * shape, the `exp` cap, the tenant scope) and caches verified tokens by their raw text: bounded,
+ * and never used past their `exp`. The plugin is not decorated onto the request context, where a
+ * bare `jwt.verify(token)` would skip those options: every route verifies through this class.
  */
 export class TokenService {
   private readonly cache = new Map<string, CachedClaims>();
+  private readonly jwt: JwtFunctions;
 
   constructor(
     private readonly secret: Uint8Array,
     private readonly clock: Clock,
     private readonly cacheSize = 10_000,
-  ) {}
+  ) {
+    this.jwt = jwtPlugin(secret).decorator.jwt;
+  }
 
   async mint(req: MintRequest): Promise<Minted> {
     if (!Number.isInteger(req.ttlSeconds) || req.ttlSeconds < 1 || req.ttlSeconds > MAX_TOKEN_TTL_SECONDS)
@@ -70,6 +89,8 @@ export class TokenService {
       exp: iat + req.ttlSeconds,
       jti: ulid(this.clock.now()),
     };
+    // jose's SignJWT, not the plugin's `sign`: that one stamps `iat` from the wall clock, and the
+    // claims here (and their `iat`) come from the runtime's injected clock.
     const token = await new SignJWT({ ...claims })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .sign(this.secret);
@@ -90,16 +111,13 @@ export class TokenService {
   }
 
   private async verifySignature(raw: string, now: number): Promise<Claims> {
-    let payload: unknown;
-    try {
-      ({ payload } = await jwtVerify(raw, this.secret, {
-        algorithms: ["HS256"],
-        requiredClaims: ["exp"],
-        currentDate: new Date(now),
-      }));
-    } catch (error) {
-      throw new Unauthorized(describeJoseError(error));
-    }
+    const payload = await this.jwt.verify(raw, {
+      algorithms: ALGORITHMS,
+      requiredClaims: ["exp"],
+      currentDate: new Date(now),
+    });
+    // The plugin answers `false` whatever failed: the token's own header and claims say why.
+    if (payload === false) throw new Unauthorized(whyRefused(raw, now));
     if (!checkClaims.Check(payload)) throw new Unauthorized("token claims are malformed");
     // A token valid for longer than any this service mints was not minted for it; this also keeps
     // every `exp` a formattable date.
@@ -128,12 +146,4 @@ function checkScope(claims: Claims): void {
   if (!ULID_RE.test(claims.tenant_id) || claims.tenant_id === OPERATOR_TENANT_ID) {
     throw new Unauthorized("token tenant_id is not a tenant ULID");
   }
-}
-
-function describeJoseError(error: unknown): string {
-  if (error instanceof joseErrors.JWTExpired) return "token expired";
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return "token algorithm not allowed (HS256 only)";
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return "token signature invalid";
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return `token claim invalid: ${error.claim}`;
-  return "token malformed";
 }

@@ -10,7 +10,7 @@
  * the tenant's mailbox; the tenant actor only dedupes and writes (actors/tenant-ingest.ts).
  */
 import type { Embedder } from "../embedding/embedder.ts";
-import { NotFound, PayloadTooLarge, Unauthorized } from "../errors.ts";
+import { NotFound, PayloadTooLarge } from "../errors.ts";
 import { readBodyCapped } from "../http/body.ts";
 import type { TenantProtocol } from "../models/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
@@ -27,6 +27,7 @@ import type {
 } from "../sources/types.ts";
 import type { CrmMappingHolder } from "./crm-mapping-holder.ts";
 import { DeliveryCounters } from "./delivery-counters.ts";
+import { deliveryRejected } from "./delivery-refusal.ts";
 import { sanitiseHeaders } from "./headers.ts";
 import type { IngestItem, IngestSummary } from "./ingest-item.ts";
 
@@ -118,7 +119,7 @@ export class IngestPipeline {
     const challenged = source.challenge?.(delivery, ctx);
     if (challenged) return challenged;
     const verdict = await source.verify(delivery, ctx);
-    if (!verdict.ok) throw new Unauthorized(`delivery rejected: ${verdict.reason}`);
+    if (!verdict.ok) throw deliveryRejected(source.id, request.headers, verdict.reason);
     const events = source.parse(delivery, ctx);
     if (delivery.rawBody.byteLength > limit) throw new PayloadTooLarge(`body exceeds ${limit} bytes`);
     const handshake = source.handshake?.(delivery, ctx);

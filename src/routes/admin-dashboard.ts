@@ -131,7 +131,8 @@ export function dashboardErrorPage(
 ): Response | undefined {
   const { path } = requestInfo(request);
   if (!path.startsWith(DASHBOARD_PATH) || error.status >= 500) return undefined;
-  const headers: Record<string, string> = { ...PAGE_HEADERS, "x-request-id": requestId };
+  // The error's own headers too: a 401's WWW-Authenticate challenge, a 405's Allow.
+  const headers: Record<string, string> = { ...error.headers, ...PAGE_HEADERS, "x-request-id": requestId };
   if (error.status === 401 && request.headers.get("cookie")?.includes(`${ADMIN_COOKIE}=`))
     headers["set-cookie"] = adminCookie("", 0, isHttps(request));
   return new Response(signInPage(messageOf(error)), { status: error.status, headers });

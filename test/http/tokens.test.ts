@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { SignJWT, UnsecuredJWT } from "jose";
+import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { Unauthorized } from "../../src/errors.ts";
-import { MAX_TOKEN_TTL_SECONDS, TokenService } from "../../src/http/tokens.ts";
+import { jwtPlugin, MAX_TOKEN_TTL_SECONDS, TokenService } from "../../src/http/tokens.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { craftJwt } from "../helpers/jwt.ts";
@@ -128,6 +128,76 @@ describe("TokenService", () => {
       ),
       /signature/,
     );
+  });
+
+  test("HS256 only: HS384, HS512, RS256, ES256 and none are refused, even over valid claims", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const claims = {
+      sub: "x",
+      tenant_id: TENANT,
+      roles: [] as string[],
+      exp: Math.floor(clock.now() / 1000) + 60,
+    };
+    const rsa = await generateKeyPair("RS256");
+    const ec = await generateKeyPair("ES256");
+    const signed = [
+      await new SignJWT(claims).setProtectedHeader({ alg: "HS384" }).sign(key),
+      await new SignJWT(claims).setProtectedHeader({ alg: "HS512" }).sign(key),
+      await new SignJWT(claims).setProtectedHeader({ alg: "RS256" }).sign(rsa.privateKey),
+      await new SignJWT(claims).setProtectedHeader({ alg: "ES256" }).sign(ec.privateKey),
+      new UnsecuredJWT(claims).encode(),
+    ];
+    for (const token of signed) await rejects(tokens.verify(token), /algorithm not allowed \(HS256 only\)/);
+    // The same claims signed HS256 are accepted: the algorithm alone was refused.
+    const good = await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).sign(key);
+    expect((await tokens.verify(good)).sub).toBe("x");
+  });
+
+  test("each refusal says why: no exp, expired, another secret, malformed", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const now = Math.floor(clock.now() / 1000);
+    const base = { sub: "x", tenant_id: TENANT, roles: [] };
+    const sign = (payload: Record<string, unknown>, secret = SECRET) =>
+      craftJwt({ alg: "HS256", typ: "JWT" }, payload, secret);
+    await rejects(tokens.verify(sign(base)), /^token claim missing: exp$/);
+    await rejects(tokens.verify(sign({ ...base, exp: now })), /^token expired$/);
+    await rejects(
+      tokens.verify(sign({ ...base, exp: now + 60 }, `${SECRET}-other`)),
+      /^token signature invalid$/,
+    );
+    await rejects(tokens.verify("not-a-jwt"), /^token malformed$/);
+  });
+
+  test("the plugin alone would accept HS512 and a token without exp: TokenService's options refuse both", async () => {
+    // Why verification wraps @elysiajs/jwt (docs/auth.md): its bare verify() trusts the header's alg.
+    const { jwt } = jwtPlugin(key).decorator;
+    const clock = new ManualClock();
+    const now = Math.floor(clock.now() / 1000);
+    const hs512 = await new SignJWT({ sub: "x", tenant_id: TENANT, roles: [], exp: now + 60 })
+      .setProtectedHeader({ alg: "HS512" })
+      .sign(key);
+    const noExp = craftJwt({ alg: "HS256" }, { sub: "x", tenant_id: TENANT, roles: [] }, SECRET);
+    expect(await jwt.verify(hs512, { currentDate: new Date(clock.now()) })).not.toBe(false);
+    expect(await jwt.verify(noExp)).not.toBe(false);
+    const tokens = service(clock);
+    await rejects(tokens.verify(hs512), /algorithm/);
+    await rejects(tokens.verify(noExp), /exp/);
+  });
+
+  test("a repeated token is served from the cache: the plugin verifies it once", async () => {
+    const tokens = service();
+    const { token } = await tokens.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds: 60 });
+    const plugin = (tokens as unknown as { jwt: { verify: (...args: unknown[]) => Promise<unknown> } }).jwt;
+    const verify = plugin.verify;
+    let calls = 0;
+    plugin.verify = (...args) => {
+      calls++;
+      return verify(...args);
+    };
+    for (let i = 0; i < 5; i++) expect((await tokens.verify(token)).sub).toBe("x");
+    expect(calls).toBe(1);
   });
 
   test("caps exp: beyond the longest token lifetime, or past the last date, is refused and never cached", async () => {
