@@ -2,13 +2,17 @@
  * A local fake of the mail provider (Bun.serve on 127.0.0.1, a free port): the OAuth token
  * endpoint, mailbox history, message metadata, watch, and the JWKS of the push service's
  * signing keys, with helpers to sign push tokens (and a second, unpublished key for forgeries).
+ * For the ingest command it also serves labels, threads (listed by `q` and `labelIds`, paged with
+ * `pageToken`, read whole with `format=full`) from `fake.mailbox`, and attachment bodies, and it
+ * logs every API request (`apiRequests`) and every scope asked of the token endpoint (`tokenScopes`).
  * Network faults (error statuses with Retry-After, resets, slow answers) are planned through
  * `fake.faults` (test/fakes/fault-plan.ts), by path: `/token`, `/gmail/v1/users/{email}/history`, ...
  */
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { type Clock, systemClock } from "../../src/runtime/clock.ts";
-import type { HistoryRecord, MessageMeta } from "../../src/sources/mail/api.ts";
+import type { HistoryRecord, MailLabel, MailMessage, MessageMeta } from "../../src/sources/mail/api.ts";
 import { FaultPlan } from "./fault-plan.ts";
+import { threadMatches } from "./mail-search.ts";
 
 type PrivateKey = CryptoKey;
 
@@ -37,6 +41,15 @@ export interface FakeMailProviderOptions {
   serviceAccount?: string;
   /** History records per page. */
   pageSize?: number;
+  /** Threads per page of a thread listing (the real API's default is 100). */
+  threadPageSize?: number;
+}
+
+export interface ApiRequest {
+  method: string;
+  /** The path after `/gmail/v1/users/{email}/`, e.g. `threads/t1`, `messages/m1/attachments/a1`. */
+  path: string;
+  query: URLSearchParams;
 }
 
 export interface FakeMailProvider {
@@ -58,6 +71,14 @@ export interface FakeMailProvider {
   messages: Map<string, MessageMeta>;
   watches: { email: string; topicName: string }[];
   hits: { token: number; history: number; messages: number; watch: number; jwks: number };
+  /** The mailbox's labels (system ones by default; tests add user labels). */
+  labels: MailLabel[];
+  /** Messages with whole MIME trees, read by the thread endpoints (grouped by `threadId`). */
+  mailbox: MailMessage[];
+  /** Every request to the mail API (not the token endpoint), in arrival order. */
+  apiRequests: ApiRequest[];
+  /** The `scope` form field of each token request (null when none was sent). */
+  tokenScopes: (string | null)[];
   /** Lifetime of issued access tokens in seconds. */
   tokenLifetimeS: number;
   /** Faults planned for the next requests, and what was injected. */
@@ -75,6 +96,8 @@ async function signingKey(kid: string): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair("RS256");
   return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
 }
+
+const USER_PATH = /^\/gmail\/v1\/users\/([^/]+)\/(.+)$/;
 
 function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -107,6 +130,14 @@ export async function startFakeMailProvider(
     messages: new Map<string, MessageMeta>(),
     watches: [] as { email: string; topicName: string }[],
     hits: { token: 0, history: 0, messages: 0, watch: 0, jwks: 0 },
+    labels: [
+      { id: "INBOX", name: "INBOX", type: "system" },
+      { id: "SENT", name: "SENT", type: "system" },
+      { id: "IMPORTANT", name: "IMPORTANT", type: "system" },
+    ] as MailLabel[],
+    mailbox: [] as MailMessage[],
+    apiRequests: [] as ApiRequest[],
+    tokenScopes: [] as (string | null)[],
     tokenLifetimeS: 3600,
     faults: new FaultPlan(options.clock ?? systemClock),
   };
@@ -114,6 +145,7 @@ export async function startFakeMailProvider(
   async function token(req: Request): Promise<Response> {
     fake.hits.token++;
     const form = new URLSearchParams(await req.text());
+    fake.tokenScopes.push(form.get("scope"));
     const valid =
       form.get("grant_type") === "refresh_token" &&
       form.get("client_id") === fake.clientId &&
@@ -127,7 +159,7 @@ export async function startFakeMailProvider(
       access_token: accessToken,
       expires_in: fake.tokenLifetimeS,
       token_type: "Bearer",
-      scope: "gmail.readonly",
+      scope: form.get("scope") ?? "gmail.readonly",
     });
   }
 
@@ -170,15 +202,65 @@ export async function startFakeMailProvider(
     return json({ historyId: fake.historyId, expiration: String(now() + 7 * 24 * 3600 * 1000) });
   }
 
+  /** Threads as the API lists them: the most recent activity first, then by id. */
+  function threadsOf(messages: MailMessage[]): Map<string, MailMessage[]> {
+    const threads = new Map<string, MailMessage[]>();
+    const byDate = [...messages].sort((a, b) => Number(a.internalDate) - Number(b.internalDate));
+    for (const m of byDate) threads.set(m.threadId, [...(threads.get(m.threadId) ?? []), m]);
+    const latest = (t: MailMessage[]) => Number(t[t.length - 1]!.internalDate);
+    return new Map([...threads].sort(([ia, a], [ib, b]) => latest(b) - latest(a) || ia.localeCompare(ib)));
+  }
+
+  function listThreads(url: URL): Response {
+    const q = url.searchParams.get("q") ?? "";
+    const labelIds = url.searchParams.getAll("labelIds");
+    const matching = [...threadsOf(fake.mailbox)].filter(([, messages]) =>
+      threadMatches(messages, q, labelIds, fake.labels),
+    );
+    const offset = Number(url.searchParams.get("pageToken") ?? "0");
+    const size = options.threadPageSize ?? 100;
+    const page = matching.slice(offset, offset + size);
+    const next = offset + size < matching.length ? String(offset + size) : undefined;
+    return json({
+      ...(page.length > 0 ? { threads: page.map(([id, m]) => ({ id, snippet: m[0]!.snippet ?? "" })) } : {}),
+      resultSizeEstimate: matching.length,
+      ...(next ? { nextPageToken: next } : {}),
+    });
+  }
+
+  function getThread(id: string, url: URL): Response {
+    const messages = threadsOf(fake.mailbox).get(id);
+    if (!messages) return apiError(404, "Requested entity was not found.");
+    if (url.searchParams.get("format") !== "full") return apiError(400, "format must be full in this fake");
+    return json({ id, historyId: fake.historyId, messages });
+  }
+
+  function attachment(messageId: string, attachmentId: string): Response {
+    const parts = [fake.mailbox.find((m) => m.id === messageId)?.payload];
+    for (const part of parts) {
+      if (part?.body?.attachmentId === attachmentId) return json({ size: part.body.size ?? 0, data: "" });
+      parts.push(...(part?.parts ?? []));
+    }
+    return apiError(404, "Requested entity was not found.");
+  }
+
   async function api(req: Request, url: URL): Promise<Response> {
+    const match = USER_PATH.exec(url.pathname);
     if (!authorised(req)) return apiError(401, "Invalid Credentials");
-    const match = /^\/gmail\/v1\/users\/([^/]+)\/(history|watch|messages\/([^/]+))$/.exec(url.pathname);
     if (!match) return apiError(404, "Not found");
     const email = decodeURIComponent(match[1]!);
-    if (match[2] === "history" && req.method === "GET") return history(url);
-    if (match[2] === "watch" && req.method === "POST") return watch(email, req);
-    if (match[3] && req.method === "GET") return message(decodeURIComponent(match[3]), url);
-    return apiError(405, "Method not allowed");
+    const [kind, id, sub, subId, ...rest] = match[2]!.split("/").map(decodeURIComponent);
+    const get = req.method === "GET" && rest.length === 0;
+    if (kind === "history" && id === undefined && get) return history(url);
+    if (kind === "watch" && id === undefined && req.method === "POST") return watch(email, req);
+    if (kind === "labels" && id === undefined && get) return json({ labels: fake.labels });
+    if (kind === "threads" && id === undefined && get) return listThreads(url);
+    if (kind === "threads" && id && sub === undefined && get) return getThread(id, url);
+    if (kind === "messages" && id && sub === undefined && get) return message(id, url);
+    if (kind === "messages" && id && sub === "attachments" && subId && get) return attachment(id, subId);
+    if (["history", "watch", "labels", "threads", "messages"].includes(kind!))
+      return apiError(405, "Method not allowed");
+    return apiError(404, "Not found");
   }
 
   const server = Bun.serve({
@@ -186,6 +268,9 @@ export async function startFakeMailProvider(
     port: 0,
     fetch(req) {
       const url = new URL(req.url);
+      // Logged before any planned fault, so a refused request is seen too.
+      const api = USER_PATH.exec(url.pathname);
+      if (api) fake.apiRequests.push({ method: req.method, path: api[2]!, query: url.searchParams });
       return fake.faults.serve(url.pathname, () => route(req, url), req.signal);
     },
   });

@@ -1,6 +1,8 @@
 /**
  * A small client of the mail API used to expand push notifications (SOURCES.md, `mail`):
  * refresh-token exchange with a cached access token, history paging, message metadata, watch.
+ * The mail ingest command (src/mail-ingest/) reads through it too: labels, thread listing by
+ * label or search expression, whole threads. Those reads are GETs only.
  * Errors carry the HTTP status and what was attempted, never a token or a client secret.
  */
 import { retryAfterOf } from "../../connectors/retry-after.ts";
@@ -42,6 +44,50 @@ export interface MessageMeta {
   payload?: { headers?: MessageHeader[] };
 }
 
+/** One node of a message's MIME tree as the API gives it (`format=full`); bodies are base64url. */
+export interface MessagePart {
+  partId?: string;
+  mimeType?: string;
+  filename?: string;
+  headers?: MessageHeader[];
+  body?: { size?: number; data?: string; attachmentId?: string };
+  parts?: MessagePart[];
+}
+
+/** A message read with `format=full`: the metadata plus the whole MIME tree. */
+export interface MailMessage extends MessageMeta {
+  payload?: MessagePart;
+}
+
+export interface MailThread {
+  id: string;
+  historyId?: string;
+  messages?: MailMessage[];
+}
+
+export interface ThreadRef {
+  id: string;
+  snippet?: string;
+  historyId?: string;
+}
+
+export interface ThreadPage {
+  threads: ThreadRef[];
+  nextPageToken?: string;
+}
+
+/** Which threads to list: a search expression (`q`) and/or label ids, both as the API takes them. */
+export interface ThreadQuery {
+  q?: string;
+  labelIds?: string[];
+}
+
+export interface MailLabel {
+  id: string;
+  name: string;
+  type?: string;
+}
+
 export interface HistoryPage {
   history: HistoryRecord[];
   /** The mailbox's current history id: the new high-water mark once every page is read. */
@@ -62,7 +108,15 @@ export interface MailApiOptions {
   refreshToken: string;
   fetch?: typeof fetch;
   clock: Clock;
+  /**
+   * Sent with the refresh-token exchange when set, to narrow the access token to this scope
+   * (RFC 6749 §6). The connector sends none; the ingest command sends MAIL_READONLY_SCOPE.
+   */
+  scope?: string;
 }
+
+/** The only scope the ingest command ever asks for: it reads, and cannot change, the mailbox. */
+export const MAIL_READONLY_SCOPE = "https://www.googleapis.com/auth/gmail.readonly";
 
 export class MailApiError extends Error {
   constructor(
@@ -122,6 +176,56 @@ export class MailApiClient {
       return (await this.getJson(path, "get message")) as unknown as MessageMeta;
     } catch (err) {
       // Deleted between the history listing and this call: routine, not a failure.
+      if (err instanceof MailApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** The mailbox's labels (system and user), to turn a label name into the id the API filters on. */
+  async listLabels(email: string): Promise<MailLabel[]> {
+    const body = await this.getJson(`${this.userPath(email)}/labels`, "list labels");
+    const labels = Array.isArray(body.labels) ? (body.labels as MailLabel[]) : [];
+    return labels.filter((l) => typeof l?.id === "string" && typeof l.name === "string");
+  }
+
+  /** One page of the threads matching `query`; `pageToken` is the previous page's `nextPageToken`. */
+  async listThreadsPage(email: string, query: ThreadQuery, pageToken?: string): Promise<ThreadPage> {
+    const params = new URLSearchParams();
+    if (query.q) params.set("q", query.q);
+    for (const id of query.labelIds ?? []) params.append("labelIds", id);
+    if (pageToken) params.set("pageToken", pageToken);
+    const body = await this.getJson(`${this.userPath(email)}/threads?${params}`, "list threads");
+    // Like history, `threads` is absent when nothing matches.
+    const threads = Array.isArray(body.threads)
+      ? (body.threads as ThreadRef[]).filter((t) => typeof t?.id === "string")
+      : [];
+    const next =
+      typeof body.nextPageToken === "string" && body.nextPageToken ? body.nextPageToken : undefined;
+    return next ? { threads, nextPageToken: next } : { threads };
+  }
+
+  /** Every thread matching `query`, all pages, in the API's order. */
+  async listThreads(email: string, query: ThreadQuery): Promise<ThreadRef[]> {
+    const threads: ThreadRef[] = [];
+    let pageToken: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.listThreadsPage(email, query, pageToken);
+      threads.push(...result.threads);
+      pageToken = result.nextPageToken;
+      if (!pageToken) return threads;
+    }
+    throw new MailApiError(`list threads: more than ${MAX_PAGES} pages`, 0);
+  }
+
+  /**
+   * A whole thread with every message's MIME tree (`format=full`). Attachment bodies are not in
+   * it (only their ids), and are never fetched. Undefined when the thread is gone (404).
+   */
+  async getThread(email: string, id: string): Promise<MailThread | undefined> {
+    try {
+      const path = `${this.userPath(email)}/threads/${encodeURIComponent(id)}?format=full`;
+      return (await this.getJson(path, "get thread")) as unknown as MailThread;
+    } catch (err) {
       if (err instanceof MailApiError && err.status === 404) return undefined;
       throw err;
     }
@@ -206,6 +310,7 @@ export class MailApiClient {
       client_id: this.options.clientId,
       client_secret: this.options.clientSecret,
     });
+    if (this.options.scope) form.set("scope", this.options.scope);
     let response: Response;
     try {
       response = await this.fetchImpl(this.options.tokenUrl, {
