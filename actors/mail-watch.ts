@@ -47,7 +47,7 @@ import {
   type MessageMeta,
   mapMailHistory,
 } from "../src/sources/mail/api.ts";
-import type { SourceEvent } from "../src/sources/types.ts";
+import type { MapResult, SourceEvent } from "../src/sources/types.ts";
 
 export const MAIL_STATE = {
   history: "mail:history",
@@ -310,7 +310,7 @@ class MailWatch {
     } catch (error) {
       return this.apiFailure(error, from, notified, event.event_id);
     }
-    const drafts = mapMailHistory({
+    const { drafts, rejected } = mapMailHistory({
       history: history.history,
       messages,
       seenThreads: this.threadSet,
@@ -320,7 +320,9 @@ class MailWatch {
     this.rememberThreads(history.history, messages);
     this.advance(maxHistoryId(from, history.historyId), event.event_id);
     this.status = { ...this.status, last_expanded_at: isoOf(this.deps.clock.now()) };
-    return { result: { ok: true, drafts }, state: this.stateToCommit(), stateSeq: this.nextSnapshotSeq() };
+    // Messages lacking what their entry needs are dead-lettered by the tenant, each on its own.
+    const result: MapResult = rejected.length > 0 ? { ok: true, drafts, rejected } : { ok: true, drafts };
+    return { result, state: this.stateToCommit(), stateSeq: this.nextSnapshotSeq() };
   }
 
   private async apiFailure(

@@ -60,6 +60,7 @@ export class TenantIngest {
       }
       const outcome = item.result.ok ? this.writeDrafts(delivery.source, item, key) : undefined;
       commits.push(...(outcome?.committed ?? []));
+      commits.push(...this.splitOff(delivery, item, summary.dead_lettered));
       const error = item.result.ok ? outcome?.error : describe(item.result);
       if (error !== undefined) {
         commits.push(this.deadLetter(delivery, item, key, error));
@@ -70,6 +71,22 @@ export class TenantIngest {
       summary.entries.push(...(outcome?.entries ?? []));
     }
     return { summary, committed: Promise.all(commits).then(() => undefined) };
+  }
+
+  /**
+   * The parts an expansion split off an event for lacking what their entries need (a message of a
+   * mail notification without a sender): each is a dead letter of its own, listed with the delivery's.
+   */
+  private splitOff(delivery: Delivery, item: IngestItem, deadLettered: string[]): Promise<void>[] {
+    const commits: Promise<void>[] = [];
+    for (const part of (item.result.ok && item.result.rejected) || []) {
+      const key = dedupeKey(delivery.source, part.event.event_id);
+      if (this.vault.deduped(key)) continue;
+      const failed = { ok: false as const, reason: part.reason, detail: part.detail };
+      commits.push(this.deadLetter(delivery, { event: part.event, result: failed }, key, describe(failed)));
+      deadLettered.push(part.event.event_id);
+    }
+    return commits;
   }
 
   /** Connector state of an item that writes nothing else (a duplicate, an ignored type): its position still moves on. */
@@ -120,6 +137,7 @@ export class TenantIngest {
     const now = isoOf(this.clock.now());
     const key = dedupeKey(record.source, eventId);
     const outcome = item.result.ok ? this.writeDrafts(record.source, item, key) : undefined;
+    const split = this.splitOff({ source: record.source, items: [], headers: record.headers }, item, []);
     const error = item.result.ok ? outcome?.error : describe(item.result);
     const updated: DeadLetter =
       error === undefined
@@ -133,6 +151,7 @@ export class TenantIngest {
         : { ...record, attempts: record.attempts + 1, last_error: error };
     const committed = Promise.all([
       ...(outcome?.committed ?? []),
+      ...split,
       this.vault.write(emptySet({ deadLetters: [[deadLetterKey(eventId, record.source), updated]] })),
     ]);
     const reply: ReplayReply =

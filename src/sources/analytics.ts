@@ -4,7 +4,7 @@
  * `messageId` dedupes. identify and group say who a user is and where they belong; track calls are
  * facts, except "Order Completed" (Segment's e-commerce spec), an outcome with the order's money.
  */
-import { defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { anyOf, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { amountOf, clip, currencyOf, nameAndEmail, text } from "./kit/draft.ts";
 import { isRecord } from "./kit/request.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
@@ -18,11 +18,11 @@ function rowOf(eventType: string): string | undefined {
   return eventType === "identify" || eventType === "group" ? eventType : undefined;
 }
 
-const who = (ev: Event) => textAt(ev, "userId") ?? textAt(ev, "anonymousId");
+/** Every Segment call is about a user, known or anonymous: every mapping requires one of the two. */
+const WHO = anyOf("userId", "anonymousId");
+const who = (ev: Event) => (textAt(ev, "userId") ?? textAt(ev, "anonymousId"))!;
 const whoLabel = (ev: Event) =>
-  textAt(ev, "userId")
-    ? `User ${textAt(ev, "userId")}`
-    : `Anonymous visitor ${textAt(ev, "anonymousId") ?? "?"}`;
+  textAt(ev, "userId") ? `User ${textAt(ev, "userId")}` : `Anonymous visitor ${textAt(ev, "anonymousId")!}`;
 /** The traits an identify (the user's) or group call (the group's) carries. */
 const traits = (ev: Event): Record<string, unknown> => (isRecord(ev.traits) ? ev.traits : {});
 /** The spec's `company` trait is an object `{name, id, industry, …}`; senders also give a plain name. */
@@ -33,7 +33,17 @@ const joinNames = (ev: Event) =>
   [textAt(ev, "traits.firstName") ?? textAt(ev, "traits.first_name"), textAt(ev, "traits.lastName")]
     .filter(Boolean)
     .join(" ") || undefined;
-const groupName = (ev: Event) => textAt(ev, "traits.name") ?? textAt(ev, "groupId");
+/** What an identify relates the user to: their company, else who they are (a name or an email). */
+const IDENTITY = anyOf(
+  "traits.company.name",
+  "traits.company",
+  "traits.name",
+  "traits.firstName",
+  "traits.first_name",
+  "traits.lastName",
+  "traits.email",
+);
+const groupName = (ev: Event) => (textAt(ev, "traits.name") ?? textAt(ev, "groupId"))!;
 const props = (ev: Event): Record<string, unknown> => (isRecord(ev.properties) ? ev.properties : {});
 const context = (ev: Event) => ({
   page: textAt(ev, "context.page.url"),
@@ -64,6 +74,7 @@ export const analyticsSource = defineSource({
   mappings: {
     identify: {
       category: "relationship",
+      required: [WHO, IDENTITY],
       content: (ev) => {
         const company = companyOf(ev);
         const said = [person(ev), company ? `company ${company}` : undefined].filter(Boolean).join(", ");
@@ -71,9 +82,9 @@ export const analyticsSource = defineSource({
       },
       // The company a user works at is the relationship worth keeping; without one, who they are.
       fields: (ev) => ({
-        subject: clip(need(who(ev), "userId"), 1024),
+        subject: clip(who(ev), 1024),
         predicate: companyOf(ev) ? "works at" : "is identified as",
-        object: clip(need(companyOf(ev) ?? person(ev), "traits"), 1024),
+        object: clip((companyOf(ev) ?? person(ev))!, 1024),
       }),
       tags: ["identify"],
       data: (ev) => ({
@@ -85,16 +96,17 @@ export const analyticsSource = defineSource({
     },
     group: {
       category: "relationship",
+      required: [WHO, "groupId"],
       content: (ev) => {
         const industry = textAt(ev, "traits.industry");
         const plan = textAt(ev, "traits.plan");
         const about = [industry, plan ? `plan ${plan}` : undefined].filter(Boolean).join(", ");
-        return `${whoLabel(ev)} belongs to group ${groupName(ev) ?? "?"}${textAt(ev, "traits.name") ? ` (${textAt(ev, "groupId")})` : ""}${about ? `: ${about}` : ""}.`;
+        return `${whoLabel(ev)} belongs to group ${groupName(ev)}${textAt(ev, "traits.name") ? ` (${textAt(ev, "groupId")!})` : ""}${about ? `: ${about}` : ""}.`;
       },
       fields: (ev) => ({
-        subject: clip(need(who(ev), "userId"), 1024),
+        subject: clip(who(ev), 1024),
         predicate: "belongs to",
-        object: clip(need(groupName(ev), "groupId"), 1024),
+        object: clip(groupName(ev), 1024),
       }),
       tags: ["group"],
       data: (ev) => ({ user_id: who(ev), group_id: textAt(ev, "groupId"), traits: traits(ev) }),
@@ -102,12 +114,14 @@ export const analyticsSource = defineSource({
     },
     order_completed: {
       category: "outcome",
+      required: [WHO],
       content: (ev) => {
         const amount = orderAmount(ev);
         const total = amountOf(props(ev).total);
+        const order = textAt(ev, "properties.order_id");
         const money = amount === undefined ? "" : ` for ${amount} ${orderCurrency(ev)}`;
         const paid = total !== undefined && total !== amount ? ` (total paid ${total})` : "";
-        return `${whoLabel(ev)} completed order ${textAt(ev, "properties.order_id") ?? "?"}${money}${paid}.`;
+        return `${whoLabel(ev)} completed ${order ? `order ${order}` : "an order"}${money}${paid}.`;
       },
       fields: (ev) => ({
         result: "success",
@@ -128,18 +142,19 @@ export const analyticsSource = defineSource({
       // so the entry is a fact tagged `outcome` that keeps the order's money.
       object: (ev) => {
         const order = textAt(ev, "properties.order_id");
-        return order ? `order:${order}` : `user:${need(who(ev), "userId")}`;
+        return order ? `order:${order}` : `user:${who(ev)}`;
       },
       validFrom: (ev) => ev.timestamp,
     },
     track: {
       category: "fact",
+      required: [WHO, "event"],
       content: (ev) => {
         const shown = Object.entries(props(ev))
           .filter(([, v]) => text(v) !== undefined)
           .slice(0, 8)
           .map(([k, v]) => `${k}=${text(v)}`);
-        return `${whoLabel(ev)} did "${need(textAt(ev, "event"), "event")}"${shown.length ? ` (${shown.join(", ")})` : ""}.`;
+        return `${whoLabel(ev)} did "${textAt(ev, "event")!}"${shown.length ? ` (${shown.join(", ")})` : ""}.`;
       },
       tags: (ev) => ["track", textAt(ev, "event")],
       data: (ev) => ({ user_id: who(ev), event: textAt(ev, "event"), properties: props(ev), ...context(ev) }),

@@ -6,12 +6,12 @@
  * Channel id + message number (increasing per channel) dedupe.
  */
 import {
+  anyOf,
   at,
   defineSource,
   type Event,
   jsonReply,
   NOTHING_WRITTEN,
-  need,
   textAt,
 } from "./kit/define-source.ts";
 import { isoFrom } from "./kit/draft.ts";
@@ -52,7 +52,14 @@ function calendarOf(ev: Event): string | undefined {
 
 const whenOf = (ev: Event, edge: "start" | "end") =>
   textAt(ev, `event.${edge}.dateTime`) ?? textAt(ev, `event.${edge}.date`);
-const title = (ev: Event) => textAt(ev, "event.summary") ?? textAt(ev, "event.id") ?? "(untitled)";
+/** ` "Quarterly review"` (the event's title, else its id), or nothing. */
+const title = (ev: Event) => {
+  const name = textAt(ev, "event.summary") ?? textAt(ev, "event.id");
+  return name ? ` "${name}"` : "";
+};
+/** What a bodiless notification is about: its channel and the watched collection (X-Goog-* headers). */
+const WATCHED = ["channel_id", anyOf("resource_uri", "resource_id")];
+const resource = (ev: Event) => (textAt(ev, "resource_uri") ?? textAt(ev, "resource_id"))!;
 const span = (ev: Event) => {
   const start = whenOf(ev, "start");
   const end = whenOf(ev, "end");
@@ -107,13 +114,14 @@ export const calendarSource = defineSource({
   mappings: {
     exists: {
       category: "workflow",
+      required: WATCHED,
       content: (ev) => {
         if (isRecord(ev.event))
-          return `Calendar event "${title(ev)}"${span(ev)} was ${verb(ev)}${where(ev)} (${textAt(ev, "event.status") ?? "confirmed"}).${link(ev)}`;
+          return `Calendar event${title(ev)}${span(ev)} was ${verb(ev)}${where(ev)} (${textAt(ev, "event.status") ?? "confirmed"}).${link(ev)}`;
         // Without a body Google says only that the watched collection changed: what changed is
         // found by syncing it.
-        const resource = need(textAt(ev, "resource_uri") ?? textAt(ev, "resource_id"), "x-goog-resource-uri");
-        return `Events changed${where(ev)}: notification ${textAt(ev, "message_number") ?? "?"} of channel ${textAt(ev, "channel_id") ?? "?"}; sync ${resource} to see which.`;
+        const number = textAt(ev, "message_number");
+        return `Events changed${where(ev)}: ${number ? `notification ${number}` : "a notification"} of channel ${textAt(ev, "channel_id")!}; sync ${resource(ev)} to see which.`;
       },
       tags: (ev) => [isRecord(ev.event) ? `event_${verb(ev)}` : "changed"],
       data,
@@ -121,7 +129,9 @@ export const calendarSource = defineSource({
     },
     cancelled: {
       category: "exception",
-      content: (ev) => `Calendar event "${title(ev)}"${span(ev)} was cancelled${where(ev)}.${link(ev)}`,
+      // Only an Events resource says an event was cancelled: it names the event.
+      required: [anyOf("event.summary", "event.id")],
+      content: (ev) => `Calendar event${title(ev)}${span(ev)} was cancelled${where(ev)}.${link(ev)}`,
       fields: () => ({ severity: "medium", status: "open" }),
       tags: ["event_cancelled"],
       data,
@@ -129,12 +139,11 @@ export const calendarSource = defineSource({
     },
     not_exists: {
       category: "exception",
-      content: (ev) => {
-        const resource = textAt(ev, "resource_uri") ?? textAt(ev, "resource_id") ?? "the watched resource";
-        return isRecord(ev.event)
-          ? `Calendar event "${title(ev)}"${span(ev)} no longer exists${where(ev)}.${link(ev)}`
-          : `${resource} no longer exists: channel ${textAt(ev, "channel_id") ?? "?"} sends nothing more about it.`;
-      },
+      required: WATCHED,
+      content: (ev) =>
+        isRecord(ev.event)
+          ? `Calendar event${title(ev)}${span(ev)} no longer exists${where(ev)}.${link(ev)}`
+          : `${resource(ev)} no longer exists: channel ${textAt(ev, "channel_id")!} sends nothing more about it.`,
       // The watched resource gone means no more notifications for it: worse than one cancellation.
       fields: (ev) => ({ severity: isRecord(ev.event) ? "medium" : "high", status: "open" }),
       tags: ["not_exists"],

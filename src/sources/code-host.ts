@@ -6,15 +6,7 @@
  * with nothing written. A merged pull request is a decision about its repository; a release
  * published there is the outcome resolving the latest one.
  */
-import {
-  at,
-  defineSource,
-  type Event,
-  jsonReply,
-  NOTHING_WRITTEN,
-  need,
-  textAt,
-} from "./kit/define-source.ts";
+import { at, defineSource, type Event, jsonReply, NOTHING_WRITTEN, textAt } from "./kit/define-source.ts";
 import { clip, excerpt } from "./kit/draft.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
 
@@ -27,7 +19,8 @@ const FAILED: Readonly<Record<string, string>> = {
 
 const eventName = (headers: Headers) => headers.get("x-github-event")?.trim() || undefined;
 const repo = (ev: Event) => textAt(ev, "repository.full_name");
-const needRepo = (ev: Event) => need(repo(ev), "repository.full_name");
+/** The repository, where the mapping requires it. */
+const theRepo = (ev: Event) => repo(ev)!;
 const names = (list: unknown) =>
   Array.isArray(list)
     ? list.map((item) => textAt(item, "name") ?? textAt(item, "login")).filter(Boolean)
@@ -49,6 +42,10 @@ const pr = (ev: Event, path: string) => textAt(ev, `pull_request.${path}`);
 const issue = (ev: Event, path: string) => textAt(ev, `issue.${path}`);
 const run = (ev: Event, path: string) => textAt(ev, `workflow_run.${path}`);
 const release = (ev: Event, path: string) => textAt(ev, `release.${path}`);
+/** ` by grace`, or nothing when no login is given. */
+const by = (login: string | undefined) => (login ? ` by ${login}` : "");
+const link = (url: string | undefined) => (url ? `: ${url}` : "");
+const quoted = (title: string | undefined) => (title ? ` "${title}"` : "");
 
 export const codeHostSource = defineSource({
   id: "code_host",
@@ -66,14 +63,15 @@ export const codeHostSource = defineSource({
   mappings: {
     "pull_request.merged": {
       category: "decision",
+      required: ["pull_request.number", "pull_request.base.ref", "repository.full_name"],
       content: (ev) => {
-        const number = need(pr(ev, "number"), "pull_request.number");
         const author = pr(ev, "user.login");
-        return `Pull request #${number} "${pr(ev, "title") ?? ""}" was merged into ${pr(ev, "base.ref") ?? "?"} of ${needRepo(ev)} by ${pr(ev, "merged_by.login") ?? textAt(ev, "sender.login") ?? "?"}${author ? ` (opened by ${author})` : ""}: ${pr(ev, "html_url") ?? ""}`.trim();
+        const merger = pr(ev, "merged_by.login") ?? textAt(ev, "sender.login");
+        return `Pull request #${pr(ev, "number")!}${quoted(pr(ev, "title"))} was merged into ${pr(ev, "base.ref")!} of ${theRepo(ev)}${by(merger)}${author ? ` (opened by ${author})` : ""}${link(pr(ev, "html_url"))}`;
       },
       fields: (ev) => ({
         stage: "merged",
-        chosen: clip(`#${pr(ev, "number")} ${pr(ev, "title") ?? ""}`.trim(), 4096),
+        chosen: clip(`#${pr(ev, "number")!}${pr(ev, "title") ? ` ${pr(ev, "title")}` : ""}`, 4096),
         rationale: excerpt(at(ev, "pull_request.body"), 4000),
       }),
       tags: (ev) => ["pull_request", "merged", repo(ev), ...names(at(ev, "pull_request.labels"))],
@@ -92,16 +90,16 @@ export const codeHostSource = defineSource({
         deletions: at(ev, "pull_request.deletions"),
         changed_files: at(ev, "pull_request.changed_files"),
       }),
-      object: needRepo,
+      object: theRepo,
       validFrom: (ev) => at(ev, "pull_request.merged_at"),
     },
     "issues.opened": {
       category: "workflow",
+      required: ["issue.number", "repository.full_name"],
       content: (ev) => {
-        const number = need(issue(ev, "number"), "issue.number");
         const labels = names(at(ev, "issue.labels"));
         const body = excerpt(at(ev, "issue.body"));
-        return `Issue #${number} "${issue(ev, "title") ?? ""}" was opened in ${repo(ev) ?? "?"} by ${issue(ev, "user.login") ?? "?"}${labels.length ? ` [${labels.join(", ")}]` : ""}: ${issue(ev, "html_url") ?? ""}${body ? `\n\n${body}` : ""}`;
+        return `Issue #${issue(ev, "number")!}${quoted(issue(ev, "title"))} was opened in ${theRepo(ev)}${by(issue(ev, "user.login"))}${labels.length ? ` [${labels.join(", ")}]` : ""}${link(issue(ev, "html_url"))}${body ? `\n\n${body}` : ""}`;
       },
       tags: (ev) => ["issue", "opened", repo(ev), ...names(at(ev, "issue.labels"))],
       data: (ev) => ({
@@ -118,10 +116,14 @@ export const codeHostSource = defineSource({
     },
     "workflow_run.failed": {
       category: "exception",
+      required: ["workflow_run.id", "workflow_run.name", "repository.full_name"],
       content: (ev) => {
-        need(run(ev, "id"), "workflow_run.id");
+        const number = run(ev, "run_number");
+        const branch = run(ev, "head_branch");
         const sha = run(ev, "head_sha")?.slice(0, 7);
-        return `Workflow "${run(ev, "name") ?? "?"}" run #${run(ev, "run_number") ?? "?"} ${FAILED[run(ev, "conclusion") ?? ""]} on branch ${run(ev, "head_branch") ?? "?"} of ${repo(ev) ?? "?"}${sha ? ` (commit ${sha}, triggered by ${run(ev, "event") ?? "?"})` : ""}: ${run(ev, "html_url") ?? ""}`.trim();
+        const trigger = run(ev, "event");
+        const commit = sha ? ` (commit ${sha}${trigger ? `, triggered by ${trigger}` : ""})` : "";
+        return `Workflow "${run(ev, "name")!}" run ${number ? `#${number}` : run(ev, "id")!} ${FAILED[run(ev, "conclusion") ?? ""] ?? "failed"}${branch ? ` on branch ${branch}` : ""} of ${theRepo(ev)}${commit}${link(run(ev, "html_url"))}`;
       },
       // A broken default branch blocks everyone; a failing feature branch mostly its author.
       fields: (ev) => ({
@@ -146,11 +148,13 @@ export const codeHostSource = defineSource({
     },
     "release.published": {
       category: "outcome",
+      required: ["release.tag_name", "repository.full_name"],
       content: (ev) => {
-        const tag = need(release(ev, "tag_name"), "release.tag_name");
+        const tag = release(ev, "tag_name")!;
         const name = release(ev, "name");
         const notes = excerpt(at(ev, "release.body"));
-        return `Release ${tag}${name && name !== tag ? ` "${name}"` : ""} of ${needRepo(ev)} was published by ${release(ev, "author.login") ?? textAt(ev, "sender.login") ?? "?"}${at(ev, "release.prerelease") === true ? " (pre-release)" : ""}: ${release(ev, "html_url") ?? ""}${notes ? `\n\n${notes}` : ""}`;
+        const publisher = release(ev, "author.login") ?? textAt(ev, "sender.login");
+        return `Release ${tag}${name && name !== tag ? ` "${name}"` : ""} of ${theRepo(ev)} was published${by(publisher)}${at(ev, "release.prerelease") === true ? " (pre-release)" : ""}${link(release(ev, "html_url"))}${notes ? `\n\n${notes}` : ""}`;
       },
       fields: () => ({ result: "success" }),
       tags: (ev) => ["release", "published", repo(ev)],
@@ -163,7 +167,7 @@ export const codeHostSource = defineSource({
         target: release(ev, "target_commitish"),
         prerelease: at(ev, "release.prerelease"),
       }),
-      object: needRepo,
+      object: theRepo,
       validFrom: (ev) => at(ev, "release.published_at"),
     },
   },

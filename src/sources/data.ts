@@ -6,6 +6,7 @@
 import { BadRequest } from "../errors.ts";
 import { clip, finish, isoFrom, numberOf, sourceOf, tagsOf, text } from "./kit/draft.ts";
 import { isRecord, parseJsonBody } from "./kit/request.ts";
+import { anyOf, missingField, type Required } from "./kit/required.ts";
 import { sha256Hex, tokenScheme } from "./kit/signature.ts";
 import type { IngestDraft, MapResult, SourceEvent, SourceModule, WebhookRequest } from "./types.ts";
 
@@ -86,11 +87,34 @@ function parse(req: WebhookRequest): SourceEvent[] {
 
 // ── mapping ─────────────────────────────────────────────────────────────────────────────────
 
+/**
+ * What each mapped body's entry is built from (kit/required.ts), by registry event or body kind:
+ * the model version (and the stage it moved to), the run and its job, the alert and its state, the
+ * audited action and who did it.
+ */
+const REQUIRED = {
+  MODEL_VERSION_CREATED: ["model_name", "version"],
+  MODEL_VERSION_TRANSITIONED_STAGE: ["model_name", "version", "to_stage"],
+  job_run: ["run.run_id", anyOf("job.name", "job.job_id")],
+  sql_alert: ["alert.id", "alert.state"],
+  catalog_audit: ["event_id", "action_name", anyOf("user_identity.email", "user_identity.subject_name")],
+} satisfies Record<string, readonly Required[]>;
+
+/** The dead letter of a body lacking what `rules` require, or undefined. */
+function lacking(b: Body, rules: readonly Required[]): MapResult | undefined {
+  const missing = missingField(b, rules);
+  return missing === undefined ? undefined : { ok: false, reason: "missing_field", detail: missing };
+}
+
 function one(draft: IngestDraft): MapResult {
   return { ok: true, drafts: [draft] };
 }
 
 function mapRegistry(b: Body, event: SourceEvent): MapResult {
+  if (b.event !== "MODEL_VERSION_CREATED" && b.event !== "MODEL_VERSION_TRANSITIONED_STAGE")
+    return { ok: false, reason: "unmapped_event", detail: event.event_type };
+  const lacks = lacking(b, REQUIRED[b.event]);
+  if (lacks) return lacks;
   const model = String(text(b.model_name));
   const version = String(text(b.version));
   const data = { model_name: model, version, webhook_id: b.webhook_id, text: text(b.text) };
@@ -108,10 +132,7 @@ function mapRegistry(b: Body, event: SourceEvent): MapResult {
     });
     return one({ draft, object_key: `${ID}:model:${model}:${version}` });
   }
-  if (b.event !== "MODEL_VERSION_TRANSITIONED_STAGE")
-    return { ok: false, reason: "unmapped_event", detail: event.event_type };
-  const to = text(b.to_stage);
-  if (!to) return { ok: false, reason: "missing_field", detail: "to_stage" };
+  const to = String(text(b.to_stage));
   const from = text(b.from_stage);
   const draft = finish({
     category: "decision",
@@ -148,9 +169,13 @@ function errorOf(run: Body): string | undefined {
 }
 
 function mapJobRun(b: Body, event: SourceEvent): MapResult {
+  if (b.event_type !== "jobs.on_success" && b.event_type !== "jobs.on_failure")
+    return { ok: false, reason: "unmapped_event", detail: event.event_type };
+  const lacks = lacking(b, REQUIRED.job_run);
+  if (lacks) return lacks;
   const run = b.run as Body;
   const job = isRecord(b.job) ? b.job : {};
-  const name = text(job.name) ?? `job ${text(job.job_id) ?? "?"}`;
+  const name = text(job.name) ?? `job ${text(job.job_id)}`;
   const runId = String(text(run.run_id));
   const duration = durationSeconds(run);
   const data = {
@@ -177,8 +202,6 @@ function mapJobRun(b: Body, event: SourceEvent): MapResult {
     });
     return one({ draft, object_key });
   }
-  if (b.event_type !== "jobs.on_failure")
-    return { ok: false, reason: "unmapped_event", detail: event.event_type };
   const error = errorOf(run);
   const draft = finish({
     category: "exception",
@@ -211,10 +234,12 @@ function thresholdOf(alert: Body): string | undefined {
 }
 
 function mapAlert(b: Body, event: SourceEvent): MapResult {
+  const lacks = lacking(b, REQUIRED.sql_alert);
+  if (lacks) return lacks;
   const alert = b.alert as Body;
   const query = isRecord(b.query) ? b.query : {};
   const name = text(alert.name) ?? `alert ${text(alert.id)}`;
-  const state = text(alert.state)?.toUpperCase() ?? "UNKNOWN";
+  const state = String(text(alert.state)).toUpperCase();
   const threshold = thresholdOf(alert);
   const data = {
     alert_id: text(alert.id),
@@ -253,8 +278,10 @@ function mapAlert(b: Body, event: SourceEvent): MapResult {
 }
 
 function mapAudit(b: Body, event: SourceEvent): MapResult {
-  const identity = isRecord(b.user_identity) ? b.user_identity : {};
-  const who = text(identity.email) ?? text(identity.subject_name) ?? "someone";
+  const lacks = lacking(b, REQUIRED.catalog_audit);
+  if (lacks) return lacks;
+  const identity = b.user_identity as Body;
+  const who = String(text(identity.email) ?? text(identity.subject_name));
   const action = String(text(b.action_name));
   const params = isRecord(b.request_params) ? b.request_params : {};
   const target =

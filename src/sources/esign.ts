@@ -5,7 +5,7 @@
  * envelope and `generatedDateTime` identify an event. Sent envelopes are workflows; a completed
  * envelope is the outcome of its envelope (a fact tagged `outcome`, as no decision precedes it).
  */
-import { at, defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { anyOf, at, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { clip, nameAndEmail } from "./kit/draft.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
 
@@ -62,11 +62,13 @@ const sender = (ev: Event) => {
   return name || email ? who({ name, email }) : undefined;
 };
 
+/** Every mapping is about one envelope: Connect names it in `data` or in its summary. */
+const REQUIRED = [anyOf("data.envelopeId", "data.envelopeSummary.envelopeId")];
+
 /** `envelope "Please DocuSign: MSA.pdf" (id)`: how an agent recognises the envelope. */
 function envelopeName(ev: Event): string {
-  const id = need(envelopeId(ev), "data.envelopeId");
   const title = subject(ev);
-  return `Envelope ${title ? `"${clip(title, 300)}" ` : ""}(${id})`;
+  return `Envelope ${title ? `"${clip(title, 300)}" ` : ""}(${envelopeId(ev)!})`;
 }
 
 function commonData(ev: Event): Record<string, unknown> {
@@ -104,6 +106,7 @@ export const esignSource = defineSource({
   mappings: {
     "envelope-sent": {
       category: "workflow",
+      required: REQUIRED,
       content: (ev) => {
         const to = recipients(ev).filter((r) => r.role !== "cc");
         const from = sender(ev);
@@ -121,6 +124,7 @@ export const esignSource = defineSource({
     },
     "envelope-completed": {
       category: "outcome",
+      required: REQUIRED,
       content: (ev) => {
         const signed = recipients(ev).filter((r) => r.role !== "cc" && r.status === "completed");
         return `${envelopeName(ev)} was completed${signed.length > 0 ? `: signed by ${signed.map(who).join(", ")}` : ""}.`;
@@ -133,6 +137,7 @@ export const esignSource = defineSource({
     },
     "envelope-declined": {
       category: "exception",
+      required: REQUIRED,
       content: (ev) => {
         const decliner = recipients(ev).find((r) => r.status === "declined");
         const reason = decliner ? textAt(decliner.record, "declinedReason") : undefined;

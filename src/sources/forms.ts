@@ -4,7 +4,7 @@
  * A submitted response becomes a fact listing each question with its answer, bounded, so an agent
  * reads what the respondent said without the form definition at hand.
  */
-import { at, defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { at, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { clip, text } from "./kit/draft.ts";
 import { isRecord } from "./kit/request.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
@@ -14,20 +14,19 @@ const MAX_LISTED = 100;
 const MAX_QUESTION = 300;
 const MAX_ANSWER = 1000;
 
-const response = (ev: Event) => at(ev, "form_response");
 const answersOf = (ev: Event): unknown[] => {
   const answers = at(ev, "form_response.answers");
   return Array.isArray(answers) ? answers : [];
 };
 
-/** The question of an answer: its field's title in the definition, else the field's ref. */
-function questionOf(ev: Event, answer: unknown): string {
+/** The question of an answer: its field's title in the definition, else the field's ref or id. */
+function questionOf(ev: Event, answer: unknown): string | undefined {
   const id = textAt(answer, "field.id");
   const fields = at(ev, "form_response.definition.fields");
   const field = Array.isArray(fields)
     ? fields.find((f) => id !== undefined && textAt(f, "id") === id)
     : undefined;
-  return textAt(field, "title") ?? textAt(answer, "field.ref") ?? id ?? "(question)";
+  return textAt(field, "title") ?? textAt(answer, "field.ref") ?? id;
 }
 
 /** An answer as text, whatever its type (text, choice, choices, number, boolean, payment, …). */
@@ -58,17 +57,21 @@ function formTitle(ev: Event): string {
   return `${title ? `"${title}"` : "form"}${id ? ` (form ${id})` : ""}`;
 }
 
+/** `- Question: answer`; an answer that says nothing is left out. */
+function answerLine(ev: Event, answer: unknown): string | undefined {
+  const said = clip(answerText(answer).trim(), MAX_ANSWER);
+  if (!said) return undefined;
+  const question = questionOf(ev, answer);
+  return question ? `- ${clip(question.replace(/\s+/g, " "), MAX_QUESTION)}: ${said}` : `- ${said}`;
+}
+
 function contentOf(ev: Event): string {
-  need(isRecord(response(ev)) ? response(ev) : undefined, "form_response");
-  need(textAt(ev, "form_response.token"), "form_response.token");
   const submitted = textAt(ev, "form_response.submitted_at");
   const answers = answersOf(ev);
   const lines = [`Typeform response to ${formTitle(ev)}${submitted ? `, submitted ${submitted}` : ""}:`];
-  for (const answer of answers.slice(0, MAX_LISTED)) {
-    const question = clip(questionOf(ev, answer).replace(/\s+/g, " "), MAX_QUESTION);
-    lines.push(`- ${question}: ${clip(answerText(answer).trim(), MAX_ANSWER) || "(empty)"}`);
-  }
-  if (answers.length === 0) lines.push("- (no answers)");
+  const said = answers.slice(0, MAX_LISTED).map((answer) => answerLine(ev, answer));
+  lines.push(...said.filter((line): line is string => line !== undefined));
+  if (lines.length === 1) lines.push("- (no answers)");
   if (answers.length > MAX_LISTED) lines.push(`(and ${answers.length - MAX_LISTED} more answers)`);
   const hidden = at(ev, "form_response.hidden");
   if (isRecord(hidden) && Object.keys(hidden).length > 0) {
@@ -95,6 +98,8 @@ export const formsSource = defineSource({
   mappings: {
     form_response: {
       category: "fact",
+      // The response token identifies the submission (a response without one is not a response).
+      required: ["form_response.token"],
       content: contentOf,
       tags: (ev) => ["form_response", textAt(ev, "form_response.form_id")],
       data: (ev) => ({

@@ -6,7 +6,7 @@
  * change to solved and a priority change to urgent are told apart from their siblings by the type,
  * as the table covers only those.
  */
-import { at, defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { at, defineSource, type Event, freeText, textAt } from "./kit/define-source.ts";
 import { excerpt } from "./kit/draft.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
 
@@ -26,17 +26,16 @@ function typeOf(ev: Event): string | undefined {
 }
 
 const ticket = (ev: Event, path: string) => textAt(ev, `detail.${path}`);
-/** The ticket id: `detail.id`, else the `zen:ticket:<id>` subject. */
-const ticketId = (ev: Event) =>
-  ticket(ev, "id") ?? /^zen:ticket:(\d+)$/.exec(textAt(ev, "subject") ?? "")?.[1];
-const needTicket = (ev: Event) => need(ticketId(ev), "detail.id");
+/** The ticket id (`detail.id`), which every mapping requires. */
+const ticketId = (ev: Event) => ticket(ev, "id")!;
 const title = (ev: Event) => {
   const subject = ticket(ev, "subject");
-  return `ticket #${needTicket(ev)}${subject ? ` "${subject}"` : ""}`;
+  return `ticket #${ticketId(ev)}${subject ? ` "${subject}"` : ""}`;
 };
+const previous = (ev: Event) => lower(at(ev, "event.previous"));
 
 const ticketData = (ev: Event) => ({
-  ticket_id: ticketId(ev),
+  ticket_id: ticket(ev, "id"),
   subject: ticket(ev, "subject"),
   status: lower(at(ev, "detail.status")),
   priority: lower(at(ev, "detail.priority")),
@@ -73,10 +72,12 @@ export const helpdeskSource = defineSource({
   mappings: {
     [`${PREFIX}ticket.created`]: {
       category: "workflow",
+      required: ["detail.id"],
       content: (ev) => {
         const what = [lower(at(ev, "detail.priority")), lower(at(ev, "detail.type"))].filter(Boolean);
         const description = excerpt(at(ev, "detail.description"), 1000);
-        return `Support ${title(ev)} was opened${what.length ? ` (${what.join(" ")})` : ""} by requester ${ticket(ev, "requester_id") ?? "?"}${ticket(ev, "via.channel") ? ` via ${ticket(ev, "via.channel")}` : ""}${ticket(ev, "assignee_id") ? `, assigned to ${ticket(ev, "assignee_id")}` : ""}.${description ? `\n\n${description}` : ""}`;
+        const requester = ticket(ev, "requester_id");
+        return `Support ${title(ev)} was opened${what.length ? ` (${what.join(" ")})` : ""}${requester ? ` by requester ${requester}` : ""}${ticket(ev, "via.channel") ? ` via ${ticket(ev, "via.channel")}` : ""}${ticket(ev, "assignee_id") ? `, assigned to ${ticket(ev, "assignee_id")}` : ""}.${description ? `\n\n${description}` : ""}`;
       },
       tags: (ev) => ["ticket", "created", lower(at(ev, "detail.priority")), ...ticketTags(ev)],
       data: ticketData,
@@ -84,18 +85,23 @@ export const helpdeskSource = defineSource({
     },
     [SOLVED]: {
       category: "outcome",
+      required: ["detail.id"],
       content: (ev) =>
-        `Support ${title(ev)} was solved${lower(at(ev, "event.previous")) ? ` (was ${lower(at(ev, "event.previous"))})` : ""}${ticket(ev, "assignee_id") ? ` by assignee ${ticket(ev, "assignee_id")}` : ""}.`,
+        `Support ${title(ev)} was solved${previous(ev) ? ` (was ${previous(ev)})` : ""}${ticket(ev, "assignee_id") ? ` by assignee ${ticket(ev, "assignee_id")}` : ""}.`,
       fields: () => ({ result: "success" }),
       tags: (ev) => ["ticket", "solved", ...ticketTags(ev)],
       data: (ev) => ({ ...ticketData(ev), previous_status: lower(at(ev, "event.previous")) }),
-      object: (ev) => `ticket:${needTicket(ev)}`,
+      object: (ev) => `ticket:${ticketId(ev)}`,
       validFrom: (ev) => ev.time,
     },
     [URGENT]: {
       category: "exception",
-      content: (ev) =>
-        `Support ${title(ev)} was escalated to urgent priority${lower(at(ev, "event.previous")) ? ` (was ${lower(at(ev, "event.previous"))})` : ""}; status ${lower(at(ev, "detail.status")) ?? "unknown"}${ticket(ev, "assignee_id") ? `, assignee ${ticket(ev, "assignee_id")}` : ", unassigned"}.`,
+      required: ["detail.id"],
+      content: (ev) => {
+        const status = lower(at(ev, "detail.status"));
+        const assignee = ticket(ev, "assignee_id");
+        return `Support ${title(ev)} was escalated to urgent priority${previous(ev) ? ` (was ${previous(ev)})` : ""}; ${status ? `status ${status}, ` : ""}${assignee ? `assignee ${assignee}` : "unassigned"}.`;
+      },
       fields: () => ({ severity: "critical", status: "open" }),
       tags: (ev) => ["ticket", "urgent", ...ticketTags(ev)],
       data: (ev) => ({ ...ticketData(ev), previous_priority: lower(at(ev, "event.previous")) }),
@@ -103,13 +109,17 @@ export const helpdeskSource = defineSource({
     },
     [`${PREFIX}ticket.comment_added`]: {
       category: "fact",
+      // A comment is what it says: without its body there is nothing to keep.
+      required: ["detail.id", freeText("event.comment.body")],
       content: (ev) => {
         const author = textAt(ev, "event.comment.author.name") ?? textAt(ev, "event.comment.author.id");
         const staff = at(ev, "event.comment.author.is_staff") === true ? " (agent)" : "";
-        const visibility =
-          at(ev, "event.comment.is_public") === false ? "an internal note" : "a public comment";
-        const body = excerpt(at(ev, "event.comment.body"), 4000);
-        return `${author ?? "Someone"}${staff} added ${visibility} to ${title(ev)}${body ? `:\n\n${body}` : "."}`;
+        const internal = at(ev, "event.comment.is_public") === false;
+        const body = excerpt(String(at(ev, "event.comment.body")), 4000);
+        const added = author
+          ? `${author}${staff} added ${internal ? "an internal note" : "a public comment"} to`
+          : `${internal ? "An internal note" : "A public comment"} was added to`;
+        return `${added} ${title(ev)}:\n\n${body}`;
       },
       tags: (ev) => [
         "ticket",

@@ -7,20 +7,14 @@
  * decision about the incident; its resolution is the outcome resolving it.
  */
 import { BadRequest } from "../errors.ts";
-import {
-  at,
-  defineSource,
-  type Event,
-  jsonReply,
-  NOTHING_WRITTEN,
-  need,
-  textAt,
-} from "./kit/define-source.ts";
+import { at, defineSource, type Event, jsonReply, NOTHING_WRITTEN, textAt } from "./kit/define-source.ts";
 import { isRecord } from "./kit/request.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
 
 const incident = (ev: Event, path: string) => textAt(ev, `data.${path}`);
-const incidentId = (ev: Event) => need(incident(ev, "id"), "data.id");
+/** The incident id, which every mapping requires. */
+const incidentId = (ev: Event) => incident(ev, "id")!;
+const REQUIRED = ["data.id"];
 const names = (list: unknown) =>
   Array.isArray(list)
     ? list
@@ -89,8 +83,12 @@ export const incidentsSource = defineSource({
   mappings: {
     "incident.triggered": {
       category: "exception",
-      content: (ev) =>
-        `${describe(ev)} was triggered (${incident(ev, "urgency") ?? "unknown"} urgency${incident(ev, "priority.summary") ? `, ${incident(ev, "priority.summary")}` : ""})${assignees(ev).length ? `, assigned to ${assignees(ev).join(", ")}` : ""}${link(ev)}`,
+      required: REQUIRED,
+      content: (ev) => {
+        const urgency = incident(ev, "urgency");
+        const said = [urgency && `${urgency} urgency`, incident(ev, "priority.summary")].filter(Boolean);
+        return `${describe(ev)} was triggered${said.length ? ` (${said.join(", ")})` : ""}${assignees(ev).length ? `, assigned to ${assignees(ev).join(", ")}` : ""}${link(ev)}`;
+      },
       fields: (ev) => ({ severity: severityOf(ev), status: "open" }),
       tags: (ev) => ["incident", "triggered", ...incidentTags(ev)],
       data: incidentData,
@@ -98,6 +96,7 @@ export const incidentsSource = defineSource({
     },
     "incident.acknowledged": {
       category: "workflow",
+      required: REQUIRED,
       content: (ev) => `${describe(ev)} was acknowledged${by(ev)}${link(ev)}`,
       tags: (ev) => ["incident", "acknowledged", ...incidentTags(ev)],
       data: incidentData,
@@ -105,6 +104,7 @@ export const incidentsSource = defineSource({
     },
     "incident.escalated": {
       category: "decision",
+      required: REQUIRED,
       content: (ev) =>
         `${describe(ev)} was escalated${assignees(ev).length ? ` to ${assignees(ev).join(", ")}` : ""}${incident(ev, "escalation_policy.summary") ? ` under escalation policy ${incident(ev, "escalation_policy.summary")}` : ""}${by(ev)}${link(ev)}`,
       fields: (ev) => ({
@@ -118,6 +118,7 @@ export const incidentsSource = defineSource({
     },
     "incident.resolved": {
       category: "outcome",
+      required: REQUIRED,
       content: (ev) => {
         const merged = incident(ev, "resolve_reason.type") === "merge_resolve_reason";
         const into =

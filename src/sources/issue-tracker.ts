@@ -5,7 +5,7 @@
  * `jira:issue_updated` is refined by its changelog: a move to Done (or into the done status category)
  * is an outcome about the issue key, a move to Blocked or an impediment flag is an exception.
  */
-import { at, defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { at, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { clip } from "./kit/draft.ts";
 import { isRecord } from "./kit/request.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
@@ -43,9 +43,11 @@ function idOf(ev: Event, req: { headers: Headers }): string | undefined {
 }
 
 const field = (ev: Event, path: string) => textAt(ev, `issue.fields.${path}`);
-const key = (ev: Event) => need(textAt(ev, "issue.key"), "issue.key");
-const summary = (ev: Event) => field(ev, "summary") ?? "";
-const actor = (ev: Event) => textAt(ev, "user.displayName") ?? "?";
+/** The issue key, which every issue mapping requires. */
+const key = (ev: Event) => textAt(ev, "issue.key")!;
+/** `PAY-101 "Refunds need a second approver"` (the summary when there is one). */
+const named = (ev: Event) => `${key(ev)}${field(ev, "summary") ? ` "${field(ev, "summary")}"` : ""}`;
+const by = (ev: Event) => (textAt(ev, "user.displayName") ? ` by ${textAt(ev, "user.displayName")}` : "");
 const projectKey = (ev: Event) => field(ev, "project.key");
 
 /** `https://acme.atlassian.net/browse/KEY`, from the issue's REST `self` link. */
@@ -87,8 +89,13 @@ const issueData = (ev: Event) => ({
   by: textAt(ev, "user.displayName"),
 });
 
-const move = (change: Change | undefined) =>
-  change ? `from ${textAt(change, "fromString") ?? "?"} to ${textAt(change, "toString") ?? "?"}` : "";
+/** `moved from In Progress to Done`, or undefined when the change names no status it moved to. */
+function moved(change: Change | undefined): string | undefined {
+  const to = change ? textAt(change, "toString") : undefined;
+  if (!to) return undefined;
+  const from = textAt(change, "fromString");
+  return `moved ${from ? `from ${from} ` : ""}to ${to}`;
+}
 
 /** Link types name their direction (`blocks` / `is blocked by`); sub-task links only carry system names. */
 function predicateOf(ev: Event): string {
@@ -115,10 +122,15 @@ export const issueTrackerSource = defineSource({
   mappings: {
     "jira:issue_created": {
       category: "workflow",
+      required: ["issue.key"],
       content: (ev) => {
         const assignee = field(ev, "assignee.displayName");
+        const project = field(ev, "project.name") ?? projectKey(ev);
+        const priority = field(ev, "priority.name");
+        const status = field(ev, "status.name");
+        const state = [priority && `priority ${priority}`, status && `status ${status}`].filter(Boolean);
         const url = browseUrl(ev);
-        return `${field(ev, "issuetype.name") ?? "Issue"} ${key(ev)} "${summary(ev)}" was created in project ${field(ev, "project.name") ?? projectKey(ev) ?? "?"} by ${actor(ev)}${assignee ? `, assigned to ${assignee}` : ""}; priority ${field(ev, "priority.name") ?? "none"}, status ${field(ev, "status.name") ?? "?"}.${url ? ` ${url}` : ""}`;
+        return `${field(ev, "issuetype.name") ?? "Issue"} ${named(ev)} was created${project ? ` in project ${project}` : ""}${by(ev)}${assignee ? `, assigned to ${assignee}` : ""}${state.length ? `; ${state.join(", ")}` : ""}.${url ? ` ${url}` : ""}`;
       },
       tags: (ev) => ["issue", "created", field(ev, "issuetype.name"), projectKey(ev)],
       data: issueData,
@@ -126,9 +138,10 @@ export const issueTrackerSource = defineSource({
     },
     "jira:issue_updated:done": {
       category: "outcome",
+      required: ["issue.key"],
       content: (ev) => {
         const resolution = field(ev, "resolution.name");
-        return `${key(ev)} "${summary(ev)}" moved ${move(changeOf(ev, "status"))} by ${actor(ev)}${resolution ? ` (resolution: ${resolution})` : ""}.`;
+        return `${named(ev)} ${moved(changeOf(ev, "status")) ?? "was completed"}${by(ev)}${resolution ? ` (resolution: ${resolution})` : ""}.`;
       },
       fields: (ev) => ({ result: NOT_DONE.test(field(ev, "resolution.name") ?? "") ? "neutral" : "success" }),
       tags: (ev) => ["issue", "done", projectKey(ev)],
@@ -138,14 +151,13 @@ export const issueTrackerSource = defineSource({
     },
     "jira:issue_updated:blocked": {
       category: "exception",
+      required: ["issue.key"],
       content: (ev) => {
         const status = changeOf(ev, "status");
-        const how =
-          status && textAt(status, "toString")?.toLowerCase() === "blocked"
-            ? `moved ${move(status)}`
-            : "flagged as an impediment";
+        const movedToBlocked = textAt(status, "toString")?.toLowerCase() === "blocked";
+        const how = (movedToBlocked && moved(status)) || "flagged as an impediment";
         const comment = textAt(ev, "comment.body");
-        return `${key(ev)} "${summary(ev)}" is blocked: ${how} by ${actor(ev)}${comment ? `: ${clip(comment, 500)}` : "."}`;
+        return `${named(ev)} is blocked: ${how}${by(ev)}${comment ? `: ${clip(comment, 500)}` : "."}`;
       },
       fields: (ev) => ({
         severity: SEVERITY[field(ev, "priority.name")?.toLowerCase() ?? ""] ?? "medium",
@@ -157,12 +169,15 @@ export const issueTrackerSource = defineSource({
     },
     issuelink_created: {
       category: "relationship",
-      content: (ev) =>
-        `Issue ${need(textAt(ev, "issueLink.sourceIssueId"), "issueLink.sourceIssueId")} ${predicateOf(ev)} issue ${need(textAt(ev, "issueLink.destinationIssueId"), "issueLink.destinationIssueId")} (link type ${textAt(ev, "issueLink.issueLinkType.name") ?? "?"}).`,
+      required: ["issueLink.sourceIssueId", "issueLink.destinationIssueId"],
+      content: (ev) => {
+        const type = textAt(ev, "issueLink.issueLinkType.name");
+        return `Issue ${textAt(ev, "issueLink.sourceIssueId")!} ${predicateOf(ev)} issue ${textAt(ev, "issueLink.destinationIssueId")!}${type ? ` (link type ${type})` : ""}.`;
+      },
       fields: (ev) => ({
-        subject: `issue ${textAt(ev, "issueLink.sourceIssueId")}`,
+        subject: `issue ${textAt(ev, "issueLink.sourceIssueId")!}`,
         predicate: predicateOf(ev),
-        object: `issue ${textAt(ev, "issueLink.destinationIssueId")}`,
+        object: `issue ${textAt(ev, "issueLink.destinationIssueId")!}`,
       }),
       tags: (ev) => ["issue_link", textAt(ev, "issueLink.issueLinkType.name")],
       data: (ev) => ({

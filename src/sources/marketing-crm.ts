@@ -16,6 +16,7 @@ import {
   text,
 } from "./kit/draft.ts";
 import { firstHeader, isRecord, parseJsonBody } from "./kit/request.ts";
+import { missingField, type Required, valueText } from "./kit/required.ts";
 import {
   calledUrl,
   checkTimestamp,
@@ -144,13 +145,27 @@ function parse(req: WebhookRequest, ctx: SourceContext): SourceEvent[] {
 
 // ── mapping ─────────────────────────────────────────────────────────────────────────────────
 
-/** A property from `properties` (plain or `{value}` form), or the changed property itself. */
+/**
+ * What each type's entry is built from (kit/required.ts): the object it is about, and the portal a
+ * contact or company belongs to; a stage change is its new stage. Names and the like are optional.
+ */
+const REQUIRED: Readonly<Record<string, readonly Required[]>> = {
+  "contact.creation": ["objectId", "portalId"],
+  "company.creation": ["objectId", "portalId"],
+  "deal.propertyChange": ["objectId", "propertyValue"],
+  "timeline.creation": ["objectId"],
+};
+
+/**
+ * A property from `properties` (plain or `{value}` form), or the changed property itself; blank
+ * and placeholder values count as absent (kit/required.ts).
+ */
 function prop(ev: Event, name: string): string | undefined {
   const props = isRecord(ev.properties) ? ev.properties : {};
-  const raw = props[name];
-  const value = text(isRecord(raw) ? raw.value : raw);
+  const raw = Object.hasOwn(props, name) ? props[name] : undefined;
+  const value = valueText(isRecord(raw) ? raw.value : raw);
   if (value !== undefined) return value;
-  return ev.propertyName === name ? text(ev.propertyValue) : undefined;
+  return ev.propertyName === name ? valueText(ev.propertyValue) : undefined;
 }
 
 function contactsOf(ev: Event): string[] | undefined {
@@ -183,7 +198,7 @@ function mapContact(ev: Event, event: SourceEvent): IngestDraft {
     content: `${name} ${company ? `works at ${company}` : "became a marketing CRM contact"}${details ? ` (${details})` : ""}.`,
     subject: clip(name, 1024),
     predicate: company ? "works_at" : "is_contact_of",
-    object: clip(company ?? `marketing CRM portal ${String(ev.portalId ?? "")}`.trim(), 1024),
+    object: clip(company ?? `marketing CRM portal ${String(ev.portalId)}`, 1024),
     tags: tagsOf("marketing_crm", "contact"),
     data: { name, email, company, source: origin, ...common(ev) },
     valid_from: isoFromEpoch(ev.occurredAt),
@@ -195,7 +210,7 @@ function mapContact(ev: Event, event: SourceEvent): IngestDraft {
 function mapCompany(ev: Event, event: SourceEvent): IngestDraft {
   const name = prop(ev, "name") ?? prop(ev, "domain") ?? `company ${String(ev.objectId)}`;
   const domain = prop(ev, "domain");
-  const portal = `marketing CRM portal ${String(ev.portalId ?? "")}`.trim();
+  const portal = `marketing CRM portal ${String(ev.portalId)}`;
   const draft = finish({
     category: "relationship",
     content: `${name}${domain ? ` (${domain})` : ""} became a company in the ${portal}.`,
@@ -279,8 +294,9 @@ function mapStage(ev: Event, event: SourceEvent, deal: string, stage: string): I
 function mapDealChange(ev: Event, event: SourceEvent): MapResult {
   if (ev.propertyName !== "dealstage")
     return { ok: false, reason: "unmapped_event", detail: "deal property is not dealstage" };
-  const stage = text(ev.propertyValue);
-  if (!stage) return { ok: false, reason: "missing_field", detail: "propertyValue" };
+  const missing = missingField(ev, REQUIRED["deal.propertyChange"]);
+  if (missing) return { ok: false, reason: "missing_field", detail: missing };
+  const stage = valueText(ev.propertyValue)!;
   const deal = prop(ev, "dealname") ?? String(ev.objectId);
   const normalised = stage.toLowerCase();
   if (normalised === "closedwon") return { ok: true, drafts: [mapClosedWon(ev, event, deal)] };
@@ -306,6 +322,11 @@ function mapTimeline(ev: Event, event: SourceEvent): IngestDraft {
 function map(event: SourceEvent): MapResult {
   const ev = event.payload;
   if (!isRecord(ev)) return { ok: false, reason: "invalid_payload" };
+  // A deal change of another property is unmapped, whatever it lacks: it is checked there.
+  const type = typeof ev.subscriptionType === "string" ? ev.subscriptionType : "";
+  const rules = Object.hasOwn(REQUIRED, type) && type !== "deal.propertyChange" ? REQUIRED[type] : undefined;
+  const missing = missingField(ev, rules);
+  if (missing) return { ok: false, reason: "missing_field", detail: missing };
   switch (ev.subscriptionType) {
     case "contact.creation":
       return { ok: true, drafts: [mapContact(ev, event)] };

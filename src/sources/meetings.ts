@@ -7,22 +7,20 @@
  * participant for joins and `event_ts` identify an event.
  */
 import { BadRequest } from "../errors.ts";
-import { at, defineSource, type Event, jsonReply, need, textAt } from "./kit/define-source.ts";
+import { anyOf, at, defineSource, type Event, jsonReply, textAt } from "./kit/define-source.ts";
 import { clip, nameAndEmail } from "./kit/draft.ts";
 import { hmacScheme, hmacSha256, payloads, signatures } from "./kit/signature.ts";
 
-const meeting = (ev: Event) => at(ev, "payload.object");
 const participant = (ev: Event) => at(ev, "payload.object.participant");
 
 const meetingId = (ev: Event) => textAt(ev, "payload.object.id");
 const topic = (ev: Event) => textAt(ev, "payload.object.topic");
 const host = (ev: Event) => textAt(ev, "payload.object.host_email") ?? textAt(ev, "payload.object.host_id");
 
-/** `meeting "Weekly sync" (85746065432)`: how an agent recognises the meeting. */
+/** `meeting "Weekly sync" (85746065432)`: how an agent recognises the meeting (its id is required). */
 function meetingName(ev: Event): string {
   const name = topic(ev);
-  const id = meetingId(ev);
-  return `meeting${name ? ` "${name}"` : ""}${id ? ` (${id})` : ""}`;
+  return `meeting${name ? ` "${name}"` : ""} (${meetingId(ev)!})`;
 }
 
 /** Participants without a Zoom account have no user id; their session's id still tells them apart. */
@@ -33,9 +31,16 @@ const participantKey = (ev: Event) =>
   textAt(participant(ev), "email") ??
   textAt(participant(ev), "user_name");
 
+/** Whoever joined: any one of these names them. */
+const PARTICIPANT = anyOf(
+  ...["user_name", "email", "participant_uuid", "user_id", "id"].map(
+    (f) => `payload.object.participant.${f}`,
+  ),
+);
+
 function participantName(ev: Event): string {
   const named = nameAndEmail(textAt(participant(ev), "user_name"), textAt(participant(ev), "email"));
-  return need(named ?? participantKey(ev), "payload.object.participant");
+  return (named ?? participantKey(ev))!;
 }
 
 function eventIdOf(ev: Event): string | undefined {
@@ -81,8 +86,8 @@ export const meetingsSource = defineSource({
   mappings: {
     "meeting.ended": {
       category: "fact",
+      required: ["payload.object.id"],
       content: (ev) => {
-        need(meeting(ev), "payload.object");
         const who = host(ev);
         const start = textAt(ev, "payload.object.start_time");
         const end = textAt(ev, "payload.object.end_time");
@@ -109,6 +114,7 @@ export const meetingsSource = defineSource({
     },
     "meeting.participant_joined": {
       category: "relationship",
+      required: ["payload.object.id", PARTICIPANT],
       content: (ev) => {
         const joined = textAt(participant(ev), "join_time");
         return `${participantName(ev)} joined Zoom ${meetingName(ev)}${joined ? ` at ${joined}` : ""}.`;

@@ -10,7 +10,8 @@ import { Value } from "@sinclair/typebox/value";
 import { BridgeEvent, bridgeEventId, reactedMessageId } from "../bridge/events.ts";
 import { BadRequest } from "../errors.ts";
 import { clip, finish, sourceOf, tagsOf } from "./kit/draft.ts";
-import type { MapResult, SourceEvent, SourceModule } from "./types.ts";
+import { freeText, missingField, type Required } from "./kit/required.ts";
+import type { IngestDraft, MapResult, SourceEvent, SourceModule } from "./types.ts";
 
 const ID = "messaging";
 const PROMOTING_REACTION = "white_check_mark";
@@ -26,15 +27,34 @@ function validFrom(ts: string): string | undefined {
   return Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : undefined;
 }
 
+/**
+ * What each event's entry is built from (kit/required.ts): who, where, when, and for messages and
+ * mentions their text (free text: only a blank one is empty). A reaction other than ✅ is ignored
+ * before this is asked.
+ */
+const REQUIRED: Readonly<Record<BridgeEvent["type"], readonly Required[]>> = {
+  message: ["channel", "user", "ts", freeText("text")],
+  reaction_added: ["user", "item.channel", "item.ts"],
+  member_joined_channel: ["channel", "user"],
+  app_mention: ["channel", "user", "ts", freeText("text")],
+};
+
 function map(event: SourceEvent): MapResult {
   if (!Value.Check(BridgeEvent, event.payload)) return { ok: false, reason: "invalid_payload" };
   const ev = event.payload;
-  const source = sourceOf(ID, event);
+  if (ev.type === "reaction_added" && ev.reaction !== PROMOTING_REACTION)
+    return { ok: true, drafts: [], ignored: true };
+  const missing = missingField(ev, REQUIRED[ev.type]);
+  if (missing) return { ok: false, reason: "missing_field", detail: missing };
+  return { ok: true, drafts: [draftOf(ev, sourceOf(ID, event))] };
+}
+
+function draftOf(ev: BridgeEvent, source: ReturnType<typeof sourceOf>): IngestDraft {
   switch (ev.type) {
     case "message": {
       const draft = finish({
         category: "fact",
-        content: ev.text || "(empty message)",
+        content: ev.text.trim(),
         tags: tagsOf(
           ID,
           `channel:${ev.channel}`,
@@ -45,10 +65,9 @@ function map(event: SourceEvent): MapResult {
         valid_from: validFrom(ev.ts),
         source,
       });
-      return { ok: true, drafts: [{ draft }] };
+      return { draft };
     }
     case "reaction_added": {
-      if (ev.reaction !== PROMOTING_REACTION) return { ok: true, drafts: [], ignored: true };
       const draft = finish({
         category: "decision",
         content: `Promoted to a decision by ${ev.user}`,
@@ -57,7 +76,7 @@ function map(event: SourceEvent): MapResult {
         valid_from: ev.event_ts ? validFrom(ev.event_ts) : undefined,
         source,
       });
-      return { ok: true, drafts: [{ draft, promotes: reactedMessageId(ev) }] };
+      return { draft, promotes: reactedMessageId(ev) };
     }
     case "member_joined_channel": {
       const draft = finish({
@@ -71,18 +90,18 @@ function map(event: SourceEvent): MapResult {
         valid_from: ev.event_ts ? validFrom(ev.event_ts) : undefined,
         source,
       });
-      return { ok: true, drafts: [{ draft }] };
+      return { draft };
     }
     case "app_mention": {
       const draft = finish({
         category: "workflow",
-        content: ev.text || "(empty mention)",
+        content: ev.text.trim(),
         tags: tagsOf(ID, `channel:${ev.channel}`, `user:${ev.user}`, "mention"),
         data: { channel: ev.channel, user: ev.user, ts: ev.ts, thread_ts: ev.thread_ts },
         valid_from: validFrom(ev.ts),
         source,
       });
-      return { ok: true, drafts: [{ draft }] };
+      return { draft };
     }
   }
 }

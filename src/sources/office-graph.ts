@@ -6,7 +6,7 @@
  * content: entries say which item changed and where Graph serves it.
  */
 import { BadRequest, Unauthorized } from "../errors.ts";
-import { defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { anyOf, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { text } from "./kit/draft.ts";
 import { isRecord } from "./kit/request.ts";
 import { safeEqual } from "./kit/signature.ts";
@@ -93,8 +93,11 @@ const common = (ev: Event) => ({
   url: itemUrl(ev),
 });
 
+/** The changed item: its id, else the resource path naming it. */
+const ITEM = anyOf("resourceData.id", "resourceData.Id", "resource");
+
 const changed = (what: string, verb: string) => (ev: Event) => {
-  const id = need(itemId(ev) ?? textAt(ev, "resource"), "resourceData.id");
+  const id = (itemId(ev) ?? textAt(ev, "resource"))!;
   const owner = user(ev);
   const url = itemUrl(ev);
   return `${what} ${id} was ${verb}${owner ? ` for user ${owner}` : ""}${url ? `; Graph serves it at ${url}` : ""}.`;
@@ -102,6 +105,7 @@ const changed = (what: string, verb: string) => (ev: Event) => {
 
 const calendarEvent = (verb: "created" | "updated") => ({
   category: "workflow" as const,
+  required: [ITEM],
   content: changed("Calendar event", verb),
   tags: ["calendar", `event_${verb}`],
   data: common,
@@ -136,6 +140,7 @@ export const officeGraphSource = defineSource({
   mappings: {
     "message.created": {
       category: "fact",
+      required: [ITEM],
       content: changed("Mail message", "received"),
       tags: ["mail", "message_created"],
       data: common,
@@ -144,9 +149,10 @@ export const officeGraphSource = defineSource({
     "event.updated": calendarEvent("updated"),
     subscriptionRemoved: {
       category: "exception",
+      required: ["subscriptionId"],
       content: (ev) => {
         const resource = textAt(ev, "resource");
-        return `Graph removed subscription ${textAt(ev, "subscriptionId") ?? "?"}${resource ? ` on ${resource}` : ""}: no change notifications arrive until it is created again.`;
+        return `Graph removed subscription ${textAt(ev, "subscriptionId")!}${resource ? ` on ${resource}` : ""}: no change notifications arrive until it is created again.`;
       },
       fields: () => ({ severity: "high", status: "open" }),
       tags: ["subscription", "lifecycle"],

@@ -4,12 +4,15 @@
  * A subscription change is a decision about the customer; a payment that succeeds for that
  * customer is the outcome resolving it (else a fact tagged `outcome`).
  */
-import { defineSource, type Event, textAt } from "./kit/define-source.ts";
+import { anyOf, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { moneyOf, moneyPhrase } from "./kit/money.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
 
 const object = (ev: Event) => (ev.data as { object?: Record<string, unknown> } | undefined)?.object ?? {};
-const customer = (ev: Event) => textAt(object(ev), "customer");
+/** A field of the event's object (`data.object.<path>`). */
+const field = (ev: Event, path: string) => textAt(ev, `data.object.${path}`);
+const customer = (ev: Event) => field(ev, "customer");
+const forCustomer = (ev: Event) => (customer(ev) ? ` for customer ${customer(ev)}` : "");
 /** Stripe amounts are in the currency's minor unit. */
 const money = (amount: unknown, currency: unknown) => moneyOf(amount, currency, true);
 const describeAmount = (amount: unknown, currency: unknown) => moneyPhrase(money(amount, currency), " of");
@@ -30,15 +33,16 @@ export const paymentsSource = defineSource({
   mappings: {
     "payment_intent.succeeded": {
       category: "outcome",
+      required: ["data.object.id"],
       content: (ev) =>
-        `Payment ${textAt(object(ev), "id") ?? ""} succeeded${describeAmount(object(ev).amount_received ?? object(ev).amount, object(ev).currency)}${customer(ev) ? ` for customer ${customer(ev)}` : ""}.`,
+        `Payment ${field(ev, "id")!} succeeded${describeAmount(object(ev).amount_received ?? object(ev).amount, object(ev).currency)}${forCustomer(ev)}.`,
       fields: (ev) => ({
         result: "success",
         ...money(object(ev).amount_received ?? object(ev).amount, object(ev).currency),
       }),
       tags: ["payment"],
       data: (ev) => ({
-        payment_intent: textAt(object(ev), "id"),
+        payment_intent: field(ev, "id"),
         customer: customer(ev),
         livemode: ev.livemode,
       }),
@@ -47,12 +51,13 @@ export const paymentsSource = defineSource({
     },
     "invoice.payment_failed": {
       category: "exception",
+      required: [anyOf("data.object.number", "data.object.id")],
       content: (ev) =>
-        `Invoice ${textAt(object(ev), "number") ?? textAt(object(ev), "id") ?? ""} payment failed${describeAmount(object(ev).amount_due, object(ev).currency)}${customer(ev) ? ` for customer ${customer(ev)}` : ""}.`,
+        `Invoice ${field(ev, "number") ?? field(ev, "id")!} payment failed${describeAmount(object(ev).amount_due, object(ev).currency)}${forCustomer(ev)}.`,
       fields: () => ({ severity: "high", status: "open" }),
       tags: ["invoice", "payment_failed"],
       data: (ev) => ({
-        invoice: textAt(object(ev), "id"),
+        invoice: field(ev, "id"),
         customer: customer(ev),
         attempt_count: object(ev).attempt_count,
         ...money(object(ev).amount_due, object(ev).currency),
@@ -62,36 +67,36 @@ export const paymentsSource = defineSource({
     },
     "charge.dispute.created": {
       category: "exception",
+      required: ["data.object.charge"],
       content: (ev) =>
-        `A dispute was opened on charge ${textAt(object(ev), "charge") ?? ""}${describeAmount(object(ev).amount, object(ev).currency)}: ${textAt(object(ev), "reason") ?? "no reason given"}.`,
+        `A dispute was opened on charge ${field(ev, "charge")!}${describeAmount(object(ev).amount, object(ev).currency)}${field(ev, "reason") ? `: ${field(ev, "reason")}` : " (no reason given)"}.`,
       fields: () => ({ severity: "critical", status: "open" }),
       tags: ["dispute"],
       data: (ev) => ({
-        dispute: textAt(object(ev), "id"),
-        charge: textAt(object(ev), "charge"),
-        reason: textAt(object(ev), "reason"),
+        dispute: field(ev, "id"),
+        charge: field(ev, "charge"),
+        reason: field(ev, "reason"),
         ...money(object(ev).amount, object(ev).currency),
       }),
       validFrom: (ev) => ev.created,
     },
     "customer.subscription.updated": {
       category: "decision",
+      // The status is the decision's stage: an update without one says nothing was decided.
+      required: ["data.object.id", "data.object.customer", "data.object.status"],
       content: (ev) => {
-        const plan =
-          textAt(object(ev), "plan.nickname") ??
-          textAt(object(ev), "plan.id") ??
-          textAt(object(ev), "items.data.0.price.id");
-        return `Subscription ${textAt(object(ev), "id") ?? ""} of customer ${customer(ev) ?? "?"} is now ${textAt(object(ev), "status") ?? "updated"}${plan ? ` on plan ${plan}` : ""}.`;
+        const plan = field(ev, "plan.nickname") ?? field(ev, "plan.id") ?? field(ev, "items.data.0.price.id");
+        return `Subscription ${field(ev, "id")!} of customer ${customer(ev)!} is now ${field(ev, "status")!}${plan ? ` on plan ${plan}` : ""}.`;
       },
       fields: (ev) => ({
-        stage: textAt(object(ev), "status")?.slice(0, 128),
-        chosen: textAt(object(ev), "plan.id") ?? textAt(object(ev), "status"),
+        stage: field(ev, "status")!.slice(0, 128),
+        chosen: field(ev, "plan.id") ?? field(ev, "status")!,
       }),
       tags: ["subscription"],
       data: (ev) => ({
-        subscription: textAt(object(ev), "id"),
+        subscription: field(ev, "id"),
         customer: customer(ev),
-        status: textAt(object(ev), "status"),
+        status: field(ev, "status"),
         previous: (ev.data as { previous_attributes?: unknown } | undefined)?.previous_attributes,
       }),
       object: customer,

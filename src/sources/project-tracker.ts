@@ -5,7 +5,7 @@
  * Types are `{type}.{action}`; an issue update into a completed workflow state is `Issue.completed`,
  * an outcome about the issue id.
  */
-import { at, defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { at, defineSource, type Event, freeText, textAt } from "./kit/define-source.ts";
 import { excerpt } from "./kit/draft.ts";
 import { isRecord, webhookTimestamp } from "./kit/request.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
@@ -40,6 +40,8 @@ const issue = (ev: Event, path: string) => textAt(ev, `data.${path}`);
 const labels = (list: unknown) =>
   Array.isArray(list) ? list.map((label) => textAt(label, "name")).filter(Boolean) : [];
 const title = (identifier: string, name: string | undefined) => `${identifier}${name ? ` "${name}"` : ""}`;
+const by = (ev: Event) => (textAt(ev, "actor.name") ? ` by ${textAt(ev, "actor.name")}` : "");
+const link = (url: string | undefined) => (url ? `: ${url}` : "");
 
 /** The issue's attributes worth keeping, from `data` (issue events) or `issueData` (SLA events). */
 const issueData = (ev: Event, root: "data" | "issueData") => ({
@@ -72,11 +74,15 @@ export const projectTrackerSource = defineSource({
   mappings: {
     "Issue.create": {
       category: "workflow",
+      required: ["data.identifier"],
       content: (ev) => {
-        const identifier = need(issue(ev, "identifier"), "data.identifier");
+        const team = issue(ev, "team.name");
         const assignee = issue(ev, "assignee.name");
+        const priority = issue(ev, "priorityLabel");
+        const state = issue(ev, "state.name");
+        const where = [priority && `priority ${priority}`, state && `state ${state}`].filter(Boolean);
         const description = excerpt(at(ev, "data.description"));
-        return `${title(identifier, issue(ev, "title"))} was created in team ${issue(ev, "team.name") ?? "?"} by ${textAt(ev, "actor.name") ?? "?"}${assignee ? `, assigned to ${assignee}` : ""}; priority ${issue(ev, "priorityLabel") ?? "none"}, state ${issue(ev, "state.name") ?? "?"}: ${textAt(ev, "url") ?? ""}${description ? `\n\n${description}` : ""}`;
+        return `${title(issue(ev, "identifier")!, issue(ev, "title"))} was created${team ? ` in team ${team}` : ""}${by(ev)}${assignee ? `, assigned to ${assignee}` : ""}${where.length ? `; ${where.join(", ")}` : ""}${link(textAt(ev, "url"))}${description ? `\n\n${description}` : ""}`;
       },
       tags: (ev) => ["issue", "created", issue(ev, "team.key"), ...labels(at(ev, "data.labels"))],
       data: (ev) => issueData(ev, "data"),
@@ -84,21 +90,32 @@ export const projectTrackerSource = defineSource({
     },
     "Issue.completed": {
       category: "outcome",
-      content: (ev) =>
-        `${title(issue(ev, "identifier") ?? need(issue(ev, "id"), "data.id"), issue(ev, "title"))} was completed (moved to ${issue(ev, "state.name") ?? "a completed state"}) by ${textAt(ev, "actor.name") ?? "?"}: ${textAt(ev, "url") ?? ""}`.trim(),
+      // The issue id is what a decision about the issue is keyed by.
+      required: ["data.id"],
+      content: (ev) => {
+        const state = issue(ev, "state.name");
+        return `${title(issue(ev, "identifier") ?? issue(ev, "id")!, issue(ev, "title"))} was completed${state ? ` (moved to ${state})` : ""}${by(ev)}${link(textAt(ev, "url"))}`;
+      },
       fields: () => ({ result: "success" }),
       tags: (ev) => ["issue", "completed", issue(ev, "team.key")],
       data: (ev) => ({ ...issueData(ev, "data"), completed_at: issue(ev, "completedAt") }),
-      object: (ev) => need(issue(ev, "id"), "data.id"),
+      object: (ev) => issue(ev, "id")!,
       validFrom: (ev) => issue(ev, "completedAt") ?? ev.createdAt,
     },
     "IssueSLA.breached": {
       category: "exception",
+      required: ["issueData.identifier"],
       content: (ev) => {
-        const identifier = need(textAt(ev, "issueData.identifier"), "issueData.identifier");
+        const priority = textAt(ev, "issueData.priorityLabel");
         const due = textAt(ev, "issueData.slaBreachesAt");
         const assignee = textAt(ev, "issueData.assignee.name");
-        return `SLA breached on ${title(identifier, textAt(ev, "issueData.title"))} (priority ${textAt(ev, "issueData.priorityLabel") ?? "none"}${due ? `, due ${due}` : ""}${assignee ? `, assigned to ${assignee}` : ""}): ${textAt(ev, "url") ?? textAt(ev, "issueData.url") ?? ""}`.trim();
+        const about = [
+          priority && `priority ${priority}`,
+          due && `due ${due}`,
+          assignee && `assigned to ${assignee}`,
+        ];
+        const said = about.filter(Boolean).join(", ");
+        return `SLA breached on ${title(textAt(ev, "issueData.identifier")!, textAt(ev, "issueData.title"))}${said ? ` (${said})` : ""}${link(textAt(ev, "url") ?? textAt(ev, "issueData.url"))}`;
       },
       // Linear's priority 1 is Urgent.
       fields: (ev) => ({
@@ -116,10 +133,13 @@ export const projectTrackerSource = defineSource({
     },
     "Comment.create": {
       category: "fact",
+      required: [freeText("data.body")],
       content: (ev) => {
-        const body = need(excerpt(at(ev, "data.body"), 2000), "data.body");
+        const body = excerpt(String(at(ev, "data.body")), 2000);
         const on = issue(ev, "issue.identifier");
-        return `${issue(ev, "user.name") ?? textAt(ev, "actor.name") ?? "Someone"} commented${on ? ` on ${title(on, issue(ev, "issue.title"))}` : ""}: ${body}`;
+        const author = issue(ev, "user.name") ?? textAt(ev, "actor.name");
+        const where = on ? ` on ${title(on, issue(ev, "issue.title"))}` : "";
+        return author ? `${author} commented${where}: ${body}` : `A comment was made${where}: ${body}`;
       },
       tags: (ev) => ["comment", issue(ev, "issue.team.key")],
       data: (ev) => ({

@@ -5,34 +5,45 @@
  * created and canceled once each and every no-show has its own URI, so the event name and that
  * URI identify an event and dedupe its retries.
  */
-import { at, defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { anyOf, at, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { clip, nameAndEmail } from "./kit/draft.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
 
 const invitee = (ev: Event, path: string) => textAt(ev, `payload.${path}`);
 const meeting = (ev: Event, path: string) => textAt(ev, `payload.scheduled_event.${path}`);
 
-const inviteeName = (ev: Event) =>
-  need(nameAndEmail(invitee(ev, "name"), invitee(ev, "email")), "payload.email");
+/** Who booked, and when for: every mapping is about an invitee of a scheduled meeting. */
+const REQUIRED = [anyOf("payload.name", "payload.email"), "payload.scheduled_event.start_time"];
+
+const inviteeName = (ev: Event) => nameAndEmail(invitee(ev, "name"), invitee(ev, "email"))!;
 const host = (ev: Event) =>
   nameAndEmail(
     textAt(ev, "payload.scheduled_event.event_memberships.0.user_name"),
     textAt(ev, "payload.scheduled_event.event_memberships.0.user_email"),
   );
-/** `"Discovery Call" on 2026-11-24T15:00:00.000000Z` */
-const theMeeting = (ev: Event) =>
-  `"${meeting(ev, "name") ?? "a meeting"}" on ${need(meeting(ev, "start_time"), "payload.scheduled_event.start_time")}`;
+/** `"Discovery Call" on 2026-11-24T15:00:00.000000Z` (`a meeting on …` when it has no name). */
+const theMeeting = (ev: Event) => {
+  const name = meeting(ev, "name");
+  return `${name ? `"${name}"` : "a meeting"} on ${meeting(ev, "start_time")!}`;
+};
 const withHost = (ev: Event) => (host(ev) ? ` with ${host(ev)}` : "");
 
 const MAX_ANSWERS = 10;
 function answers(ev: Event): string[] {
   const list = at(ev, "payload.questions_and_answers");
   if (!Array.isArray(list)) return [];
-  return list
-    .slice(0, MAX_ANSWERS)
-    .map((qa) => (textAt(qa, "question") ? `${textAt(qa, "question")} ${textAt(qa, "answer") ?? "—"}` : ""))
-    .filter(Boolean)
-    .map((line) => clip(line, 500));
+  return (
+    list
+      .slice(0, MAX_ANSWERS)
+      // A question left unanswered says nothing about the invitee.
+      .map((qa) =>
+        textAt(qa, "question") && textAt(qa, "answer")
+          ? `${textAt(qa, "question")} ${textAt(qa, "answer")}`
+          : "",
+      )
+      .filter(Boolean)
+      .map((line) => clip(line, 500))
+  );
 }
 
 const inviteeData = (ev: Event) => ({
@@ -76,6 +87,7 @@ export const schedulingSource = defineSource({
   mappings: {
     "invitee.created": {
       category: "relationship",
+      required: REQUIRED,
       content: (ev) => {
         const qa = answers(ev);
         const where = meeting(ev, "location.join_url") ?? meeting(ev, "location.location");
@@ -97,6 +109,7 @@ export const schedulingSource = defineSource({
     },
     "invitee.canceled": {
       category: "exception",
+      required: REQUIRED,
       content: (ev) => {
         const by = textAt(ev, "payload.cancellation.canceled_by");
         const role = textAt(ev, "payload.cancellation.canceler_type");
@@ -126,6 +139,7 @@ export const schedulingSource = defineSource({
     },
     "invitee_no_show.created": {
       category: "exception",
+      required: REQUIRED,
       content: (ev) => `${inviteeName(ev)} did not show up to ${theMeeting(ev)}${withHost(ev)}.`,
       fields: () => ({ severity: "medium", status: "open" }),
       tags: (ev) => ["booking", "no_show", meeting(ev, "name")],

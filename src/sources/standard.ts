@@ -3,7 +3,7 @@
  * v1,<base64>` (a space-separated list; any one valid), base64 HMAC-SHA256 of `id.timestamp.body`
  * keyed with the bytes of a `whsec_` secret, a 5-minute window. The message id dedupes. The table
  * is keyed by the type's suffix: `*.failed` → exception, `*.completed` → outcome, else fact; a type
- * that is not a dotted event type is ignored.
+ * that is not a dotted event type is ignored. The type is all an entry needs: `data` is optional.
  */
 import { at, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { hmacScheme, payloads, signatures, whsecKey } from "./kit/signature.ts";
@@ -14,7 +14,7 @@ const summary = (ev: Event) =>
 const line = (ev: Event, what: string) => {
   const about = subject(ev);
   const said = summary(ev);
-  return `${String(ev.type)} ${what}${about ? ` (${about})` : ""}${said ? `: ${said}` : ""}.`;
+  return `${textAt(ev, "type")!} ${what}${about ? ` (${about})` : ""}${said ? `: ${said}` : ""}.`;
 };
 
 /** Standard Webhooks types are full-stop-delimited (`user.created`); anything else is not covered. */
@@ -44,6 +44,7 @@ export const standardSource = defineSource({
   mappings: {
     failed: {
       category: "exception",
+      required: ["type"],
       content: (ev) => line(ev, "failed"),
       fields: () => ({ severity: "high", status: "open" }),
       tags: (ev) => ["failed", ev.type],
@@ -53,6 +54,7 @@ export const standardSource = defineSource({
     },
     completed: {
       category: "outcome",
+      required: ["type"],
       content: (ev) => line(ev, "completed"),
       fields: () => ({ result: "success" }),
       tags: (ev) => ["completed", ev.type],
@@ -62,6 +64,7 @@ export const standardSource = defineSource({
     },
     other: {
       category: "fact",
+      required: ["type"],
       content: (ev) => line(ev, "happened"),
       tags: (ev) => [ev.type],
       data: (ev) => ({ type: ev.type, data: at(ev, "data") }),

@@ -7,7 +7,7 @@
  * duplicate of the other.
  */
 import { BadRequest } from "../errors.ts";
-import { at, defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { at, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { amountOf, currencyOf, nameAndEmail, numberOf } from "./kit/draft.ts";
 import { moneyOf, moneyPhrase } from "./kit/money.ts";
 import { firstHeader, isRecord } from "./kit/request.ts";
@@ -24,8 +24,9 @@ const personOf = (person: unknown) => {
   return nameAndEmail(name || undefined, textAt(person, "email"));
 };
 const buyer = (ev: Event) => personOf(at(ev, "payload.customer")) ?? field(ev, "email");
+/** `#1001 (450789469)`; the id is required wherever an order is named. */
 const orderName = (ev: Event) => {
-  const id = need(field(ev, "id"), "payload.id");
+  const id = field(ev, "id")!;
   const name = field(ev, "name");
   return name ? `${name} (${id})` : id;
 };
@@ -106,9 +107,11 @@ export const storefrontSource = defineSource({
   mappings: {
     "orders/create": {
       category: "fact",
+      required: ["payload.id"],
       content: (ev) => {
         const items = lines(ev);
-        return `Order ${orderName(ev)} was placed${inShop(ev)}${buyer(ev) ? ` by ${buyer(ev)}` : ""}${describeMoney(at(ev, "payload.total_price"), at(ev, "payload.currency"))} (payment ${field(ev, "financial_status") ?? "unknown"})${items.length ? `: ${items.join(", ")}` : ""}.`;
+        const payment = field(ev, "financial_status");
+        return `Order ${orderName(ev)} was placed${inShop(ev)}${buyer(ev) ? ` by ${buyer(ev)}` : ""}${describeMoney(at(ev, "payload.total_price"), at(ev, "payload.currency"))}${payment ? ` (payment ${payment})` : ""}${items.length ? `: ${items.join(", ")}` : ""}.`;
       },
       tags: (ev) => ["order", "created", field(ev, "financial_status")],
       data: orderData,
@@ -116,6 +119,7 @@ export const storefrontSource = defineSource({
     },
     "orders/paid": {
       category: "outcome",
+      required: ["payload.id"],
       content: (ev) =>
         `Order ${orderName(ev)} was paid${inShop(ev)}${describeMoney(at(ev, "payload.total_price"), at(ev, "payload.currency"))}${buyer(ev) ? ` by ${buyer(ev)}` : ""}.`,
       fields: (ev) => ({
@@ -124,16 +128,17 @@ export const storefrontSource = defineSource({
       }),
       tags: ["order", "paid"],
       data: orderData,
-      object: (ev) => `order:${need(field(ev, "id"), "payload.id")}`,
+      object: (ev) => `order:${field(ev, "id")!}`,
       validFrom: (ev) => at(ev, "payload.processed_at") ?? at(ev, "payload.updated_at") ?? ev.triggered_at,
     },
     "refunds/create": {
       category: "exception",
+      required: ["payload.order_id"],
       content: (ev) => {
-        const order = need(field(ev, "order_id"), "payload.order_id");
         const { amount, currency } = refunded(ev);
         const note = field(ev, "note");
-        return `A refund${amount === undefined ? "" : ` of ${amount} ${currency ?? ""}`.trimEnd()} was issued on order ${order}${inShop(ev)}${note ? `: ${note}` : ""}.`;
+        const sum = amount === undefined ? "" : ` of ${amount}${currency ? ` ${currency}` : ""}`;
+        return `A refund${sum} was issued on order ${field(ev, "order_id")!}${inShop(ev)}${note ? `: ${note}` : ""}.`;
       },
       fields: () => ({ severity: "medium", status: "open" }),
       tags: ["refund"],
@@ -156,14 +161,14 @@ export const storefrontSource = defineSource({
     },
     "customers/create": {
       category: "relationship",
-      content: (ev) => {
-        need(field(ev, "id"), "payload.id");
-        return `${personOf(at(ev, "payload")) ?? `Customer ${field(ev, "id")}`} became a customer of ${shop(ev) ?? "the store"}${field(ev, "email_marketing_consent.state") === "subscribed" ? " (subscribed to email marketing)" : ""}.`;
-      },
+      // The shop (X-Shopify-Shop-Domain) is the relationship's object: every delivery names it.
+      required: ["payload.id", "shop_domain"],
+      content: (ev) =>
+        `${personOf(at(ev, "payload")) ?? `Customer ${field(ev, "id")!}`} became a customer of ${shop(ev)!}${field(ev, "email_marketing_consent.state") === "subscribed" ? " (subscribed to email marketing)" : ""}.`,
       fields: (ev) => ({
-        subject: personOf(at(ev, "payload")) ?? `customer ${need(field(ev, "id"), "payload.id")}`,
+        subject: personOf(at(ev, "payload")) ?? `customer ${field(ev, "id")!}`,
         predicate: "is a customer of",
-        object: shop(ev) ?? "the store",
+        object: shop(ev)!,
       }),
       tags: ["customer", "created"],
       data: (ev) => ({

@@ -11,7 +11,6 @@ import {
   type EventMapping,
   jsonReply,
   NOTHING_WRITTEN,
-  need,
   textAt,
 } from "./kit/define-source.ts";
 import { clip, nameAndEmail } from "./kit/draft.ts";
@@ -19,7 +18,8 @@ import { isRecord } from "./kit/request.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
 
 const item = (ev: Event, path: string) => textAt(ev, `data.item.${path}`);
-const conversationId = (ev: Event) => need(item(ev, "id"), "data.item.id");
+/** The conversation's (or contact's) id, which every mapping requires. */
+const itemId = (ev: Event) => item(ev, "id")!;
 
 /** Message bodies are HTML; an agent reads their text. */
 function plain(html: unknown, max = 500): string | undefined {
@@ -44,6 +44,9 @@ const person = (who: unknown) => {
     named ?? (textAt(who, "id") ? `${textAt(who, "type") ?? "contact"} ${textAt(who, "id")}` : undefined)
   );
 };
+
+/** ` by Grace Hopper <grace@acme.test>`, or nothing when the part names no one. */
+const by = (who: unknown) => (person(who) ? ` by ${person(who)}` : "");
 
 /** The newest part of a conversation: the close or reopen an admin topic reports, with its author. */
 function lastPart(ev: Event): Record<string, unknown> | undefined {
@@ -79,15 +82,13 @@ const subjectOf = (ev: Event) =>
 
 const opened: EventMapping = {
   category: "workflow",
+  required: ["data.item.id"],
   content: (ev) => {
-    const id = conversationId(ev);
     const about = subjectOf(ev);
-    if (textAt(ev, "topic") === "conversation.admin.opened") {
-      const admin = person(at(lastPart(ev), "author")) ?? "an admin";
-      return `Conversation ${id} was reopened by ${admin}${about ? `: ${about}` : "."}`;
-    }
+    if (textAt(ev, "topic") === "conversation.admin.opened")
+      return `Conversation ${itemId(ev)} was reopened${by(at(lastPart(ev), "author"))}${about ? `: ${about}` : "."}`;
     const via = item(ev, "source.delivered_as") ?? item(ev, "source.type");
-    return `Conversation ${id} was started by ${person(at(ev, "data.item.source.author")) ?? "a contact"}${via ? ` (${via})` : ""}${about ? `: ${about}` : "."}`;
+    return `Conversation ${itemId(ev)} was started${by(at(ev, "data.item.source.author"))}${via ? ` (${via})` : ""}${about ? `: ${about}` : "."}`;
   },
   tags: (ev) => [
     "conversation",
@@ -101,18 +102,19 @@ const opened: EventMapping = {
 
 const isLead = (ev: Event) => item(ev, "role") === "lead" || textAt(ev, "topic") === "contact.lead.created";
 
-/** The contact and the workspace whose user or lead it became. */
+/** The contact (named by its id at least) and the workspace whose user or lead it became. */
 function contactFields(ev: Event) {
-  need(item(ev, "id"), "data.item.id");
   return {
-    subject: clip(person(at(ev, "data.item")) ?? "?", 1024),
+    subject: clip(person(at(ev, "data.item")) ?? `contact ${itemId(ev)}`, 1024),
     predicate: isLead(ev) ? "is a lead of" : "is a user of",
-    object: `Intercom workspace ${textAt(ev, "app_id") ?? "?"}`,
+    object: `Intercom workspace ${textAt(ev, "app_id")!}`,
   };
 }
 
 const contactCreated: EventMapping = {
   category: "relationship",
+  // The workspace (`app_id`, on every notification) is the relationship's object.
+  required: ["data.item.id", "app_id"],
   content: (ev) => {
     const f = contactFields(ev);
     return `${f.subject} ${f.predicate} ${f.object}${item(ev, "location.country") ? ` (${item(ev, "location.country")})` : ""}.`;
@@ -150,13 +152,13 @@ export const supportChatSource = defineSource({
     "conversation.admin.opened": opened,
     "conversation.admin.closed": {
       category: "outcome",
+      required: ["data.item.id"],
       content: (ev) => {
-        const id = conversationId(ev);
         const close = lastPart(ev);
-        const admin = person(at(close, "author")) ?? "an admin";
         const about = subjectOf(ev);
+        const contact = person(at(ev, "data.item.source.author"));
         const note = plain(at(close, "body"));
-        return `Conversation ${id}${about ? ` ("${clip(about, 200)}")` : ""} with ${person(at(ev, "data.item.source.author")) ?? "a contact"} was closed by ${admin}${note ? `: ${note}` : "."}`;
+        return `Conversation ${itemId(ev)}${about ? ` ("${clip(about, 200)}")` : ""}${contact ? ` with ${contact}` : ""} was closed${by(at(close, "author"))}${note ? `: ${note}` : "."}`;
       },
       fields: () => ({ result: "success" }),
       tags: (ev) => ["conversation", "closed", ...tagNames(ev)],
@@ -166,7 +168,7 @@ export const supportChatSource = defineSource({
         time_to_first_close: at(ev, "data.item.statistics.time_to_first_close"),
         count_reopens: at(ev, "data.item.statistics.count_reopens"),
       }),
-      object: conversationId,
+      object: itemId,
       validFrom: (ev) => at(ev, "data.item.statistics.last_close_at") ?? ev.created_at,
     },
     "contact.user.created": contactCreated,

@@ -5,7 +5,7 @@
  * URL is rebuilt from X-Forwarded-Proto/-Host. Twilio posts one status callback per status, so the
  * message or call SID with its status dedupes.
  */
-import { defineSource, type Event, need, textAt } from "./kit/define-source.ts";
+import { anyOf, defineSource, type Event, freeText, textAt } from "./kit/define-source.ts";
 import { clip, numberOf } from "./kit/draft.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
 
@@ -51,7 +51,9 @@ function errorOf(ev: Event): string {
   return ` (error ${code}${said ? `: ${said}` : ""})`;
 }
 
-const parties = (ev: Event) => `from ${textAt(ev, "From") ?? "?"} to ${textAt(ev, "To") ?? "?"}`;
+/** Both parties are required by every mapping: Twilio names them on every callback. */
+const parties = (ev: Event) => `from ${textAt(ev, "From")!} to ${textAt(ev, "To")!}`;
+const MESSAGE_SID = anyOf("MessageSid", "SmsSid");
 
 /** Voice callbacks stamp `Timestamp` in RFC 2822 (`Mon, 16 Aug 2010 03:45:01 +0000`). */
 function timestampOf(ev: Event): number | undefined {
@@ -70,8 +72,9 @@ function durationText(seconds: number | undefined): string {
 function failedMessage(severity: "high" | "medium") {
   return {
     category: "exception" as const,
+    required: [MESSAGE_SID, anyOf("MessageStatus", "SmsStatus"), "From", "To"],
     content: (ev: Event) =>
-      `Message ${messageSid(ev)} ${parties(ev)} ${messageStatus(ev)?.toLowerCase()}${errorOf(ev)}.`,
+      `Message ${messageSid(ev)!} ${parties(ev)} ${messageStatus(ev)!.toLowerCase()}${errorOf(ev)}.`,
     fields: () => ({ severity, status: "open" }),
     tags: (ev: Event) => ["sms", messageStatus(ev)?.toLowerCase(), textAt(ev, "ErrorCode")],
     data: (ev: Event) => ({
@@ -103,12 +106,13 @@ export const telephonySource = defineSource({
   mappings: {
     "message.received": {
       category: "fact",
+      // An MMS may carry media only (its Body sent empty): then its media is what it says.
+      required: [MESSAGE_SID, "From", "To", freeText("Body", "MediaUrl0")],
       content: (ev) => {
-        // An MMS may carry media only: Body is then sent empty, but it is always sent.
-        const body = typeof ev.Body === "string" ? ev.Body : need<string>(undefined, "Body");
+        const body = typeof ev.Body === "string" ? ev.Body.trim() : "";
         const media = numberOf(ev.NumMedia) ?? 0;
         const attached = media > 0 ? ` with ${media} media attachment${media === 1 ? "" : "s"}` : "";
-        const said = body.trim() ? `: ${clip(body.trim(), 4096)}` : "";
+        const said = body ? `: ${clip(body, 4096)}` : "";
         return `Inbound SMS ${parties(ev)}${attached}${said}`;
       },
       tags: ["sms", "inbound"],
@@ -129,10 +133,11 @@ export const telephonySource = defineSource({
     "message.undelivered": failedMessage("medium"),
     "call.completed": {
       category: "outcome",
+      required: ["CallSid", "From", "To"],
       content: (ev) => {
         const direction = textAt(ev, "Direction");
         const answered = textAt(ev, "AnsweredBy");
-        return `Call ${textAt(ev, "CallSid")} ${parties(ev)}${direction ? ` (${direction})` : ""} completed${durationText(numberOf(ev.CallDuration))}${answered ? `, answered by ${answered}` : ""}.`;
+        return `Call ${textAt(ev, "CallSid")!} ${parties(ev)}${direction ? ` (${direction})` : ""} completed${durationText(numberOf(ev.CallDuration))}${answered ? `, answered by ${answered}` : ""}.`;
       },
       fields: () => ({ result: "success" }),
       tags: ["call", "completed"],

@@ -61,12 +61,23 @@ export interface IngestDraft {
 }
 
 /**
+ * A part of an event split off it because it lacks what its entry needs (a message of a mail
+ * notification without a sender): dead-lettered under its own id, the rest of the event written.
+ */
+export interface RejectedEvent {
+  event: SourceEvent;
+  reason: string;
+  detail?: string;
+}
+
+/**
  * What an event becomes: drafts; `ignored` (a type the source's table does not cover: counted,
  * neither written nor dead-lettered); `expand` (the source's connector turns it into drafts, see
- * SourceModule.expandsVia); or a failure that dead-letters it.
+ * SourceModule.expandsVia); or a failure that dead-letters it. An expansion may also reject some
+ * of what it found (`rejected`), each kept as a dead letter of its own.
  */
 export type MapResult =
-  | { ok: true; drafts: IngestDraft[]; ignored?: true; expand?: true }
+  | { ok: true; drafts: IngestDraft[]; ignored?: true; expand?: true; rejected?: RejectedEvent[] }
   | { ok: false; reason: string /* snake_case, e.g. "unmapped_event" */; detail?: string };
 
 /** An answer a source gives in place of the ingestion summary (SOAP ack, handshake echo). */

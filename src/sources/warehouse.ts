@@ -7,7 +7,7 @@
  */
 import { BadRequest } from "../errors.ts";
 import type { Category } from "../models/category.ts";
-import { defineSource, type Event, type EventMapping, need, textAt } from "./kit/define-source.ts";
+import { defineSource, type Event, type EventMapping, freeText, type Required } from "./kit/define-source.ts";
 import { amountOf, currencyOf, isoFrom, text } from "./kit/draft.ts";
 import { isRecord } from "./kit/request.ts";
 import { tokenScheme } from "./kit/signature.ts";
@@ -52,16 +52,29 @@ const TYPED: Record<Category, (row: Event) => Record<string, unknown>> = {
   fact: () => ({}),
   workflow: (row) => ({ steps: listOf(row.steps) }),
   relationship: (row) => ({
-    subject: need(text(row.subject), "subject"),
-    predicate: need(text(row.predicate), "predicate"),
-    object: need(text(row.object), "object"),
+    subject: text(row.subject),
+    predicate: text(row.predicate),
+    object: text(row.object),
   }),
   outcome: (row) => ({
     // A row naming its decision links to it directly (it must be a decision of this tenant).
     decision_id: text(row.decision_id),
-    result: need(lower(row.result), "result"),
+    result: lower(row.result),
     ...money(row),
   }),
+};
+
+/**
+ * The columns each kind of row is built from, beyond its content: a relationship is its subject,
+ * predicate and object, an outcome its result. Other typed fields are the schema's to judge.
+ */
+const REQUIRED: Record<Category, readonly Required[]> = {
+  decision: [],
+  exception: [],
+  fact: [],
+  workflow: [],
+  relationship: ["subject", "predicate", "object"],
+  outcome: ["result"],
 };
 
 /**
@@ -79,7 +92,9 @@ function objectOf(category: Category) {
 function mappingOf(category: Category): EventMapping {
   return {
     category,
-    content: (row) => need(textAt(row, "content"), "content"),
+    required: [freeText("content"), ...REQUIRED[category]],
+    // Free text: read as written ("?" is a row's content like any other).
+    content: (row) => text(row.content)!,
     fields: (row) => ({
       ...TYPED[category](row),
       // An unreadable valid_to stays as given, so the schema refuses the row rather than it lasting forever.

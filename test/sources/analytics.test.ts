@@ -120,7 +120,9 @@ describeSource({
         dead_lettered: [JSON.parse(body).messageId],
       });
       const [dead] = await deadLetters(harness(), t.tenant_id);
-      expect(dead!.last_error).toBe("missing_field: traits");
+      expect(dead!.last_error).toBe(
+        "missing_field: traits.company.name or traits.company or traits.name or traits.firstName or traits.first_name or traits.lastName or traits.email",
+      );
     });
 
     test("screen and alias calls are ignored too", async () => {

@@ -131,7 +131,8 @@ describeSource({
       );
       expect(summary).toMatchObject({ accepted: 0, entries: [], dead_lettered: [`${CHANNEL_ID}:77`] });
       const [dead] = await deadLetters(harness(), t.tenant_id);
-      expect(dead!.last_error).toBe("missing_field: x-goog-resource-uri");
+      // The event keeps X-Goog-Resource-URI / -ID as resource_uri / resource_id: either names it.
+      expect(dead!.last_error).toBe("missing_field: resource_uri or resource_id");
       expect(dead!.payload).not.toHaveProperty("token");
       expect(JSON.stringify(dead)).not.toContain(CALENDAR_TOKEN);
     });

@@ -219,6 +219,7 @@ describe("data mapping", () => {
       event_id: "big",
       service_name: "unityCatalog",
       action_name: "x",
+      user_identity: { email: "ops@example.com" },
       request_params: { blob: "y".repeat(100_000) },
     };
     const { draft } = onlyDraft(mapOne(row).result);

@@ -5,7 +5,8 @@
  */
 import { Value } from "@sinclair/typebox/value";
 import { ENTRY_INPUT, type EntryDraft } from "../../models/entry.ts";
-import { amountOf, clip, currencyOf, finish, isoFrom, tagsOf, text, truthy } from "../kit/draft.ts";
+import { amountOf, clip, currencyOf, finish, isoFrom, tagsOf, truthy } from "../kit/draft.ts";
+import { anyOf, at, missingField, type Required, valueText } from "../kit/required.ts";
 import type { IngestDraft, MapResult, SourceContext } from "../types.ts";
 import { fillFields, fillTemplate } from "./mapping.ts";
 
@@ -24,14 +25,12 @@ export interface CrmRecord {
   changeType?: string;
 }
 
-/** A field as text; `Account.Name` walks into related records. */
+/**
+ * A field as text, or undefined when it holds no value (blank, a placeholder: kit/required.ts);
+ * `Account.Name` walks into related records.
+ */
 export function fieldText(fields: Readonly<Record<string, unknown>>, path: string): string | undefined {
-  let current: unknown = fields;
-  for (const part of path.split(".")) {
-    if (typeof current !== "object" || current === null || !Object.hasOwn(current, part)) return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return text(current);
+  return valueText(at(fields, path));
 }
 
 function has(record: CrmRecord, ...names: string[]): boolean {
@@ -60,7 +59,6 @@ function ok(...drafts: IngestDraft[]): MapResult {
   return { ok: true, drafts };
 }
 
-/** A partial update that touched none of the fields a mapping reads: nothing to record. */
 /** A change the mapping does not cover (a delete, a gap, an update of unmapped fields): ignored. */
 const NOTHING: MapResult = { ok: true, drafts: [], ignored: true };
 
@@ -70,15 +68,35 @@ function isPartialUpdate(record: CrmRecord): boolean {
 
 // ── standard objects ────────────────────────────────────────────────────────────────────────
 
+/**
+ * What each standard object's entry is built from (kit/required.ts), as paths into its fields with
+ * `Id` the record id: a name for the record (its own, else its id), and an opportunity's stage.
+ */
+export const CRM_REQUIRED = {
+  Opportunity: [anyOf("Name", "Id"), "StageName"],
+  Case: [anyOf("CaseNumber", "Id")],
+  Contact: [anyOf("Name", "Name.FirstName", "Name.LastName", "FirstName", "LastName", "Email", "Id")],
+  Account: [anyOf("Name", "Id")],
+  Task: [anyOf("Subject", "Id")],
+} satisfies Record<string, readonly Required[]>;
+
+/** The dead letter of a record lacking what its type requires, or undefined. */
+function lacking(record: CrmRecord, rules: readonly Required[]): MapResult | undefined {
+  const view = record.recordId === undefined ? record.fields : { ...record.fields, Id: record.recordId };
+  const missing = missingField(view, rules);
+  return missing === undefined ? undefined : { ok: false, reason: "missing_field", detail: missing };
+}
+
 function mapOpportunity(record: CrmRecord): MapResult {
+  if (isPartialUpdate(record) && !has(record, "StageName")) return NOTHING;
+  const lacks = lacking(record, CRM_REQUIRED.Opportunity);
+  if (lacks) return lacks;
   const f = (name: string) => fieldText(record.fields, name);
-  const stageName = f("StageName");
-  if (!stageName)
-    return isPartialUpdate(record) ? NOTHING : { ok: false, reason: "missing_field", detail: "StageName" };
+  const stageName = f("StageName")!;
   const closed = truthy(f("IsClosed"));
   const won = /^closed[ _]?won$/i.test(stageName) || (closed && truthy(f("IsWon")));
   const lost = !won && (/^closed[ _]?lost$/i.test(stageName) || (closed && f("IsWon") === "false"));
-  const name = f("Name") ?? `Opportunity ${record.recordId ?? ""}`.trim();
+  const name = f("Name") ?? `Opportunity ${record.recordId!}`;
   const amount = amountOf(f("Amount"));
   const currency = currencyOf(f("CurrencyIsoCode"));
   const closeDate = f("CloseDate");
@@ -112,10 +130,12 @@ function severityOf(priority: string | undefined): "low" | "medium" | "high" | "
 
 function mapCase(record: CrmRecord): MapResult {
   if (isPartialUpdate(record) && !has(record, "Status", "IsClosed")) return NOTHING;
+  const lacks = lacking(record, CRM_REQUIRED.Case);
+  if (lacks) return lacks;
   const f = (name: string) => fieldText(record.fields, name);
   const status = f("Status");
   const resolved = truthy(f("IsClosed")) || /^(closed|resolved)/i.test(status ?? "");
-  const label = `Case ${f("CaseNumber") ?? record.recordId ?? ""}`.trim();
+  const label = `Case ${f("CaseNumber") ?? record.recordId!}`;
   const subject = f("Subject");
   const detail = [f("Priority") && `priority ${f("Priority")}`, status && `status ${status}`]
     .filter(Boolean)
@@ -150,7 +170,9 @@ function mapContact(record: CrmRecord): MapResult {
     !has(record, "AccountId", "Account", "Name", "FirstName", "LastName", "Email")
   )
     return NOTHING;
-  const name = personName(record) ?? `Contact ${record.recordId ?? ""}`.trim();
+  const lacks = lacking(record, CRM_REQUIRED.Contact);
+  if (lacks) return lacks;
+  const name = personName(record) ?? `Contact ${record.recordId!}`;
   const account = fieldText(record.fields, "Account.Name") ?? fieldText(record.fields, "AccountId");
   const email = fieldText(record.fields, "Email");
   const draft = finish({
@@ -166,8 +188,10 @@ function mapContact(record: CrmRecord): MapResult {
 
 function mapAccount(record: CrmRecord): MapResult {
   if (isPartialUpdate(record) && !has(record, "Name", "Type", "Industry")) return NOTHING;
+  const lacks = lacking(record, CRM_REQUIRED.Account);
+  if (lacks) return lacks;
   const f = (name: string) => fieldText(record.fields, name);
-  const name = f("Name") ?? `Account ${record.recordId ?? ""}`.trim();
+  const name = f("Name") ?? `Account ${record.recordId!}`;
   const type = f("Type");
   const industry = f("Industry");
   const detail = [type, industry && `industry ${industry}`].filter(Boolean).join(", ");
@@ -183,8 +207,10 @@ function mapAccount(record: CrmRecord): MapResult {
 }
 
 function mapTask(record: CrmRecord): MapResult {
+  const lacks = lacking(record, CRM_REQUIRED.Task);
+  if (lacks) return lacks;
   const f = (name: string) => fieldText(record.fields, name);
-  const subject = f("Subject") ?? `Task ${record.recordId ?? ""}`.trim();
+  const subject = f("Subject") ?? `Task ${record.recordId!}`;
   const detail = [f("Status") && `status ${f("Status")}`, f("ActivityDate") && `due ${f("ActivityDate")}`]
     .filter(Boolean)
     .join(", ");

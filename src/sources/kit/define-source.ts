@@ -4,8 +4,10 @@
  * type to category and fields. `defineSource` turns it into a SourceModule; the ingest pipeline
  * does the rest (dedupe, outcome linking, writes, dead letters).
  *
- * Event types missing from the table are `ignored` (counted, not dead-lettered). A mapping that
- * lacks what it needs calls `need(...)`, which dead-letters the event as `missing_field`.
+ * Event types missing from the table are `ignored` (counted, not dead-lettered). Each mapping
+ * declares the fields it is built from (`required`, see required.ts): an event lacking one, or
+ * holding a blank or placeholder value there, is dead-lettered as `missing_field` naming the path
+ * before the mapping runs. A mapping may still call `need(...)` for a value only code can compute.
  */
 import { BadRequest } from "../../errors.ts";
 import type { Category } from "../../models/category.ts";
@@ -21,7 +23,10 @@ import type {
 } from "../types.ts";
 import { clip, finish, isoFrom, sourceOf, tagsOf, text } from "./draft.ts";
 import { decodeUtf8, isRecord, parseJsonBody } from "./request.ts";
+import { at, MissingField, missingField, type Required, valueText } from "./required.ts";
 import { sha256Hex, type Verifier } from "./signature.ts";
+
+export { anyOf, at, freeText, MissingField, need, type Required } from "./required.ts";
 
 export type Event = Record<string, unknown>;
 
@@ -31,6 +36,12 @@ export type Event = Record<string, unknown>;
  */
 export interface EventMapping {
   category: Category;
+  /**
+   * The fields the entry is built from (paths into the event): checked before any function below
+   * runs, so those may read them as present. Whatever is not listed is optional and is left out of
+   * the text cleanly when absent.
+   */
+  required: readonly Required[];
   /** The text an agent reads. */
   content(ev: Event): string;
   /** The category's typed fields (severity, subject/predicate/object, result/amount/currency, …). */
@@ -82,29 +93,9 @@ export interface SourceDefinition {
 /** A delivery carries at most this many events: bounds the work one request can cause. */
 const MAX_EVENTS = 1000;
 
-/** Thrown by a mapping missing what it needs; the event is dead-lettered as `missing_field`. */
-export class MissingField extends Error {}
-
-/** The value, or a dead letter naming the field that is missing. */
-export function need<T>(value: T | undefined | null, field: string): T {
-  if (value === undefined || value === null || value === "") throw new MissingField(field);
-  return value;
-}
-
-/** `a.b.0.c` of a parsed body (digits index arrays), or undefined; never throws on hostile input. */
-export function at(value: unknown, path: string): unknown {
-  let node = value;
-  for (const key of path.split(".")) {
-    if (Array.isArray(node) && /^\d{1,6}$/.test(key)) node = node[Number(key)];
-    else if (isRecord(node) && Object.hasOwn(node, key)) node = node[key];
-    else return undefined;
-  }
-  return node;
-}
-
-/** A text field of the event, trimmed, or undefined. */
+/** A field of the event as text (trimmed), or undefined when it holds no value (kit/required.ts). */
 export function textAt(ev: unknown, path: string): string | undefined {
-  return text(at(ev, path));
+  return valueText(at(ev, path));
 }
 
 /** A JSON reply (handshakes). */
@@ -115,7 +106,12 @@ export function jsonReply(body: unknown, status = 200): WebhookReply {
 /** The summary of a delivery that wrote nothing (a handshake the source answers with 200). */
 export const NOTHING_WRITTEN = { accepted: 0, entries: [], duplicates: 0, dead_lettered: [], ignored: 0 };
 
-export function defineSource(def: SourceDefinition): SourceModule {
+/** A declared source: a module, with its table kept readable (docs and tests list what each type needs). */
+export interface DefinedSource extends SourceModule {
+  readonly mappings: Readonly<Record<string, EventMapping>>;
+}
+
+export function defineSource(def: SourceDefinition): DefinedSource {
   const bodies = new WeakMap<WebhookRequest, unknown>();
   /** The parsed body, read once per request (parse and handshake both need it). */
   const bodyOf = (req: WebhookRequest): unknown => {
@@ -135,6 +131,7 @@ export function defineSource(def: SourceDefinition): SourceModule {
     },
     handshake: def.handshake ? (req, ctx) => def.handshake?.(req, bodyOf(req), ctx) : undefined,
     map: (event) => mapEvent(def, event),
+    mappings: def.mappings,
   };
 }
 
@@ -196,6 +193,8 @@ function mapEvent(def: SourceDefinition, event: SourceEvent): MapResult {
   const mapping = row !== undefined && Object.hasOwn(def.mappings, row) ? def.mappings[row] : undefined;
   if (!mapping) return { ok: true, drafts: [], ignored: true };
   const ev = isRecord(event.payload) ? event.payload : {};
+  const missing = missingField(ev, mapping.required);
+  if (missing !== undefined) return { ok: false, reason: "missing_field", detail: missing };
   try {
     return { ok: true, drafts: [draftOf(def.id, mapping, ev, event)] };
   } catch (error) {

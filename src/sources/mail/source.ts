@@ -17,6 +17,7 @@ import type {
   VerifyResult,
   WebhookRequest,
 } from "../types.ts";
+import { MAIL_MESSAGE_TYPES, mapMailMessage } from "./history.ts";
 import { createJwksResolver, DEFAULT_MAIL_JWKS_URL } from "./jwks.ts";
 
 export { mapMailHistory } from "./history.ts";
@@ -132,8 +133,12 @@ function parse(req: WebhookRequest): SourceEvent[] {
   return [{ event_id: clip(messageId, 512), event_type: "mail.notification", payload }];
 }
 
-/** The notification must be for the watched mailbox; its entries then come from expanding it. */
+/**
+ * The notification must be for the watched mailbox; its entries then come from expanding it. A
+ * message its expansion split off (the replay of its dead letter) maps from the facts it keeps.
+ */
 function map(event: SourceEvent, ctx: SourceContext): MapResult {
+  if (Object.hasOwn(MAIL_MESSAGE_TYPES, event.event_type)) return mapMailMessage(event);
   const payload = isRecord(event.payload) ? event.payload : {};
   const email = text(payload.emailAddress)?.toLowerCase();
   const watched = ctx.secrets.MAIL_WATCH_EMAIL?.trim().toLowerCase();

@@ -21,6 +21,8 @@ const base: SourceDefinition = {
   mappings: {
     note: {
       category: "fact",
+      // `text` is checked by need() in the content: the computed-value path of the kit.
+      required: [],
       content: (ev) => `Note: ${need(textAt(ev, "text"), "text")}`,
       tags: ["note"],
       data: (ev) => ({ author: textAt(ev, "who") }),
@@ -28,12 +30,14 @@ const base: SourceDefinition = {
     },
     plan: {
       category: "decision",
+      required: [],
       content: (ev) => `Plan ${textAt(ev, "ref")}`,
       fields: () => ({ stage: "approved" }),
       object: (ev) => ev.ref,
     },
     done: {
       category: "outcome",
+      required: [],
       content: (ev) => `Done ${textAt(ev, "ref")}`,
       fields: () => ({ result: "success", amount: 12.5, currency: "EUR" }),
       object: (ev) => ev.ref,

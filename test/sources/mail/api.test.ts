@@ -190,7 +190,7 @@ describe("MailApiClient", () => {
       const m = await api.getMessage(EMAIL, id);
       if (m) messages.set(id, m);
     }
-    const drafts = mapMailHistory({
+    const { drafts } = mapMailHistory({
       history: page.history,
       messages,
       seenThreads: new Set(),

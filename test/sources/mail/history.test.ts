@@ -40,9 +40,9 @@ function msg(id: string, threadId: string, labelIds = ["INBOX"]) {
 }
 
 function run(history: HistoryRecord[], seenThreads = new Set<string>()) {
-  const result = mapMailHistory({ history, messages, seenThreads, email: EMAIL, eventId: "push-77" });
-  validDrafts({ ok: true, drafts: result });
-  return result;
+  const { drafts } = mapMailHistory({ history, messages, seenThreads, email: EMAIL, eventId: "push-77" });
+  validDrafts({ ok: true, drafts });
+  return drafts;
 }
 
 describe("mapMailHistory", () => {
