@@ -44,12 +44,12 @@ const WebhookAnswer = Type.Union(
     ),
     sentAs("text/plain", Type.String({ description: "office_graph: ?validationToken= echoed" })),
   ],
-  { description: "The delivery's summary, or the answer its platform expects (SOURCES.md)" },
+  { description: "The delivery's summary, or the answer its platform expects (docs/webhooks.md)" },
 );
 
 /** The source's own payload, as it signs it: JSON for most, a form (telephony), SOAP XML (crm). */
 const WEBHOOK_BODY = {
-  description: "The source's native delivery, signed as the source signs it (SOURCES.md)",
+  description: "The source's native delivery, signed as the source signs it (docs/webhooks.md)",
   required: false,
   content: {
     "application/json": { schema: {} },
