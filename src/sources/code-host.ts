@@ -123,7 +123,7 @@ export const codeHostSource = defineSource({
         const sha = run(ev, "head_sha")?.slice(0, 7);
         const trigger = run(ev, "event");
         const commit = sha ? ` (commit ${sha}${trigger ? `, triggered by ${trigger}` : ""})` : "";
-        return `Workflow "${run(ev, "name")!}" run ${number ? `#${number}` : run(ev, "id")!} ${FAILED[run(ev, "conclusion") ?? ""] ?? "failed"}${branch ? ` on branch ${branch}` : ""} of ${theRepo(ev)}${commit}${link(run(ev, "html_url"))}`;
+        return `Workflow "${run(ev, "name")!}" run ${number ? `#${number}` : run(ev, "id")!} ${FAILED[run(ev, "conclusion") ?? ""] ?? "failed"}${branch ? ` on branch ${branch} of` : " in"} ${theRepo(ev)}${commit}${link(run(ev, "html_url"))}`;
       },
       // A broken default branch blocks everyone; a failing feature branch mostly its author.
       fields: (ev) => ({

@@ -44,7 +44,7 @@ function answerText(answer: unknown): string {
   if (type === "payment") {
     const amount = textAt(value, "amount");
     const paid = at(value, "success") === true ? "paid" : "payment failed";
-    return `${amount ?? "?"} ${paid}${textAt(value, "name") ? ` by ${textAt(value, "name")}` : ""}`;
+    return `${amount ? `${amount} ` : ""}${paid}${textAt(value, "name") ? ` by ${textAt(value, "name")}` : ""}`;
   }
   const plain = text(value);
   if (plain !== undefined) return plain;
@@ -75,8 +75,12 @@ function contentOf(ev: Event): string {
   if (answers.length > MAX_LISTED) lines.push(`(and ${answers.length - MAX_LISTED} more answers)`);
   const hidden = at(ev, "form_response.hidden");
   if (isRecord(hidden) && Object.keys(hidden).length > 0) {
-    const pairs = Object.entries(hidden).slice(0, 20);
-    lines.push(`Hidden fields: ${pairs.map(([k, v]) => `${k}=${clip(text(v) ?? "", 200)}`).join(", ")}`);
+    // A hidden field the form was opened without says nothing.
+    const pairs = Object.entries(hidden)
+      .filter(([, v]) => text(v) !== undefined)
+      .slice(0, 20);
+    if (pairs.length > 0)
+      lines.push(`Hidden fields: ${pairs.map(([k, v]) => `${k}=${clip(text(v)!, 200)}`).join(", ")}`);
   }
   const score = at(ev, "form_response.calculated.score");
   if (typeof score === "number") lines.push(`Score: ${score}`);

@@ -3,10 +3,13 @@
  * v1,<base64>` (a space-separated list; any one valid), base64 HMAC-SHA256 of `id.timestamp.body`
  * keyed with the bytes of a `whsec_` secret, a 5-minute window. The message id dedupes. The table
  * is keyed by the type's suffix: `*.failed` → exception, `*.completed` → outcome, else fact; a type
- * that is not a dotted event type is ignored. The type is all an entry needs: `data` is optional.
+ * that is not a dotted event type is ignored. An entry needs the type and a `data` (the spec
+ * requires one) holding some value: a bare type says that something happened, not what.
  */
-import { at, defineSource, type Event, textAt } from "./kit/define-source.ts";
+import { at, defineSource, type Event, nonEmpty, textAt } from "./kit/define-source.ts";
 import { hmacScheme, payloads, signatures, whsecKey } from "./kit/signature.ts";
+
+const REQUIRED = ["type", nonEmpty("data")];
 
 const subject = (ev: Event) => textAt(ev, "data.id") ?? textAt(ev, "data.object_id");
 const summary = (ev: Event) =>
@@ -44,7 +47,7 @@ export const standardSource = defineSource({
   mappings: {
     failed: {
       category: "exception",
-      required: ["type"],
+      required: REQUIRED,
       content: (ev) => line(ev, "failed"),
       fields: () => ({ severity: "high", status: "open" }),
       tags: (ev) => ["failed", ev.type],
@@ -54,7 +57,7 @@ export const standardSource = defineSource({
     },
     completed: {
       category: "outcome",
-      required: ["type"],
+      required: REQUIRED,
       content: (ev) => line(ev, "completed"),
       fields: () => ({ result: "success" }),
       tags: (ev) => ["completed", ev.type],
@@ -64,7 +67,7 @@ export const standardSource = defineSource({
     },
     other: {
       category: "fact",
-      required: ["type"],
+      required: REQUIRED,
       content: (ev) => line(ev, "happened"),
       tags: (ev) => [ev.type],
       data: (ev) => ({ type: ev.type, data: at(ev, "data") }),

@@ -128,9 +128,12 @@ function severityOf(priority: string | undefined): "low" | "medium" | "high" | "
   return "medium";
 }
 
+/** An update of a case is about its state: one naming Status or IsClosed must give it a value. */
+const CASE_UPDATE_REQUIRED = [...CRM_REQUIRED.Case, anyOf("Status", "IsClosed")];
+
 function mapCase(record: CrmRecord): MapResult {
   if (isPartialUpdate(record) && !has(record, "Status", "IsClosed")) return NOTHING;
-  const lacks = lacking(record, CRM_REQUIRED.Case);
+  const lacks = lacking(record, isPartialUpdate(record) ? CASE_UPDATE_REQUIRED : CRM_REQUIRED.Case);
   if (lacks) return lacks;
   const f = (name: string) => fieldText(record.fields, name);
   const status = f("Status");

@@ -26,7 +26,7 @@ import { decodeUtf8, isRecord, parseJsonBody } from "./request.ts";
 import { at, MissingField, missingField, type Required, valueText } from "./required.ts";
 import { sha256Hex, type Verifier } from "./signature.ts";
 
-export { anyOf, at, freeText, MissingField, need, type Required } from "./required.ts";
+export { anyOf, at, freeText, MissingField, need, nonEmpty, type Required } from "./required.ts";
 
 export type Event = Record<string, unknown>;
 

@@ -5,8 +5,9 @@
  *
  * A path is dotted from the event as the source keeps it (the dead letter's `payload`); digits
  * index arrays (`items.data.0.price.id`). A rule is one path, `anyOf(...)` (any one of several will
- * do: `userId` or `anonymousId`), or `freeText(...)` for what a person wrote (a message body):
- * there only blank counts as empty, since "?" or "-" is a message someone can send.
+ * do: `userId` or `anonymousId`), `freeText(...)` for what a person wrote (a message body: there
+ * only blank counts as empty, since "?" or "-" is a message someone can send), or `nonEmpty(...)`
+ * for a record or list that must hold some value (a generic event's `data`).
  */
 import { isRecord } from "./request.ts";
 
@@ -17,17 +18,21 @@ import { isRecord } from "./request.ts";
 export const PLACEHOLDERS: readonly string[] = ["?", "-", "n/a", "null", "undefined", "unknown"];
 
 export interface FieldRule {
-  /** Alternatives: the rule holds when any one of them holds a value. */
+  /** Alternatives: the rule holds when any one of them holds what it asks for. */
   readonly anyOf: readonly string[];
-  /** What a person wrote: present when not blank (placeholders are real text here). */
-  readonly freeText?: true;
+  /**
+   * What it asks for: a value (default); `text` a person wrote, present when not blank
+   * (placeholders are real text there); `contents`, a record or list holding some value.
+   */
+  readonly kind?: "text" | "contents";
 }
 
 /** A path, or a rule over several. */
 export type Required = string | FieldRule;
 
 export const anyOf = (...paths: string[]): FieldRule => ({ anyOf: paths });
-export const freeText = (...paths: string[]): FieldRule => ({ anyOf: paths, freeText: true });
+export const freeText = (...paths: string[]): FieldRule => ({ anyOf: paths, kind: "text" });
+export const nonEmpty = (...paths: string[]): FieldRule => ({ anyOf: paths, kind: "contents" });
 
 /** `a.b.0.c` of a parsed body (digits index arrays), or undefined; never throws on hostile input. */
 export function at(value: unknown, path: string): unknown {
@@ -70,11 +75,19 @@ export function isText(value: unknown): boolean {
   return typeof value === "number" && Number.isFinite(value);
 }
 
+/** A record or list holding a value somewhere inside (parsed bodies are at most 64 levels deep). */
+export function hasContents(value: unknown): boolean {
+  const items = Array.isArray(value) ? value : isRecord(value) ? Object.values(value) : [];
+  return items.some((item) => isValue(item) || hasContents(item));
+}
+
+const HOLDS = { text: isText, contents: hasContents } as const;
+
 /** The first rule the event breaks, as the dead letter names it (`data.object.id`), or undefined. */
 export function missingField(ev: unknown, rules: readonly Required[] | undefined): string | undefined {
   for (const rule of rules ?? []) {
-    const { anyOf: paths, freeText: free } = typeof rule === "string" ? { anyOf: [rule] } : rule;
-    const holds = free ? isText : isValue;
+    const { anyOf: paths, kind } = typeof rule === "string" ? ({ anyOf: [rule] } as FieldRule) : rule;
+    const holds = kind ? HOLDS[kind] : isValue;
     if (paths.some((path) => holds(at(ev, path)))) continue;
     return paths.join(" or ");
   }

@@ -15,7 +15,7 @@ import type { EntryDraft } from "../../models/entry.ts";
 import { clip, finish, isoFromEpoch, tagsOf } from "../kit/draft.ts";
 import { decodeEntities } from "../kit/entities.ts";
 import { isRecord } from "../kit/request.ts";
-import { missingField, type Required, valueText } from "../kit/required.ts";
+import { missingField, nonEmpty, type Required, valueText } from "../kit/required.ts";
 import type { IngestDraft, MapResult, RejectedEvent, SourceEvent } from "../types.ts";
 import type { HistoryRecord, MessageMeta, MessageRef } from "./api.ts";
 
@@ -59,7 +59,7 @@ export type MessageKind = "message_added" | "thread_reply" | "labels_added";
 export const MAIL_REQUIRED: Readonly<Record<MessageKind, readonly Required[]>> = {
   message_added: ["message.id", "message.thread_id", "message.headers.From"],
   thread_reply: ["message.id", "message.thread_id", "message.headers.From"],
-  labels_added: ["message.id", "labels_added.0"],
+  labels_added: ["message.id", nonEmpty("labels_added")],
 };
 
 /** The event types of the events split off a notification (and of their dead letters). */

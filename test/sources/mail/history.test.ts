@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { HistoryRecord, MessageMeta } from "../../../src/sources/mail/api.ts";
-import { mapMailHistory } from "../../../src/sources/mail/history.ts";
+import { mapMailHistory, mapMailMessage } from "../../../src/sources/mail/history.ts";
 import { validDrafts } from "../support.ts";
 
 const EMAIL = "ops@example.com";
@@ -109,5 +109,82 @@ describe("mapMailHistory", () => {
       null as never,
     ]);
     expect(drafts).toHaveLength(1);
+  });
+});
+
+describe("mapMailHistory: messages lacking what their entry needs", () => {
+  const bare = (id: string, threadId: string, headers: { name: string; value: string }[]): MessageMeta => ({
+    id,
+    threadId,
+    labelIds: ["INBOX"],
+    snippet: "Hello",
+    internalDate: "1795000000000",
+    payload: { headers },
+  });
+  const mailbox = new Map<string, MessageMeta>([
+    ["m1", messages.get("m1")!],
+    [
+      "nofrom",
+      bare("nofrom", "t7", [
+        { name: "Subject", value: "Who?" },
+        { name: "From", value: "unknown" },
+      ]),
+    ],
+    ["nosubject", bare("nosubject", "t8", [{ name: "From", value: "Dee <dee@example.com>" }])],
+  ]);
+  const expand = (history: HistoryRecord[]) =>
+    mapMailHistory({ history, messages: mailbox, seenThreads: new Set(), email: EMAIL, eventId: "push-9" });
+
+  test("a message whose sender is missing (or a placeholder) is split off, the rest written", () => {
+    const { drafts, rejected } = expand([
+      { id: "21", messagesAdded: [msg("m1", "t1"), msg("nofrom", "t7")] },
+      { id: "22", labelsAdded: [{ ...msg("nofrom", "t7"), labelIds: ["IMPORTANT"] }] },
+    ]);
+    validDrafts({ ok: true, drafts });
+    expect(drafts.map((d) => d.draft.content)).toEqual([
+      'New mail from Ada <ada@example.com>: "Invoice 42" (Please find the invoice attached).',
+      'Mail "Who?" was labelled IMPORTANT.',
+    ]);
+    expect(rejected).toEqual([
+      {
+        event: {
+          event_id: "push-9:nofrom:message_added",
+          event_type: "mail.message_added",
+          payload: expect.objectContaining({
+            mailbox: EMAIL,
+            history_id: "21",
+            message: expect.objectContaining({ id: "nofrom", thread_id: "t7", headers: { Subject: "Who?" } }),
+          }),
+        },
+        reason: "missing_field",
+        detail: "message.headers.From",
+      },
+    ]);
+  });
+
+  test("a message without a subject is written without one, never with a placeholder", () => {
+    const { drafts, rejected } = expand([{ id: "23", messagesAdded: [msg("nosubject", "t8")] }]);
+    expect(rejected).toEqual([]);
+    expect(drafts[0]!.draft.content).toBe("New mail from Dee <dee@example.com> without a subject (Hello).");
+    expect(drafts[0]!.draft.data).not.toHaveProperty("subject");
+  });
+
+  test("the split-off message maps again from what its dead letter keeps (a replay)", () => {
+    const [split] = expand([{ id: "21", messagesAdded: [msg("nofrom", "t7")] }]).rejected;
+    expect(mapMailMessage(split!.event)).toEqual({
+      ok: false,
+      reason: "missing_field",
+      detail: "message.headers.From",
+    });
+    const payload = split!.event.payload as { message: { headers: Record<string, string> } };
+    const fixed = { ...payload, message: { ...payload.message, headers: { From: "Eve <eve@example.com>" } } };
+    const result = mapMailMessage({ ...split!.event, payload: fixed });
+    const [only] = validDrafts(result);
+    expect(only!.draft).toMatchObject({
+      category: "fact",
+      content: "New mail from Eve <eve@example.com> without a subject (Hello).",
+      source: { system: "mail", event_id: "push-9:nofrom:message_added", event_type: "mail.message_added" },
+    });
+    expect(only!.object_key).toBe("mail:thread:t7");
   });
 });
