@@ -45,8 +45,8 @@ import {
   MailApiClient,
   MailApiError,
   type MessageMeta,
-  mapMailHistory,
 } from "../src/sources/mail/api.ts";
+import { mapMailHistory } from "../src/sources/mail/history.ts";
 import type { MapResult, SourceEvent } from "../src/sources/types.ts";
 
 export const MAIL_STATE = {

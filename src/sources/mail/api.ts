@@ -8,8 +8,6 @@
 import { retryAfterOf } from "../../connectors/retry-after.ts";
 import type { Clock } from "../../runtime/clock.ts";
 
-export { mapMailHistory } from "./history.ts";
-
 // ── the mail API's shapes (only what we read) ──────────────────────────────────────────────
 
 export interface MessageRef {
