@@ -11,7 +11,7 @@ import { startTenant } from "../actors/tenant.ts";
 import { MessagingBridge } from "./bridge/bridge.ts";
 import { type Config, ConfigError, type Env } from "./config.ts";
 import { type ConnectorDriver, ConnectorSupervisor } from "./connectors/supervisor.ts";
-import { createEmbedder } from "./embedding/embedder.ts";
+import { createEmbedder } from "./embedding/create-embedder.ts";
 import { AppError, NotFound } from "./errors.ts";
 import { Authenticator, authPlugin, Guard } from "./http/auth.ts";
 import { RateLimiter } from "./http/rate-limit.ts";

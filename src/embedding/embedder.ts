@@ -1,7 +1,4 @@
 import { ValidationFailed } from "../errors.ts";
-import { ClientEmbedder } from "./client-embedder.ts";
-import { HashEmbedder } from "./hash-embedder.ts";
-import { HttpEmbedder } from "./http-embedder.ts";
 import { normalizeInPlace, vectorProblem } from "./vector-math.ts";
 
 export type EmbedderKind = "hash" | "http" | "client";
@@ -11,30 +8,6 @@ export interface Embedder {
   readonly kind: EmbedderKind;
   readonly dims: number;
   embed(texts: string[]): Promise<Float32Array[]>;
-}
-
-export interface EmbedderConfig {
-  kind: EmbedderKind;
-  dims: number;
-  url?: string;
-  model?: string;
-  apiKey?: string;
-  /** Injected for tests; defaults to the global fetch. */
-  fetch?: typeof fetch;
-  /** Per-request timeout of the http embedder, default 30 s. */
-  timeoutMs?: number;
-}
-
-export function createEmbedder(cfg: EmbedderConfig): Embedder {
-  switch (cfg.kind) {
-    case "hash":
-      return new HashEmbedder(cfg.dims);
-    case "client":
-      return new ClientEmbedder(cfg.dims);
-    case "http":
-      if (!cfg.url) throw new Error("the http embedder needs a url");
-      return new HttpEmbedder({ ...cfg, url: cfg.url });
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { createEmbedder, toVector } from "../../src/embedding/embedder.ts";
+import { createEmbedder } from "../../src/embedding/create-embedder.ts";
+import { toVector } from "../../src/embedding/embedder.ts";
 import { ValidationFailed } from "../../src/errors.ts";
 
 function validationError(fn: () => unknown): ValidationFailed {
