@@ -1,17 +1,29 @@
 /**
- * `bun run setup`: creates `.secrets/jwt-secret` (48 random bytes, base64, mode 0600) unless it
- * exists, so `bun run start:local` and `bun run mint-token` share one HS256 secret. Never prints it.
+ * `bun run setup`: creates, unless they exist, `.secrets/jwt-secret` (48 random bytes, base64) so
+ * `bun run start:local` and `bun run mint-token` share one HS256 secret, and `.secrets/tenants.env`
+ * (empty), the per-tenant secrets file `bun run start:local` reads and re-reads on SIGHUP and
+ * `POST /admin/reload`. Both mode 0600 (the service refuses a secrets file others can read).
+ * Never prints a secret.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 
 const dir = ".secrets";
-const file = `${dir}/jwt-secret`;
-if (existsSync(file)) {
-  console.log(`setup: ${file} already exists; keeping it`);
-} else {
+
+function createOnce(file: string, content: () => string, what: string): void {
+  if (existsSync(file)) {
+    console.log(`setup: ${file} already exists; keeping it`);
+    return;
+  }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileSync(file, `${randomBytes(48).toString("base64")}\n`, { mode: 0o600 });
+  writeFileSync(file, content(), { mode: 0o600 });
   chmodSync(file, 0o600);
-  console.log(`setup: wrote a new HS256 secret to ${file} (mode 0600)`);
+  console.log(`setup: wrote ${what} to ${file} (mode 0600)`);
 }
+
+createOnce(`${dir}/jwt-secret`, () => `${randomBytes(48).toString("base64")}\n`, "a new HS256 secret");
+createOnce(
+  `${dir}/tenants.env`,
+  () => "# Per-tenant secrets, one NAME_<TENANT_ID>=value a line (docs/webhooks.md#secrets).\n",
+  "an empty per-tenant secrets file",
+);
