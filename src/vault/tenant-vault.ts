@@ -102,9 +102,19 @@ export interface Erasure {
   idempotency: string[];
 }
 
+/**
+ * Wraps each write set's local commit (`commit`), the one way to observe or refuse a vault's
+ * writes: cluster mode refuses the write of a tenant not served here before anything is committed,
+ * and appends the committed set to the partition changelog before the write resolves
+ * (src/cluster/changelog.ts). Every write, the vault's own included, goes through it.
+ */
+export type WriteThrough = (set: WriteSet, commit: (set: WriteSet) => Promise<void>) => Promise<void>;
+
 export interface VaultOptions extends StorageLimits {
   /** Called with a write's changes once they are committed (the live feed of the tenant). */
   onCommitted?: (changes: Change[]) => void;
+  /** Around each write's local commit; the commit alone when absent (a single node, a replay). */
+  writeThrough?: WriteThrough;
   /** Transaction time of changes whose write set names none. */
   now?: () => number;
 }
@@ -497,9 +507,16 @@ export class TenantVault {
    * Stages a write set and commits it with whatever else is in flight; resolves once durable. At
    * the vault's size ceiling it throws InsufficientStorage at once, before anything is staged or
    * counted (an erasure, which frees space, is let through). A failed commit rejects with
-   * InsufficientStorage when the storage is full, and leaves nothing of the set in memory.
+   * InsufficientStorage when the storage is full, and leaves nothing of the set in memory. With a
+   * `writeThrough`, the commit runs inside it and the write resolves when it does.
    */
   write(set: WriteSet): Promise<void> {
+    const through = this.options.writeThrough;
+    return through ? through(set, (fixed) => this.commitSet(fixed)) : this.commitSet(set);
+  }
+
+  /** Queues the set's transaction; resolves once it committed. */
+  private commitSet(set: WriteSet): Promise<void> {
     if (!set.erase) this.assertRoom();
     // Refused before anything is queued: a key LMDB would refuse mid-set would leave half a set.
     const tooLong = oversizedKey(set);
