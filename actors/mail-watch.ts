@@ -112,6 +112,11 @@ class MailWatch {
   /** Notifications whose expansion failed for a passing reason, replayed on the clock. */
   private readonly catchUp: CatchUpQueue;
   private client: { key: string; api: MailApiClient } | undefined;
+  /**
+   * What each expansion whose commit is not yet settled moved from, oldest first: the mark moves in
+   * memory before the tenant commits it, and a refused commit must not leave it moved.
+   */
+  private unsettled: Array<{ eventId: string; before: ExpansionState }> = [];
 
   constructor(
     private readonly tenantId: string,
@@ -131,6 +136,7 @@ class MailWatch {
         "mail.start": () => this.start(),
         "mail.renew": () => this.renewFromTimer(),
         "mail.expand": ({ event }) => this.expand(event),
+        "mail.settled": ({ eventId, committed }) => this.settled(eventId, committed),
         // Not awaited: each replay expands through this actor's own mailbox.
         "mail.catchup": () => void this.replayWaiting(),
         "mail.status": () => this.snapshot(),
@@ -294,6 +300,7 @@ class MailWatch {
     if (from === undefined) {
       if (notified === undefined)
         return { result: { ok: false, reason: "invalid_payload", detail: "historyId" } };
+      this.remember(event.event_id);
       this.advance(notified, event.event_id);
       return {
         result: { ok: true, drafts: [] },
@@ -317,6 +324,7 @@ class MailWatch {
       email: creds.email,
       eventId: event.event_id,
     });
+    this.remember(event.event_id);
     this.rememberThreads(history.history, messages);
     this.advance(maxHistoryId(from, history.historyId), event.event_id);
     this.status = { ...this.status, last_expanded_at: isoOf(this.deps.clock.now()) };
@@ -430,6 +438,36 @@ class MailWatch {
     while (this.threads.length > MAX_SEEN_THREADS) this.threadSet.delete(this.threads.shift()!);
   }
 
+  /** Keeps the state an expansion starts from until the tenant says whether it committed. */
+  private remember(eventId: string): void {
+    this.unsettled.push({
+      eventId,
+      before: { mark: this.mark, recent: [...this.recent], threads: [...this.threads] },
+    });
+    if (this.unsettled.length > MAX_UNSETTLED) this.unsettled.shift();
+  }
+
+  /**
+   * A refused commit puts the state back to where that expansion started; expansions after it
+   * started from its advance, so they are undone with it (their notifications expand again when
+   * redelivered: a repeat, never a loss). A committed one is forgotten.
+   */
+  private settled(eventId: string, committed: boolean): void {
+    const at = this.unsettled.findIndex((u) => u.eventId === eventId);
+    if (at < 0) return;
+    if (committed) {
+      this.unsettled.splice(at, 1);
+      return;
+    }
+    const { before } = this.unsettled[at]!;
+    this.unsettled.length = at;
+    this.mark = before.mark;
+    this.recent = before.recent;
+    this.threads = before.threads;
+    this.threadSet = new Set(before.threads);
+    if (this.mark !== undefined) this.status = { ...this.status, history_id: this.mark };
+  }
+
   private advance(mark: string, eventId: string): void {
     this.mark = mark;
     this.recent.push(eventId);
@@ -528,6 +566,16 @@ function isPassing(error: unknown): error is MailApiError {
   if (!(error instanceof MailApiError)) return false;
   return error.status === 0 || error.status === 408 || error.status === 429 || error.status >= 500;
 }
+
+/** The in-memory expansion state a refused commit restores. */
+interface ExpansionState {
+  mark: string | undefined;
+  recent: string[];
+  threads: string[];
+}
+
+/** Expansions awaiting their commit's outcome, at most (older ones are taken as settled). */
+const MAX_UNSETTLED = 64;
 
 function historyIdOf(payload: unknown): string | undefined {
   const id = (payload as { historyId?: unknown } | undefined)?.historyId;

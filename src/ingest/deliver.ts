@@ -38,6 +38,35 @@ export interface Expander {
     event: SourceEvent,
     ctx: SourceContext,
   ): Promise<{ result: MapResult; state?: Array<[string, unknown]>; stateSeq?: number }>;
+  /** Whether the tenant committed an expanded event's result (see `Expansions`). */
+  settled?(tenantId: string, eventId: string, committed: boolean): void;
+}
+
+/**
+ * The events one delivery expanded. Expansion moves the connector's mark before the tenant
+ * commits; each expander hears whether the commit landed, so a refused one (507) is expanded again
+ * on redelivery instead of being skipped as already seen.
+ */
+class Expansions {
+  private readonly done: Array<{ expander: Expander; eventId: string }> = [];
+
+  constructor(private readonly tenantId: string) {}
+
+  add(expander: Expander, eventId: string): void {
+    this.done.push({ expander, eventId });
+  }
+
+  /** Runs the delivery's work and reports its outcome to every expander involved. */
+  async settle<T>(work: () => Promise<T>): Promise<T> {
+    let committed = false;
+    try {
+      const result = await work();
+      committed = true;
+      return result;
+    } finally {
+      for (const { expander, eventId } of this.done) expander.settled?.(this.tenantId, eventId, committed);
+    }
+  }
 }
 
 export interface PipelineDeps {
@@ -138,19 +167,22 @@ export class IngestPipeline {
     events: SourceEvent[],
     arrival: Arrival,
   ): Promise<IngestSummary> {
-    // Nothing delivered while suspended is lost: it waits as a dead letter, replayable after resume.
-    const items: IngestItem[] =
-      this.deps.tenantStatus(tenantId) === "suspended"
-        ? events.map((event) => ({ event, result: { ok: false as const, reason: "tenant_suspended" } }))
-        : await this.items(source, tenantId, events, arrival.ctx, false);
-    const last = items[items.length - 1];
-    if (last && arrival.state) {
-      last.state = [...(last.state ?? []), ...arrival.state];
-      last.stateSeq = arrival.stateSeq ?? last.stateSeq;
-    }
-    const summary = await this.deps.tenant(tenantId).ask({
-      type: "webhook.ingest",
-      delivery: { source: source.id, items, headers: arrival.headers },
+    const expansions = new Expansions(tenantId);
+    const summary = await expansions.settle(async () => {
+      // Nothing delivered while suspended is lost: it waits as a dead letter, replayable after resume.
+      const items: IngestItem[] =
+        this.deps.tenantStatus(tenantId) === "suspended"
+          ? events.map((event) => ({ event, result: { ok: false as const, reason: "tenant_suspended" } }))
+          : await this.items(source, tenantId, events, arrival.ctx, expansions);
+      const last = items[items.length - 1];
+      if (last && arrival.state) {
+        last.state = [...(last.state ?? []), ...arrival.state];
+        last.stateSeq = arrival.stateSeq ?? last.stateSeq;
+      }
+      return this.deps.tenant(tenantId).ask({
+        type: "webhook.ingest",
+        delivery: { source: source.id, items, headers: arrival.headers },
+      });
     });
     this.counters.delivered(source.id, summary);
     return summary;
@@ -164,8 +196,11 @@ export class IngestPipeline {
     if (!source) throw new NotFound(`source ${record.source} is no longer known`);
     const ctx = this.lenientContext(source, tenantId);
     const event = { event_id: record.event_id, event_type: record.event_type, payload: record.payload };
-    const [item] = await this.items(source, tenantId, [event], ctx, true);
-    return tenant.ask({ type: "deadletter.resolve", eventId, source: record.source, item: item! });
+    const expansions = new Expansions(tenantId);
+    return expansions.settle(async () => {
+      const [item] = await this.items(source, tenantId, [event], ctx, expansions, true);
+      return tenant.ask({ type: "deadletter.resolve", eventId, source: record.source, item: item! });
+    });
   }
 
   /** map → expand → embed, per event; `replay`: a dead letter the tenant already knows of. */
@@ -174,13 +209,16 @@ export class IngestPipeline {
     tenantId: string,
     events: SourceEvent[],
     ctx: SourceContext,
-    replay: boolean,
+    expansions: Expansions,
+    replay = false,
   ): Promise<IngestItem[]> {
     const items: IngestItem[] = [];
     for (const event of events) {
       const mapped = safeMap(source, event, ctx);
       const item =
-        mapped.ok && mapped.expand ? await this.expand(source, tenantId, event, ctx, replay) : undefined;
+        mapped.ok && mapped.expand
+          ? await this.expand(source, tenantId, event, ctx, expansions, replay)
+          : undefined;
       const ready = item ?? { event, result: mapped };
       ready.vectors = await this.vectors(ready.result);
       items.push(ready);
@@ -197,6 +235,7 @@ export class IngestPipeline {
     tenantId: string,
     event: SourceEvent,
     ctx: SourceContext,
+    expansions: Expansions,
     replay: boolean,
   ): Promise<IngestItem> {
     if (!replay) {
@@ -209,6 +248,7 @@ export class IngestPipeline {
     if (!expander)
       return { event, result: { ok: false, reason: `${source.expandsVia ?? source.id}_api_not_configured` } };
     try {
+      expansions.add(expander, event.event_id);
       return { event, ...(await expander.expand(tenantId, event, ctx)) };
     } catch (error) {
       const reason = `${source.expandsVia}_expand_failed`;

@@ -69,6 +69,11 @@ export type MailWatchProtocol = {
   "mail.renew": { msg: object; reply: void };
   /** Expands one push notification into drafts through the mail API; never throws. */
   "mail.expand": { msg: { event: SourceEvent }; reply: MailExpansion };
+  /**
+   * Whether the tenant committed what an expansion produced. A refused commit (a full disk) undoes
+   * the expansion's advance of the mark, so the redelivered notification expands that history again.
+   */
+  "mail.settled": { msg: { eventId: string; committed: boolean }; reply: void };
   /** Timer: replay the notifications whose expansion failed for a passing reason. */
   "mail.catchup": { msg: object; reply: void };
   "mail.status": { msg: object; reply: MailStatus };
