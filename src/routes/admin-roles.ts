@@ -1,8 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
-import { safeEcho } from "../http/safe-echo.ts";
-import { existingTenantId } from "../http/tenant-param.ts";
+import { existingTenantId, safeEcho } from "../http/auth.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";
 import { ROLE_NAME_RE, Role, RoleBody, RoleDeleted, RoleList } from "../models/role.ts";
