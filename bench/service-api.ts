@@ -1,4 +1,4 @@
-import { TokenService } from "../src/http/tokens.ts";
+import { TokenService } from "../src/auth/tokens.ts";
 import { OPERATOR_TENANT_ID } from "../src/models/common.ts";
 import { systemClock } from "../src/runtime/clock.ts";
 import type { TenantToken } from "./search-fill.ts";

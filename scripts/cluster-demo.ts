@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { TokenService } from "../src/http/tokens.ts";
+import { TokenService } from "../src/auth/tokens.ts";
 import { OPERATOR_TENANT_ID } from "../src/models/common.ts";
 import { systemClock } from "../src/runtime/clock.ts";
 

@@ -5,9 +5,10 @@
  * Prints the token alone on stdout, so `TOKEN=$(bun run scripts/mint-token.ts --admin)` works.
  */
 import { parseArgs } from "node:util";
+import { TokenService } from "../src/auth/tokens.ts";
 import { ConfigError, loadConfig } from "../src/config.ts";
-import { MAX_TOKEN_TTL_SECONDS, TokenService } from "../src/http/tokens.ts";
 import { OPERATOR_TENANT_ID, ULID_RE } from "../src/models/common.ts";
+import { MAX_TOKEN_TTL_SECONDS } from "../src/models/role.ts";
 import { systemClock } from "../src/runtime/clock.ts";
 
 const { values } = parseArgs({

@@ -6,7 +6,7 @@ import {
   RateLimitSyntaxError,
   rateLimitSettingsOf,
 } from "./http/rate-limit-settings.ts";
-import { MAX_TOKEN_TTL_SECONDS } from "./http/tokens.ts";
+import { MAX_TOKEN_TTL_SECONDS } from "./models/role.ts";
 
 /**
  * Reads the environment once, validated. Nothing else reads process.env; per-tenant secrets go

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { TSchema } from "@sinclair/typebox";
 import { Kind } from "@sinclair/typebox";
-import { PROBLEM_JSON } from "../src/http/errors.ts";
 import { MEDIA_TYPE_KEY } from "../src/models/media-type.ts";
+import { PROBLEM_JSON } from "../src/models/problem.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { type ConformanceChecker, checkerFromDocument } from "./helpers/openapi-conformance.ts";
 

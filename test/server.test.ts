@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { TokenService } from "../src/http/tokens.ts";
+import { TokenService } from "../src/auth/tokens.ts";
 import { OPERATOR_TENANT_ID } from "../src/models/common.ts";
 import { systemClock } from "../src/runtime/clock.ts";
 import { readJson } from "./helpers/api.ts";

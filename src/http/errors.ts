@@ -1,4 +1,5 @@
 import { Elysia, NotFoundError, ParseError, ValidationError } from "elysia";
+import { requestInfo } from "../auth/caller.ts";
 import { EmbeddingFailed } from "../embedding/http-embedder.ts";
 import {
   AppError,
@@ -11,11 +12,9 @@ import {
   Unavailable,
   ValidationFailed,
 } from "../errors.ts";
-import { requestInfo } from "./auth.ts";
+import { PROBLEM_JSON } from "../models/problem.ts";
 import { assignRequestId, requestIdOf } from "./request-id.ts";
 import type { RouteTable } from "./route-table.ts";
-
-export const PROBLEM_JSON = "application/problem+json";
 
 /** RFC 9457 problem document (CONTRACT §1). */
 export interface Problem {

@@ -1,5 +1,5 @@
+import { challenged, WEBHOOK_REALM } from "../auth/bearer-challenge.ts";
 import { Unauthorized } from "../errors.ts";
-import { challenged, WEBHOOK_REALM } from "../http/bearer-challenge.ts";
 import { bearerToken } from "../sources/kit/request.ts";
 
 /**

@@ -13,8 +13,9 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { Caller } from "../auth/caller.ts";
 import { type AppError, BadRequest, NotAcceptable, UnsupportedMediaType } from "../errors.ts";
-import { type Caller, safeEcho } from "../http/auth.ts";
+import { safeEcho } from "../http/safe-echo.ts";
 import { type Log, toolError, toolSuccess } from "./results.ts";
 import type { McpTool } from "./tools.ts";
 

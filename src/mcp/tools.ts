@@ -7,7 +7,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
-import type { Caller } from "../http/auth.ts";
+import type { Caller } from "../auth/caller.ts";
 import { checkBody } from "../http/validate-body.ts";
 import type { MemoryAccess } from "../memory/access.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";

@@ -4,10 +4,11 @@
  * HTTP routes and the MCP tools). Refusals are denials (recorded; the caller awaits the record
  * before answering 403) and domain errors; everything else is asked of the tenant actor.
  */
+import type { Caller } from "../auth/caller.ts";
+import type { Guard } from "../auth/guard.ts";
+import { allowedCategories, memoryPermission } from "../auth/permissions.ts";
 import { type Embedder, toVector } from "../embedding/embedder.ts";
 import { ValidationFailed } from "../errors.ts";
-import type { Caller, Guard } from "../http/auth.ts";
-import { allowedCategories, memoryPermission } from "../http/permissions.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import { parseTimestamp } from "../models/common.ts";
 import type { Entry, EntryDraft } from "../models/entry.ts";

@@ -3,9 +3,10 @@
  * once, when it opens), and how each change of the tenant becomes an event (re-authorised at every
  * event, so deleting a role narrows streams already open, as it does tokens already issued).
  */
+import type { Caller } from "../auth/caller.ts";
+import type { Guard } from "../auth/guard.ts";
+import { allowedCategories } from "../auth/permissions.ts";
 import { AppError, ValidationFailed } from "../errors.ts";
-import type { Caller, Guard } from "../http/auth.ts";
-import { allowedCategories } from "../http/permissions.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import type { Change, ChangeType } from "../models/change.ts";
 import { charCount } from "../models/chars.ts";

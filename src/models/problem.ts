@@ -1,6 +1,8 @@
 import { type TSchema, Type } from "@sinclair/typebox";
-import { PROBLEM_JSON } from "../http/errors.ts";
 import { sentAs } from "./media-type.ts";
+
+/** The media type of every error the API answers (RFC 9457). */
+export const PROBLEM_JSON = "application/problem+json";
 
 /** RFC 9457 problem document (CONTRACT §1): every error the API answers. */
 export const Problem = Type.Object(

@@ -1,10 +1,11 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { MAX_TOKEN_TTL_SECONDS } from "../http/tokens.ts";
 import { Chars } from "./chars.ts";
 import { IsoTime, StrictObject } from "./common.ts";
 
 export const ROLE_NAME_RE = /^[a-z][a-z0-9_-]{0,63}$/;
 export const TENANT_ADMIN = "tenant_admin";
+/** The longest lifetime a token may have: minting refuses more, and so does verification. */
+export const MAX_TOKEN_TTL_SECONDS = 366 * 86400;
 
 /** `*`, `memory:*`, `tenant:read`, `memory:<action>` and `memory:<action>:<plural category>`. */
 export const PERMISSION_RE =

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { existingTenantId } from "../http/auth.ts";
+import { existingTenantId } from "../http/tenant-param.ts";
 import { decodeCursor, encodeCursor } from "../memory/cursor.ts";
 import { AdminEventPage } from "../models/admin-event.ts";
 import { PageQuery } from "../models/common.ts";

@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import { requestInfo } from "../auth/caller.ts";
 import { type AppError, Unavailable } from "../errors.ts";
-import { ADMIN_COOKIE, requestInfo } from "../http/auth.ts";
+import { ADMIN_COOKIE } from "../http/auth-plugin.ts";
 import { readFormBody } from "../http/body.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { ValidationFailed } from "../errors.ts";
-import { existingTenantId } from "../http/auth.ts";
+import { existingTenantId } from "../http/tenant-param.ts";
 import { timeParam } from "../memory/access.ts";
 import { revenueFigures } from "../memory/revenue.ts";
 import { isoOf } from "../models/common.ts";

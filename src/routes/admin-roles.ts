@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
-import { existingTenantId, safeEcho } from "../http/auth.ts";
+import { safeEcho } from "../http/safe-echo.ts";
+import { existingTenantId } from "../http/tenant-param.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";
 import { ROLE_NAME_RE, Role, RoleBody, RoleDeleted, RoleList } from "../models/role.ts";

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { ulid } from "ulid";
 import { NotFound, ValidationFailed } from "../errors.ts";
-import { existingTenantId } from "../http/auth.ts";
+import { existingTenantId } from "../http/tenant-param.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { isoOf } from "../models/common.ts";
 import { problems } from "../models/problem.ts";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { ValidationFailed } from "../errors.ts";
-import { existingTenantId } from "../http/auth.ts";
+import { existingTenantId } from "../http/tenant-param.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { isoOf } from "../models/common.ts";
 import { problems } from "../models/problem.ts";

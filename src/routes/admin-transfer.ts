@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { UnsupportedMediaType } from "../errors.ts";
-import { existingTenantId } from "../http/auth.ts";
 import { RAW_BODY } from "../http/body.ts";
 import { NDJSON } from "../http/ndjson.ts";
+import { existingTenantId } from "../http/tenant-param.ts";
 import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import { ImportReply } from "../models/tenant-export.ts";

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
-import { existingTenantId } from "../http/auth.ts";
+import { existingTenantId } from "../http/tenant-param.ts";
 import { LiteralUnion, QueryInteger, QueryObject } from "../models/common.ts";
 import { DEAD_LETTER_STATUSES, DeadLetterList, ReplayReply } from "../models/dead-letter.ts";
 import { problems } from "../models/problem.ts";

@@ -1,8 +1,10 @@
+import type { Authenticator } from "../auth/authenticator.ts";
+import type { Guard } from "../auth/guard.ts";
+import type { TokenService } from "../auth/tokens.ts";
 import type { Config } from "../config.ts";
 import type { Embedder } from "../embedding/embedder.ts";
-import type { Authenticator, authPlugin, Guard } from "../http/auth.ts";
+import type { authPlugin } from "../http/auth-plugin.ts";
 import type { RateLimiter } from "../http/rate-limit.ts";
-import type { TokenService } from "../http/tokens.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
 import type { MemoryAccess } from "../memory/access.ts";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { existingTenantId } from "../http/auth.ts";
+import { existingTenantId } from "../http/tenant-param.ts";
 import { ULID_RE } from "../models/common.ts";
 import { Healthz, TenantHealthView } from "../models/health.ts";
 import { problems } from "../models/problem.ts";

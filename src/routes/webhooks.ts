@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
-import { existingTenantId, safeEcho } from "../http/auth.ts";
 import { toAppError } from "../http/errors.ts";
+import { safeEcho } from "../http/safe-echo.ts";
+import { existingTenantId } from "../http/tenant-param.ts";
 import type { IngestSummary as Summary } from "../ingest/ingest-item.ts";
 import { StrictObject } from "../models/common.ts";
 import { IngestSummary, IntakeQueued } from "../models/dead-letter.ts";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
-import { bearerToken, requestInfo } from "../../src/http/auth.ts";
+import { bearerToken } from "../../src/auth/authenticator.ts";
+import { requestInfo } from "../../src/auth/caller.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type Harness, startHarness, TEST_SECRET } from "../helpers/harness.ts";

@@ -2,13 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
 import { EmbeddingFailed } from "../../src/embedding/http-embedder.ts";
 import { BadRequest, Conflict, RateLimited, SecretMissing, ValidationFailed } from "../../src/errors.ts";
-import {
-  errorsPlugin,
-  logServerFault,
-  PROBLEM_JSON,
-  problemResponse,
-  toAppError,
-} from "../../src/http/errors.ts";
+import { errorsPlugin, logServerFault, problemResponse, toAppError } from "../../src/http/errors.ts";
+import { PROBLEM_JSON } from "../../src/models/problem.ts";
 import { readJson } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";

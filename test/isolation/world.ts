@@ -125,7 +125,7 @@ export const worldArb = fc.record({
 export type WorldSpec = typeof worldArb extends fc.Arbitrary<infer T> ? T : never;
 
 /**
- * The model of CONTRACT §4, written independently of src/http/permissions.ts: `*` grants all,
+ * The model of CONTRACT §4, written independently of src/auth/permissions.ts: `*` grants all,
  * `memory:*` every memory action, `memory:<action>` every category, `memory:<action>:<plural>` one.
  */
 export function grantsMemory(held: readonly string[], action: Action, category: Category): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { whyRefused } from "../../src/http/token-refusal.ts";
+import { whyRefused } from "../../src/auth/token-refusal.ts";
 import { craftJwt } from "../helpers/jwt.ts";
 
 const NOW_MS = Date.UTC(2026, 10, 21, 10, 0, 0);

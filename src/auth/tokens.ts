@@ -5,11 +5,10 @@ import { SignJWT } from "jose";
 import { ulid } from "ulid";
 import { Unauthorized } from "../errors.ts";
 import { OPERATOR_TENANT_ID, ULID_RE } from "../models/common.ts";
+import { MAX_TOKEN_TTL_SECONDS } from "../models/role.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { whyRefused } from "./token-refusal.ts";
 
-/** The longest lifetime a token may have: minting refuses more, and so does verification. */
-export const MAX_TOKEN_TTL_SECONDS = 366 * 86400;
 /** Clock difference tolerated between the minting tool and this runtime. */
 const EXP_SKEW_SECONDS = 60;
 /** Seconds since the epoch of the last instant with a 4-digit year: any `exp` beyond is nonsense. */

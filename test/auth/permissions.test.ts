@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { allowedCategories, anyGrants, grants, memoryPermission } from "../../src/http/permissions.ts";
+import { allowedCategories, anyGrants, grants, memoryPermission } from "../../src/auth/permissions.ts";
 import { CATEGORIES } from "../../src/models/category.ts";
 
 describe("grants", () => {

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
+import { jwtPlugin, TokenService } from "../../src/auth/tokens.ts";
 import { Unauthorized } from "../../src/errors.ts";
-import { jwtPlugin, MAX_TOKEN_TTL_SECONDS, TokenService } from "../../src/http/tokens.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
+import { MAX_TOKEN_TTL_SECONDS } from "../../src/models/role.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { craftJwt } from "../helpers/jwt.ts";
 

@@ -1,0 +1,116 @@
+import type { TSchema } from "@sinclair/typebox";
+import type { TypeCheck } from "@sinclair/typebox/compiler";
+import { Elysia } from "elysia";
+import type { Authenticator } from "../auth/authenticator.ts";
+import { type Caller, requestInfo } from "../auth/caller.ts";
+import type { Guard } from "../auth/guard.ts";
+import { UnsupportedMediaType } from "../errors.ts";
+import { parseAs } from "../models/media-type.ts";
+import { problems } from "../models/problem.ts";
+import { RAW_BODY, readJsonBody } from "./body.ts";
+import { isNdjson } from "./ndjson.ts";
+import { type RateLimiter, rateClassOf } from "./rate-limit.ts";
+import { checkBody } from "./validate-body.ts";
+
+/** The cookie the dashboard's token form sets: the operator's token, accepted on GET requests only. */
+export const ADMIN_COOKIE = "memory_admin";
+
+/** `caller`: any valid token (tenant or operator); `admin`: the operator's token only. */
+export type AuthLevel = "caller" | "admin";
+
+/** A level, or a level with the body limit of a route that takes more than the default (a batch). */
+export type AuthOption = AuthLevel | { level: AuthLevel; bodyLimit: number };
+
+/**
+ * The one auth plugin: a route declares `{ auth: "caller" | "admin" }` (first among its options),
+ * and the caller is resolved once per request, before any parameter, query or body is validated
+ * (an anonymous caller gets 401, never a schema hint). Handlers receive `principal` and `req`.
+ * A suspended tenant's token stops here (403 `tenant_suspended`); so does a tenant token on an
+ * admin route (403, audited). The admin cookie counts on GET requests only, so a page cannot be
+ * made to post with the operator's authority. The caller's rate limit is checked here too (429
+ * `rate_limited`, declared on every route that uses the plugin), before the body is read.
+ */
+export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number, limiter: RateLimiter) {
+  const callers = new WeakMap<Request, Promise<Caller>>();
+  const callerOf = (request: Request): Promise<Caller> => {
+    let pending = callers.get(request);
+    if (!pending) {
+      pending = (async () => {
+        const principal = await auth.authenticate(request, cookieToken(request));
+        const req = requestInfo(request);
+        // Before the suspension check and every other refusal: a flood of refused requests must
+        // not become a flood of audit-log writes.
+        const refused = limiter.admit(principal.tenantId, rateClassOf(req.method, req.path));
+        if (refused) await refused;
+        guard.requireActiveTenant(principal, req);
+        return { principal, req };
+      })();
+      callers.set(request, pending);
+    }
+    return pending;
+  };
+  // The caller admitted to a route of `level`: on an admin route a tenant token is refused here,
+  // once per request (one denial), whether the body's reader or the transform asks first.
+  const admitted = new WeakMap<Request, Promise<Caller>>();
+  const admittedCaller = (request: Request, level: AuthLevel): Promise<Caller> => {
+    let pending = admitted.get(request);
+    if (!pending) {
+      pending = callerOf(request).then((caller) => {
+        if (level === "admin") guard.requireAdmin(caller.principal, caller.req);
+        return caller;
+      });
+      admitted.set(request, pending);
+    }
+    return pending;
+  };
+  const readAfterAuth =
+    (level: AuthLevel, limit: number) =>
+    async ({ request }: { request: Request }) => {
+      // Refused before the body is read: a tenant's probe of an admin route is a 403 on record,
+      // never a 400 or 413 about bytes it had no right to send.
+      await admittedCaller(request, level);
+      // NDJSON (an import) is left unread for its route to stream; a JSON route refuses it (415).
+      if (isNdjson(request)) return RAW_BODY;
+      return readJsonBody(request, limit);
+    };
+  return new Elysia({ name: "auth" }).macro({
+    auth: (option: AuthOption) => ({
+      // The caller is known before the body is read: an anonymous caller's bytes are never parsed.
+      // The reader always answers (an empty body is null); "json" tells the OpenAPI document.
+      parse: parseAs(
+        "json",
+        readAfterAuth(levelOf(option), typeof option === "string" ? bodyLimit : option.bodyLimit),
+      ),
+      async transform({ request }) {
+        await admittedCaller(request, levelOf(option));
+      },
+      resolve: ({ request }) => callerOf(request),
+      // Merged into the route's own responses, so the OpenAPI document lists them on each: the 429,
+      // and the 400 and 413 of the body this plugin reads for every route, one that takes none too.
+      response: problems(400, 413, 429),
+    }),
+    // Macro hooks run in the order a route names them: after `auth`, so a refused caller never
+    // learns the schema; before Elysia's own validation, which a hostile body could crash.
+    checkBody: (check: TypeCheck<TSchema>) => ({
+      transform({ body }) {
+        if (body === RAW_BODY) throw new UnsupportedMediaType("this route reads application/json");
+        checkBody(check, body);
+      },
+    }),
+  });
+}
+
+function levelOf(option: AuthOption): AuthLevel {
+  return typeof option === "string" ? option : option.level;
+}
+
+function cookieToken(request: Request): string | undefined {
+  if (request.method !== "GET" && request.method !== "HEAD") return undefined;
+  const header = request.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const at = part.indexOf("=");
+    if (at > 0 && part.slice(0, at).trim() === ADMIN_COOKIE) return part.slice(at + 1).trim() || undefined;
+  }
+  return undefined;
+}
