@@ -23,18 +23,18 @@ import { type Expander, IngestPipeline } from "./ingest/deliver.ts";
 import { MemoryAccess } from "./memory/access.ts";
 import { ChangeFeeds } from "./memory/change-feed.ts";
 import { isoOf } from "./models/common.ts";
+import type { EraseReport, EraseRequest } from "./models/erase.ts";
+import { OutboundEvents } from "./outbound/outbound.ts";
 import type {
   BridgeProtocol,
   CrmStatus,
   CrmStreamProtocol,
   MailStatus,
   MailWatchProtocol,
-} from "./models/connector-protocol.ts";
-import type { EraseReport, EraseRequest } from "./models/erase.ts";
-import type { OutboundProtocol } from "./models/outbound-protocol.ts";
-import type { SystemProtocol } from "./models/system-protocol.ts";
-import type { TenantProtocol } from "./models/tenant-protocol.ts";
-import { OutboundEvents } from "./outbound/outbound.ts";
+} from "./protocols/connector-protocol.ts";
+import type { OutboundProtocol } from "./protocols/outbound-protocol.ts";
+import type { SystemProtocol } from "./protocols/system-protocol.ts";
+import type { TenantProtocol } from "./protocols/tenant-protocol.ts";
 import type { Deps, ReloadReport } from "./routes/deps.ts";
 import { ActorSystem } from "./runtime/actor-system.ts";
 import { type Clock, systemClock } from "./runtime/clock.ts";

@@ -8,7 +8,7 @@
  */
 import { AppError, NotFound, Unavailable } from "../errors.ts";
 import { ULID_RE } from "../models/common.ts";
-import type { BridgeProtocol, BridgeResult } from "../models/connector-protocol.ts";
+import type { BridgeProtocol, BridgeResult } from "../protocols/connector-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import { validBridgeEvent } from "./events.ts";
 

@@ -12,7 +12,7 @@
 import type { Embedder } from "../embedding/embedder.ts";
 import { NotFound, PayloadTooLarge } from "../errors.ts";
 import { readBodyCapped } from "../http/body.ts";
-import type { TenantProtocol } from "../models/tenant-protocol.ts";
+import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Secrets } from "../secrets.ts";

@@ -14,7 +14,7 @@ import { parseTimestamp } from "../models/common.ts";
 import type { Entry, EntryDraft } from "../models/entry.ts";
 import type { EntryHistory } from "../models/history.ts";
 import type { SearchBody } from "../models/search.ts";
-import type { SearchResult, TenantProtocol } from "../models/tenant-protocol.ts";
+import type { SearchResult, TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 

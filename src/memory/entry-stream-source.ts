@@ -11,7 +11,7 @@ import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import type { Change, ChangeType } from "../models/change.ts";
 import { charCount } from "../models/chars.ts";
 import type { Entry } from "../models/entry.ts";
-import type { TenantProtocol } from "../models/tenant-protocol.ts";
+import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { SystemStore } from "../vault/system-store.ts";
 import type { ChangeListener } from "./change-feed.ts";

@@ -4,7 +4,7 @@
  * step (suspended tenants' events wait in their change log until they are resumed).
  */
 import type { AdminEvent } from "../models/admin-event.ts";
-import type { OutboundProtocol } from "../models/outbound-protocol.ts";
+import type { OutboundProtocol } from "../protocols/outbound-protocol.ts";
 import type { ActorKind } from "../runtime/actor-system.ts";
 import { outboundMarked } from "./marker.ts";
 

@@ -12,7 +12,7 @@ import type { Denial } from "../models/denial.ts";
 import { parseAs, sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import type { Tenant } from "../models/tenant.ts";
-import type { TenantStats } from "../models/tenant-protocol.ts";
+import type { TenantStats } from "../protocols/tenant-protocol.ts";
 import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
 import { SESSION_PATH, SIGN_OUT_PATH, signInPage } from "../views/sign-in-page.ts";

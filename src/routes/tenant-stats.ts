@@ -5,7 +5,7 @@
 import { ValidationFailed } from "../errors.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";
 import { isoOf } from "../models/common.ts";
-import type { TenantStats } from "../models/tenant-protocol.ts";
+import type { TenantStats } from "../protocols/tenant-protocol.ts";
 import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
 

@@ -8,7 +8,6 @@ import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValidationFailed } from "../errors.ts";
 import { ndjsonLines } from "../http/ndjson.ts";
 import { isoOf } from "../models/common.ts";
-import type { SystemProtocol } from "../models/system-protocol.ts";
 import {
   EXPORT_FORMAT,
   EXPORT_VERSION,
@@ -25,7 +24,8 @@ import {
   type VaultRecord,
   zeroCounts,
 } from "../models/tenant-export.ts";
-import type { TenantProtocol } from "../models/tenant-protocol.ts";
+import type { SystemProtocol } from "../protocols/system-protocol.ts";
+import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { SystemStore } from "../vault/system-store.ts";

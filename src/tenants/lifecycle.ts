@@ -5,8 +5,8 @@
  */
 import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
-import type { SystemProtocol, TenantRemoval } from "../models/system-protocol.ts";
 import type { Tenant } from "../models/tenant.ts";
+import type { SystemProtocol, TenantRemoval } from "../protocols/system-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 
 /** Records an admin action (committed before it resolves). */

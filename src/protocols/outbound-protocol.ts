@@ -1,6 +1,11 @@
-import type { Change } from "./change.ts";
-import type { Entry } from "./entry.ts";
-import type { Delivery, StoredSubscription, SubscriptionPatch, SubscriptionView } from "./subscription.ts";
+import type { Change } from "../models/change.ts";
+import type { Entry } from "../models/entry.ts";
+import type {
+  Delivery,
+  StoredSubscription,
+  SubscriptionPatch,
+  SubscriptionView,
+} from "../models/subscription.ts";
 
 /** A subscription as the admin route asks for it; the tenant actor adds the rest. */
 export interface NewSubscription {

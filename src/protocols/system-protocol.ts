@@ -1,7 +1,7 @@
-import type { AdminEvent } from "./admin-event.ts";
-import type { Denial } from "./denial.ts";
-import type { Role } from "./role.ts";
-import type { Tenant } from "./tenant.ts";
+import type { AdminEvent } from "../models/admin-event.ts";
+import type { Denial } from "../models/denial.ts";
+import type { Role } from "../models/role.ts";
+import type { Tenant } from "../models/tenant.ts";
 
 /** What deleting a tenant removed (the answer of `DELETE /admin/tenants/{tenant_id}`). */
 export interface TenantRemoval {

@@ -1,13 +1,13 @@
 import type { Delivery, IngestItem, IngestSummary } from "../ingest/ingest-item.ts";
-import type { Category } from "./category.ts";
-import type { Change } from "./change.ts";
-import type { DeadLetter } from "./dead-letter.ts";
-import type { Entry, EntryDraft } from "./entry.ts";
-import type { EraseReport, EraseRequest } from "./erase.ts";
-import type { EntryHistory } from "./history.ts";
+import type { Category } from "../models/category.ts";
+import type { Change } from "../models/change.ts";
+import type { DeadLetter } from "../models/dead-letter.ts";
+import type { Entry, EntryDraft } from "../models/entry.ts";
+import type { EraseReport, EraseRequest } from "../models/erase.ts";
+import type { EntryHistory } from "../models/history.ts";
+import type { RevenueFigures } from "../models/revenue.ts";
+import type { TenantTransferProtocol } from "../models/tenant-export.ts";
 import type { OutboundTenantProtocol } from "./outbound-protocol.ts";
-import type { RevenueFigures } from "./revenue.ts";
-import type { TenantTransferProtocol } from "./tenant-export.ts";
 
 /** Messages of the tenant actor (actors/tenant.ts): one actor per tenant owns its vault and index. */
 export interface TenantHealth {
