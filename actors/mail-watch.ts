@@ -34,8 +34,8 @@ import {
   watchIsLive,
 } from "../src/connectors/watch-schedule.ts";
 import { isoOf } from "../src/models/common.ts";
-import type { MailExpansion, MailStatus, MailWatchProtocol } from "../src/models/connector-protocol.ts";
-import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
+import type { MailExpansion, MailStatus, MailWatchProtocol } from "../src/protocols/connector-protocol.ts";
+import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
 import type { ActorRef } from "../src/runtime/actor-system.ts";
 import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
 import type { Behaviour, MessageOf } from "../src/runtime/protocol.ts";

@@ -7,7 +7,7 @@
 import type { Arrival } from "../src/ingest/deliver.ts";
 import type { IngestSummary } from "../src/ingest/ingest-item.ts";
 import { isoOf } from "../src/models/common.ts";
-import type { BridgeProtocol, BridgeStatus } from "../src/models/connector-protocol.ts";
+import type { BridgeProtocol, BridgeStatus } from "../src/protocols/connector-protocol.ts";
 import type { Clock } from "../src/runtime/clock.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";
 import { messagingEvent } from "../src/sources/messaging.ts";

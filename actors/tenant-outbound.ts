@@ -11,7 +11,6 @@
 import type { Database } from "lmdb";
 import { Conflict, NotFound } from "../src/errors.ts";
 import type { Change } from "../src/models/change.ts";
-import type { EventData, OutboundTenantProtocol } from "../src/models/outbound-protocol.ts";
 import {
   DELIVERY_LOG_LIMIT,
   type Delivery,
@@ -19,6 +18,7 @@ import {
   type StoredSubscription,
 } from "../src/models/subscription.ts";
 import { markOutbound, unmarkOutbound } from "../src/outbound/marker.ts";
+import type { EventData, OutboundTenantProtocol } from "../src/protocols/outbound-protocol.ts";
 import { later } from "../src/runtime/later.ts";
 import type { Handlers } from "../src/runtime/protocol.ts";
 import type { TenantVault } from "../src/vault/tenant-vault.ts";

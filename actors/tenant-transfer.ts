@@ -1,6 +1,6 @@
 import { Conflict, Unavailable } from "../src/errors.ts";
 import type { ExportChunk, ExportCounts } from "../src/models/tenant-export.ts";
-import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
+import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
 import type { Clock } from "../src/runtime/clock.ts";
 import { type Later, later } from "../src/runtime/later.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";

@@ -1,7 +1,7 @@
 import { isOutOfFiles, Unavailable } from "../src/errors.ts";
 import { revenueFigures } from "../src/memory/revenue.ts";
 import type { Change } from "../src/models/change.ts";
-import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
+import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
 import { afterCommits } from "../src/runtime/after-commits.ts";
 import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
 import { later } from "../src/runtime/later.ts";

@@ -1,5 +1,5 @@
 import type { Embedder } from "../src/embedding/embedder.ts";
-import type { TenantProtocol } from "../src/models/tenant-protocol.ts";
+import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
 import type { ActorRef } from "../src/runtime/actor-system.ts";
 import { syntheticCorpus } from "../test/embedding/synthetic-corpus.ts";
 

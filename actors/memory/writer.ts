@@ -8,7 +8,7 @@ import type { Category } from "../../src/models/category.ts";
 import type { ChangeDraft } from "../../src/models/change.ts";
 import { isoOf } from "../../src/models/common.ts";
 import type { Entry, EntryDraft } from "../../src/models/entry.ts";
-import type { CreateEntry } from "../../src/models/tenant-protocol.ts";
+import type { CreateEntry } from "../../src/protocols/tenant-protocol.ts";
 import type { Clock } from "../../src/runtime/clock.ts";
 import type { TenantVault, WriteSet } from "../../src/vault/tenant-vault.ts";
 import type { MemoryIndexes } from "./indexes.ts";

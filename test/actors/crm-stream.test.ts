@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { crmSettingsOf } from "../../actors/crm-stream.ts";
-import type { CrmStatus } from "../../src/models/connector-protocol.ts";
 import type { DeadLetter } from "../../src/models/dead-letter.ts";
+import type { CrmStatus } from "../../src/protocols/connector-protocol.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { Secrets } from "../../src/secrets.ts";
 import {

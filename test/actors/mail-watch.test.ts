@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DAY_MS } from "../../src/connectors/watch-schedule.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
-import type { MailStatus } from "../../src/models/connector-protocol.ts";
+import type { MailStatus } from "../../src/protocols/connector-protocol.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tenantBehaviour } from "../../actors/tenant.ts";
-import type { TenantProtocol } from "../../src/models/tenant-protocol.ts";
+import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import { ActorSystem } from "../../src/runtime/actor-system.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 

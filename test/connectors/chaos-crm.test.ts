@@ -11,7 +11,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
-import type { CrmStatus } from "../../src/models/connector-protocol.ts";
+import type { CrmStatus } from "../../src/protocols/connector-protocol.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import {
   crmConnectorSecrets,

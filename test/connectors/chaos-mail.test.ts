@@ -11,8 +11,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
-import type { MailStatus } from "../../src/models/connector-protocol.ts";
 import type { DeadLetter } from "../../src/models/dead-letter.ts";
+import type { MailStatus } from "../../src/protocols/connector-protocol.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import type { MessageMeta } from "../../src/sources/mail/api.ts";
 import type { Fault } from "../fakes/fault-plan.ts";

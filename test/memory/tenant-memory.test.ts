@@ -6,7 +6,7 @@ import { IDEMPOTENCY_TTL_MS, TenantMemory } from "../../actors/tenant-memory.ts"
 import { IdempotencyMismatch } from "../../src/errors.ts";
 import { canonicalJson, type Sha8, sha8 } from "../../src/memory/entry-id.ts";
 import type { EntryDraft } from "../../src/models/entry.ts";
-import type { CreateEntry } from "../../src/models/tenant-protocol.ts";
+import type { CreateEntry } from "../../src/protocols/tenant-protocol.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { TenantVault } from "../../src/vault/tenant-vault.ts";
 
