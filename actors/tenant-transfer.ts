@@ -4,7 +4,6 @@ import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
 import type { Clock } from "../src/runtime/clock.ts";
 import { type Later, later } from "../src/runtime/later.ts";
 import type { Behaviour } from "../src/runtime/protocol.ts";
-import { sealImport } from "../src/vault/import-seal.ts";
 import { storageFault } from "../src/vault/storage-faults.ts";
 import type { TenantVault } from "../src/vault/tenant-vault.ts";
 import { type ExportSnapshot, VaultTransfer } from "../src/vault/vault-transfer.ts";
@@ -56,9 +55,11 @@ export class TenantTransfer {
   /** The session of the import in progress; `ended` once it completed or was dropped. */
   private importing: number | "ended" | undefined;
 
+  /** `seal`: the import's last step, before it is answered (the storage port's `sealImport`). */
   constructor(
     private readonly vault: TenantVault,
     private readonly clock: Clock,
+    private readonly seal: () => Promise<void>,
   ) {
     this.transfer = new VaultTransfer(vault.root, vault.dir);
   }
@@ -104,7 +105,7 @@ export class TenantTransfer {
             .catch(storageFault)
             .then(() => skipImportedHistory(this.vault.root, this.vault.lastChangeSeq()))
             // Still refusing other work: in cluster mode the vault goes to the changelog here.
-            .then(() => sealImport(this.vault))
+            .then(() => this.seal())
             .then(() => {
               this.importing = "ended";
               return undefined;

@@ -1,6 +1,7 @@
 import { isOutOfFiles, Unavailable } from "../src/errors.ts";
 import { revenueFigures } from "../src/memory/revenue.ts";
 import type { Change } from "../src/models/change.ts";
+import type { TenantStorage } from "../src/ports.ts";
 import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
 import { afterCommits } from "../src/runtime/after-commits.ts";
 import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
@@ -10,7 +11,7 @@ import { compactIfPending } from "../src/vault/compact.ts";
 import type { DiskSpace } from "../src/vault/disk-space.ts";
 import { storageFaultSync } from "../src/vault/storage-faults.ts";
 import { tenantDir } from "../src/vault/tenant-paths.ts";
-import { TenantVault } from "../src/vault/tenant-vault.ts";
+import type { TenantVault } from "../src/vault/tenant-vault.ts";
 import { discardUnfinishedImport } from "../src/vault/vault-transfer.ts";
 import { TenantErasure } from "./tenant-erase.ts";
 import { entryHistory } from "./tenant-history.ts";
@@ -21,6 +22,8 @@ import { TenantTransfer } from "./tenant-transfer.ts";
 
 export interface TenantDeps {
   dataDir: string;
+  /** Opens this tenant's vault and seals its imports (src/ports.ts; cluster mode logs both). */
+  storage: TenantStorage;
   clock: Clock;
   dims: number;
   /** Whether a descriptor can be spared to open this tenant (see src/runtime/open-files.ts). */
@@ -54,7 +57,7 @@ function openTenant(tenantId: string, deps: TenantDeps): { vault: TenantVault; m
     const dir = tenantDir(deps.dataDir, tenantId);
     // An import the process did not live to finish is dropped: an import is all or nothing.
     discardUnfinishedImport(dir);
-    vault = new TenantVault(dir, {
+    vault = deps.storage.openVault(tenantId, dir, {
       onCommitted: deps.onCommitted,
       now: () => deps.clock.now(),
       maxBytes: deps.maxBytes,
@@ -89,7 +92,7 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
   const { vault, memory } = openTenant(tenantId, deps);
   const ingest = new TenantIngest(tenantId, vault, memory, deps.clock);
   const erasure = new TenantErasure(vault, memory, deps.clock);
-  const transfer = new TenantTransfer(vault, deps.clock);
+  const transfer = new TenantTransfer(vault, deps.clock, () => deps.storage.sealImport(tenantId, vault));
   let flushTimer: TimerHandle | undefined;
   /**
    * Debounced: every write pushes the next flush back, so a burst of writes never waits on graph

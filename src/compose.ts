@@ -25,6 +25,7 @@ import { ChangeFeeds } from "./memory/change-feed.ts";
 import { isoOf } from "./models/common.ts";
 import type { EraseReport, EraseRequest } from "./models/erase.ts";
 import { OutboundEvents } from "./outbound/outbound.ts";
+import { type RuntimePorts, withDefaults } from "./ports.ts";
 import type {
   BridgeProtocol,
   CrmStatus,
@@ -35,6 +36,7 @@ import type {
 import type { OutboundProtocol } from "./protocols/outbound-protocol.ts";
 import type { SystemProtocol } from "./protocols/system-protocol.ts";
 import type { TenantProtocol } from "./protocols/tenant-protocol.ts";
+import { localFigures } from "./routes/admin-metrics.ts";
 import type { Deps, ReloadReport } from "./routes/deps.ts";
 import { ActorSystem } from "./runtime/actor-system.ts";
 import { type Clock, systemClock } from "./runtime/clock.ts";
@@ -65,18 +67,10 @@ export interface Runtime {
   /** Closes a tenant's actor and vault (cluster mode: before its partition's data is restored). */
   passivateTenant(tenantId: string): Promise<void>;
   /**
-   * Cluster mode: connectors, outbound workers and the messaging bridge run only for the tenants
-   * `servedHere` names (those of the partitions this node serves); by default, every tenant.
+   * Cluster mode: these tenants' partition started or stopped being served here (the placement
+   * port answers differently now): their connectors, outbound workers and bridge follow it.
    */
-  followPlacement(servedHere: (tenantId: string) => boolean): void;
-  /** Cluster mode: these tenants' partition started or stopped being served here. */
   placementChanged(tenantIds: readonly string[]): Promise<void>;
-  /**
-   * Cluster mode: a tenant's vault is opened only where `refusal` answers nothing (its partition is
-   * served here); elsewhere its actor refuses to start with that error and a creation opens none,
-   * so nothing late (a request, a connector) re-creates a vault this node removed.
-   */
-  guardVaults(refusal: (tenantId: string) => Error | undefined): void;
   /** Drains every actor and closes every vault and the system store. */
   stop(): Promise<void>;
 }
@@ -110,6 +104,8 @@ export interface ComposeOptions {
   env: Env;
   clock?: Clock;
   log?: (line: string) => void;
+  /** What cluster mode does differently (src/ports.ts); the single-node defaults for those not given. */
+  ports?: Partial<RuntimePorts>;
 }
 
 export function composeRuntime({
@@ -117,7 +113,9 @@ export function composeRuntime({
   env,
   clock = systemClock,
   log = console.error,
+  ports,
 }: ComposeOptions): Runtime {
+  const { storage, placement, erasure, figures } = withDefaults(ports);
   const secrets = openSecrets(env, config.secretsFile);
   const crmMapping = new CrmMappingHolder(config.crmMappingPath, config.crmMappingIsDefault);
   // Every environment is held to its ceiling, and the data directory's disk to its reserve.
@@ -135,18 +133,18 @@ export function composeRuntime({
   const limits = { openFiles, maxOpenTenants: config.maxOpenTenants ?? maxOpenTenantsFor(openFiles) };
   /** Tenants being erased: their vault must not be opened again meanwhile. */
   const erasing = new Set<string>();
-  /** Cluster mode: why a tenant's vault must not be opened on this node (src/cluster/local-copies.ts). */
-  let vaultRefusal: (tenantId: string) => Error | undefined = () => undefined;
   /** Each tenant's committed changes, for whoever follows them live. */
   const changeFeeds = new ChangeFeeds();
   const tenants = actors.kind<TenantProtocol>(
     "tenant",
     (tenantId) => {
       if (erasing.has(tenantId)) throw new NotFound("this tenant is being deleted");
-      const refused = vaultRefusal(tenantId);
+      // Cluster mode: a vault is opened only where its partition is served (src/cluster/local-copies.ts).
+      const refused = placement.vaultRefusal(tenantId);
       if (refused) throw refused;
       return startTenant(tenantId, {
         dataDir: config.dataDir,
+        storage,
         clock,
         dims: config.embeddingDims,
         roomToOpen: () => roomForTenant(openFiles),
@@ -171,9 +169,9 @@ export function composeRuntime({
   const connectorsStopping = new AbortController();
   const signal = connectorsStopping.signal;
   const tenantStatus = (tenantId: string) => store.getTenant(tenantId)?.status;
-  // Cluster mode narrows this to the partitions this node serves (src/cluster/serve.ts): what runs
-  // on its own (connectors, outbound workers, the bridge) runs only at the tenant's owner.
-  let servedHere: (tenantId: string) => boolean = () => true;
+  // Cluster mode: what runs on its own (connectors, outbound workers, the bridge) runs only at the
+  // tenant's owner, where the placement port says it is served.
+  const servedHere = (tenantId: string) => placement.servedHere(tenantId);
   const statusHere = (tenantId: string) => (servedHere(tenantId) ? tenantStatus(tenantId) : undefined);
   const mailWatch = actors.kind<MailWatchProtocol>(
     "mail-watch",
@@ -242,7 +240,7 @@ export function composeRuntime({
   );
   const bridge = new MessagingBridge({
     tenantExists: (tenantId) => store.getTenant(tenantId) !== undefined,
-    servedHere: (tenantId) => servedHere(tenantId),
+    servedHere,
     actor: (tenantId) => bridgeActors.ref(tenantId),
     queueLimit: config.bridgeQueueLimit,
   });
@@ -322,13 +320,17 @@ export function composeRuntime({
     }
     return { entries: health.vault.entries, dead_letters: health.dead_letters };
   };
-  /** Erasure, then a restart of the tenant actor: it compacts the vault before it opens it again. */
+  /**
+   * Erasure, then a restart of the tenant actor (it compacts the vault before it opens it again),
+   * then the erasure port's follow-ups (cluster mode: the partition's compaction).
+   */
   const eraseEntries = async (tenantId: string, request: EraseRequest, by: string): Promise<EraseReport> => {
     const report = await tenants.ask(tenantId, { type: "memory.erase", request, by });
     if (compactionPending(tenantDir(config.dataDir, tenantId))) {
       await tenants.passivate(tenantId);
       await tenants.ask(tenantId, { type: "tenant.init" });
     }
+    await erasure.afterErase(tenantId, report);
     return report;
   };
   const system = actors
@@ -341,7 +343,8 @@ export function composeRuntime({
           // A tenant is recorded only once its vault exists, so a failed open leaves nothing half-made.
           // In cluster mode only where its partition is served: elsewhere its owner opens it.
           initTenant: async (tenantId) => {
-            if (vaultRefusal(tenantId) === undefined) await tenants.ask(tenantId, { type: "tenant.init" });
+            if (placement.vaultRefusal(tenantId) === undefined)
+              await tenants.ask(tenantId, { type: "tenant.init" });
           },
           discardTenant: async (tenantId) => {
             // The new tenant's actor may hold its vault open (it was opened before the tenant was recorded).
@@ -411,13 +414,14 @@ export function composeRuntime({
     crmMapping,
     system,
     tenant: (tenantId) => tenants.ref(tenantId),
-    lifecycle: new TenantLifecycle({ system, connectors, audit: outbound.following(audit) }),
+    lifecycle: new TenantLifecycle({ system, connectors, audit: outbound.following(audit), erasure }),
     audit,
     reload,
     limits: { ...limits, openTenants: () => tenants.active().length },
     changeFeeds,
     eraseEntries,
     outbound,
+    tenantFigures: figures ?? localFigures({ config, tenant: (tenantId) => tenants.ref(tenantId) }),
     startedAt: clock.now(),
   };
   return {
@@ -435,12 +439,6 @@ export function composeRuntime({
     },
     reload,
     passivateTenant: (tenantId) => tenants.passivate(tenantId),
-    followPlacement: (serves) => {
-      servedHere = serves;
-    },
-    guardVaults: (refusal) => {
-      vaultRefusal = refusal;
-    },
     placementChanged: async (tenantIds) => {
       if (signal.aborted) return;
       await Promise.all(

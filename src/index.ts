@@ -1,16 +1,19 @@
 /** The server: the runtime of src/lib.ts on the process environment, stopped cleanly on SIGTERM. */
 import { type ClusterConfig, clusterConfigOf } from "./cluster/config.ts";
-import { serveClusterNode } from "./cluster/serve.ts";
+import { type ClusterRuntime, createClusterRuntime, serveClusterNode } from "./cluster/serve.ts";
 import { ConfigError } from "./config.ts";
 import { createRuntime, type MemoryRuntime } from "./lib.ts";
 
 async function main(): Promise<void> {
   let runtime: MemoryRuntime;
   let cluster: ClusterConfig | undefined;
+  let clustered: ClusterRuntime | undefined;
   try {
-    // Cluster mode only when MEMORY_RUNTIME_CLUSTER_URL is set (docs/cluster.md).
+    // Cluster mode only when MEMORY_RUNTIME_CLUSTER_URL is set (docs/cluster.md): its ports go in
+    // when the runtime is composed.
     cluster = clusterConfigOf(process.env);
-    runtime = createRuntime({ env: process.env });
+    clustered = cluster ? createClusterRuntime({ env: process.env }) : undefined;
+    runtime = clustered?.runtime ?? createRuntime({ env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`memory-runtime: refusing to start: ${error.message}`);
@@ -18,12 +21,13 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const served = cluster
-    ? await serveClusterNode(runtime, cluster).catch((error) => {
-        console.error(`memory-runtime: cannot join the cluster at MEMORY_RUNTIME_CLUSTER_URL: ${error}`);
-        process.exit(69); // EX_UNAVAILABLE
-      })
-    : undefined;
+  const served =
+    cluster && clustered
+      ? await serveClusterNode(clustered, cluster).catch((error) => {
+          console.error(`memory-runtime: cannot join the cluster at MEMORY_RUNTIME_CLUSTER_URL: ${error}`);
+          process.exit(69); // EX_UNAVAILABLE
+        })
+      : undefined;
   const url = served?.url ?? runtime.listen().url;
   const node = cluster ? ` (cluster node ${cluster.nodeId})` : "";
   console.log(`memory-runtime ${runtime.internals.deps.config.version} listening on ${url}${node}`);

@@ -17,6 +17,7 @@ import type { BridgeResult, MessagingBridge } from "./bridge/bridge.ts";
 import { composeRuntime, type Runtime } from "./compose.ts";
 import { type Config, type Env, loadConfig } from "./config.ts";
 import { serverOptions } from "./http/server-options.ts";
+import type { RuntimePorts } from "./ports.ts";
 import type { ReloadReport } from "./routes/deps.ts";
 import { closeMemoryStreams } from "./routes/memory-stream.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -36,6 +37,11 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Where log lines go (never a secret); default: stderr. */
   log?: (line: string) => void;
+  /**
+   * What differs from a single node (tenant storage, placement, erasure follow-ups, figures: see
+   * src/ports.ts); cluster mode passes its own (src/cluster/serve.ts). Default: a single node.
+   */
+  ports?: Partial<RuntimePorts>;
 }
 
 export interface MemoryRuntime {
@@ -57,7 +63,13 @@ export interface MemoryRuntime {
 export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
   const env = options.env ?? process.env;
   const config = options.config ?? loadConfig(env, pkg.version);
-  const internals = composeRuntime({ config, env, clock: options.clock, log: options.log });
+  const internals = composeRuntime({
+    config,
+    env,
+    clock: options.clock,
+    log: options.log,
+    ports: options.ports,
+  });
   const app = createApp(internals.deps);
   internals.startConnectors();
   let listening = false;

@@ -5,39 +5,34 @@
  * vault's complete, deterministic description of one transaction, so replaying the sets in order
  * on an empty vault rebuilds the same vault.
  *
- * The hook wraps `TenantVault.prototype.write` while cluster mode runs (the vault is constructed
- * deep inside the tenant actor; wrapping its one write method keeps single-node code untouched).
+ * The changelog is the vault's write-through (`VaultOptions.writeThrough`), wired in by cluster
+ * mode's storage port when the tenant actor opens its vault (cluster-ports.ts): only the vaults
+ * of this runtime's tenant actors are logged, each under the tenant id it was opened for.
  */
-import { basename } from "node:path";
-import { TenantVault, type WriteSet } from "../vault/tenant-vault.ts";
-
-/** The vault's own write, for replay (a replayed set must not be appended again). */
-export const localWrite = TenantVault.prototype.write;
+import type { WriteSet, WriteThrough } from "../vault/tenant-vault.ts";
 
 export type AppendWrite = (tenantId: string, set: WriteSet) => Promise<unknown>;
 
 /**
- * Routes every vault write through `append` after its local commit: the write resolves once both
- * landed, and rejects (the caller's answer is an error, nothing acknowledged) when the append is
- * refused. A node that does not serve the tenant's partition is refused before anything is
- * committed locally (`refusal`), so no stray write (a connector, a late request) pollutes its
- * vault. The transaction time is fixed before either, so the replay writes the same changes.
+ * Routes every write of the tenant's vault through `append` after its local commit: the write
+ * resolves once both landed, and rejects (the caller's answer is an error, nothing acknowledged)
+ * when the append is refused. A node that does not serve the tenant's partition is refused before
+ * anything is committed locally (`refusal`), so no stray write (a connector, a late request)
+ * pollutes its vault. The transaction time is fixed before either, so the replay writes the same
+ * changes.
  */
-export function logVaultWrites(
+export function changelogWrites(
+  tenantId: string,
   append: AppendWrite,
   refusal: (tenantId: string) => Error | undefined,
-): () => void {
-  TenantVault.prototype.write = function (this: TenantVault, set: WriteSet): Promise<void> {
-    const tenantId = basename(this.dir);
+): WriteThrough {
+  return (set, commit) => {
     const refused = refusal(tenantId);
     if (refused) return Promise.reject(refused);
     const fixed: WriteSet = set.at === undefined ? { ...set, at: Date.now() } : set;
-    return localWrite.call(this, fixed).then(async () => {
+    return commit(fixed).then(async () => {
       await append(tenantId, fixed);
     });
-  };
-  return () => {
-    TenantVault.prototype.write = localWrite;
   };
 }
 

@@ -12,7 +12,7 @@
  * retried erasure finds nothing left to erase and waits for the owed compaction.
  */
 import { Unavailable } from "../errors.ts";
-import type { Deps } from "../routes/deps.ts";
+import type { ErasureFollowUps } from "../ports.ts";
 import { partitionOf } from "./partition.ts";
 
 /** The owner retries a failed compaction after 10 s: the client may retry then. */
@@ -29,30 +29,29 @@ export interface PartitionCompactions {
  */
 export type PendingRemovals = () => Promise<void>;
 
+/**
+ * Cluster mode's erasure port (src/ports.ts): an erasure that removed anything (or whose
+ * partition still owes a compaction) and every deletion are followed by the pending intake
+ * removals, then the partition's compaction, before they are answered.
+ */
 export function compactAfterErasure(
-  deps: Pick<Deps, "eraseEntries" | "lifecycle">,
   compactions: PartitionCompactions,
   pendingRemovals: PendingRemovals = async () => {},
-): void {
-  const erase = deps.eraseEntries;
-  deps.eraseEntries = async (tenantId, request, by) => {
-    const report = await erase(tenantId, request, by);
-    const partition = partitionOf(tenantId);
-    const changed =
-      report.erased.length > 0 || report.dead_letters_removed > 0 || report.idempotency_records_removed > 0;
-    if (!report.dry_run && (changed || compactions.owes(partition))) {
+): ErasureFollowUps {
+  return {
+    afterErase: async (tenantId, report) => {
+      const partition = partitionOf(tenantId);
+      const changed =
+        report.erased.length > 0 || report.dead_letters_removed > 0 || report.idempotency_records_removed > 0;
+      if (!report.dry_run && (changed || compactions.owes(partition))) {
+        await pendingRemovals();
+        await compacted(compactions, partition);
+      }
+    },
+    afterDelete: async (tenantId) => {
       await pendingRemovals();
-      await compacted(compactions, partition);
-    }
-    return report;
-  };
-  const lifecycle = deps.lifecycle;
-  const remove = lifecycle.delete.bind(lifecycle);
-  lifecycle.delete = async (tenantId, by) => {
-    const removed = await remove(tenantId, by);
-    await pendingRemovals();
-    await compacted(compactions, partitionOf(tenantId));
-    return removed;
+      await compacted(compactions, partitionOf(tenantId));
+    },
   };
 }
 

@@ -1,10 +1,11 @@
 /**
  * Tenant imports in cluster mode (docs/cluster.md, "Tenant imports"). An import writes the vault in
- * batches of its own, not through write sets, so it is logged whole once it is complete locally:
- * while the tenant actor still refuses other work (src/vault/import-seal.ts), the owner copies the
- * vault through a read transaction, uploads the copy to the object store `mr-imports`, then appends
- * a fenced `import` record naming the object to the partition's changelog. Replay replaces the
- * tenant's vault with the object at that record; later write records apply on top.
+ * batches of its own, not through write sets, so it is logged whole once it is complete locally,
+ * as the storage port's import seal (src/ports.ts `sealImport`, run while the tenant actor still
+ * refuses other work): the owner copies the vault through a read transaction, uploads the copy to
+ * the object store `mr-imports`, then appends a fenced `import` record naming the object to the
+ * partition's changelog. Replay replaces the tenant's vault with the object at that record; later
+ * write records apply on top.
  *
  * The import is answered only once the record landed. Nothing of a failed import is kept (it is
  * dropped locally and answered 503 with Retry-After); a refused or unanswered append also drops
@@ -12,9 +13,9 @@
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { Unavailable } from "../errors.ts";
-import { installImportSeal } from "../vault/import-seal.ts";
+import type { TenantStorage } from "../ports.ts";
 import type { TenantVault } from "../vault/tenant-vault.ts";
 import { Fenced } from "./fence.ts";
 import type { ImportLedger } from "./import-ledger.ts";
@@ -26,7 +27,8 @@ import { partitionOf } from "./partition.ts";
 const RETRY_S = 2;
 
 export interface ImportLogDeps {
-  node: ClusterNode;
+  /** The node, once joined (an import reaches a tenant only where its partition is served). */
+  node(): ClusterNode;
   imports: () => Promise<ImportObjects>;
   ledger: ImportLedger;
   /** A record this node appended at `seq` (periodic snapshots count it). */
@@ -34,15 +36,15 @@ export interface ImportLogDeps {
   log: (line: string) => void;
 }
 
-/** Logs every import completed on this node; answers the function that stops it. */
-export function logImports(deps: ImportLogDeps): () => void {
-  return installImportSeal((vault) => logImport(deps, vault));
+/** The import seal of cluster mode's storage port: each import completed here is logged. */
+export function importSeal(deps: ImportLogDeps): TenantStorage["sealImport"] {
+  return (tenantId, vault) => logImport(deps, tenantId, vault);
 }
 
-async function logImport(deps: ImportLogDeps, vault: TenantVault): Promise<void> {
-  const tenantId = basename(vault.dir);
+async function logImport(deps: ImportLogDeps, tenantId: string, vault: TenantVault): Promise<void> {
   const partition = partitionOf(tenantId);
-  const epoch = deps.node.ownership.epochOf(partition);
+  const node = deps.node();
+  const epoch = node.ownership.epochOf(partition);
   if (epoch === undefined) throw new Fenced(partition);
   const staging = mkdtempSync(join(tmpdir(), "mr-import-"));
   const started = performance.now();
@@ -66,8 +68,8 @@ async function logImport(deps: ImportLogDeps, vault: TenantVault): Promise<void>
   }
   // The record goes under the epoch the object is named after (import-ledger.ts relies on it):
   // checked right before the append, which reads the epoch again in the same turn.
-  if (deps.node.ownership.epochOf(partition) !== epoch) throw new Fenced(partition);
-  const seq = await deps.node.appendRecord(partition, { type: "import", tenant_id: tenantId, object });
+  if (node.ownership.epochOf(partition) !== epoch) throw new Fenced(partition);
+  const seq = await node.appendRecord(partition, { type: "import", tenant_id: tenantId, object });
   deps.ledger.landedAt(partition, object, seq);
   deps.appended(partition, seq);
   deps.log(

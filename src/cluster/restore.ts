@@ -14,7 +14,7 @@ import { DeliverPolicy, type JetStreamClient } from "@nats-io/jetstream";
 import { compactIfPending, markForCompaction } from "../vault/compact.ts";
 import { removeTenantDir, tenantDir } from "../vault/tenant-paths.ts";
 import { TenantVault } from "../vault/tenant-vault.ts";
-import { decodeWriteSet, localWrite } from "./changelog.ts";
+import { decodeWriteSet } from "./changelog.ts";
 import { type LogRecord, Reassembly, unbatched } from "./fence.ts";
 import type { ImportObjects } from "./import-objects.ts";
 import { dropLocalTenants } from "./local-copies.ts";
@@ -157,7 +157,8 @@ export async function replayPartition(
               }
               const set = decodeWriteSet(record.set);
               if (set.erase) erased.add(record.tenant_id);
-              await localWrite.call(vault, set);
+              // A replay's vault has no write-through: a replayed set is not appended again.
+              await vault.write(set);
               report.applied++;
             }
           }

@@ -1,32 +1,40 @@
 /**
- * Serving a runtime as a cluster node: joins the cluster, replicates the system state, logs vault
- * writes to the partition changelog, restores partitions it claims, consumes their webhook intake,
- * answers forwarded requests, and listens with the router in front of the app. `/healthz` gains
- * the cluster view (node, owned partitions, live nodes, lease holders).
+ * Serving a runtime as a cluster node: joins the cluster, replicates the system state, restores
+ * partitions it claims, consumes their webhook intake, answers forwarded requests, and listens with
+ * the router in front of the app. `/healthz` gains the cluster view (node, owned partitions, live
+ * nodes, lease holders).
+ *
+ * The runtime is composed for it first (`createClusterRuntime`): cluster mode's ports
+ * (cluster-ports.ts: vault writes and imports logged to the partition changelog, placement,
+ * erasure follow-ups, figures) are passed in then and never replaced; they read a NodeState
+ * (node-state.ts) that `serveClusterNode` fills as it starts each part of the node.
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { serverOptions } from "../http/server-options.ts";
-import type { MemoryRuntime } from "../lib.ts";
-import { encodeWriteSet, logVaultWrites } from "./changelog.ts";
+import { createRuntime, type MemoryRuntime, type RuntimeOptions } from "../lib.ts";
+import { systemClock } from "../runtime/clock.ts";
+import { clusterPorts } from "./cluster-ports.ts";
 import { type ClusterConfig, derivedAdvertiseUrl } from "./config.ts";
-import { compactAfterErasure } from "./erasure.ts";
-import { Fenced } from "./fence.ts";
-import { ImportLedger } from "./import-ledger.ts";
-import { deleteCoveredImports, logImports } from "./import-log.ts";
-import { ImportObjects } from "./import-objects.ts";
+import { deleteCoveredImports } from "./import-log.ts";
 import { Intake } from "./intake.ts";
 import { checkAtEdge } from "./intake-edge.ts";
 import { LocalCopies } from "./local-copies.ts";
 import { ClusterNode, type ClusterView } from "./node.ts";
+import { NodeState } from "./node-state.ts";
 import { partitionOf } from "./partition.ts";
 import { PeriodicSnapshots } from "./periodic-snapshots.ts";
-import { figuresThroughRouter } from "./remote-figures.ts";
 import { tenantOfRequest } from "./request-tenant.ts";
 import { restorePartition } from "./restore.ts";
 import { ClusterRouter, DEFAULT_ROUTER_OPTIONS } from "./router.ts";
 import { Snapshots } from "./snapshots.ts";
 import type { SystemReplica } from "./system-replica.ts";
-import { type SystemState, type SystemStateView, startSystemState } from "./system-state.ts";
+import { type SystemStateView, startSystemState } from "./system-state.ts";
+
+/** A runtime composed for cluster mode, and the state its ports read (node-state.ts). */
+export interface ClusterRuntime {
+  runtime: MemoryRuntime;
+  state: NodeState;
+}
 
 export interface ClusterServer {
   node: ClusterNode;
@@ -35,18 +43,26 @@ export interface ClusterServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Composes a runtime for cluster mode: its ports (cluster-ports.ts) are built first and passed in,
+ * reading a NodeState that `serveClusterNode` fills as the node starts. Until then it serves no
+ * tenant. Throws what `createRuntime` throws (ConfigError).
+ */
+export function createClusterRuntime(options: RuntimeOptions = {}): ClusterRuntime {
+  const state = new NodeState();
+  const ports = clusterPorts(state, options.clock ?? systemClock, options.log ?? console.error);
+  return { runtime: createRuntime({ ...options, ports }), state };
+}
+
 export async function serveClusterNode(
-  runtime: MemoryRuntime,
+  { runtime, state }: ClusterRuntime,
   cluster: ClusterConfig,
   log: (line: string) => void = console.error,
 ): Promise<ClusterServer> {
-  const { config, store } = runtime.internals.deps;
-  // Connectors, outbound workers and the bridge run for the tenants of the partitions served here,
-  // once the system state is caught up (the local store may be behind until then).
-  let systemState: SystemState | undefined;
-  runtime.internals.followPlacement(
-    (tenantId) => systemState !== undefined && (node?.ownership.owns(partitionOf(tenantId)) ?? false),
-  );
+  const { config, store, clock } = runtime.internals.deps;
+  const passivateTenant = runtime.internals.passivateTenant;
+  // Connectors, outbound workers and the bridge follow the placement port (cluster-ports.ts): they
+  // run for the tenants of the partitions served here, once the system state is caught up.
   const placementChanged = (tenantIds: string[]) =>
     void runtime.internals
       .placementChanged(tenantIds)
@@ -57,16 +73,10 @@ export async function serveClusterNode(
       .map((t) => t.tenant_id)
       .filter((tenantId) => partitionOf(tenantId) === partition);
   const localApp = async (request: Request) => runtime.app.handle(request);
-  // Bound once the node is up; the hooks below run only after that.
-  let node: ClusterNode | undefined;
-  let intake: Intake | undefined;
   let snapshots: Promise<Snapshots> | undefined;
-  let periodic: PeriodicSnapshots | undefined;
+  const snapshotStore = () => (snapshots ??= Snapshots.open(state.joined().nc));
   // Partitions whose takeover found a compaction owed (restore.ts): compacted once served.
   const compactionOwed = new Set<number>();
-  let importObjects: Promise<ImportObjects> | undefined;
-  const imports = () => (importObjects ??= ImportObjects.open(node!.nc));
-  const ledger = new ImportLedger();
   const replicaStarted = Promise.withResolvers<SystemReplica>();
   // The system state as of now (a deleted tenant's records are not replayed).
   const tenantExists = async (tenantId: string) => {
@@ -74,27 +84,15 @@ export async function serveClusterNode(
     if (store.getTenant(tenantId) === undefined) await replica.catchUp();
     return store.getTenant(tenantId) !== undefined;
   };
-  // A tenant not served here is neither written (refused before its local commit) nor opened.
-  const notServedHere = (tenantId: string) => {
-    const partition = partitionOf(tenantId);
-    return node?.ownership.owns(partition) ? undefined : new Fenced(partition);
-  };
-  runtime.internals.guardVaults(notServedHere);
-  // Every vault write of an owned tenant goes to its partition's changelog before it resolves.
-  const unhook = logVaultWrites(async (tenantId, set) => {
-    const record = { type: "write", tenant_id: tenantId, set: encodeWriteSet(set) };
-    const seq = await node!.appendWrite(tenantId, record);
-    periodic?.appended(partitionOf(tenantId), seq);
-  }, notServedHere);
   // A claimed partition's data: whatever this node held of it dropped, the snapshot and the log tail.
   const restore = async (partition: number, epoch: number): Promise<void> => {
-    snapshots ??= Snapshots.open(node!.nc);
+    const node = state.joined();
     const restoreDeps = {
-      js: jetstream(node!.nc),
+      js: jetstream(node.nc),
       dataDir: config.dataDir,
-      passivateTenant: runtime.internals.passivateTenant,
-      snapshots: await snapshots,
-      imports: await imports(),
+      passivateTenant,
+      snapshots: await snapshotStore(),
+      imports: await state.imports(),
       tenantExists,
       log,
     };
@@ -108,20 +106,21 @@ export async function serveClusterNode(
   // Vaults of partitions not served here are removed; their removals and restores never overlap.
   const localCopies = new LocalCopies({
     dataDir: config.dataDir,
-    passivateTenant: runtime.internals.passivateTenant,
+    passivateTenant,
     stopRunning: (partition) => runtime.internals.placementChanged(tenantsOf(partition)),
-    serves: (partition) => node?.ownership.owns(partition) ?? false,
-    clock: runtime.internals.deps.clock,
+    serves: (partition) => state.owns(partition),
+    clock,
     log,
   });
   // What it held before it started (killed) is never read again: a claim rebuilds it.
   void localCopies.removeAll();
-  node = await ClusterNode.start(cluster, log, {
+  const node = await ClusterNode.start(cluster, log, {
     onClaimed: (partition, epoch) => localCopies.serially(partition, () => restore(partition, epoch)),
     onServing: (partition, serving) => {
-      periodic?.serving(partition, serving, serving && compactionOwed.delete(partition));
-      if (!serving) ledger.forget(partition);
+      state.periodic?.serving(partition, serving, serving && compactionOwed.delete(partition));
+      if (!serving) state.ledger.forget(partition);
       placementChanged(tenantsOf(partition));
+      const intake = state.intake;
       if (!intake) return;
       if (serving)
         void intake
@@ -131,59 +130,59 @@ export async function serveClusterNode(
     },
     onDropped: (partition) => void localCopies.remove(partition),
   });
-  // Imports completed here go to the changelog before they are answered.
-  const unhookImports = logImports({
-    node,
-    imports,
-    ledger,
-    appended: (partition, seq) => periodic?.appended(partition, seq),
-    log,
-  });
+  // From here the placement port serves the partitions this node holds, and writes are logged.
+  state.node = node;
   const js = jetstream(node.nc);
   const jsm = await jetstreamManager(node.nc);
-  systemState = await startSystemState({
+  const systemState = await startSystemState({
     store,
     nc: node.nc,
     js,
     jsm,
-    serves: (partition) => node!.ownership.owns(partition),
+    serves: (partition) => state.owns(partition),
     partitionOf,
     placementChanged,
     everyCommands: cluster.systemSnapshotCommands,
-    clock: runtime.internals.deps.clock,
+    clock,
     log,
   });
+  state.systemCaughtUp = true;
   const replica = systemState.replica;
   replicaStarted.resolve(replica);
-  periodic = new PeriodicSnapshots({
+  const periodic = new PeriodicSnapshots({
     node,
     jsm,
-    snapshots: () => (snapshots ??= Snapshots.open(node!.nc)),
+    snapshots: snapshotStore,
     restore: {
       js,
-      passivateTenant: runtime.internals.passivateTenant,
-      imports: await imports(),
+      passivateTenant,
+      imports: await state.imports(),
       tenantExists,
       log,
     },
-    clock: runtime.internals.deps.clock,
+    clock,
     policy: cluster.snapshots,
     log,
-    purged: (partition, snapshot) => deleteCoveredImports({ imports, ledger, log }, partition, snapshot),
+    purged: (partition, snapshot) =>
+      deleteCoveredImports(
+        { imports: () => state.imports(), ledger: state.ledger, log },
+        partition,
+        snapshot,
+      ),
   });
+  // Appends count towards snapshots, and erasures and deletions are answered once compacted.
+  state.periodic = periodic;
   // The system state is here now: the tenants of partitions claimed meanwhile start their connectors.
   placementChanged(store.listTenants().map((t) => t.tenant_id));
   // Partitions served before it existed count from now.
   for (const partition of node.ownership.owned())
     periodic.serving(partition, true, compactionOwed.delete(partition));
-  // Erasures and deletions are answered once their partition is compacted.
-  compactAfterErasure(runtime.internals.deps, periodic, () => intake?.removalsSettled() ?? Promise.resolve());
   periodic.start();
   // A tenant created on another node a moment ago: catch up on the system stream once.
   const knowTenant = async (tenantId: string) => {
     if (store.getTenant(tenantId) === undefined) await replica.catchUp();
   };
-  const created = new Intake(
+  const intake = new Intake(
     node,
     js,
     jsm,
@@ -200,24 +199,21 @@ export async function serveClusterNode(
     },
   );
   // Published only once its stream exists: partitions claimed meanwhile start consuming below.
-  await created.start();
-  intake = created;
+  await intake.start();
+  state.intake = intake;
   // Partitions claimed before the intake existed start consuming now.
   for (const partition of node.ownership.owned()) void intake.startPartition(partition);
   const app = (request: Request) =>
-    withClusterView(request, localApp(request), () => ({ ...node!.view(), system: systemState!.view() }));
+    withClusterView(request, localApp(request), () => ({ ...node.view(), system: systemState.view() }));
   const router = new ClusterRouter(node, app, {
     ...DEFAULT_ROUTER_OPTIONS,
     beforeServe: knowTenant,
     intake,
-    now: () => runtime.internals.deps.clock.now(),
+    now: () => clock.now(),
   });
   router.listen();
-  // The dashboard (served by any node) reads each tenant's figures from the node serving it.
-  runtime.internals.deps.tenantFigures = figuresThroughRouter(
-    (request) => router.handle(request),
-    runtime.internals.deps.clock,
-  );
+  // The dashboard's figures of other nodes' tenants are asked through it (cluster-ports.ts).
+  state.router = router;
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -232,12 +228,12 @@ export async function serveClusterNode(
     stop: async () => {
       await server.stop();
       router.stop();
-      intake?.stop();
-      periodic?.stop();
+      intake.stop();
+      periodic.stop();
       systemState.stop();
-      await node!.stop();
-      unhook();
-      unhookImports();
+      await node.stop();
+      // Out of the cluster: what the actors still write while they drain stays local (removed below).
+      state.leftCluster = true;
       await runtime.stop();
       // Served elsewhere from now on: a stopped node keeps no tenant data.
       await localCopies.removeAllStopped();

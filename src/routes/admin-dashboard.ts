@@ -12,13 +12,14 @@ import type { Denial } from "../models/denial.ts";
 import { parseAs, sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import type { Tenant } from "../models/tenant.ts";
+import type { FiguresRequest, TenantFigures } from "../ports.ts";
 import type { TenantStats } from "../protocols/tenant-protocol.ts";
 import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
 import { SESSION_PATH, SIGN_OUT_PATH, signInPage } from "../views/sign-in-page.ts";
-import { emptyRevenueReport, metricWindow, revenueReport } from "./admin-metrics.ts";
-import type { Deps, FiguresRequest, TenantFigures } from "./deps.ts";
-import { noStats, tenantStats } from "./tenant-stats.ts";
+import { emptyRevenueReport, metricWindow } from "./admin-metrics.ts";
+import type { Deps } from "./deps.ts";
+import { noStats } from "./tenant-stats.ts";
 import { tenantCursor, tenantCursorOf } from "./tenants.ts";
 
 export const DASHBOARD_PATH = "/admin/dashboard";
@@ -194,16 +195,14 @@ function row(t: Tenant, figures: RowFigures): TenantRow {
 }
 
 /**
- * One tenant's counts and revenue: read here on a single node; in cluster mode asked of the node
- * serving the tenant (`deps.tenantFigures`), whose vault this node does not hold. A tenant that
- * cannot answer for a moment (503 `unavailable`: restarting after an import, its owner gone or
- * silent) is shown as such: one tenant never takes the operator's page down.
+ * One tenant's counts and revenue, through the figures port (`deps.tenantFigures`): read here on a
+ * single node; in cluster mode asked of the node serving the tenant, whose vault this node does
+ * not hold. A tenant that cannot answer for a moment (503 `unavailable`: restarting after an
+ * import, its owner gone or silent) is shown as such: one tenant never takes the operator's page down.
  */
 async function figuresOf(deps: Deps, asked: FiguresRequest): Promise<RowFigures> {
   try {
-    if (deps.tenantFigures) return await deps.tenantFigures(asked);
-    const stats = await tenantStats(deps, asked.tenantId, asked.days);
-    return { stats, revenue: await revenueReport(deps, asked.tenantId, asked.window) };
+    return await deps.tenantFigures(asked);
   } catch (error) {
     if (!(error instanceof Unavailable)) throw error;
     const revenue = emptyRevenueReport(asked.tenantId, asked.window);

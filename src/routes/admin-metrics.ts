@@ -7,6 +7,7 @@ import { isoOf } from "../models/common.ts";
 import { problems } from "../models/problem.ts";
 import { RevenueQuery, RevenueReport } from "../models/revenue.ts";
 import { StatsQuery, TenantStatsReport } from "../models/tenant-stats.ts";
+import type { FiguresReader } from "../ports.ts";
 import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
 import { TenantParams } from "./health.ts";
@@ -40,12 +41,30 @@ export function metricWindow(query: { from?: string; to?: string }, now: number)
 
 const FIRST_RFC3339_MS = Date.parse("0000-01-01T00:00:00.000Z");
 
+/** What reads a tenant's figures here: the data directory (is there a vault?) and its actor. */
+export type LocalReaders = Pick<Deps, "config" | "tenant">;
+
 /** A tenant's revenue per agent in a window (CONTRACT §8); shared by the route and the dashboard. */
-export async function revenueReport(deps: Deps, tenantId: string, window: Window): Promise<RevenueReport> {
+export async function revenueReport(
+  deps: LocalReaders,
+  tenantId: string,
+  window: Window,
+): Promise<RevenueReport> {
   // A tenant without a vault has no revenue; asking its actor would create the vault.
   if (!vaultPresent(deps.config.dataDir, tenantId)) return emptyRevenueReport(tenantId, window);
   const figures = await deps.tenant(tenantId).ask({ type: "metrics.revenue", ...window });
   return { tenant_id: tenantId, from: isoOf(window.from), to: isoOf(window.to), ...figures };
+}
+
+/**
+ * The single-node figures port (src/ports.ts): the dashboard's figures of a tenant, as the two
+ * routes below answer them, read from its actor here.
+ */
+export function localFigures(deps: LocalReaders): FiguresReader {
+  return async ({ tenantId, days, window }) => ({
+    stats: await tenantStats(deps, tenantId, days),
+    revenue: await revenueReport(deps, tenantId, window),
+  });
 }
 
 /** The report of a tenant with nothing to count. */

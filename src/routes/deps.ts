@@ -11,18 +11,16 @@ import type { MemoryAccess } from "../memory/access.ts";
 import type { ChangeFeeds } from "../memory/change-feed.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
 import type { EraseReport, EraseRequest } from "../models/erase.ts";
-import type { RevenueReport } from "../models/revenue.ts";
 import type { OutboundEvents } from "../outbound/outbound.ts";
+import type { FiguresReader } from "../ports.ts";
 import type { SystemProtocol } from "../protocols/system-protocol.ts";
-import type { TenantProtocol, TenantStats } from "../protocols/tenant-protocol.ts";
+import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Secrets } from "../secrets.ts";
 import type { ExportImport } from "../tenants/export-import.ts";
 import type { TenantLifecycle } from "../tenants/lifecycle.ts";
 import type { SystemStore } from "../vault/system-store.ts";
-import type { Window } from "./admin-metrics.ts";
-import type { DayRange } from "./tenant-stats.ts";
 
 /** What a reload (SIGHUP, `POST /admin/reload`) did: never a secret's value. */
 export interface ReloadReport {
@@ -33,19 +31,6 @@ export interface ReloadReport {
     error?: string;
   };
   crm_mapping: { reloaded: boolean; error?: string };
-}
-
-/** One tenant's dashboard figures, asked on behalf of the dashboard's `caller` (its credential). */
-export interface FiguresRequest {
-  tenantId: string;
-  days: DayRange;
-  window: Window;
-  caller: Request;
-}
-
-export interface TenantFigures {
-  stats: TenantStats;
-  revenue: RevenueReport;
 }
 
 /** Everything a route plugin may use. Routes validate, authorise and ask an actor: nothing more. */
@@ -83,9 +68,9 @@ export interface Deps {
   /** A tenant's export (NDJSON) and its import into an empty tenant. */
   exportImport: ExportImport;
   /**
-   * Cluster mode: a tenant's dashboard figures, asked of the node serving its partition (its vault
-   * is there only); rejects with Unavailable when they cannot be had in time. Unset on a single
-   * node, where the dashboard reads every tenant's actor itself.
+   * A tenant's dashboard figures (the figures port, src/ports.ts): its local actor's on a single
+   * node; in cluster mode asked of the node serving its partition (its vault is there only).
+   * Rejects with Unavailable when they cannot be had in time.
    */
-  tenantFigures?: (request: FiguresRequest) => Promise<TenantFigures>;
+  tenantFigures: FiguresReader;
 }

@@ -23,7 +23,7 @@ export interface DayRange {
 
 /** A tenant without a vault has nothing to count; asking its actor would create the vault. */
 export function tenantStats(
-  deps: Deps,
+  deps: Pick<Deps, "config" | "tenant">,
   tenantId: string,
   days: DayRange,
 ): Promise<TenantStats> | TenantStats {

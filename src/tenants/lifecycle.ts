@@ -6,6 +6,7 @@
 import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
 import type { Tenant } from "../models/tenant.ts";
+import type { ErasureFollowUps } from "../ports.ts";
 import type { SystemProtocol, TenantRemoval } from "../protocols/system-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 
@@ -16,6 +17,8 @@ export interface LifecycleDeps {
   system: ActorRef<SystemProtocol>;
   connectors: ConnectorSupervisor;
   audit: AdminAuditSink;
+  /** What follows a deletion before it is answered (src/ports.ts; cluster mode: the compaction). */
+  erasure: Pick<ErasureFollowUps, "afterDelete">;
 }
 
 export class TenantLifecycle {
@@ -57,6 +60,7 @@ export class TenantLifecycle {
       target: null,
       details: { removed },
     });
+    await this.deps.erasure.afterDelete(tenantId);
     return removed;
   }
 }

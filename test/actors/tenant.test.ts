@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tenantBehaviour } from "../../actors/tenant.ts";
+import { singleNodeStorage } from "../../src/ports.ts";
 import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import { ActorSystem } from "../../src/runtime/actor-system.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
@@ -18,7 +19,13 @@ const dir = mkdtempSync(join(tmpdir(), "mrt-tenant-actor-"));
 const clock = new ManualClock();
 const system = new ActorSystem({ clock, idleMs: Number.POSITIVE_INFINITY });
 const tenants = system.kind<TenantProtocol>("tenant", (id) =>
-  tenantBehaviour(id, { dataDir: dir, clock, dims: 8, tellSelf: () => undefined }),
+  tenantBehaviour(id, {
+    dataDir: dir,
+    storage: singleNodeStorage,
+    clock,
+    dims: 8,
+    tellSelf: () => undefined,
+  }),
 );
 const tenant = tenants.ref(TENANT);
 

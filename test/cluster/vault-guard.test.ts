@@ -1,6 +1,6 @@
 /**
- * A node opens no vault of a tenant whose partition it does not serve (`guardVaults` in
- * src/compose.ts, set by src/cluster/serve.ts): a request that reaches the tenant after its local
+ * A node opens no vault of a tenant whose partition it does not serve (the placement port's
+ * `vaultRefusal`, src/ports.ts, given by src/cluster/cluster-ports.ts): a request that reaches the tenant after its local
  * copy was closed and removed (the partition moved) is answered 503 "moved" and re-creates nothing;
  * a tenant created through a node that does not serve it gets no vault there.
  */
@@ -15,12 +15,16 @@ import { type Harness, startHarness } from "../helpers/harness.ts";
 let h: Harness;
 /** Tenants this "node" does not serve. */
 const elsewhere = new Set<string>();
+/** While set, this "node" serves no tenant at all. */
+let servesNothing = false;
+const placement = {
+  servedHere: () => true,
+  vaultRefusal: (tenantId: string) =>
+    servesNothing ? new Fenced(0) : elsewhere.has(tenantId) ? new Fenced(partitionOf(tenantId)) : undefined,
+};
 
 beforeAll(async () => {
-  h = await startHarness();
-  h.runtime.guardVaults((tenantId) =>
-    elsewhere.has(tenantId) ? new Fenced(partitionOf(tenantId)) : undefined,
-  );
+  h = await startHarness({ ports: { placement } });
 });
 afterAll(async () => {
   await h.close();
@@ -57,7 +61,7 @@ describe("vaults open only where their partition is served", () => {
   });
 
   test("a tenant created through a node that does not serve it gets no vault there", async () => {
-    h.runtime.guardVaults(() => new Fenced(0));
+    servesNothing = true;
     try {
       const created = await h.json("POST", "/admin/tenants", {
         token: h.adminToken,
@@ -66,9 +70,7 @@ describe("vaults open only where their partition is served", () => {
       expect(created.status).toBe(201);
       expect(existsSync(vaultDir(created.body.tenant_id))).toBe(false);
     } finally {
-      h.runtime.guardVaults((tenantId) =>
-        elsewhere.has(tenantId) ? new Fenced(partitionOf(tenantId)) : undefined,
-      );
+      servesNothing = false;
     }
   });
 

@@ -1,6 +1,6 @@
 /**
- * Cluster placement of what runs on its own (src/compose.ts `followPlacement`, driven by
- * src/cluster/serve.ts as partitions start and stop being served): a tenant's connectors and
+ * Cluster placement of what runs on its own (the placement port, src/ports.ts `servedHere`, with
+ * `placementChanged` called by src/cluster/serve.ts as partitions start and stop being served): a tenant's connectors and
  * outbound worker run only where its partition is served, and the messaging bridge refuses its
  * events elsewhere (503) instead of queueing writes the owner would not see.
  */
@@ -21,13 +21,19 @@ const clock = new ManualClock();
 const keys = crmKeyPair();
 let fake: FakeCrmPlatform;
 let h: Harness;
+/** What the placement port answers: this "node" serves every tenant but these. */
+const servedElsewhere = new Set<string>();
+const placement = {
+  servedHere: (tenantId: string) => !servedElsewhere.has(tenantId),
+  vaultRefusal: () => undefined,
+};
 
 beforeAll(async () => {
   fake = await startFakeCrmPlatform({ publicKeyPem: keys.publicKeyPem, now: () => clock.now(), pollMs: 300 });
-  h = await startHarness({ clock });
+  h = await startHarness({ clock, ports: { placement } });
 });
 afterAll(async () => {
-  h.runtime.followPlacement(() => true);
+  servedElsewhere.clear();
   await h.close();
   fake.stop();
 });
@@ -47,7 +53,7 @@ describe("connectors follow partition placement", () => {
     );
 
     // The partition moves away: nothing of the tenant runs here any more.
-    h.runtime.followPlacement((tenantId) => tenantId !== t.tenant_id);
+    servedElsewhere.add(t.tenant_id);
     await h.runtime.placementChanged([t.tenant_id]);
     expect((await connectorsOf(t.tenant_id))?.crm?.state).toBe("stopped");
     expect(h.runtime.deps.outbound.isRunning(t.tenant_id)).toBe(false);
@@ -57,7 +63,7 @@ describe("connectors follow partition placement", () => {
     expect(refused.headers["retry-after"]).toBe("1");
 
     // It comes back: the connector starts again with the same secrets.
-    h.runtime.followPlacement(() => true);
+    servedElsewhere.delete(t.tenant_id);
     await h.runtime.placementChanged([t.tenant_id]);
     await pollUntil(
       () => connectorsOf(t.tenant_id),

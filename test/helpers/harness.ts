@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type App, createApp, createRuntime, type Runtime } from "../../src/app.ts";
 import { type Env, loadConfig } from "../../src/config.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
+import type { RuntimePorts } from "../../src/ports.ts";
 import { type Clock, systemClock } from "../../src/runtime/clock.ts";
 import { assertConforms } from "./openapi-conformance.ts";
 
@@ -44,7 +45,13 @@ export interface CallOptions {
 let counter = 0;
 
 export async function startHarness(
-  opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    dataDir?: string;
+    /** Ports other than a single node's (src/ports.ts), kept across restarts. */
+    ports?: Partial<RuntimePorts>;
+  } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "mrt-test-"));
   const env: Record<string, string | undefined> = {
@@ -59,6 +66,7 @@ export async function startHarness(
       env: env as Env,
       clock,
       log: () => undefined,
+      ports: opts.ports,
     });
     return { runtime, app: createApp(runtime.deps) };
   };

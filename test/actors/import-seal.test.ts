@@ -1,17 +1,34 @@
 /**
- * The import's seal (src/vault/import-seal.ts), where cluster mode logs an import: it runs once the
- * vault holds the whole import and before the import is answered, and an import whose seal fails
- * is answered with the seal's error and keeps nothing (a retry imports into the still-empty tenant).
+ * The import's seal (the storage port's `sealImport`, src/ports.ts, called by
+ * actors/tenant-transfer.ts), where cluster mode logs an import: it runs once the vault holds the
+ * whole import and before the import is answered, and an import whose seal fails is answered with
+ * the seal's error and keeps nothing (a retry imports into the still-empty tenant).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Unavailable } from "../../src/errors.ts";
-import { installImportSeal } from "../../src/vault/import-seal.ts";
+import { singleNodeStorage, type TenantStorage } from "../../src/ports.ts";
+import type { TenantVault } from "../../src/vault/tenant-vault.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
 let h: Harness;
+/** The seal a test sets for its own import; none between tests (a single node's). */
+let seal: ((tenantId: string, vault: TenantVault) => Promise<void>) | undefined;
+const storage: TenantStorage = {
+  ...singleNodeStorage,
+  sealImport: (tenantId, vault) =>
+    seal ? seal(tenantId, vault) : singleNodeStorage.sealImport(tenantId, vault),
+};
+
+/** Sets `installed` as the seal; answers the function that removes it. */
+function installImportSeal(installed: (tenantId: string, vault: TenantVault) => Promise<void>): () => void {
+  seal = installed;
+  return () => {
+    seal = undefined;
+  };
+}
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ ports: { storage } });
 });
 afterAll(async () => {
   await h.close();
@@ -47,15 +64,17 @@ describe("import seal", () => {
   test("runs on the complete vault before the import is answered", async () => {
     const ndjson = await exportWithFacts(3);
     const target = await h.createTenant();
-    const sealed: Array<{ dir: string; entries: number }> = [];
-    const uninstall = installImportSeal(async (vault) => {
-      sealed.push({ dir: vault.dir, entries: vault.entryCount() });
+    const sealed: Array<{ tenant: string; dir: string; entries: number }> = [];
+    const uninstall = installImportSeal(async (tenantId, vault) => {
+      sealed.push({ tenant: tenantId, dir: vault.dir, entries: vault.entryCount() });
     });
     try {
       const imported = await importInto(target.tenant_id, ndjson);
       expect(imported.status).toBe(200);
       expect(imported.body.imported.entries).toBe(3);
-      expect(sealed).toEqual([{ dir: expect.stringContaining(target.tenant_id), entries: 3 }]);
+      expect(sealed).toEqual([
+        { tenant: target.tenant_id, dir: expect.stringContaining(target.tenant_id), entries: 3 },
+      ]);
     } finally {
       uninstall();
     }
