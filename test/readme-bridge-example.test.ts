@@ -8,8 +8,8 @@ import { type Harness, startHarness, TEST_SECRET } from "./helpers/harness.ts";
 import { cleanEnv, ROOT, run } from "./helpers/spawn.ts";
 
 /**
- * The README's embedding example (docs/examples/embed-bridge.ts, included in the README verbatim)
- * runs as written: a message and a ✅ reaction through `bridge.deliver`, then the entries they
+ * The embedding example of docs/connectors.md (docs/examples/embed-bridge.ts, included in the page
+ * verbatim) runs as written: a message and a ✅ reaction through `bridge.deliver`, then the entries they
  * wrote are read back from the data directory the example left.
  */
 const EXAMPLE = "docs/examples/embed-bridge.ts";
@@ -21,10 +21,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test("the README carries the bridge example verbatim", () => {
+test("docs/connectors.md carries the bridge example verbatim", () => {
   const example = readFileSync(join(ROOT, EXAMPLE), "utf8");
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  expect(readme).toContain(`\`\`\`ts\n${example}\`\`\``);
+  const page = readFileSync(join(ROOT, "docs/connectors.md"), "utf8");
+  expect(page).toContain(`\`\`\`ts\n${example}\`\`\``);
 });
 
 test("the bridge example writes the message as a fact and the ✅ as a decision promoting it", async () => {
