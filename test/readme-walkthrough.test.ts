@@ -1,0 +1,89 @@
+import { afterAll, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseDotenv } from "../src/secrets-file.ts";
+import { jsonValues, shellBlocksOf } from "./helpers/markdown.ts";
+import { httpCall, killHard, type ServerProcess, startServerProcess } from "./helpers/server-process.ts";
+import { cleanEnv, ROOT, run } from "./helpers/spawn.ts";
+
+/**
+ * The README's walkthrough runs as written: its shell blocks, in order, in one bash, against a real
+ * server on a free port whose secrets file is the walkthrough's `.secrets/tenants.env`. Two strings
+ * are swapped for the test's own (and must be there to be swapped): the service's address and the
+ * secrets file's path. The admin token comes from the walkthrough's own `bun run mint-token --admin`,
+ * given the server's secret as `MEMORY_RUNTIME_JWT_SECRET` (which the script prefers to the file).
+ */
+const SECRET = "readme-walkthrough-secret-at-least-32-bytes";
+const ADDRESS = "http://127.0.0.1:8080";
+const SECRETS_PATH = ".secrets/tenants.env";
+const dir = mkdtempSync(join(tmpdir(), "mrt-walkthrough-"));
+const secretsFile = join(dir, "tenants.env");
+let server: ServerProcess | undefined;
+
+afterAll(async () => {
+  if (server) await killHard(server);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function walkthrough(): string {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = /^## Walkthrough\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? "";
+  return shellBlocksOf(section).join("\n");
+}
+
+test("the walkthrough creates a tenant, writes, searches and takes a signed webhook, as written", async () => {
+  const script = walkthrough();
+  expect(script).toContain(ADDRESS);
+  expect(script).toContain(SECRETS_PATH);
+  writeFileSync(secretsFile, "# the walkthrough appends here\n", { mode: 0o600 });
+  chmodSync(secretsFile, 0o600);
+  server = await startServerProcess({
+    dataDir: join(dir, "data"),
+    secret: SECRET,
+    logDir: dir,
+    label: "walkthrough",
+    env: { MEMORY_RUNTIME_SECRETS_FILE: secretsFile },
+  });
+  const runnable = script.replaceAll(ADDRESS, server.base).replaceAll(SECRETS_PATH, secretsFile);
+
+  const done = await run(
+    ["bash", "-c", `set -euo pipefail\n${runnable}`],
+    cleanEnv({ MEMORY_RUNTIME_JWT_SECRET: SECRET }),
+    30_000,
+  );
+  expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: "" });
+
+  // What the walkthrough printed, answer by answer.
+  const [created, fact, decision, search, reload, delivery, entry, ...rest] = jsonValues(done.stdout);
+  expect(rest).toEqual([]);
+  expect(created).toMatchObject({ tenant_name: "Acme", roles: ["tenant_admin"] });
+  expect(created.tenant_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+  expect(fact).toMatchObject({
+    category: "fact",
+    content: "Acme renews its support contract every March",
+    created_by: "tenant-admin",
+  });
+  expect(decision).toMatchObject({ category: "decision", status: "open" });
+  expect(search.results.map((r: { entry: { id: string } }) => r.entry.id)).toEqual([fact.id, decision.id]);
+  expect(reload).toMatchObject({ secrets: { reloaded: true, tenants_changed: 1 } });
+  expect(delivery).toEqual({
+    accepted: 1,
+    entries: [entry.id],
+    duplicates: 0,
+    dead_lettered: [],
+    ignored: 0,
+  });
+  expect(entry).toMatchObject({
+    category: "fact",
+    tags: expect.arrayContaining(["outcome"]),
+    source: { system: "standard", event_type: "invoice.completed" },
+    created_by: "connector:standard",
+  });
+
+  // The secret went to the secrets file, under the tenant's name; the tenant holds both facts.
+  const secrets = parseDotenv(readFileSync(secretsFile, "utf8"));
+  expect(Object.keys(secrets)).toEqual([`STANDARD_WEBHOOK_SECRET_${created.tenant_id}`]);
+  const facts = await httpCall(server.base, "GET", "/memory/facts", { token: created.token });
+  expect(facts.body.items.map((e: { id: string }) => e.id)).toEqual([entry.id, fact.id]);
+}, 60_000);
