@@ -12,8 +12,9 @@ import {
 import { ROOT, run } from "./helpers/spawn.ts";
 
 /**
- * The README's copy-paste example (docs/examples/sign-standard-webhook.sh) signs a `standard`
- * webhook with openssl and posts it with curl: run as written against a real server.
+ * The signing example (docs/examples/sign-standard-webhook.sh, which the README's walkthrough and
+ * docs/webhooks.md call) signs a `standard` webhook with openssl and posts it with curl: run as
+ * written against a real server.
  */
 const SECRET = "readme-example-secret-at-least-32-bytes-long";
 const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

@@ -1,7 +1,7 @@
 /**
  * The books of the connector chaos suites: every event a fake emitted against the entries stored
  * for it (counted per event, read back through the HTTP API), the faults injected by kind, and
- * the figures the README quotes. A suite prints its figures and writes them to `test-artifacts/`.
+ * the figures docs/testing.md quotes. A suite prints its figures and writes them to `test-artifacts/`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { Harness } from "../helpers/harness.ts";

@@ -32,7 +32,7 @@ export async function waitForDenials(h: Harness, tenantId: string, count: number
 
 /**
  * Puts a role through the admin API: 201 when it is new, 200 when it replaces one of that name
- * (README "Roles and tokens"). Which one is expected is read from the library first, so a test
+ * (docs/api.md, "Tokens and roles"). Which one is expected is read from the library first, so a test
  * that puts the same role twice still asserts one determined status each time.
  */
 export async function putRole(

@@ -132,7 +132,7 @@ describe("tools/list", () => {
     });
   });
 
-  test("a raw tools/list POST (the README's curl) answers JSON with a request id", async () => {
+  test("a raw tools/list POST (docs/mcp.md's curl) answers JSON with a request id", async () => {
     const res = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { token: tenantA.token });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toStartWith("application/json");

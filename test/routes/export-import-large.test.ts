@@ -2,7 +2,7 @@
  * A 100,000-entry tenant exported and imported through a listening server, in bounded memory: the
  * process's RSS is sampled as each chunk of the export is read and as each chunk of the import is
  * sent (server and client share the process), and must stay within a fixed margin of what it was
- * before. The figures are printed for the README and the report.
+ * before. The figures are printed for docs/operations.md and the report.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * The secrets a leak run plants: a distinctive value in every per-tenant secret variable of the 22
- * webhook sources and of the two connectors (README "Webhooks", "Connectors"), for a tenant whose
+ * webhook sources and of the two connectors (docs/webhooks.md, docs/connectors.md), for a tenant whose
  * platforms sign with them (A) and one whose values match nothing (B). Variables that hold an
  * identifier rather than a credential (an app id, a mailbox, an audience, a username, a URL) are
  * set too, but are not secrets: they may be shown (a health page names the mailbox it watches).
