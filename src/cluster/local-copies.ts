@@ -14,8 +14,9 @@
  * starts while a removal runs restores after it, and a removal, queued when the partition stops
  * being served, always runs before the restore of a later claim, which is what makes the partition
  * served again. Requests that reach the node meanwhile are refused by the tenant actor, which does
- * not open a vault of a partition not served here (`guardVaults` in src/compose.ts): 503; a read
- * that ran while the partition left is asked again of the next owner (router.ts).
+ * not open a vault of a partition not served here (the placement port's `vaultRefusal`,
+ * cluster-ports.ts): 503; a read that ran while the partition left is asked again of the next
+ * owner (router.ts).
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";

@@ -19,8 +19,8 @@ const storage: TenantStorage = {
     seal ? seal(tenantId, vault) : singleNodeStorage.sealImport(tenantId, vault),
 };
 
-/** Sets `installed` as the seal; answers the function that removes it. */
-function installImportSeal(installed: (tenantId: string, vault: TenantVault) => Promise<void>): () => void {
+/** Sets `installed` as the storage port's seal; answers the function that takes it away. */
+function sealWith(installed: (tenantId: string, vault: TenantVault) => Promise<void>): () => void {
   seal = installed;
   return () => {
     seal = undefined;
@@ -65,7 +65,7 @@ describe("import seal", () => {
     const ndjson = await exportWithFacts(3);
     const target = await h.createTenant();
     const sealed: Array<{ tenant: string; dir: string; entries: number }> = [];
-    const uninstall = installImportSeal(async (tenantId, vault) => {
+    const uninstall = sealWith(async (tenantId, vault) => {
       sealed.push({ tenant: tenantId, dir: vault.dir, entries: vault.entryCount() });
     });
     try {
@@ -84,7 +84,7 @@ describe("import seal", () => {
   test("a failed seal fails the import with its error and keeps nothing; a retry imports", async () => {
     const ndjson = await exportWithFacts(2);
     const target = await h.createTenant();
-    const uninstall = installImportSeal(async () => {
+    const uninstall = sealWith(async () => {
       throw new Unavailable("partition 7 moved to another node; retry", 1);
     });
     try {
