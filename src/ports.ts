@@ -9,10 +9,9 @@
  * (the route types below are types only).
  */
 import type { EraseReport } from "./models/erase.ts";
-import type { RevenueReport } from "./models/revenue.ts";
+import type { RevenueReport, Window } from "./models/revenue.ts";
+import type { DayRange } from "./models/tenant-stats.ts";
 import type { TenantStats } from "./protocols/tenant-protocol.ts";
-import type { Window } from "./routes/admin-metrics.ts";
-import type { DayRange } from "./routes/tenant-stats.ts";
 import { TenantVault, type VaultOptions } from "./vault/tenant-vault.ts";
 
 /** Tenant storage: how a tenant's vault is opened (with what observes its writes) and an import sealed. */

@@ -1,6 +1,12 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IsoTime, QueryObject, StrictObject, Timestamp } from "./common.ts";
 
+/** A metric window in epoch ms: [from, to). */
+export interface Window {
+  from: number;
+  to: number;
+}
+
 const Amount = Type.Number();
 const CurrencyCode = Type.String({ description: "ISO 4217" });
 

@@ -9,6 +9,12 @@ export const Day = Type.String({
   description: "UTC day, YYYY-MM-DD",
 });
 
+/** UTC days [fromDay, toDay], both `YYYY-MM-DD`. */
+export interface DayRange {
+  fromDay: string;
+  toDay: string;
+}
+
 const Count = Type.Integer({ minimum: 0 });
 
 /** `GET /admin/metrics/stats/{tenant_id}`: what the dashboard shows of one tenant. */

@@ -14,6 +14,9 @@ export const Tenant = StrictObject({
 });
 export type Tenant = Static<typeof Tenant>;
 
+/** The `{tenant_id}` of a path. */
+export const TenantParams = Type.Object({ tenant_id: Type.String({ description: "The tenant's ULID" }) });
+
 /** `name`: 1–128 characters after trimming (CONTRACT §4). */
 export const CreateTenantBody = StrictObject({
   name: Chars(1, 512, { description: "1–128 characters after trimming; no control or format characters" }),

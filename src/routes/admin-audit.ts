@@ -5,9 +5,9 @@ import { AdminEventPage } from "../models/admin-event.ts";
 import { PageQuery } from "../models/common.ts";
 import { DenialPage } from "../models/denial.ts";
 import { problems } from "../models/problem.ts";
+import { TenantParams } from "../models/tenant.ts";
 import type { AuditPage } from "../vault/system-store.ts";
 import type { Deps } from "./deps.ts";
-import { TenantParams } from "./health.ts";
 
 const AuditQuery = PageQuery(1000, 100);
 const tags = ["admin"];

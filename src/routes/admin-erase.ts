@@ -4,8 +4,8 @@ import { existingTenantId } from "../http/tenant-param.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { EraseReport, EraseRequest } from "../models/erase.ts";
 import { problems } from "../models/problem.ts";
+import { TenantParams } from "../models/tenant.ts";
 import type { Deps } from "./deps.ts";
-import { TenantParams } from "./health.ts";
 
 /**
  * `POST /admin/tenants/{tenant_id}/erase` (admin): irrevocable removal of matching entries' content

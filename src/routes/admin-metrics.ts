@@ -5,21 +5,16 @@ import { timeParam } from "../memory/access.ts";
 import { revenueFigures } from "../memory/revenue.ts";
 import { isoOf } from "../models/common.ts";
 import { problems } from "../models/problem.ts";
-import { RevenueQuery, RevenueReport } from "../models/revenue.ts";
+import { RevenueQuery, RevenueReport, type Window } from "../models/revenue.ts";
+import { TenantParams } from "../models/tenant.ts";
 import { StatsQuery, TenantStatsReport } from "../models/tenant-stats.ts";
 import type { FiguresReader } from "../ports.ts";
 import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
-import { TenantParams } from "./health.ts";
 import { statsDays, tenantStats } from "./tenant-stats.ts";
 
 /** The default window: the last 30 days. */
 export const DEFAULT_WINDOW_MS = 30 * 24 * 3600 * 1000;
-
-export interface Window {
-  from: number;
-  to: number;
-}
 
 /**
  * `from`/`to` of a metric query: RFC 3339, `from` before `to`, the window [from, to). By default it

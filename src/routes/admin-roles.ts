@@ -6,8 +6,8 @@ import { existingTenantId } from "../http/tenant-param.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";
 import { ROLE_NAME_RE, Role, RoleBody, RoleDeleted, RoleList } from "../models/role.ts";
+import { TenantParams } from "../models/tenant.ts";
 import type { Deps } from "./deps.ts";
-import { TenantParams } from "./health.ts";
 
 const RoleParams = Type.Object({ tenant_id: Type.String(), role_name: Type.String({ maxLength: 256 }) });
 const tags = ["admin"];

@@ -17,10 +17,10 @@ import {
   SubscriptionList,
   SubscriptionView,
 } from "../models/subscription.ts";
+import { TenantParams } from "../models/tenant.ts";
 import { generateSecret, secretProblem } from "../outbound/signing.ts";
 import { subscriptionUrlProblem } from "../outbound/subscription-url.ts";
 import type { Deps } from "./deps.ts";
-import { TenantParams } from "./health.ts";
 
 const SubscriptionParams = Type.Object({ tenant_id: Type.String(), subscription_id: Type.String() });
 const tags = ["admin"];

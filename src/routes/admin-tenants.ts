@@ -5,9 +5,15 @@ import { validatedBody } from "../http/validate-body.ts";
 import { isoOf } from "../models/common.ts";
 import { problems } from "../models/problem.ts";
 import { MintedToken, MintTokenBody, TENANT_ADMIN } from "../models/role.ts";
-import { CreatedTenant, CreateTenantBody, TenantItem, TenantPage, TenantRemoval } from "../models/tenant.ts";
+import {
+  CreatedTenant,
+  CreateTenantBody,
+  TenantItem,
+  TenantPage,
+  TenantParams,
+  TenantRemoval,
+} from "../models/tenant.ts";
 import type { Deps } from "./deps.ts";
-import { TenantParams } from "./health.ts";
 import { TenantPageQuery, tenantItem, tenantPage } from "./tenants.ts";
 
 const INITIAL_SUB = "tenant-admin";

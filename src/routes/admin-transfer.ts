@@ -6,9 +6,9 @@ import { NDJSON } from "../http/ndjson.ts";
 import { existingTenantId } from "../http/tenant-param.ts";
 import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
+import { TenantParams } from "../models/tenant.ts";
 import { ImportReply } from "../models/tenant-export.ts";
 import type { Deps } from "./deps.ts";
-import { TenantParams } from "./health.ts";
 
 const tags = ["admin"];
 

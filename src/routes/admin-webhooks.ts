@@ -5,9 +5,9 @@ import { existingTenantId } from "../http/tenant-param.ts";
 import { LiteralUnion, QueryInteger, QueryObject } from "../models/common.ts";
 import { DEAD_LETTER_STATUSES, DeadLetterList, ReplayReply } from "../models/dead-letter.ts";
 import { problems } from "../models/problem.ts";
+import { TenantParams } from "../models/tenant.ts";
 import { SOURCE_IDS } from "../sources/registry.ts";
 import type { Deps } from "./deps.ts";
-import { TenantParams } from "./health.ts";
 
 /** Event ids come from sources and are clipped to 512 characters there; the lookup is an exact key match. */
 const MAX_EVENT_ID = 512;

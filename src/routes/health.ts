@@ -1,13 +1,11 @@
-import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { existingTenantId } from "../http/tenant-param.ts";
 import { ULID_RE } from "../models/common.ts";
 import { Healthz, TenantHealthView } from "../models/health.ts";
 import { problems } from "../models/problem.ts";
+import { TenantParams } from "../models/tenant.ts";
 import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
-
-export const TenantParams = Type.Object({ tenant_id: Type.String({ description: "The tenant's ULID" }) });
 
 /** `/healthz` (no auth) and the per-tenant health. */
 export const healthRoutes = (deps: Deps) =>

@@ -5,6 +5,7 @@
 import { ValidationFailed } from "../errors.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";
 import { isoOf } from "../models/common.ts";
+import type { DayRange } from "../models/tenant-stats.ts";
 import type { TenantStats } from "../protocols/tenant-protocol.ts";
 import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
@@ -15,11 +16,6 @@ export const DEFAULT_DAYS = 30;
 export const MAX_DAYS = 366;
 const DAY_MS = 24 * 3600 * 1000;
 const FIRST_DAY_MS = Date.parse("0000-01-01T00:00:00.000Z");
-
-export interface DayRange {
-  fromDay: string;
-  toDay: string;
-}
 
 /** A tenant without a vault has nothing to count; asking its actor would create the vault. */
 export function tenantStats(
