@@ -2,7 +2,7 @@
  * The composition root: the actor system, the services routes depend on, the connectors and the
  * messaging bridge. `src/lib.ts` wraps it for embedding; `src/index.ts` serves it.
  */
-import { CRM_REQUIRED, crmStreamBehaviour } from "../actors/crm-stream.ts";
+import { CRM_REQUIRED, crmStreamBehaviour } from "../actors/connectors/crm-stream/actor.ts";
 import { mailWatchBehaviour } from "../actors/mail-watch.ts";
 import { messagingBridgeBehaviour } from "../actors/messaging-bridge.ts";
 import { outboundBehaviour } from "../actors/outbound.ts";

@@ -1,3 +1,4 @@
+// Shared connector plumbing stays in src/connectors/: src/ uses it too (mail ingest, outbound, protocols) and never imports from actors/.
 /**
  * What a streaming transport (SSE or Bayeux long-poll) reports to its connector. Transports never
  * throw at their caller: every failure ends the stream with one `onClosed`, after which the

@@ -6,9 +6,9 @@ import {
   CrmAuthError,
   CrmJwtBearerClient,
   decodePrivateKey,
-} from "../../src/connectors/crm-auth.ts";
-import { ManualClock } from "../../src/runtime/clock.ts";
-import { crmKeyPair, type FakeCrmPlatform, startFakeCrmPlatform } from "../fakes/crm-platform.ts";
+} from "../../../actors/connectors/crm-stream/crm-auth.ts";
+import { ManualClock } from "../../../src/runtime/clock.ts";
+import { crmKeyPair, type FakeCrmPlatform, startFakeCrmPlatform } from "../../fakes/crm-platform.ts";
 
 const clock = new ManualClock();
 const keys = crmKeyPair();

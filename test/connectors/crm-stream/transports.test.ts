@@ -1,16 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { openBayeuxStream, REPLAY_ALL } from "../../src/connectors/bayeux-transport.ts";
-import { CrmJwtBearerClient } from "../../src/connectors/crm-auth.ts";
-import { openSseStream, parseSseEvent } from "../../src/connectors/sse-transport.ts";
+import { openBayeuxStream, REPLAY_ALL } from "../../../actors/connectors/crm-stream/bayeux-transport.ts";
+import { CrmJwtBearerClient } from "../../../actors/connectors/crm-stream/crm-auth.ts";
+import { openSseStream, parseSseEvent } from "../../../actors/connectors/crm-stream/sse-transport.ts";
 import type {
   StreamClosed,
   StreamEvent,
   StreamHandle,
   StreamHandlers,
-} from "../../src/connectors/transport.ts";
-import { ManualClock } from "../../src/runtime/clock.ts";
-import { crmKeyPair, type FakeCrmPlatform, startFakeCrmPlatform } from "../fakes/crm-platform.ts";
-import { pollUntil } from "../helpers/poll.ts";
+} from "../../../src/connectors/transport.ts";
+import { ManualClock } from "../../../src/runtime/clock.ts";
+import { crmKeyPair, type FakeCrmPlatform, startFakeCrmPlatform } from "../../fakes/crm-platform.ts";
+import { pollUntil } from "../../helpers/poll.ts";
 
 const clock = new ManualClock();
 const keys = crmKeyPair();

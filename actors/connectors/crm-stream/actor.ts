@@ -1,3 +1,4 @@
+// One folder per connector actor: the CRM stream and what only it uses (transports, OAuth client); shared plumbing is in src/connectors/.
 /**
  * The CRM stream connector of one tenant (SOURCES.md, `crm` Stream).
  *
@@ -21,29 +22,29 @@
  * server that advises `reconnect: "none"` is obeyed: the connector stays `halted` (health says why)
  * until it is started again (its secrets change, or the service restarts).
  */
-import { Backoff, type BackoffOptions } from "../src/connectors/backoff.ts";
-import { openBayeuxStream } from "../src/connectors/bayeux-transport.ts";
-import { CrmAuthError, CrmJwtBearerClient, decodePrivateKey } from "../src/connectors/crm-auth.ts";
-import { openSseStream } from "../src/connectors/sse-transport.ts";
+import { Backoff, type BackoffOptions } from "../../../src/connectors/backoff.ts";
 import {
   boundedFetch,
   errorMessage,
   type StreamClosed,
   type StreamEvent,
   type StreamHandle,
-} from "../src/connectors/transport.ts";
-import { insecureUrlReason, trimSlash } from "../src/connectors/url-policy.ts";
-import type { Arrival } from "../src/ingest/deliver.ts";
-import type { IngestSummary } from "../src/ingest/ingest-item.ts";
-import { isoOf } from "../src/models/common.ts";
-import type { CrmStatus, CrmStreamProtocol } from "../src/protocols/connector-protocol.ts";
-import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
-import type { ActorRef } from "../src/runtime/actor-system.ts";
-import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
-import type { Behaviour, MessageOf } from "../src/runtime/protocol.ts";
-import type { Secrets } from "../src/secrets.ts";
-import { streamEventOf } from "../src/sources/crm/source.ts";
-import type { SourceEvent } from "../src/sources/types.ts";
+} from "../../../src/connectors/transport.ts";
+import { insecureUrlReason, trimSlash } from "../../../src/connectors/url-policy.ts";
+import type { Arrival } from "../../../src/ingest/deliver.ts";
+import type { IngestSummary } from "../../../src/ingest/ingest-item.ts";
+import { isoOf } from "../../../src/models/common.ts";
+import type { CrmStatus, CrmStreamProtocol } from "../../../src/protocols/connector-protocol.ts";
+import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
+import type { ActorRef } from "../../../src/runtime/actor-system.ts";
+import type { Clock, TimerHandle } from "../../../src/runtime/clock.ts";
+import type { Behaviour, MessageOf } from "../../../src/runtime/protocol.ts";
+import type { Secrets } from "../../../src/secrets.ts";
+import { streamEventOf } from "../../../src/sources/crm/source.ts";
+import type { SourceEvent } from "../../../src/sources/types.ts";
+import { openBayeuxStream } from "./bayeux-transport.ts";
+import { CrmAuthError, CrmJwtBearerClient, decodePrivateKey } from "./crm-auth.ts";
+import { openSseStream } from "./sse-transport.ts";
 
 export const CRM_STATE = { replay: "crm:replay", status: "status:crm" } as const;
 export const DEFAULT_CHANNELS = ["/data/ChangeEvents"];

@@ -11,8 +11,8 @@
  * (`final`). Anything else ends the stream with one `onClosed`, carrying the server's `Retry-After`
  * or advised interval when there was one, for the connector's reconnect.
  */
-import { type Clock, systemClock } from "../runtime/clock.ts";
-import { boundedServerDelay, retryAfterOf } from "./retry-after.ts";
+
+import { boundedServerDelay, retryAfterOf } from "../../../src/connectors/retry-after.ts";
 import {
   errorMessage,
   eventUuidOf,
@@ -20,8 +20,9 @@ import {
   type StreamEvent,
   type StreamHandle,
   type StreamHandlers,
-} from "./transport.ts";
-import { trimSlash } from "./url-policy.ts";
+} from "../../../src/connectors/transport.ts";
+import { trimSlash } from "../../../src/connectors/url-policy.ts";
+import { type Clock, systemClock } from "../../../src/runtime/clock.ts";
 
 /** Replay id for "only events after now" (no stored id). */
 export const REPLAY_NEW = -1;

@@ -6,9 +6,9 @@
  */
 import { createPrivateKey, type KeyObject, randomUUID } from "node:crypto";
 import { importPKCS8, SignJWT } from "jose";
-import type { Clock } from "../runtime/clock.ts";
-import { retryAfterOf } from "./retry-after.ts";
-import { trimSlash } from "./url-policy.ts";
+import { retryAfterOf } from "../../../src/connectors/retry-after.ts";
+import { trimSlash } from "../../../src/connectors/url-policy.ts";
+import type { Clock } from "../../../src/runtime/clock.ts";
 
 export const JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /** The platform accepts assertions that expire within a few minutes. */

@@ -5,9 +5,14 @@
  * error) so reconnects follow the connector's backoff through the injected clock.
  */
 import { type ErrorEvent, EventSource, type EventSourceFetchInit, type FetchLikeResponse } from "eventsource";
-import { type Clock, systemClock, type TimerHandle } from "../runtime/clock.ts";
-import { retryAfterOf } from "./retry-after.ts";
-import { eventUuidOf, type StreamEvent, type StreamHandle, type StreamHandlers } from "./transport.ts";
+import { retryAfterOf } from "../../../src/connectors/retry-after.ts";
+import {
+  eventUuidOf,
+  type StreamEvent,
+  type StreamHandle,
+  type StreamHandlers,
+} from "../../../src/connectors/transport.ts";
+import { type Clock, systemClock, type TimerHandle } from "../../../src/runtime/clock.ts";
 
 export interface SseOptions {
   url: string;

@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { crmSettingsOf } from "../../actors/crm-stream.ts";
-import type { DeadLetter } from "../../src/models/dead-letter.ts";
-import type { CrmStatus } from "../../src/protocols/connector-protocol.ts";
-import { ManualClock } from "../../src/runtime/clock.ts";
-import { Secrets } from "../../src/secrets.ts";
+import { crmSettingsOf } from "../../../actors/connectors/crm-stream/actor.ts";
+import type { DeadLetter } from "../../../src/models/dead-letter.ts";
+import type { CrmStatus } from "../../../src/protocols/connector-protocol.ts";
+import { ManualClock } from "../../../src/runtime/clock.ts";
+import { Secrets } from "../../../src/secrets.ts";
 import {
   crmConnectorSecrets,
   crmKeyPair,
   type FakeCrmPlatform,
   type PublishedEvent,
   startFakeCrmPlatform,
-} from "../fakes/crm-platform.ts";
-import { type Harness, startHarness } from "../helpers/harness.ts";
-import { pollUntil } from "../helpers/poll.ts";
-import { setSecrets } from "../helpers/webhooks.ts";
+} from "../../fakes/crm-platform.ts";
+import { type Harness, startHarness } from "../../helpers/harness.ts";
+import { pollUntil } from "../../helpers/poll.ts";
+import { setSecrets } from "../../helpers/webhooks.ts";
 
 const clock = new ManualClock();
 const keys = crmKeyPair();
