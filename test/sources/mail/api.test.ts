@@ -5,8 +5,8 @@ import {
   MailApiClient,
   MailApiError,
   type MessageMeta,
-  mapMailHistory,
 } from "../../../src/sources/mail/api.ts";
+import { mapMailHistory } from "../../../src/sources/mail/history.ts";
 import { type FakeMailProvider, startFakeMailProvider } from "../../fakes/mail-provider.ts";
 
 const EMAIL = "ops@example.com";
