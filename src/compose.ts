@@ -18,6 +18,7 @@ import { createEmbedder } from "./embedding/create-embedder.ts";
 import { AppError, NotFound } from "./errors.ts";
 import { authPlugin } from "./http/auth-plugin.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { tenantParamPlugin } from "./http/tenant-param.ts";
 import { CrmMappingHolder } from "./ingest/crm-mapping-holder.ts";
 import { type Expander, IngestPipeline } from "./ingest/deliver.ts";
 import { MemoryAccess } from "./memory/access.ts";
@@ -47,6 +48,8 @@ import { crmSource } from "./sources/crm/source.ts";
 import { createJwksResolver } from "./sources/mail/jwks.ts";
 import { messagingSource } from "./sources/messaging.ts";
 import { findSource } from "./sources/registry.ts";
+import { AuditLogs } from "./tenants/audit-logs.ts";
+import { TenantDirectory } from "./tenants/directory.ts";
 import { ExportImport } from "./tenants/export-import.ts";
 import { TenantLifecycle } from "./tenants/lifecycle.ts";
 import { compactionPending } from "./vault/compact.ts";
@@ -54,8 +57,13 @@ import { DiskSpace } from "./vault/disk-space.ts";
 import { SystemStore } from "./vault/system-store.ts";
 import { removeTenantDir, tenantDir } from "./vault/tenant-paths.ts";
 
+/** The routes' dependencies, and the system store itself for what runs beside them (cluster mode, tests). */
+export interface RuntimeDeps extends Deps {
+  store: SystemStore;
+}
+
 export interface Runtime {
-  deps: Deps;
+  deps: RuntimeDeps;
   actors: ActorSystem;
   bridge: MessagingBridge;
   /** Brings every tenant's connectors in line with its secrets (at start). */
@@ -382,14 +390,18 @@ export function composeRuntime({
   const authenticator = new Authenticator(tokens, store);
   const guard = new Guard(store, clock, (denial) => system.ask({ type: "denial.record", denial }));
   const rateLimiter = new RateLimiter(config.rateLimits, clock);
-  const deps: Deps = {
+  const directory = new TenantDirectory(store, config.dataDir);
+  const deps: RuntimeDeps = {
     config,
     clock,
     store,
+    tenants: directory,
+    auditLogs: new AuditLogs(store),
     tokens,
     auth: authenticator,
     guard,
     authPlugin: authPlugin(authenticator, guard, config.bodyLimitBytes, rateLimiter),
+    tenantParam: tenantParamPlugin(directory, guard),
     rateLimiter,
     memory: new MemoryAccess({ guard, embedder, clock, tenant: (tenantId) => tenants.ref(tenantId) }),
     secrets,
@@ -421,7 +433,8 @@ export function composeRuntime({
     changeFeeds,
     eraseEntries,
     outbound,
-    tenantFigures: figures ?? localFigures({ config, tenant: (tenantId) => tenants.ref(tenantId) }),
+    tenantFigures:
+      figures ?? localFigures({ tenants: directory, tenant: (tenantId) => tenants.ref(tenantId) }),
     startedAt: clock.now(),
   };
   return {

@@ -13,7 +13,7 @@ import { charCount } from "../models/chars.ts";
 import type { Entry } from "../models/entry.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
-import type { SystemStore } from "../vault/system-store.ts";
+import type { TenantDirectory } from "../tenants/directory.ts";
 import type { ChangeListener } from "./change-feed.ts";
 import type { ChangeSource } from "./entry-stream.ts";
 
@@ -115,7 +115,8 @@ export function streamCategories(guard: Guard, caller: Caller, requested?: Categ
 
 export interface TenantChangeSourceDeps {
   guard: Guard;
-  store: SystemStore;
+  /** Asked at each event whether the tenant still exists and is active. */
+  tenants: Pick<TenantDirectory, "get">;
   tenant: ActorRef<TenantProtocol>;
   subscribe(listener: ChangeListener): () => void;
 }
@@ -142,7 +143,7 @@ export function tenantChangeSource(
     subscribe: deps.subscribe,
     since: (after, limit) => deps.tenant.ask({ type: "changes.since", after, limit }),
     endReason() {
-      const tenant = deps.store.getTenant(principal.tenantId);
+      const tenant = deps.tenants.get(principal.tenantId);
       if (!tenant) return "the tenant was deleted";
       if (tenant.status === "suspended") return "the tenant is suspended";
       return undefined;

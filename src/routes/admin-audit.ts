@@ -1,12 +1,11 @@
 import { Elysia } from "elysia";
-import { existingTenantId } from "../http/tenant-param.ts";
 import { decodeCursor, encodeCursor } from "../memory/cursor.ts";
 import { AdminEventPage } from "../models/admin-event.ts";
 import { PageQuery } from "../models/common.ts";
 import { DenialPage } from "../models/denial.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
-import type { AuditPage } from "../vault/system-store.ts";
+import type { AuditPage } from "../tenants/audit-logs.ts";
 import type { Deps } from "./deps.ts";
 
 const AuditQuery = PageQuery(1000, 100);
@@ -24,10 +23,11 @@ function continuation<T>(page: AuditPage<T>): string | null {
 export const adminAuditRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.admin.audit", prefix: "/admin/audit" })
     .use(deps.authPlugin)
+    .use(deps.tenantParam)
     .get(
       "/events",
       ({ query }) => {
-        const page = deps.store.listAdminEvents(query.limit ?? 100, before(query.cursor));
+        const page = deps.auditLogs.adminEvents(query.limit ?? 100, before(query.cursor));
         return { events: page.items, next_cursor: continuation(page) };
       },
       {
@@ -39,13 +39,14 @@ export const adminAuditRoutes = (deps: Deps) =>
     )
     .get(
       "/denials/:tenant_id",
-      ({ params, query }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
-        const page = deps.store.listDenials(tenantId, query.limit ?? 100, before(query.cursor));
+      ({ tenant, query }) => {
+        const tenantId = tenant.tenant_id;
+        const page = deps.auditLogs.denials(tenantId, query.limit ?? 100, before(query.cursor));
         return { denials: page.items, next_cursor: continuation(page) };
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         query: AuditQuery,
         response: { 200: DenialPage, ...problems(401, 403, 404, 422) },

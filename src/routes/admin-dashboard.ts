@@ -154,7 +154,7 @@ async function dashboardModel(
 ): Promise<DashboardModel> {
   const now = deps.clock.now();
   const after = query.cursor === undefined ? undefined : tenantCursorOf(query.cursor);
-  const page = deps.store.listTenantsPage(query.limit ?? 25, after);
+  const page = deps.tenants.page(query.limit ?? 25, after);
   const days = lastDays(now, CHART_DAYS);
   const window = metricWindow({}, now);
   const range = { fromDay: days[0]!, toDay: days[days.length - 1]! };
@@ -167,7 +167,7 @@ async function dashboardModel(
   return {
     version: deps.config.version,
     generatedAt: isoOf(now),
-    tenantCount: deps.store.tenantCount(),
+    tenantCount: deps.tenants.count(),
     tenants,
     nextPage: page.more && last ? `${DASHBOARD_PATH}?cursor=${tenantCursor(last.tenant_id)}` : null,
     days,
@@ -234,6 +234,6 @@ function writesPerDay(days: string[], stats: TenantStats[]): Record<Category, nu
 
 /** The newest denials of the tenants on the page, newest first. */
 function recentDenials(deps: Deps, tenants: Tenant[]): Denial[] {
-  const all = tenants.flatMap((t) => deps.store.listDenials(t.tenant_id, DENIALS_SHOWN).items);
+  const all = tenants.flatMap((t) => deps.auditLogs.denials(t.tenant_id, DENIALS_SHOWN).items);
   return all.sort((a, b) => b.at.localeCompare(a.at)).slice(0, DENIALS_SHOWN);
 }

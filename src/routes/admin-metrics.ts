@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import { ValidationFailed } from "../errors.ts";
-import { existingTenantId } from "../http/tenant-param.ts";
 import { timeParam } from "../memory/access.ts";
 import { revenueFigures } from "../memory/revenue.ts";
 import { isoOf } from "../models/common.ts";
@@ -9,7 +8,6 @@ import { RevenueQuery, RevenueReport, type Window } from "../models/revenue.ts";
 import { TenantParams } from "../models/tenant.ts";
 import { StatsQuery, TenantStatsReport } from "../models/tenant-stats.ts";
 import type { FiguresReader } from "../ports.ts";
-import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
 import { statsDays, tenantStats } from "./tenant-stats.ts";
 
@@ -36,8 +34,8 @@ export function metricWindow(query: { from?: string; to?: string }, now: number)
 
 const FIRST_RFC3339_MS = Date.parse("0000-01-01T00:00:00.000Z");
 
-/** What reads a tenant's figures here: the data directory (is there a vault?) and its actor. */
-export type LocalReaders = Pick<Deps, "config" | "tenant">;
+/** What reads a tenant's figures here: the tenant directory (is there a vault?) and its actor. */
+export type LocalReaders = Pick<Deps, "tenants" | "tenant">;
 
 /** A tenant's revenue per agent in a window (CONTRACT §8); shared by the route and the dashboard. */
 export async function revenueReport(
@@ -46,7 +44,7 @@ export async function revenueReport(
   window: Window,
 ): Promise<RevenueReport> {
   // A tenant without a vault has no revenue; asking its actor would create the vault.
-  if (!vaultPresent(deps.config.dataDir, tenantId)) return emptyRevenueReport(tenantId, window);
+  if (!deps.tenants.vaultPresent(tenantId)) return emptyRevenueReport(tenantId, window);
   const figures = await deps.tenant(tenantId).ask({ type: "metrics.revenue", ...window });
   return { tenant_id: tenantId, from: isoOf(window.from), to: isoOf(window.to), ...figures };
 }
@@ -72,16 +70,18 @@ export function emptyRevenueReport(tenantId: string, window: Window): RevenueRep
 export const adminMetricRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.admin.metrics", prefix: "/admin/metrics" })
     .use(deps.authPlugin)
+    .use(deps.tenantParam)
     .get(
       "/stats/:tenant_id",
-      async ({ params, query }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, query }) => {
+        const tenantId = tenant.tenant_id;
         const days = statsDays(query, deps.clock.now());
         const stats = await tenantStats(deps, tenantId, days);
         return { tenant_id: tenantId, from_day: days.fromDay, to_day: days.toDay, ...stats };
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         query: StatsQuery,
         response: { 200: TenantStatsReport, ...problems(401, 403, 404, 422, 503, 507) },
@@ -95,12 +95,13 @@ export const adminMetricRoutes = (deps: Deps) =>
     )
     .get(
       "/revenue-per-agent/:tenant_id",
-      ({ params, query }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      ({ tenant, query }) => {
+        const tenantId = tenant.tenant_id;
         return revenueReport(deps, tenantId, metricWindow(query, deps.clock.now()));
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         query: RevenueQuery,
         response: { 200: RevenueReport, ...problems(401, 403, 404, 422, 503, 507) },

@@ -2,7 +2,6 @@ import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
 import { safeEcho } from "../http/safe-echo.ts";
-import { existingTenantId } from "../http/tenant-param.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";
 import { ROLE_NAME_RE, Role, RoleBody, RoleDeleted, RoleList } from "../models/role.ts";
@@ -16,20 +15,18 @@ const tags = ["admin"];
 export const adminRoleRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.admin.roles", prefix: "/admin/roles" })
     .use(deps.authPlugin)
-    .get(
-      "/:tenant_id",
-      ({ params }) => ({ roles: deps.store.listRoles(existingTenantId(deps.store, params.tenant_id)) }),
-      {
-        auth: "admin",
-        params: TenantParams,
-        response: { 200: RoleList, ...problems(401, 403, 404) },
-        detail: { tags, summary: "List the tenant's role library" },
-      },
-    )
+    .use(deps.tenantParam)
+    .get("/:tenant_id", ({ tenant }) => ({ roles: deps.tenants.roles(tenant.tenant_id) }), {
+      auth: "admin",
+      tenant: "any",
+      params: TenantParams,
+      response: { 200: RoleList, ...problems(401, 403, 404) },
+      detail: { tags, summary: "List the tenant's role library" },
+    })
     .post(
       "/:tenant_id",
-      async ({ params, body, set, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, body, set, principal }) => {
+        const tenantId = tenant.tenant_id;
         const role = { name: body.name, permissions: body.permissions, description: body.description ?? "" };
         const result = await deps.system.ask({ type: "role.put", tenantId, role });
         await deps.audit({
@@ -44,6 +41,7 @@ export const adminRoleRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         ...validatedBody(RoleBody),
         response: { 200: Role, 201: Role, ...problems(400, 401, 403, 404, 413, 415, 422, 507) },
@@ -52,8 +50,8 @@ export const adminRoleRoutes = (deps: Deps) =>
     )
     .delete(
       "/:tenant_id/:role_name",
-      async ({ params, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, params, principal }) => {
+        const tenantId = tenant.tenant_id;
         if (!ROLE_NAME_RE.test(params.role_name)) throw new NotFound(`no role ${safeEcho(params.role_name)}`);
         const deleted = await deps.system.ask({ type: "role.delete", tenantId, name: params.role_name });
         await deps.audit({
@@ -67,6 +65,7 @@ export const adminRoleRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: RoleParams,
         response: { 200: RoleDeleted, ...problems(401, 403, 404, 422, 507) },
         detail: { tags, summary: "Delete a role (its power leaves live tokens at once)" },

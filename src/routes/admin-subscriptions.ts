@@ -2,7 +2,6 @@ import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { ulid } from "ulid";
 import { NotFound, ValidationFailed } from "../errors.ts";
-import { existingTenantId } from "../http/tenant-param.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { isoOf } from "../models/common.ts";
 import { problems } from "../models/problem.ts";
@@ -48,10 +47,11 @@ function invalid(path: string, message: string): never {
 export const adminSubscriptionRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.admin.subscriptions", prefix: "/admin/subscriptions" })
     .use(deps.authPlugin)
+    .use(deps.tenantParam)
     .post(
       "/:tenant_id",
-      async ({ params, body, set, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, body, set, principal }) => {
+        const tenantId = tenant.tenant_id;
         const urlProblem = subscriptionUrlProblem(body.url);
         if (urlProblem) invalid("/url", urlProblem);
         const given = body.secret === undefined ? undefined : secretProblem(body.secret);
@@ -92,6 +92,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         ...validatedBody(SubscriptionBody),
         response: { 201: SubscriptionCreated, ...problems(400, 401, 403, 404, 409, 413, 415, 422, 503, 507) },
@@ -100,12 +101,13 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
     )
     .get(
       "/:tenant_id",
-      async ({ params }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant }) => {
+        const tenantId = tenant.tenant_id;
         return { subscriptions: await deps.tenant(tenantId).ask({ type: "subscription.list" }) };
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         response: { 200: SubscriptionList, ...problems(401, 403, 404, 503, 507) },
         detail: { tags, summary: "List the tenant's subscriptions, with their delivery state (no secrets)" },
@@ -113,8 +115,8 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
     )
     .delete(
       "/:tenant_id/:subscription_id",
-      async ({ params, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, params, principal }) => {
+        const tenantId = tenant.tenant_id;
         const id = subscriptionId(params.subscription_id);
         const { deleted } = await deps.tenant(tenantId).ask({ type: "subscription.delete", id });
         await deps.outbound.reconcile(tenantId);
@@ -129,6 +131,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: SubscriptionParams,
         response: { 200: SubscriptionDeleted, ...problems(401, 403, 404, 503, 507) },
         detail: { tags, summary: "Delete a subscription and its delivery log" },
@@ -136,8 +139,8 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
     )
     .post(
       "/:tenant_id/:subscription_id/enable",
-      async ({ params, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, params, principal }) => {
+        const tenantId = tenant.tenant_id;
         const id = subscriptionId(params.subscription_id);
         const view = await deps.tenant(tenantId).ask({ type: "subscription.enable", id });
         await deps.outbound.reconcile(tenantId);
@@ -152,6 +155,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: SubscriptionParams,
         response: { 200: SubscriptionView, ...problems(401, 403, 404, 503, 507) },
         detail: {
@@ -163,8 +167,8 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
     )
     .get(
       "/:tenant_id/:subscription_id/deliveries",
-      async ({ params, query }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, params, query }) => {
+        const tenantId = tenant.tenant_id;
         const id = subscriptionId(params.subscription_id);
         const limit = query.limit ?? 50;
         return {
@@ -173,6 +177,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: SubscriptionParams,
         query: DeliveriesQuery,
         response: { 200: DeliveryList, ...problems(401, 403, 404, 422, 503, 507) },

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import { ValidationFailed } from "../errors.ts";
-import { existingTenantId } from "../http/tenant-param.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { isoOf } from "../models/common.ts";
 import { problems } from "../models/problem.ts";
@@ -24,6 +23,7 @@ const tags = ["admin"];
 export const adminTenantRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.admin.tenants", prefix: "/admin" })
     .use(deps.authPlugin)
+    .use(deps.tenantParam)
     .post(
       "/tenants",
       async ({ body, set, principal }) => {
@@ -59,12 +59,13 @@ export const adminTenantRoutes = (deps: Deps) =>
     })
     .post(
       "/tenants/:tenant_id/suspend",
-      async ({ params, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, principal }) => {
+        const tenantId = tenant.tenant_id;
         return tenantItem(deps, await deps.lifecycle.setStatus(tenantId, "suspended", principal.sub));
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         response: { 200: TenantItem, ...problems(401, 403, 404, 507) },
         detail: {
@@ -76,12 +77,13 @@ export const adminTenantRoutes = (deps: Deps) =>
     )
     .post(
       "/tenants/:tenant_id/resume",
-      async ({ params, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, principal }) => {
+        const tenantId = tenant.tenant_id;
         return tenantItem(deps, await deps.lifecycle.setStatus(tenantId, "active", principal.sub));
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         response: { 200: TenantItem, ...problems(401, 403, 404, 507) },
         detail: { tags, summary: "Resume a suspended tenant" },
@@ -89,12 +91,13 @@ export const adminTenantRoutes = (deps: Deps) =>
     )
     .delete(
       "/tenants/:tenant_id",
-      async ({ params, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, principal }) => {
+        const tenantId = tenant.tenant_id;
         return { deleted: tenantId, removed: await deps.lifecycle.delete(tenantId, principal.sub) };
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         // 503: cluster mode answers once the tenant's partition is compacted; retry when it could not be.
         response: { 200: TenantRemoval, ...problems(401, 403, 404, 409, 503, 507) },
@@ -103,9 +106,9 @@ export const adminTenantRoutes = (deps: Deps) =>
     )
     .post(
       "/jwt/:tenant_id",
-      async ({ params, body, set, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
-        const unknown = body.roles.filter((r) => !deps.store.getRole(tenantId, r));
+      async ({ tenant, body, set, principal }) => {
+        const tenantId = tenant.tenant_id;
+        const unknown = body.roles.filter((r) => !deps.tenants.role(tenantId, r));
         if (unknown.length > 0) {
           throw new ValidationFailed(`unknown role(s): ${unknown.join(", ")}`, [
             { path: "/roles", message: "every role must exist in the tenant's library" },
@@ -135,6 +138,7 @@ export const adminTenantRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         ...validatedBody(MintTokenBody),
         response: { 201: MintedToken, ...problems(400, 401, 403, 404, 413, 415, 422, 507) },

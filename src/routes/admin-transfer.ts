@@ -3,7 +3,6 @@ import { Elysia } from "elysia";
 import { UnsupportedMediaType } from "../errors.ts";
 import { RAW_BODY } from "../http/body.ts";
 import { NDJSON } from "../http/ndjson.ts";
-import { existingTenantId } from "../http/tenant-param.ts";
 import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
@@ -33,10 +32,11 @@ const IMPORT_BODY = {
 export const adminTransferRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.admin.transfer", prefix: "/admin/tenants" })
     .use(deps.authPlugin)
+    .use(deps.tenantParam)
     .get(
       "/:tenant_id/export",
-      async ({ params, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, principal }) => {
+        const tenantId = tenant.tenant_id;
         const { counts, stream } = await deps.exportImport.export(tenantId);
         try {
           await deps.audit({
@@ -61,6 +61,7 @@ export const adminTransferRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         response: { 200: ExportBody, ...problems(401, 403, 404, 503, 507) },
         detail: {
@@ -75,8 +76,8 @@ export const adminTransferRoutes = (deps: Deps) =>
     )
     .post(
       "/:tenant_id/import",
-      async ({ params, body, request, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, body, request, principal }) => {
+        const tenantId = tenant.tenant_id;
         if (body !== RAW_BODY) throw new UnsupportedMediaType(`send the export as ${NDJSON}`);
         const reply = await deps.exportImport.import(tenantId, request.body);
         await deps.audit({
@@ -90,6 +91,7 @@ export const adminTransferRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         response: { 200: ImportReply, ...problems(401, 403, 404, 409, 413, 415, 422, 503, 507) },
         detail: {

@@ -1,7 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
-import { existingTenantId } from "../http/tenant-param.ts";
 import { LiteralUnion, QueryInteger, QueryObject } from "../models/common.ts";
 import { DEAD_LETTER_STATUSES, DeadLetterList, ReplayReply } from "../models/dead-letter.ts";
 import { problems } from "../models/problem.ts";
@@ -27,10 +26,11 @@ const ReplayParams = Type.Object({ tenant_id: Type.String(), event_id: Type.Stri
 export const adminWebhookRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.admin.webhooks", prefix: "/admin/webhooks" })
     .use(deps.authPlugin)
+    .use(deps.tenantParam)
     .get(
       "/dead-letters/:tenant_id",
-      async ({ params, query }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, query }) => {
+        const tenantId = tenant.tenant_id;
         const limit = query.limit ?? 100;
         return {
           dead_letters: await deps
@@ -40,6 +40,7 @@ export const adminWebhookRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: TenantParams,
         query: DeadLetterQuery,
         response: { 200: DeadLetterList, ...problems(401, 403, 404, 422, 503, 507) },
@@ -48,8 +49,8 @@ export const adminWebhookRoutes = (deps: Deps) =>
     )
     .post(
       "/replay/:tenant_id/:event_id",
-      async ({ params, query, principal }) => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, params, query, principal }) => {
+        const tenantId = tenant.tenant_id;
         const eventId = params.event_id;
         if (eventId.length < 1 || eventId.length > MAX_EVENT_ID) throw new NotFound("no such dead letter");
         const reply = await deps.ingest.replay(tenantId, eventId, query.source);
@@ -64,6 +65,7 @@ export const adminWebhookRoutes = (deps: Deps) =>
       },
       {
         auth: "admin",
+        tenant: "any",
         params: ReplayParams,
         query: ReplayQuery,
         response: { 200: ReplayReply, ...problems(401, 403, 404, 422, 503, 507) },

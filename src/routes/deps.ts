@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import type { Embedder } from "../embedding/embedder.ts";
 import type { authPlugin } from "../http/auth-plugin.ts";
 import type { RateLimiter } from "../http/rate-limit.ts";
+import type { tenantParamPlugin } from "../http/tenant-param.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
 import type { MemoryAccess } from "../memory/access.ts";
@@ -18,9 +19,10 @@ import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Secrets } from "../secrets.ts";
+import type { AuditLogs } from "../tenants/audit-logs.ts";
+import type { TenantDirectory } from "../tenants/directory.ts";
 import type { ExportImport } from "../tenants/export-import.ts";
 import type { TenantLifecycle } from "../tenants/lifecycle.ts";
-import type { SystemStore } from "../vault/system-store.ts";
 
 /** What a reload (SIGHUP, `POST /admin/reload`) did: never a secret's value. */
 export interface ReloadReport {
@@ -33,16 +35,24 @@ export interface ReloadReport {
   crm_mapping: { reloaded: boolean; error?: string };
 }
 
-/** Everything a route plugin may use. Routes validate, authorise and ask an actor: nothing more. */
+/**
+ * Everything a route plugin may use. Routes validate, authorise and ask a service or an actor:
+ * nothing more (never the system store or the disk themselves).
+ */
 export interface Deps {
   config: Config;
   clock: Clock;
-  store: SystemStore;
+  /** Which tenants exist, their roles, whether a vault was made: read-only. */
+  tenants: TenantDirectory;
+  /** The admin audit log and the tenants' denial logs, read. */
+  auditLogs: AuditLogs;
   tokens: TokenService;
   auth: Authenticator;
   guard: Guard;
   /** The named auth plugin (one per app): routes declare `{ auth: "caller" | "admin" }`. */
   authPlugin: ReturnType<typeof authPlugin>;
+  /** The named `{tenant_id}` plugin (one per app): routes declare `{ tenant: "any" | "own" }`. */
+  tenantParam: ReturnType<typeof tenantParamPlugin>;
   /** Per-tenant rate limits: the auth plugin checks token-bearing routes, the webhook route its deliveries. */
   rateLimiter: RateLimiter;
   memory: MemoryAccess;

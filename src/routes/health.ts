@@ -1,16 +1,14 @@
 import { Elysia } from "elysia";
-import { existingTenantId } from "../http/tenant-param.ts";
-import { ULID_RE } from "../models/common.ts";
 import { Healthz, TenantHealthView } from "../models/health.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
-import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
 
 /** `/healthz` (no auth) and the per-tenant health. */
 export const healthRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.health" })
     .use(deps.authPlugin)
+    .use(deps.tenantParam)
     .get(
       "/healthz",
       () => ({
@@ -18,7 +16,7 @@ export const healthRoutes = (deps: Deps) =>
         version: deps.config.version,
         started_at: new Date(deps.startedAt).toISOString(),
         uptime_s: Math.floor((deps.clock.now() - deps.startedAt) / 1000),
-        tenants: deps.store.tenantCount(),
+        tenants: deps.tenants.count(),
         limits: {
           open_files: deps.limits.openFiles,
           max_open_tenants: deps.limits.maxOpenTenants,
@@ -36,15 +34,12 @@ export const healthRoutes = (deps: Deps) =>
     )
     .get(
       "/tenants/:tenant_id/healthz",
-      async ({ params, principal, req }) => {
-        // Another tenant's id is refused whether or not it exists: a 404 would tell which ids do.
-        if (ULID_RE.test(params.tenant_id)) deps.guard.requireTenantAccess(principal, params.tenant_id, req);
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
+      async ({ tenant, principal, req }) => {
         deps.guard.require(principal, "tenant:read", req);
-        const tenant = deps.store.getTenant(tenantId)!;
+        const tenantId = tenant.tenant_id;
         const base = { tenant_id: tenantId, status: tenant.status };
         // A missing vault is reported, not silently re-created by starting the actor.
-        if (!vaultPresent(deps.config.dataDir, tenantId)) {
+        if (!deps.tenants.vaultPresent(tenantId)) {
           return {
             ...base,
             vault: { present: false, entries: 0 },
@@ -57,6 +52,8 @@ export const healthRoutes = (deps: Deps) =>
       },
       {
         auth: "caller",
+        // Another tenant's id is refused whether or not it exists: a 404 would tell which ids do.
+        tenant: "own",
         params: TenantParams,
         response: { 200: TenantHealthView, ...problems(401, 403, 404, 503, 507) },
         detail: { tags: ["health"], summary: "Per-tenant health: vault, index, dead letters, connectors" },

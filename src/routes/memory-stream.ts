@@ -53,7 +53,7 @@ export const memoryStreamRoutes = (deps: Deps) =>
       const source = tenantChangeSource(
         {
           guard: deps.guard,
-          store: deps.store,
+          tenants: deps.tenants,
           tenant: deps.tenant(tenantId),
           subscribe: (listener) => deps.changeFeeds.subscribe(tenantId, listener),
         },

@@ -7,7 +7,6 @@ import { CATEGORIES, type Category } from "../models/category.ts";
 import { isoOf } from "../models/common.ts";
 import type { DayRange } from "../models/tenant-stats.ts";
 import type { TenantStats } from "../protocols/tenant-protocol.ts";
-import { vaultPresent } from "../vault/tenant-paths.ts";
 import type { Deps } from "./deps.ts";
 
 /** Days counted by default: today and the 29 before it, as the dashboard's chart. */
@@ -19,11 +18,11 @@ const FIRST_DAY_MS = Date.parse("0000-01-01T00:00:00.000Z");
 
 /** A tenant without a vault has nothing to count; asking its actor would create the vault. */
 export function tenantStats(
-  deps: Pick<Deps, "config" | "tenant">,
+  deps: Pick<Deps, "tenants" | "tenant">,
   tenantId: string,
   days: DayRange,
 ): Promise<TenantStats> | TenantStats {
-  if (!vaultPresent(deps.config.dataDir, tenantId)) return noStats();
+  if (!deps.tenants.vaultPresent(tenantId)) return noStats();
   return deps.tenant(tenantId).ask({ type: "tenant.stats", ...days });
 }
 

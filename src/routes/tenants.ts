@@ -10,7 +10,7 @@ export function tenantItem(deps: Deps, tenant: Tenant) {
     tenant_id: tenant.tenant_id,
     name: tenant.name,
     status: tenant.status,
-    role_count: deps.store.listRoles(tenant.tenant_id).length,
+    role_count: deps.tenants.roles(tenant.tenant_id).length,
     created_at: tenant.created_at,
   };
 }
@@ -20,7 +20,7 @@ export const TenantPageQuery = PageQuery(1000, 100);
 /** One page of every tenant, oldest first: `?limit=1..1000` (default 100) and the opaque `?cursor=`. */
 export function tenantPage(deps: Deps, query: { limit?: number; cursor?: string }) {
   const after = query.cursor === undefined ? undefined : tenantCursorOf(query.cursor);
-  const page = deps.store.listTenantsPage(query.limit ?? 100, after);
+  const page = deps.tenants.page(query.limit ?? 100, after);
   const last = page.tenants[page.tenants.length - 1];
   return {
     tenants: page.tenants.map((t) => tenantItem(deps, t)),
@@ -51,7 +51,7 @@ export const tenantRoutes = (deps: Deps) =>
       ({ principal, req, query }) => {
         if (principal.admin) return tenantPage(deps, query);
         deps.guard.require(principal, "tenant:read", req);
-        const own = deps.store.getTenant(principal.tenantId);
+        const own = deps.tenants.get(principal.tenantId);
         return { tenants: own ? [tenantItem(deps, own)] : [] };
       },
       {
@@ -65,7 +65,7 @@ export const tenantRoutes = (deps: Deps) =>
       "/me",
       ({ principal }) => ({
         tenant_id: principal.tenantId,
-        tenant_name: principal.admin ? "operator" : (deps.store.getTenant(principal.tenantId)?.name ?? null),
+        tenant_name: principal.admin ? "operator" : (deps.tenants.get(principal.tenantId)?.name ?? null),
         sub: principal.sub,
         roles: principal.roles,
         admin: principal.admin,

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
 import { toAppError } from "../http/errors.ts";
 import { safeEcho } from "../http/safe-echo.ts";
-import { existingTenantId } from "../http/tenant-param.ts";
+import type { TenantParamOption } from "../http/tenant-param.ts";
 import type { IngestSummary as Summary } from "../ingest/ingest-item.ts";
 import { StrictObject } from "../models/common.ts";
 import { IngestSummary, IntakeQueued } from "../models/dead-letter.ts";
@@ -71,43 +71,61 @@ async function countRefusals<T>(deps: Deps, source: string, delivery: () => Prom
   }
 }
 
+/** The delivery's source, or a 404 (not counted: there is no source to count it against). */
+function sourceOf({ params }: { params: Record<string, string> }) {
+  const source = findSource(params.source ?? "");
+  if (!source) throw new NotFound(`no webhook source ${safeEcho(params.source ?? "")}`);
+  return { source };
+}
+
+/** Any tenant; its refusal (404) counts against the delivery's source, as every other refusal does. */
+function tenantOfDelivery(deps: Deps): TenantParamOption {
+  return {
+    scope: "any",
+    onRefusal: (error, params) => deps.ingest.counters.rejected(sourceOf({ params }).source.id, error.status),
+  };
+}
+
 /** `POST /webhooks/{source}/{tenant_id}`: the source and tenant are checked here, the rest in the ingest pipeline. */
 export const webhookRoutes = (deps: Deps) =>
-  new Elysia({ name: "routes.webhooks" }).post(
-    "/webhooks/:source/:tenant_id",
-    async ({ params, request }) => {
-      const source = findSource(params.source);
-      if (!source) throw new NotFound(`no webhook source ${safeEcho(params.source)}`);
-      const answer = await countRefusals(deps, source.id, async () => {
-        const tenantId = existingTenantId(deps.store, params.tenant_id);
-        // Before the body is read: a limited delivery is answered 429 with nothing written or
-        // dead-lettered, so the platform delivers it again after Retry-After.
-        const refused = deps.rateLimiter.admit(tenantId, "webhook", source.id);
-        if (refused) await refused;
-        return deps.ingest.webhook(source, tenantId, request);
-      });
-      if (!("status" in answer)) return answer;
-      // A source's own answer (SOAP ack, handshake) goes out as a Response, as it is. Elysia types an
-      // async handler's result as the schema's type or a Response, not a union of both: hence the cast.
-      return new Response(answer.body, {
-        status: answer.status,
-        headers: answer.headers,
-      }) as unknown as Summary;
-    },
-    {
-      params: WebhookParams,
-      response: {
-        200: WebhookAnswer,
-        // Answered by the cluster router, never by this handler (single-node mode has no 202).
-        202: IntakeQueued,
-        ...problems(400, 401, 404, 413, 429, 503, 507),
+  new Elysia({ name: "routes.webhooks" })
+    .use(deps.tenantParam)
+    .macro({ webhookSource: { resolve: sourceOf } })
+    .post(
+      "/webhooks/:source/:tenant_id",
+      async ({ source, tenant, request }) => {
+        const answer = await countRefusals(deps, source.id, async () => {
+          // Before the body is read: a limited delivery is answered 429 with nothing written or
+          // dead-lettered, so the platform delivers it again after Retry-After.
+          const refused = deps.rateLimiter.admit(tenant.tenant_id, "webhook", source.id);
+          if (refused) await refused;
+          return deps.ingest.webhook(source, tenant.tenant_id, request);
+        });
+        if (!("status" in answer)) return answer;
+        // A source's own answer (SOAP ack, handshake) goes out as a Response, as it is. Elysia types an
+        // async handler's result as the schema's type or a Response, not a union of both: hence the cast.
+        return new Response(answer.body, {
+          status: answer.status,
+          headers: answer.headers,
+        }) as unknown as Summary;
       },
-      detail: {
-        tags: ["webhooks"],
-        summary: "Receive a signed event from a source for a tenant",
-        // The body is read raw (its signature covers the bytes), so it has no schema on the route.
-        requestBody: WEBHOOK_BODY,
-        security: [],
+      {
+        // The source first (CONTRACT §7), then the tenant.
+        webhookSource: true,
+        tenant: tenantOfDelivery(deps),
+        params: WebhookParams,
+        response: {
+          200: WebhookAnswer,
+          // Answered by the cluster router, never by this handler (single-node mode has no 202).
+          202: IntakeQueued,
+          ...problems(400, 401, 404, 413, 429, 503, 507),
+        },
+        detail: {
+          tags: ["webhooks"],
+          summary: "Receive a signed event from a source for a tenant",
+          // The body is read raw (its signature covers the bytes), so it has no schema on the route.
+          requestBody: WEBHOOK_BODY,
+          security: [],
+        },
       },
-    },
-  );
+    );
