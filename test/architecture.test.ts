@@ -1,0 +1,81 @@
+/**
+ * The layering rules of the source, checked on every import under src/ and actors/ (type imports
+ * included). Each rule is one test over `files`; a new rule (a file-size limit, say) is one more.
+ */
+import { describe, expect, test } from "bun:test";
+import { cyclesOf, type SourceFile, sourceFiles, specifiersOf } from "./helpers/source-graph.ts";
+
+const files = sourceFiles(["src", "actors"]);
+
+/** Each file's imports of other repository files. */
+const edges = new Map(files.map((f) => [f.path, f.imports.flatMap((i) => (i.target ? [i.target] : []))]));
+
+/** The imports of `under/**` that `allowed` refuses, as `file → specifier` lines. */
+function importsBreaking(under: string, allowed: (i: SourceFile["imports"][number]) => boolean): string[] {
+  return files
+    .filter((f) => f.path.startsWith(under))
+    .flatMap((f) => f.imports.filter((i) => !allowed(i)).map((i) => `${f.path} → ${i.specifier}`));
+}
+
+describe("the import scanner", () => {
+  test("sees type imports, multi-line clauses, export-from and side-effect imports, not comments or strings", () => {
+    const text = [
+      'import type { A } from "./a.ts";',
+      "import {",
+      "  b,",
+      "  type C,",
+      '} from "./b.ts";',
+      'export { d } from "./d.ts";',
+      'export type { E } from "./e.ts";',
+      'import "./side.ts";',
+      '// import x from "./commented.ts";',
+      'const s = "import y from \\"./quoted.ts\\"";',
+      "export const from = 1;",
+    ].join("\n");
+    expect(specifiersOf(text)).toEqual(["./a.ts", "./b.ts", "./d.ts", "./e.ts", "./side.ts"]);
+  });
+
+  test("reads the whole source, type imports included", () => {
+    expect(files.length).toBeGreaterThan(100);
+    // A type-only import: the route dependencies take the auth plugin's type.
+    expect(edges.get("src/routes/deps.ts")).toContain("src/http/auth-plugin.ts");
+    expect(edges.get("src/app.ts")).toContain("src/routes/deps.ts");
+  });
+
+  test("reports a cycle as the path that closes it", () => {
+    const graph = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a", "d"]],
+      ["d", []],
+      ["e", ["e"]],
+    ]);
+    expect(cyclesOf(graph)).toEqual([
+      ["a", "b", "c", "a"],
+      ["e", "e"],
+    ]);
+  });
+});
+
+describe("architecture", () => {
+  test("no import cycle, type imports included", () => {
+    const cycles = cyclesOf(edges).map((c) => c.join(" → "));
+    expect(cycles).toEqual([]);
+  });
+
+  test("src/models is the ground floor: it imports only other models and packages", () => {
+    const outside = importsBreaking("src/models/", (i) => !i.target || i.target.startsWith("src/models/"));
+    expect(outside).toEqual([]);
+  });
+
+  test("routes reach services: no actors, no vault, no file system", () => {
+    const reached = importsBreaking(
+      "src/routes/",
+      (i) =>
+        !i.target?.startsWith("actors/") &&
+        !i.target?.startsWith("src/vault/") &&
+        !/^(node:)?fs(\/|$)/.test(i.specifier),
+    );
+    expect(reached).toEqual([]);
+  });
+});
