@@ -5,8 +5,8 @@
  * Nothing replaces them after the start: cluster mode builds its implementations first
  * (src/cluster/cluster-ports.ts) and passes them in.
  *
- * Imported by src/ and actors/ alike, so it depends on nothing above the vault and the models
- * (the route types below are types only).
+ * Imported by src/ and actors/ alike, so it depends on nothing above the vault, the models and
+ * the actor protocols' types.
  */
 import type { EraseReport } from "./models/erase.ts";
 import type { RevenueReport, Window } from "./models/revenue.ts";
