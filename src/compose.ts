@@ -3,7 +3,7 @@
  * messaging bridge. `src/lib.ts` wraps it for embedding; `src/index.ts` serves it.
  */
 import { CRM_REQUIRED, crmStreamBehaviour } from "../actors/connectors/crm-stream/actor.ts";
-import { mailWatchBehaviour } from "../actors/mail-watch.ts";
+import { mailWatchBehaviour } from "../actors/connectors/mail-watch/actor.ts";
 import { messagingBridgeBehaviour } from "../actors/messaging-bridge.ts";
 import { outboundBehaviour } from "../actors/outbound.ts";
 import { systemBehaviour } from "../actors/system.ts";

@@ -1,7 +1,7 @@
 /**
- * Messages of the connector actors (actors/mail-watch.ts, actors/crm-stream.ts), one actor of each
- * kind per tenant. Their statuses are stored in the tenant's connector state as `status:mail` and
- * `status:crm`, which tenant health shows under `connectors`.
+ * Messages of the connector actors (actors/connectors/mail-watch/, actors/connectors/crm-stream/),
+ * one actor of each kind per tenant. Their statuses are stored in the tenant's connector state as
+ * `status:mail` and `status:crm`, which tenant health shows under `connectors`.
  */
 // biome-ignore-all lint/suspicious/noConfusingVoidType: a reply of `void` is "no answer", as in TenantProtocol.
 

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Backoff, backoffDelay } from "../../src/connectors/backoff.ts";
 import { insecureUrlReason } from "../../src/connectors/url-policy.ts";
-import { DAY_MS, nextRenewalAt, RENEW_MARGIN_MS, watchIsLive } from "../../src/connectors/watch-schedule.ts";
 
 describe("backoffDelay", () => {
   const opts = { baseMs: 1000, maxMs: 30_000 };
@@ -45,25 +44,5 @@ describe("insecureUrlReason", () => {
     expect(insecureUrlReason("CRM_INSTANCE_URL", "http://127.0.0.2")).toContain("must use https");
     expect(insecureUrlReason("CRM_INSTANCE_URL", "ftp://localhost")).toContain("must use https");
     expect(insecureUrlReason("CRM_INSTANCE_URL", "not a url")).toBe("CRM_INSTANCE_URL is not a valid URL");
-  });
-});
-
-describe("watch renewal schedule", () => {
-  const t0 = Date.UTC(2026, 10, 21);
-
-  test("daily while the watch has days left", () => {
-    expect(nextRenewalAt({ historyId: "1", renewedAt: t0, expiration: t0 + 7 * DAY_MS })).toBe(t0 + DAY_MS);
-  });
-
-  test("an hour before expiry when that comes first", () => {
-    const expiration = t0 + 5 * 3600_000;
-    expect(nextRenewalAt({ historyId: "1", renewedAt: t0, expiration })).toBe(expiration - RENEW_MARGIN_MS);
-  });
-
-  test("a watch within the margin of its expiry is not live", () => {
-    const watch = { historyId: "1", renewedAt: t0, expiration: t0 + 7 * DAY_MS };
-    expect(watchIsLive(watch, t0)).toBe(true);
-    expect(watchIsLive(watch, watch.expiration - RENEW_MARGIN_MS)).toBe(false);
-    expect(watchIsLive(undefined, t0)).toBe(false);
   });
 });

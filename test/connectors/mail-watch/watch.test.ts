@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DAY_MS } from "../../src/connectors/watch-schedule.ts";
-import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
-import type { MailStatus } from "../../src/protocols/connector-protocol.ts";
-import { ManualClock } from "../../src/runtime/clock.ts";
-import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
-import { type Harness, startHarness } from "../helpers/harness.ts";
-import { pollUntil } from "../helpers/poll.ts";
+import { DAY_MS } from "../../../actors/connectors/mail-watch/watch-schedule.ts";
+import { OPERATOR_TENANT_ID } from "../../../src/models/common.ts";
+import type { MailStatus } from "../../../src/protocols/connector-protocol.ts";
+import { ManualClock } from "../../../src/runtime/clock.ts";
+import { type FakeMailProvider, startFakeMailProvider } from "../../fakes/mail-provider.ts";
+import { type Harness, startHarness } from "../../helpers/harness.ts";
+import { pollUntil } from "../../helpers/poll.ts";
 
 const EMAIL = "ops@example.com";
 const TOPIC = "projects/acme/topics/mail-push";

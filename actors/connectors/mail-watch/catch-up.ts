@@ -7,8 +7,9 @@
  * high-water mark, so the first replay that succeeds brings the whole gap and the others then find
  * nothing new: nothing is written twice.
  */
-import type { Clock, TimerHandle } from "../runtime/clock.ts";
-import type { Backoff } from "./backoff.ts";
+
+import type { Backoff } from "../../../src/connectors/backoff.ts";
+import type { Clock, TimerHandle } from "../../../src/runtime/clock.ts";
 
 /** Notifications kept waiting at most; older ones stay dead letters that an operator can replay. */
 export const MAX_WAITING = 100;

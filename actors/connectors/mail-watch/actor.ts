@@ -1,3 +1,4 @@
+// One folder per connector actor: the mail watch and what only it uses (watch schedule, catch-up queue); shared plumbing is in src/connectors/.
 /**
  * The mail connector of one tenant (SOURCES.md, `mail` Expansion and Watch).
  *
@@ -17,37 +18,36 @@
  *   - Without credentials: `mail_api_not_configured`; API failures: `mail_api_error: <status> (...)`.
  *     Both are dead letters that a replay expands again once the cause is gone. A passing failure
  *     (429, 5xx, no answer) is replayed by the connector itself, after the API's `Retry-After` or
- *     its backoff (src/connectors/catch-up.ts); health shows `pending_retries` until it went through.
+ *     its backoff (catch-up.ts); health shows `pending_retries` until it went through.
  *
  * Watch: `mail.start` calls watch when no unexpired watch is stored, then renews it daily and
  * always an hour before its 7-day expiry; failed calls are retried with backoff and jitter, or after
  * the API's `Retry-After` when it named one. Every timer goes through the injected clock. The status
  * is stored as `status:mail`.
  */
-import { Backoff } from "../src/connectors/backoff.ts";
-import { CatchUpQueue } from "../src/connectors/catch-up.ts";
-import { boundedFetch, errorMessage } from "../src/connectors/transport.ts";
-import {
-  nextRenewalAt,
-  type StoredWatch,
-  storedWatchOf,
-  watchIsLive,
-} from "../src/connectors/watch-schedule.ts";
-import { isoOf } from "../src/models/common.ts";
-import type { MailExpansion, MailStatus, MailWatchProtocol } from "../src/protocols/connector-protocol.ts";
-import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
-import type { ActorRef } from "../src/runtime/actor-system.ts";
-import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
-import type { Behaviour, MessageOf } from "../src/runtime/protocol.ts";
-import type { Secrets } from "../src/secrets.ts";
+import { Backoff } from "../../../src/connectors/backoff.ts";
+import { boundedFetch, errorMessage } from "../../../src/connectors/transport.ts";
+import { isoOf } from "../../../src/models/common.ts";
+import type {
+  MailExpansion,
+  MailStatus,
+  MailWatchProtocol,
+} from "../../../src/protocols/connector-protocol.ts";
+import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
+import type { ActorRef } from "../../../src/runtime/actor-system.ts";
+import type { Clock, TimerHandle } from "../../../src/runtime/clock.ts";
+import type { Behaviour, MessageOf } from "../../../src/runtime/protocol.ts";
+import type { Secrets } from "../../../src/secrets.ts";
 import {
   type HistoryRecord,
   MailApiClient,
   MailApiError,
   type MessageMeta,
-} from "../src/sources/mail/api.ts";
-import { mapMailHistory } from "../src/sources/mail/history.ts";
-import type { MapResult, SourceEvent } from "../src/sources/types.ts";
+} from "../../../src/sources/mail/api.ts";
+import { mapMailHistory } from "../../../src/sources/mail/history.ts";
+import type { MapResult, SourceEvent } from "../../../src/sources/types.ts";
+import { CatchUpQueue } from "./catch-up.ts";
+import { nextRenewalAt, type StoredWatch, storedWatchOf, watchIsLive } from "./watch-schedule.ts";
 
 export const MAIL_STATE = {
   history: "mail:history",
