@@ -201,6 +201,8 @@ export function composeRuntime({
   );
   const mailExpander: Expander = {
     expand: (tenantId, event) => mailWatch.ask(tenantId, { type: "mail.expand", event }),
+    settled: (tenantId, eventId, committed) =>
+      mailWatch.tell(tenantId, { type: "mail.settled", eventId, committed }),
   };
   const ingest = new IngestPipeline({
     secrets,
