@@ -2,7 +2,12 @@ import type { Sha8 } from "../src/memory/entry-id.ts";
 import type { StoredEntry } from "../src/memory/temporal.ts";
 import type { Category } from "../src/models/category.ts";
 import type { Entry } from "../src/models/entry.ts";
-import type { CreateEntry, ListEntries, SearchEntries, SearchResult } from "../src/protocols/tenant-protocol.ts";
+import type {
+  CreateEntry,
+  ListEntries,
+  SearchEntries,
+  SearchResult,
+} from "../src/protocols/tenant-protocol.ts";
 import type { Clock } from "../src/runtime/clock.ts";
 import type { TenantVault, WriteSet } from "../src/vault/tenant-vault.ts";
 import { MemoryIndexes } from "./memory/indexes.ts";
