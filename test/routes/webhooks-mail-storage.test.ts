@@ -112,7 +112,7 @@ test("a notification refused with 507 is expanded again on redelivery once space
 
   const again = await push(t.tenantId, "push-full-1");
   expect(again.status).toBe(200);
-  const summary = await again.json();
+  const summary = (await again.json()) as { accepted: number; duplicates: number; entries: string[] };
   expect(summary).toMatchObject({ accepted: 1, duplicates: 0 });
   expect(summary.entries).toHaveLength(1);
   const facts = await h.json("GET", "/memory/facts?limit=10", { token: t.token });
