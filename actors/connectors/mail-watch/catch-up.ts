@@ -7,9 +7,12 @@
  * high-water mark, so the first replay that succeeds brings the whole gap and the others then find
  * nothing new: nothing is written twice.
  */
-
 import type { Backoff } from "../../../src/connectors/backoff.ts";
+import { errorMessage } from "../../../src/connectors/transport.ts";
 import type { Clock, TimerHandle } from "../../../src/runtime/clock.ts";
+
+/** Replays a tenant's dead letter of a mail notification through the ingest pipeline. */
+export type ReplayDeadLetter = (eventId: string) => Promise<{ status: "replayed" | "dead" }>;
 
 /** Notifications kept waiting at most; older ones stay dead letters that an operator can replay. */
 export const MAX_WAITING = 100;
@@ -80,4 +83,35 @@ export class CatchUpQueue {
       this.onDue();
     }, delayMs);
   }
+}
+
+/**
+ * Replays the waiting notifications oldest first, outside the mailbox. A replay that fails again
+ * puts itself back (its expansion queued it, or it is put back here) and the rest wait with it.
+ * False when it stopped early (the runtime stopping, or nothing to replay with).
+ */
+export async function replayWaiting(
+  queue: CatchUpQueue,
+  replay: ReplayDeadLetter | undefined,
+  { stopping, log }: { stopping: () => boolean; log: (line: string) => void },
+): Promise<boolean> {
+  const ids = queue.take();
+  for (let i = 0; i < ids.length; i++) {
+    if (stopping() || !replay) return false;
+    let status: "replayed" | "dead";
+    try {
+      ({ status } = await replay(ids[i]!));
+    } catch (error) {
+      // The dead letter may not be committed yet, or the tenant is stopping: try again later.
+      log(`catch-up replay failed: ${errorMessage(error)}`);
+      status = "dead";
+      queue.putBack([ids[i]!]);
+    }
+    if (status === "dead") {
+      queue.putBack(ids.slice(i + 1));
+      break;
+    }
+    queue.succeeded();
+  }
+  return true;
 }
