@@ -4,7 +4,7 @@
  */
 import { CRM_REQUIRED, crmStreamBehaviour } from "../actors/connectors/crm-stream/actor.ts";
 import { mailWatchBehaviour } from "../actors/connectors/mail-watch/actor.ts";
-import { messagingBridgeBehaviour } from "../actors/messaging-bridge.ts";
+import { messagingBridgeBehaviour } from "../actors/connectors/messaging-bridge/actor.ts";
 import { outboundBehaviour } from "../actors/outbound.ts";
 import { systemBehaviour } from "../actors/system.ts";
 import { startTenant } from "../actors/tenant.ts";

@@ -1,17 +1,18 @@
+// One folder per connector actor: the bridge's actor; the bridge itself (src/bridge/) stays in src/, which src/lib.ts exports.
 /**
  * The messaging bridge's connector actor for one tenant (`messaging-bridge:<tenant>`): its mailbox
  * keeps the tenant's bridge deliveries in order, each one going through the ingest pipeline and
  * committed before the next starts. Its status commits with each event, where the tenant's health
  * reads it (`connectors.messaging`).
  */
-import type { Arrival } from "../src/ingest/deliver.ts";
-import type { IngestSummary } from "../src/ingest/ingest-item.ts";
-import { isoOf } from "../src/models/common.ts";
-import type { BridgeProtocol, BridgeStatus } from "../src/protocols/connector-protocol.ts";
-import type { Clock } from "../src/runtime/clock.ts";
-import type { Behaviour } from "../src/runtime/protocol.ts";
-import { messagingEvent } from "../src/sources/messaging.ts";
-import type { SourceEvent } from "../src/sources/types.ts";
+import type { Arrival } from "../../../src/ingest/deliver.ts";
+import type { IngestSummary } from "../../../src/ingest/ingest-item.ts";
+import { isoOf } from "../../../src/models/common.ts";
+import type { BridgeProtocol, BridgeStatus } from "../../../src/protocols/connector-protocol.ts";
+import type { Clock } from "../../../src/runtime/clock.ts";
+import type { Behaviour } from "../../../src/runtime/protocol.ts";
+import { messagingEvent } from "../../../src/sources/messaging.ts";
+import type { SourceEvent } from "../../../src/sources/types.ts";
 
 export interface BridgeDeps {
   clock: Clock;
