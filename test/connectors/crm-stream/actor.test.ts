@@ -241,6 +241,10 @@ describe("CRM stream over SSE", () => {
 });
 
 describe("CRM stream over SSE: a silent stream", () => {
+  // Other tests' connected tenants would re-arm watchdogs at the same instants on the shared clock,
+  // and the heartbeat test's wait could then be met by theirs before its own stream read the beat.
+  beforeEach(onlyThisTestsConnector);
+
   /** The configured silence interval (MEMORY_RUNTIME_STREAM_SILENCE_SECONDS, default 120). */
   const SILENCE_MS = 120_000;
 
