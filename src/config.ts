@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { USE_LITE_DIMS } from "./embedding/use-lite.ts";
 import {
   DEFAULT_HOLD_MS,
   DEFAULT_MAX_BUCKETS,
@@ -12,7 +13,7 @@ import { MAX_TOKEN_TTL_SECONDS } from "./models/role.ts";
  * Reads the environment once, validated. Nothing else reads process.env; per-tenant secrets go
  * through src/secrets.ts, which is handed the same environment object.
  */
-export type EmbedderKind = "hash" | "http" | "client";
+export type EmbedderKind = "hash" | "http" | "client" | "local";
 
 export interface Config {
   jwtSecret: Uint8Array;
@@ -86,7 +87,7 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
       `MEMORY_RUNTIME_JWT_SECRET is ${jwtSecret.byteLength} bytes; HS256 needs at least ${MIN_SECRET_BYTES}. ${HOW_TO_MAKE_A_SECRET}`,
     );
   }
-  const embedder = oneOf(env, "MEMORY_RUNTIME_EMBEDDER", ["hash", "http", "client"], "hash");
+  const embedder = oneOf(env, "MEMORY_RUNTIME_EMBEDDER", ["hash", "http", "client", "local"], "hash");
   const config: Config = {
     jwtSecret,
     port: integer(env, "PORT", 8080, 0, 65535),
@@ -96,7 +97,7 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     crmMappingPath: env.MEMORY_RUNTIME_CRM_MAPPING || DEFAULT_CRM_MAPPING,
     crmMappingIsDefault: !env.MEMORY_RUNTIME_CRM_MAPPING,
     embedder,
-    embeddingDims: integer(env, "MEMORY_RUNTIME_EMBEDDING_DIMS", 384, 1, 4096),
+    embeddingDims: embeddingDims(env, embedder),
     embeddingsUrl: env.MEMORY_RUNTIME_EMBEDDINGS_URL || undefined,
     embeddingsModel: env.MEMORY_RUNTIME_EMBEDDINGS_MODEL || undefined,
     embeddingsApiKey: env.MEMORY_RUNTIME_EMBEDDINGS_API_KEY || undefined,
@@ -125,6 +126,25 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     throw new ConfigError("MEMORY_RUNTIME_EMBEDDER=http needs MEMORY_RUNTIME_EMBEDDINGS_URL");
   }
   return config;
+}
+
+const DEFAULT_EMBEDDING_DIMS = 384;
+
+/**
+ * The vector length. The local model's is fixed (512): it is the default with `local`, and any
+ * other value is refused rather than overridden, since an operator who set it expects it to hold.
+ */
+function embeddingDims(env: Env, embedder: EmbedderKind): number {
+  const name = "MEMORY_RUNTIME_EMBEDDING_DIMS";
+  if (embedder !== "local") return integer(env, name, DEFAULT_EMBEDDING_DIMS, 1, 4096);
+  const dims = integer(env, name, USE_LITE_DIMS, 1, 4096);
+  if (dims !== USE_LITE_DIMS) {
+    throw new ConfigError(
+      `MEMORY_RUNTIME_EMBEDDER=local makes vectors of ${USE_LITE_DIMS} dimensions, but ${name} is ${dims}: ` +
+        `unset ${name} or set it to ${USE_LITE_DIMS}`,
+    );
+  }
+  return dims;
 }
 
 function rateLimits(env: Env): RateLimitSettings {

@@ -2,6 +2,9 @@ import { ClientEmbedder } from "./client-embedder.ts";
 import type { Embedder, EmbedderKind } from "./embedder.ts";
 import { HashEmbedder } from "./hash-embedder.ts";
 import { HttpEmbedder } from "./http-embedder.ts";
+import { LocalEmbedder } from "./local-embedder.ts";
+import { type LocalModel, sharedLocalModel } from "./local-model.ts";
+import { USE_LITE_DIMS } from "./use-lite.ts";
 
 /**
  * The factory lives apart from the Embedder interface (embedder.ts): every implementation imports
@@ -17,6 +20,8 @@ export interface EmbedderConfig {
   fetch?: typeof fetch;
   /** Per-request timeout of the http embedder, default 30 s. */
   timeoutMs?: number;
+  /** The local embedder's model; default: the process's shared one, loaded on first use. */
+  localModel?: LocalModel;
 }
 
 export function createEmbedder(cfg: EmbedderConfig): Embedder {
@@ -28,5 +33,10 @@ export function createEmbedder(cfg: EmbedderConfig): Embedder {
     case "http":
       if (!cfg.url) throw new Error("the http embedder needs a url");
       return new HttpEmbedder({ ...cfg, url: cfg.url });
+    case "local":
+      // The config refuses other dims with a message for the operator; this guards other callers.
+      if (cfg.dims !== USE_LITE_DIMS)
+        throw new Error(`the local embedder's vectors have ${USE_LITE_DIMS} dims, not ${cfg.dims}`);
+      return new LocalEmbedder(cfg.localModel ?? sharedLocalModel());
   }
 }

@@ -1,7 +1,7 @@
 import { ValidationFailed } from "../errors.ts";
 import { normalizeInPlace, vectorProblem } from "./vector-math.ts";
 
-export type EmbedderKind = "hash" | "http" | "client";
+export type EmbedderKind = "hash" | "http" | "client" | "local";
 
 /** Turns texts into unit-length vectors of `dims` numbers, one per text, in order. */
 export interface Embedder {

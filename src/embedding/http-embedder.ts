@@ -1,4 +1,5 @@
 import type { Embedder } from "./embedder.ts";
+import { EmbeddingFailed } from "./embedding-failed.ts";
 import { normalizeInPlace, vectorProblem } from "./vector-math.ts";
 
 export interface HttpEmbedderOptions {
@@ -24,10 +25,8 @@ interface EmbeddingItem {
   index: unknown;
 }
 
-/** The embeddings service failed; the message (for the log, never the caller) says how. */
-export class EmbeddingFailed extends Error {
-  override readonly name = "EmbeddingFailed";
-}
+// Re-exported: the HTTP error mapping and its tests import it from here.
+export { EmbeddingFailed };
 
 /**
  * An OpenAI-compatible embeddings client: `POST {url}/embeddings` with `{model, input}`.
