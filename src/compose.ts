@@ -5,9 +5,9 @@
 import { CRM_REQUIRED, crmStreamBehaviour } from "../actors/connectors/crm-stream/actor.ts";
 import { mailWatchBehaviour } from "../actors/connectors/mail-watch/actor.ts";
 import { messagingBridgeBehaviour } from "../actors/connectors/messaging-bridge/actor.ts";
-import { outboundBehaviour } from "../actors/outbound.ts";
 import { systemBehaviour } from "../actors/system.ts";
-import { startTenant } from "../actors/tenant.ts";
+import { outboundBehaviour } from "../actors/tenant/outbound/delivery-worker.ts";
+import { startTenant } from "../actors/tenant/tenant.ts";
 import { Authenticator } from "./auth/authenticator.ts";
 import { Guard } from "./auth/guard.ts";
 import { TokenService } from "./auth/tokens.ts";

@@ -2,8 +2,8 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sha8 } from "../src/memory/entry-id.ts";
-import { identityText } from "../src/memory/entry-identity.ts";
+import { sha8 } from "../actors/tenant/memory/entry-id.ts";
+import { identityText } from "../actors/tenant/memory/entry-identity.ts";
 import { type Harness, startHarness, TEST_SECRET } from "./helpers/harness.ts";
 import { cleanEnv, ROOT, run } from "./helpers/spawn.ts";
 

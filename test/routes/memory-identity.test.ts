@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { canonicalJson, sha8 } from "../../src/memory/entry-id.ts";
+import { canonicalJson, sha8 } from "../../actors/tenant/memory/entry-id.ts";
 import type { Entry } from "../../src/models/entry.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import { TenantVault } from "../../src/vault/tenant-vault.ts";

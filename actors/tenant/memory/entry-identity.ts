@@ -5,9 +5,10 @@
  * entries. Entries stored under the earlier rule (tenant, category, content, data, valid_from,
  * source) keep their ids: a write of one of them again is recognised through that rule too.
  */
-import type { Entry } from "../models/entry.ts";
+
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { Entry } from "../../../src/models/entry.ts";
 import { canonicalJson, entryId, type IdentityContent, type Sha8 } from "./entry-id.ts";
-import type { StoredEntry } from "./temporal.ts";
 
 /** Fields of a returned entry that are not its body: the server's, and the tenant (named apart). */
 const NOT_BODY = new Set([

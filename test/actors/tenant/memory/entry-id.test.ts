@@ -1,5 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { canonicalJson, entryId, type IdentityContent, sha8 } from "../../src/memory/entry-id.ts";
+import {
+  canonicalJson,
+  entryId,
+  type IdentityContent,
+  sha8,
+} from "../../../../actors/tenant/memory/entry-id.ts";
 
 const identity: IdentityContent = {
   tenant: "01JDB2X6J3KQ5W8Z3M4N7P9R2S",

@@ -5,10 +5,10 @@
  * the seal's error and keeps nothing (a retry imports into the still-empty tenant).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unavailable } from "../../src/errors.ts";
-import { singleNodeStorage, type TenantStorage } from "../../src/ports.ts";
-import type { TenantVault } from "../../src/vault/tenant-vault.ts";
-import { type Harness, startHarness } from "../helpers/harness.ts";
+import { Unavailable } from "../../../../src/errors.ts";
+import { singleNodeStorage, type TenantStorage } from "../../../../src/ports.ts";
+import type { TenantVault } from "../../../../src/vault/tenant-vault.ts";
+import { type Harness, startHarness } from "../../../helpers/harness.ts";
 
 let h: Harness;
 /** The seal a test sets for its own import; none between tests (a single node's). */

@@ -1,9 +1,14 @@
-import { NotFound } from "../src/errors.ts";
-import type { Category } from "../src/models/category.ts";
-import type { Change } from "../src/models/change.ts";
-import type { Entry } from "../src/models/entry.ts";
-import type { EntryHistory, HistoryEvent, HistoryEventType, HistoryVersion } from "../src/models/history.ts";
-import type { TenantVault } from "../src/vault/tenant-vault.ts";
+import { NotFound } from "../../../src/errors.ts";
+import type { Category } from "../../../src/models/category.ts";
+import type { Change } from "../../../src/models/change.ts";
+import type { Entry } from "../../../src/models/entry.ts";
+import type {
+  EntryHistory,
+  HistoryEvent,
+  HistoryEventType,
+  HistoryVersion,
+} from "../../../src/models/history.ts";
+import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 
 /** Change types as they read from the changed entry's side. */
 const AS_SEEN: Partial<Record<Change["type"], HistoryEventType>> = {

@@ -1,13 +1,13 @@
-import { Conflict, Unavailable } from "../src/errors.ts";
-import type { ExportChunk, ExportCounts } from "../src/models/tenant-export.ts";
-import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
-import type { Clock } from "../src/runtime/clock.ts";
-import { type Later, later } from "../src/runtime/later.ts";
-import type { Behaviour } from "../src/runtime/protocol.ts";
-import { storageFault } from "../src/vault/storage-faults.ts";
-import type { TenantVault } from "../src/vault/tenant-vault.ts";
-import { type ExportSnapshot, VaultTransfer } from "../src/vault/vault-transfer.ts";
-import { skipImportedHistory } from "./tenant-outbound.ts";
+import { Conflict, Unavailable } from "../../../src/errors.ts";
+import type { ExportChunk, ExportCounts } from "../../../src/models/tenant-export.ts";
+import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
+import type { Clock } from "../../../src/runtime/clock.ts";
+import { type Later, later } from "../../../src/runtime/later.ts";
+import type { Behaviour } from "../../../src/runtime/protocol.ts";
+import { storageFault } from "../../../src/vault/storage-faults.ts";
+import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import { skipImportedHistory } from "../outbound/handlers.ts";
+import { type ExportSnapshot, VaultTransfer } from "./vault-transfer.ts";
 
 /** Exports of one tenant reading at once; each holds an LMDB read transaction open. */
 const MAX_EXPORTS = 4;

@@ -1,10 +1,10 @@
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { type Database, type Key, open, type RootDatabase, type Transaction } from "lmdb";
-import { isVectorIndexFile } from "../embedding/index-tuning.ts";
-import { ValidationFailed } from "../errors.ts";
-import type { StoredEntry } from "../memory/temporal.ts";
-import type { Change } from "../models/change.ts";
+import { isVectorIndexFile } from "../../../src/embedding/index-tuning.ts";
+import { ValidationFailed } from "../../../src/errors.ts";
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { Change } from "../../../src/models/change.ts";
 import {
   COUNTER_KEY_RE,
   type ExportChunk,
@@ -14,9 +14,9 @@ import {
   type RecordType,
   type VaultRecord,
   zeroCounts,
-} from "../models/tenant-export.ts";
-import { deadLetterKey, VAULT_MAX_DBS } from "./tenant-vault.ts";
-import { encodeVectorRecord, vectorRecordId, vectorRecordVector } from "./vector-records.ts";
+} from "../../../src/models/tenant-export.ts";
+import { deadLetterKey, VAULT_MAX_DBS } from "../../../src/vault/tenant-vault.ts";
+import { encodeVectorRecord, vectorRecordId, vectorRecordVector } from "../../../src/vault/vector-records.ts";
 
 /**
  * The databases of a tenant vault as an export reads them and an import writes them. Every database

@@ -1,8 +1,8 @@
-import { searchHybrid } from "../../src/embedding/hybrid-search.ts";
-import { type StoredEntry, type TimeFilter, visible } from "../../src/memory/temporal.ts";
-import type { Entry } from "../../src/models/entry.ts";
-import type { SearchEntries, SearchResult } from "../../src/protocols/tenant-protocol.ts";
-import type { TenantVault } from "../../src/vault/tenant-vault.ts";
+import { searchHybrid } from "../../../src/embedding/hybrid-search.ts";
+import { type StoredEntry, type TimeFilter, visible } from "../../../src/memory/temporal.ts";
+import type { Entry } from "../../../src/models/entry.ts";
+import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-protocol.ts";
+import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { MemoryIndexes } from "./indexes.ts";
 
 type Filter = ((id: string) => boolean) & { view(id: string): Entry | undefined };

@@ -1,21 +1,21 @@
-import type { Sha8 } from "../src/memory/entry-id.ts";
-import type { StoredEntry } from "../src/memory/temporal.ts";
-import type { Category } from "../src/models/category.ts";
-import type { Entry } from "../src/models/entry.ts";
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { Category } from "../../../src/models/category.ts";
+import type { Entry } from "../../../src/models/entry.ts";
 import type {
   CreateEntry,
   ListEntries,
   SearchEntries,
   SearchResult,
-} from "../src/protocols/tenant-protocol.ts";
-import type { Clock } from "../src/runtime/clock.ts";
-import type { TenantVault, WriteSet } from "../src/vault/tenant-vault.ts";
-import { MemoryIndexes } from "./memory/indexes.ts";
-import { type EntryPageOut, MemoryQuery } from "./memory/query.ts";
-import { MemorySearch } from "./memory/search.ts";
-import { type EntryLookup, MemoryWriter, type Prepared, type Written } from "./memory/writer.ts";
+} from "../../../src/protocols/tenant-protocol.ts";
+import type { Clock } from "../../../src/runtime/clock.ts";
+import type { TenantVault, WriteSet } from "../../../src/vault/tenant-vault.ts";
+import type { Sha8 } from "./entry-id.ts";
+import { MemoryIndexes } from "./indexes.ts";
+import { type EntryPageOut, MemoryQuery } from "./query.ts";
+import { MemorySearch } from "./search.ts";
+import { type EntryLookup, MemoryWriter, type Prepared, type Written } from "./writer.ts";
 
-export { IDEMPOTENCY_TTL_MS, type Prepared, type Written } from "./memory/writer.ts";
+export { IDEMPOTENCY_TTL_MS, type Prepared, type Written } from "./writer.ts";
 
 export interface MemoryOptions {
   tenantId: string;

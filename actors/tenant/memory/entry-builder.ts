@@ -1,6 +1,6 @@
-import { ValidationFailed } from "../errors.ts";
-import { isoOf, parseTimestamp } from "../models/common.ts";
-import { type Entry, type EntryDraft, MAX_DATA_BYTES, SERVER_FIELDS } from "../models/entry.ts";
+import { ValidationFailed } from "../../../src/errors.ts";
+import { isoOf, parseTimestamp } from "../../../src/models/common.ts";
+import { type Entry, type EntryDraft, MAX_DATA_BYTES, SERVER_FIELDS } from "../../../src/models/entry.ts";
 
 /** Defaults per category (CONTRACT §5). */
 const CATEGORY_DEFAULTS: Partial<Record<EntryDraft["category"], Record<string, unknown>>> = {

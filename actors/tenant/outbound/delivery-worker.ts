@@ -15,18 +15,18 @@
  * an operator enables it again. New commits reach the worker through the tenant's change feed, so
  * nothing polls. Neither secrets nor bodies are ever logged.
  */
-import { backoffDelay } from "../src/connectors/backoff.ts";
-import type { ChangeFeeds } from "../src/memory/change-feed.ts";
-import type { AdminEvent } from "../src/models/admin-event.ts";
-import type { Change } from "../src/models/change.ts";
-import { isoOf } from "../src/models/common.ts";
-import type { Delivery, StoredSubscription, SubscriptionPatch } from "../src/models/subscription.ts";
-import { signingKey, webhookHeaders, webhookIdOf } from "../src/outbound/signing.ts";
-import type { AttemptResult, OutboundProtocol } from "../src/protocols/outbound-protocol.ts";
-import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
-import type { ActorRef } from "../src/runtime/actor-system.ts";
-import type { Clock, TimerHandle } from "../src/runtime/clock.ts";
-import type { Behaviour, MessageOf } from "../src/runtime/protocol.ts";
+import { backoffDelay } from "../../../src/connectors/backoff.ts";
+import type { ChangeFeeds } from "../../../src/memory/change-feed.ts";
+import type { AdminEvent } from "../../../src/models/admin-event.ts";
+import type { Change } from "../../../src/models/change.ts";
+import { isoOf } from "../../../src/models/common.ts";
+import type { Delivery, StoredSubscription, SubscriptionPatch } from "../../../src/models/subscription.ts";
+import { signingKey, webhookHeaders, webhookIdOf } from "../../../src/outbound/signing.ts";
+import type { AttemptResult, OutboundProtocol } from "../../../src/protocols/outbound-protocol.ts";
+import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
+import type { ActorRef } from "../../../src/runtime/actor-system.ts";
+import type { Clock, TimerHandle } from "../../../src/runtime/clock.ts";
+import type { Behaviour, MessageOf } from "../../../src/runtime/protocol.ts";
 
 /** Changes read from the log per ask. */
 const BATCH = 100;

@@ -9,21 +9,21 @@
  * after it, because a throw inside one does not roll its writes back.
  */
 import type { Database } from "lmdb";
-import { Conflict, NotFound } from "../src/errors.ts";
-import type { Change } from "../src/models/change.ts";
+import { Conflict, NotFound } from "../../../src/errors.ts";
+import type { Change } from "../../../src/models/change.ts";
 import {
   DELIVERY_LOG_LIMIT,
   type Delivery,
   publicView,
   type StoredSubscription,
-} from "../src/models/subscription.ts";
-import { markOutbound, unmarkOutbound } from "../src/outbound/marker.ts";
-import type { EventData, OutboundTenantProtocol } from "../src/protocols/outbound-protocol.ts";
-import { later } from "../src/runtime/later.ts";
-import type { Handlers } from "../src/runtime/protocol.ts";
-import type { TenantVault } from "../src/vault/tenant-vault.ts";
-import type { TenantIngest } from "./tenant-ingest.ts";
-import type { TenantMemory } from "./tenant-memory.ts";
+} from "../../../src/models/subscription.ts";
+import { markOutbound, unmarkOutbound } from "../../../src/outbound/marker.ts";
+import type { EventData, OutboundTenantProtocol } from "../../../src/protocols/outbound-protocol.ts";
+import { later } from "../../../src/runtime/later.ts";
+import type { Handlers } from "../../../src/runtime/protocol.ts";
+import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import type { TenantIngest } from "../ingest/ingest.ts";
+import type { TenantMemory } from "../memory/memory.ts";
 
 export interface TenantOutboundDeps {
   vault: TenantVault;

@@ -1,15 +1,15 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
-import { AppError, InsufficientStorage, NotFound, ValidationFailed } from "../src/errors.ts";
-import type { Delivery, IngestItem, IngestSummary } from "../src/ingest/ingest-item.ts";
-import { CATEGORIES, type Category } from "../src/models/category.ts";
-import { isoOf } from "../src/models/common.ts";
-import type { DeadLetter } from "../src/models/dead-letter.ts";
-import { ENTRY_INPUT, type EntryDraft } from "../src/models/entry.ts";
-import type { Clock } from "../src/runtime/clock.ts";
-import type { IngestDraft } from "../src/sources/types.ts";
-import { deadLetterKey, type TenantVault, type WriteSet } from "../src/vault/tenant-vault.ts";
-import type { TenantMemory } from "./tenant-memory.ts";
+import { AppError, InsufficientStorage, NotFound, ValidationFailed } from "../../../src/errors.ts";
+import type { Delivery, IngestItem, IngestSummary } from "../../../src/ingest/ingest-item.ts";
+import { CATEGORIES, type Category } from "../../../src/models/category.ts";
+import { isoOf } from "../../../src/models/common.ts";
+import type { DeadLetter } from "../../../src/models/dead-letter.ts";
+import { ENTRY_INPUT, type EntryDraft } from "../../../src/models/entry.ts";
+import type { Clock } from "../../../src/runtime/clock.ts";
+import type { IngestDraft } from "../../../src/sources/types.ts";
+import { deadLetterKey, type TenantVault, type WriteSet } from "../../../src/vault/tenant-vault.ts";
+import type { TenantMemory } from "../memory/memory.ts";
 
 /** Connector drafts are checked against the same schemas as API bodies before they are written. */
 const CHECKERS = Object.fromEntries(

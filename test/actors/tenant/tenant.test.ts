@@ -2,11 +2,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { tenantBehaviour } from "../../actors/tenant.ts";
-import { singleNodeStorage } from "../../src/ports.ts";
-import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
-import { ActorSystem } from "../../src/runtime/actor-system.ts";
-import { ManualClock } from "../../src/runtime/clock.ts";
+import { tenantBehaviour } from "../../../actors/tenant/tenant.ts";
+import { singleNodeStorage } from "../../../src/ports.ts";
+import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
+import { ActorSystem } from "../../../src/runtime/actor-system.ts";
+import { ManualClock } from "../../../src/runtime/clock.ts";
 
 /**
  * The tenant actor never answers from a pending write before that write commits (issue: a

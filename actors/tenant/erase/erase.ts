@@ -1,13 +1,13 @@
-import { NotFound } from "../src/errors.ts";
-import type { StoredEntry } from "../src/memory/temporal.ts";
-import type { Category } from "../src/models/category.ts";
-import type { ChangeDraft } from "../src/models/change.ts";
-import { isoOf } from "../src/models/common.ts";
-import type { EraseReport, EraseRequest } from "../src/models/erase.ts";
-import type { Clock } from "../src/runtime/clock.ts";
-import { markForCompaction } from "../src/vault/compact.ts";
-import type { Erasure, TenantVault, Tombstone } from "../src/vault/tenant-vault.ts";
-import type { TenantMemory } from "./tenant-memory.ts";
+import { NotFound } from "../../../src/errors.ts";
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { Category } from "../../../src/models/category.ts";
+import type { ChangeDraft } from "../../../src/models/change.ts";
+import { isoOf } from "../../../src/models/common.ts";
+import type { EraseReport, EraseRequest } from "../../../src/models/erase.ts";
+import type { Clock } from "../../../src/runtime/clock.ts";
+import { markForCompaction } from "../../../src/vault/compact.ts";
+import type { Erasure, TenantVault, Tombstone } from "../../../src/vault/tenant-vault.ts";
+import type { TenantMemory } from "../memory/memory.ts";
 
 /** Fields an erasure's subject is not looked for in: the server's own ids and times. */
 const NOT_CONTENT = new Set([

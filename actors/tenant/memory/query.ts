@@ -1,10 +1,10 @@
-import { Gone, NotFound } from "../../src/errors.ts";
-import { decodeCursor, encodeCursor } from "../../src/memory/cursor.ts";
-import { type StoredEntry, type TimeFilter, visible } from "../../src/memory/temporal.ts";
-import type { Category } from "../../src/models/category.ts";
-import type { Entry } from "../../src/models/entry.ts";
-import type { ListEntries } from "../../src/protocols/tenant-protocol.ts";
-import type { TenantVault } from "../../src/vault/tenant-vault.ts";
+import { Gone, NotFound } from "../../../src/errors.ts";
+import { decodeCursor, encodeCursor } from "../../../src/memory/cursor.ts";
+import { type StoredEntry, type TimeFilter, visible } from "../../../src/memory/temporal.ts";
+import type { Category } from "../../../src/models/category.ts";
+import type { Entry } from "../../../src/models/entry.ts";
+import type { ListEntries } from "../../../src/protocols/tenant-protocol.ts";
+import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 
 export interface EntryPageOut {
   items: Entry[];

@@ -1,17 +1,17 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { HybridIndexes } from "../../src/embedding/hybrid-search.ts";
+import type { HybridIndexes } from "../../../src/embedding/hybrid-search.ts";
 import {
   isVectorIndexFile,
   TENANT_INDEX_FILE,
   TENANT_INDEX_TUNING,
   TENANT_LEXICAL_FILE,
-} from "../../src/embedding/index-tuning.ts";
-import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
-import { replaceDurably } from "../../src/embedding/vector-files.ts";
-import { VectorIndex } from "../../src/embedding/vector-index.ts";
-import type { Entry } from "../../src/models/entry.ts";
-import type { TenantVault } from "../../src/vault/tenant-vault.ts";
+} from "../../../src/embedding/index-tuning.ts";
+import { LexicalIndex } from "../../../src/embedding/lexical-index.ts";
+import { replaceDurably } from "../../../src/embedding/vector-files.ts";
+import { VectorIndex } from "../../../src/embedding/vector-index.ts";
+import type { Entry } from "../../../src/models/entry.ts";
+import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 
 /** Past this many pending vectors `add` inserts into the graph itself (a backstop, not the plan). */
 const MAX_PENDING_VECTORS = 100_000;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { ValidationFailed } from "../../src/errors.ts";
-import { buildEntry, normaliseDraft } from "../../src/memory/entry-builder.ts";
-import type { EntryDraft } from "../../src/models/entry.ts";
+import { buildEntry, normaliseDraft } from "../../../../actors/tenant/memory/entry-builder.ts";
+import { ValidationFailed } from "../../../../src/errors.ts";
+import type { EntryDraft } from "../../../../src/models/entry.ts";
 
 const NOW = Date.parse("2026-11-21T10:15:30.123Z");
 const ctx = { tenantId: "01JDB2X6J3KQ5W8Z3M4N7P9R2S", createdBy: "agent-7", now: NOW };

@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
-import { IdempotencyMismatch, ValidationFailed } from "../../src/errors.ts";
-import { buildEntry, type NormalisedDraft, normaliseDraft } from "../../src/memory/entry-builder.ts";
-import { canonicalJson, type Sha8, sha8 } from "../../src/memory/entry-id.ts";
-import { resolveEntryId } from "../../src/memory/entry-identity.ts";
-import type { StoredEntry } from "../../src/memory/temporal.ts";
-import type { Category } from "../../src/models/category.ts";
-import type { ChangeDraft } from "../../src/models/change.ts";
-import { isoOf } from "../../src/models/common.ts";
-import type { Entry, EntryDraft } from "../../src/models/entry.ts";
-import type { CreateEntry } from "../../src/protocols/tenant-protocol.ts";
-import type { Clock } from "../../src/runtime/clock.ts";
-import type { TenantVault, WriteSet } from "../../src/vault/tenant-vault.ts";
+import { IdempotencyMismatch, ValidationFailed } from "../../../src/errors.ts";
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { Category } from "../../../src/models/category.ts";
+import type { ChangeDraft } from "../../../src/models/change.ts";
+import { isoOf } from "../../../src/models/common.ts";
+import type { Entry, EntryDraft } from "../../../src/models/entry.ts";
+import type { CreateEntry } from "../../../src/protocols/tenant-protocol.ts";
+import type { Clock } from "../../../src/runtime/clock.ts";
+import type { TenantVault, WriteSet } from "../../../src/vault/tenant-vault.ts";
+import { buildEntry, type NormalisedDraft, normaliseDraft } from "./entry-builder.ts";
+import { canonicalJson, type Sha8, sha8 } from "./entry-id.ts";
+import { resolveEntryId } from "./entry-identity.ts";
 import type { MemoryIndexes } from "./indexes.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
