@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { EntryStore } from "../actors/tenant/memory/entry-store.ts";
 import type { Hit } from "../src/embedding/hit.ts";
 import { TENANT_INDEX_FILE, TENANT_INDEX_TUNING } from "../src/embedding/index-tuning.ts";
 import { VectorIndex } from "../src/embedding/vector-index.ts";
@@ -55,7 +56,7 @@ export async function tenantRecall(
   });
   const vault = new TenantVault(tenantDir);
   try {
-    for (const record of vault.vectorRecords()) exact.add(record.id, record.vector());
+    for (const record of new EntryStore(vault).vectorRecords()) exact.add(record.id, record.vector());
     const figures = samples.map((queries) => {
       const found = queries.map((q) => index.search(q, K));
       const truth = queries.map((q) => exact.search(q, K));

@@ -52,7 +52,7 @@ async function logImport(deps: ImportLogDeps, tenantId: string, vault: TenantVau
   let bytes: number;
   try {
     // Nothing writes the vault meanwhile (its actor refuses other work): this is the import.
-    await vault.root.backup(staging, false);
+    await vault.backup(staging, false);
     const copy = join(staging, "data.mdb");
     bytes = statSync(copy).size;
     object = importObjectName(partition, epoch, tenantId);

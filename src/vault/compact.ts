@@ -9,9 +9,8 @@ import {
   rmSync,
 } from "node:fs";
 import { join } from "node:path";
-import { open } from "lmdb";
 import { isVectorIndexFile } from "../embedding/index-tuning.ts";
-import { VAULT_MAX_DBS } from "./tenant-vault.ts";
+import { openEnvironment } from "./tables.ts";
 
 /**
  * LMDB reuses freed pages but never wipes them: after an erasure the erased bytes may sit in free
@@ -46,7 +45,7 @@ export async function compactIfPending(dir: string): Promise<boolean> {
   const copy = join(dir, COPY_DIR);
   rmSync(copy, { recursive: true, force: true });
   mkdirSync(copy);
-  const root = open({ path: dir, compression: false, maxDbs: VAULT_MAX_DBS });
+  const root = openEnvironment(dir);
   try {
     await root.backup(copy, true);
   } finally {

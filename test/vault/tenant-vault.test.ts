@@ -2,6 +2,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Database } from "lmdb";
+import { IngestStore } from "../../actors/tenant/ingest/ingest-store.ts";
+import { EntryStore } from "../../actors/tenant/memory/entry-store.ts";
 import type { StoredEntry } from "../../src/memory/temporal.ts";
 import type { Category } from "../../src/models/category.ts";
 import type { Entry } from "../../src/models/entry.ts";
@@ -49,6 +52,9 @@ function stored(vault: TenantVault, category: Category = "fact", over: Partial<E
 }
 
 const ids = (it: Iterable<StoredEntry>) => [...it].map((s) => s.entry.id);
+/** The vault's entries and ingest records as the tenant actor's slices read them. */
+const entriesOf = (vault: TenantVault) => new EntryStore(vault);
+const ingestOf = (vault: TenantVault) => new IngestStore(vault);
 
 describe("TenantVault: answers from pending state wait for its commit", () => {
   test("reading a pending entry, dedupe or idempotency record observes its commit; committed reads do not", async () => {
@@ -61,9 +67,9 @@ describe("TenantVault: answers from pending state wait for its commit", () => {
       idempotency: { key: "k", record: { at: 1, status: 201, body: s.entry } },
     });
     expect(vault.takeObserved()).toEqual([]);
-    expect(vault.get(s.entry.id)).toEqual(s);
-    expect(vault.deduped("src\u0000ev-1")?.entries).toEqual([s.entry.id]);
-    expect(vault.idempotent("k", 1, 1000)?.status).toBe(201);
+    expect(entriesOf(vault).get(s.entry.id)).toEqual(s);
+    expect(ingestOf(vault).deduped("src\u0000ev-1")?.entries).toEqual([s.entry.id]);
+    expect(entriesOf(vault).idempotent("k", 1, 1000)?.status).toBe(201);
     const observed = vault.takeObserved();
     expect(observed.length).toBe(1);
     let settled = false;
@@ -74,8 +80,8 @@ describe("TenantVault: answers from pending state wait for its commit", () => {
     await Promise.resolve();
     expect(settled).toBe(true);
     // Committed now: the same reads observe nothing.
-    expect(vault.get(s.entry.id)?.entry.id).toBe(s.entry.id);
-    expect(vault.deduped("src\u0000ev-1")).toBeDefined();
+    expect(entriesOf(vault).get(s.entry.id)?.entry.id).toBe(s.entry.id);
+    expect(ingestOf(vault).deduped("src\u0000ev-1")).toBeDefined();
     expect(vault.takeObserved()).toEqual([]);
   });
 
@@ -83,7 +89,7 @@ describe("TenantVault: answers from pending state wait for its commit", () => {
     const vault = openVault();
     const s = stored(vault, "decision");
     const committed = vault.write({ entries: [s], created: [s] });
-    expect(ids(vault.scanCategory("decision"))).toEqual([s.entry.id]);
+    expect(ids(entriesOf(vault).scanCategory("decision"))).toEqual([s.entry.id]);
     expect(vault.takeObserved().length).toBe(1);
     await committed;
   });
@@ -92,12 +98,12 @@ describe("TenantVault: answers from pending state wait for its commit", () => {
     const vault = openVault();
     const s = stored(vault);
     // The commit of this write set fails (as a full disk would fail it).
-    const meta = (vault as unknown as { meta: { put(k: string, v: unknown): Promise<boolean> } }).meta;
+    const meta = vault.tablesOf("vault").meta as unknown as { put(k: string, v: unknown): Promise<boolean> };
     const put = meta.put.bind(meta);
     meta.put = (k, v) => (k === "~commit" ? Promise.reject(new Error("disk full")) : put(k, v));
     const committed = vault.write({ entries: [s], created: [s] });
     meta.put = put;
-    vault.get(s.entry.id);
+    entriesOf(vault).get(s.entry.id);
     const [observed] = vault.takeObserved();
     await expect(committed).rejects.toThrow("disk full");
     await expect(observed!).rejects.toThrow("disk full");
@@ -108,10 +114,10 @@ describe("TenantVault: answers from pending state wait for its commit", () => {
     const s = stored(vault);
     const refused = vault.write({ entries: [s], created: [s], state: [["k".repeat(4096), 1]] });
     await expect(refused).rejects.toThrow("exceeds LMDB");
-    expect(vault.get(s.entry.id)).toBeUndefined();
+    expect(entriesOf(vault).get(s.entry.id)).toBeUndefined();
     await vault.write({ entries: [], created: [] });
-    expect(vault.get(s.entry.id)).toBeUndefined();
-    expect(vault.entryCount()).toBe(0);
+    expect(entriesOf(vault).get(s.entry.id)).toBeUndefined();
+    expect(vault.counters.entryCount()).toBe(0);
   });
 });
 
@@ -121,12 +127,12 @@ describe("TenantVault", () => {
     const s = stored(vault);
     const committed = vault.write({ entries: [s], created: [s] });
     // Synchronously after staging: the transaction has not necessarily committed yet.
-    expect(vault.get(s.entry.id)).toEqual(s);
-    expect(vault.has(s.entry.id)).toBe(true);
-    expect(ids(vault.scanCategory("fact"))).toEqual([s.entry.id]);
+    expect(entriesOf(vault).get(s.entry.id)).toEqual(s);
+    expect(entriesOf(vault).has(s.entry.id)).toBe(true);
+    expect(ids(entriesOf(vault).scanCategory("fact"))).toEqual([s.entry.id]);
     await committed;
-    expect(vault.get(s.entry.id)).toEqual(s);
-    expect(vault.entryCount()).toBe(1);
+    expect(entriesOf(vault).get(s.entry.id)).toEqual(s);
+    expect(vault.counters.entryCount()).toBe(1);
   });
 
   test("pending idempotency records, vectors and dedupe records are visible before commit", async () => {
@@ -140,89 +146,14 @@ describe("TenantVault", () => {
       idempotency: { key: "k1", record: { at: 1000, status: 201, body: s.entry } },
       dedupe: { key: "crm:e1", record: { at: 1000, entries: [s.entry.id] } },
     });
-    expect(vault.vector(s.entry.id)).toEqual(vec);
-    expect(vault.idempotent("k1", 1500, 1000)?.status).toBe(201);
-    expect(vault.deduped("crm:e1")?.entries).toEqual([s.entry.id]);
+    expect(entriesOf(vault).vector(s.entry.id)).toEqual(vec);
+    expect(entriesOf(vault).idempotent("k1", 1500, 1000)?.status).toBe(201);
+    expect(ingestOf(vault).deduped("crm:e1")?.entries).toEqual([s.entry.id]);
     await committed;
-    expect(Array.from(vault.vector(s.entry.id)!)).toEqual([1, 2, 3]);
-    expect(vault.idempotent("k1", 1500, 1000)?.body).toEqual(s.entry);
+    expect(Array.from(entriesOf(vault).vector(s.entry.id)!)).toEqual([1, 2, 3]);
+    expect(entriesOf(vault).idempotent("k1", 1500, 1000)?.body).toEqual(s.entry);
     // Past the TTL the record no longer answers.
-    expect(vault.idempotent("k1", 2000, 1000)).toBeUndefined();
-  });
-
-  test("scanCategory merges pending and committed entries, newest first, one category only", async () => {
-    const vault = openVault();
-    const committed: StoredEntry[] = [];
-    for (let i = 0; i < 5; i++) {
-      const s = stored(vault, i % 2 === 0 ? "fact" : "decision");
-      committed.push(s);
-      await vault.write({ entries: [s], created: [s] });
-    }
-    const pending: StoredEntry[] = [];
-    const writes: Promise<void>[] = [];
-    for (let i = 0; i < 4; i++) {
-      const s = stored(vault, i % 2 === 0 ? "fact" : "decision");
-      pending.push(s);
-      writes.push(vault.write({ entries: [s], created: [s] }));
-    }
-    const all = [...committed, ...pending];
-    const want = (c: Category) =>
-      all
-        .filter((s) => s.entry.category === c)
-        .sort((a, b) => b.seq - a.seq)
-        .map((s) => s.entry.id);
-    expect(ids(vault.scanCategory("fact"))).toEqual(want("fact"));
-    expect(ids(vault.scanCategory("decision"))).toEqual(want("decision"));
-    await Promise.all(writes);
-    expect(ids(vault.scanCategory("fact"))).toEqual(want("fact"));
-    expect(ids(vault.scanCategory("decision"))).toEqual(want("decision"));
-  });
-
-  test("scanCategory with `before` starts strictly below that sequence number", async () => {
-    const vault = openVault();
-    const written: StoredEntry[] = [];
-    for (let i = 0; i < 6; i++) {
-      const s = stored(vault);
-      written.push(s);
-      await vault.write({ entries: [s], created: [s] });
-    }
-    const pivot = written[3]!.seq;
-    expect(ids(vault.scanCategory("fact", pivot))).toEqual(
-      written
-        .slice(0, 3)
-        .reverse()
-        .map((s) => s.entry.id),
-    );
-  });
-
-  test("an update of a committed entry, still pending, replaces it in scans (no duplicate)", async () => {
-    const vault = openVault();
-    const a = stored(vault);
-    const b = stored(vault);
-    await vault.write({ entries: [a, b], created: [a, b] });
-    const updated: StoredEntry = { ...a, entry: { ...a.entry, expired_at: "2026-01-02T00:00:00.000Z" } };
-    const c = stored(vault);
-    const write = vault.write({ entries: [c, updated], created: [c] });
-    const seen = [...vault.scanCategory("fact")];
-    expect(seen.map((s) => s.entry.id)).toEqual([c.entry.id, b.entry.id, a.entry.id]);
-    expect(seen[2]!.entry.expired_at).toBe("2026-01-02T00:00:00.000Z");
-    await write;
-    const after = [...vault.scanCategory("fact")];
-    expect(after.map((s) => s.entry.id)).toEqual([c.entry.id, b.entry.id, a.entry.id]);
-    expect(after[2]!.entry.expired_at).toBe("2026-01-02T00:00:00.000Z");
-  });
-
-  test("scanTag finds entries by tag, newest first, pending included", async () => {
-    const vault = openVault();
-    const a = stored(vault, "fact", { tags: ["red", "blue"] });
-    const b = stored(vault, "decision", { tags: ["blue"] });
-    await vault.write({ entries: [a, b], created: [a, b] });
-    const c = stored(vault, "fact", { tags: ["blue"] });
-    const w = vault.write({ entries: [c], created: [c] });
-    expect(ids(vault.scanTag("blue"))).toEqual([c.entry.id, b.entry.id, a.entry.id]);
-    expect(ids(vault.scanTag("red"))).toEqual([a.entry.id]);
-    expect(ids(vault.scanTag("green"))).toEqual([]);
-    await w;
+    expect(entriesOf(vault).idempotent("k1", 2000, 1000)).toBeUndefined();
   });
 
   test("a write survives close and reopen: entries, index keys, vectors, the sequence", async () => {
@@ -239,13 +170,13 @@ describe("TenantVault", () => {
     const lastSeq = b.seq;
     await vault.close();
     const reopened = openVault(dir);
-    expect(reopened.get(a.entry.id)).toEqual(a);
-    expect(reopened.get(b.entry.id)).toEqual(b);
-    expect(ids(reopened.scanCategory("fact"))).toEqual([b.entry.id, a.entry.id]);
-    expect(ids(reopened.scanTag("t"))).toEqual([a.entry.id]);
-    expect(Array.from(reopened.vector(a.entry.id)!)).toEqual([0.5, -1]);
-    expect(reopened.idempotent("key", 2, 1000)?.status).toBe(201);
-    expect(reopened.entryCount()).toBe(2);
+    expect(entriesOf(reopened).get(a.entry.id)).toEqual(a);
+    expect(entriesOf(reopened).get(b.entry.id)).toEqual(b);
+    expect(ids(entriesOf(reopened).scanCategory("fact"))).toEqual([b.entry.id, a.entry.id]);
+    expect(ids(entriesOf(reopened).scanTag("t"))).toEqual([a.entry.id]);
+    expect(Array.from(entriesOf(reopened).vector(a.entry.id)!)).toEqual([0.5, -1]);
+    expect(entriesOf(reopened).idempotent("key", 2, 1000)?.status).toBe(201);
+    expect(reopened.counters.entryCount()).toBe(2);
     // New entries must sort after the old ones: the sequence continues.
     expect(reopened.nextSeq()).toBeGreaterThan(lastSeq);
   });
@@ -260,19 +191,12 @@ describe("TenantVault", () => {
     expect(await vault.close()).toBeUndefined();
     // The environment was really released: the same directory opens again with the entry in it.
     const reopened = openVault(dir);
-    expect(reopened.get(s.entry.id)?.entry).toEqual(s.entry);
-    expect(reopened.entryCount()).toBe(1);
-  });
-
-  test("all() yields every committed entry", async () => {
-    const vault = openVault();
-    const written = [stored(vault), stored(vault, "outcome"), stored(vault, "workflow")];
-    await vault.write({ entries: written, created: written });
-    expect(ids(vault.all()).sort()).toEqual(written.map((s) => s.entry.id).sort());
+    expect(entriesOf(reopened).get(s.entry.id)?.entry).toEqual(s.entry);
+    expect(reopened.counters.entryCount()).toBe(1);
   });
 });
 
-describe("TenantVault: counters and the valid-time index", () => {
+describe("TenantVault: counters", () => {
   const write = (vault: TenantVault, s: StoredEntry) => vault.write({ entries: [s], created: [s] });
 
   test("entries per category and writes per day are counted with each write", async () => {
@@ -281,7 +205,7 @@ describe("TenantVault: counters and the valid-time index", () => {
     await write(vault, stored(vault, "fact", { recorded_at: "2026-11-01T23:59:59.999Z" }));
     await write(vault, stored(vault, "decision", { recorded_at: "2026-11-02T00:00:00.000Z" }));
     await write(vault, stored(vault, "outcome", { recorded_at: "2026-12-01T00:00:00.000Z" }));
-    expect(vault.entriesPerCategory()).toEqual({
+    expect(vault.counters.perCategory()).toEqual({
       decision: 1,
       exception: 0,
       fact: 2,
@@ -289,7 +213,7 @@ describe("TenantVault: counters and the valid-time index", () => {
       relationship: 0,
       outcome: 1,
     });
-    expect(vault.writesPerDay("2026-11-01", "2026-11-30")).toEqual([
+    expect(vault.counters.writesPerDay("2026-11-01", "2026-11-30")).toEqual([
       { day: "2026-11-01", category: "fact", writes: 2 },
       { day: "2026-11-02", category: "decision", writes: 1 },
     ]);
@@ -300,7 +224,7 @@ describe("TenantVault: counters and the valid-time index", () => {
     const s = stored(vault, "decision", { recorded_at: "2026-11-01T10:00:00.000Z" });
     await write(vault, s);
     await vault.write({ entries: [{ ...s, entry: { ...s.entry, status: "resolved" } }], created: [] });
-    expect(vault.entriesPerCategory().decision).toBe(1);
+    expect(vault.counters.perCategory().decision).toBe(1);
   });
 
   test("a vault written before the counters existed gets them when it is opened", async () => {
@@ -309,28 +233,13 @@ describe("TenantVault: counters and the valid-time index", () => {
     for (let i = 0; i < 3; i++)
       await write(old, stored(old, "workflow", { recorded_at: "2026-10-05T08:00:00.000Z" }));
     // What an older version left behind: entries without counters.
-    await old.root.openDB({ name: "meta" }).clearAsync();
+    await old.tablesOf("vault").meta.clearAsync();
     await old.close();
     const reopened = openVault(dir);
-    expect(reopened.entriesPerCategory().workflow).toBe(3);
-    expect(reopened.writesPerDay("2026-10-05", "2026-10-05")).toEqual([
+    expect(reopened.counters.perCategory().workflow).toBe(3);
+    expect(reopened.counters.writesPerDay("2026-10-05", "2026-10-05")).toEqual([
       { day: "2026-10-05", category: "workflow", writes: 3 },
     ]);
-  });
-
-  test("scanValid yields entries whose valid_from lies in [from, to), in-flight writes included", async () => {
-    const vault = openVault();
-    const at = (iso: string) => stored(vault, "fact", { valid_from: iso });
-    const before = at("2026-11-01T00:00:00.000Z");
-    const first = at("2026-11-02T00:00:00.000Z");
-    const atEnd = at("2026-11-03T00:00:00.000Z");
-    await Promise.all([write(vault, before), write(vault, first), write(vault, atEnd)]);
-    const inFlight = at("2026-11-02T12:00:00.000Z");
-    const committed = write(vault, inFlight);
-    const window = [Date.parse("2026-11-02T00:00:00.000Z"), Date.parse("2026-11-03T00:00:00.000Z")] as const;
-    expect(ids(vault.scanValid(...window))).toEqual([first.entry.id, inFlight.entry.id]);
-    await committed;
-    expect(ids(vault.scanValid(...window))).toEqual([first.entry.id, inFlight.entry.id]);
   });
 });
 
@@ -360,13 +269,13 @@ describe("TenantVault: the change log", () => {
     expect(heard).toEqual([]);
     await Promise.all([first, second]);
     expect(heard).toEqual([[1], [2, 3]]);
-    expect(v.changesSince(0, 10).map((c) => [c.seq, c.type, c.at])).toEqual([
+    expect(v.changes.since(0, 10).map((c) => [c.seq, c.type, c.at])).toEqual([
       [1, "entry.created", "1970-01-01T00:00:01.000Z"],
       [2, "entry.created", "1970-01-01T00:00:01.000Z"],
       [3, "entry.superseded", "1970-01-01T00:00:01.000Z"],
     ]);
-    expect(v.changesSince(1, 1).map((c) => c.seq)).toEqual([2]);
-    expect(v.changesOf(a.entry.id).map((c) => c.type)).toEqual(["entry.created", "entry.superseded"]);
+    expect(v.changes.since(1, 1).map((c) => c.seq)).toEqual([2]);
+    expect(v.changes.of(a.entry.id).map((c) => c.type)).toEqual(["entry.created", "entry.superseded"]);
   });
 
   test("positions continue after a reopen", async () => {
@@ -380,41 +289,30 @@ describe("TenantVault: the change log", () => {
     });
     await v.close();
     const reopened = openVault(dir);
-    expect(reopened.lastChangeSeq()).toBe(1);
+    expect(reopened.changes.last()).toBe(1);
     const b = stored(reopened);
     await reopened.write({
       entries: [b],
       created: [b],
       changes: [{ type: "entry.created", id: b.entry.id, by: "x" }],
     });
-    expect(reopened.changesSince(0, 10).map((c) => c.seq)).toEqual([1, 2]);
+    expect(reopened.changes.since(0, 10).map((c) => c.seq)).toEqual([1, 2]);
   });
 });
 
 describe("TenantVault: vectors keyed by sequence number", () => {
-  test("a vector is read back by entry id; the scan gives each vector with its id", async () => {
-    const vault = openVault();
-    const s = stored(vault);
-    const vec = new Float32Array([0.5, -1, 2]);
-    await vault.write({ entries: [s], created: [s], vectors: [[s.entry.id, vec]] });
-    expect(vault.vector(s.entry.id)).toEqual(vec);
-    const records = [...vault.vectorRecords()].map((r) => [r.id, [...r.vector()]]);
-    expect(records).toEqual([[s.entry.id, [0.5, -1, 2]]]);
-  });
-
   test("a vault of the first layout (vectors keyed by id) is rekeyed when opened", async () => {
     const dir = tempDir();
     const old = new TenantVault(dir);
     const s = stored(old);
     await old.write({ entries: [s], created: [s] });
     const vec = new Float32Array([1, 2, 3]);
-    await old.root
-      .openDB({ name: "embeddings", encoding: "binary" })
-      .put(s.entry.id, Buffer.from(vec.buffer));
+    const legacy = old.tablesOf("memory").embeddings as unknown as Database<Buffer, string>;
+    await legacy.put(s.entry.id, Buffer.from(vec.buffer));
     await old.close();
     const reopened = openVault(dir);
-    expect(reopened.vector(s.entry.id)).toEqual(vec);
-    const keys = [...reopened.root.openDB({ name: "embeddings", encoding: "binary" }).getKeys()];
+    expect(entriesOf(reopened).vector(s.entry.id)).toEqual(vec);
+    const keys = [...reopened.tablesOf("memory").embeddings.getKeys()];
     expect(keys).toEqual([s.seq]);
   });
 });

@@ -1,13 +1,18 @@
 import { NotFound } from "../../../src/errors.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
-import type { Category } from "../../../src/models/category.ts";
 import type { ChangeDraft } from "../../../src/models/change.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { EraseReport, EraseRequest } from "../../../src/models/erase.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
+import { later } from "../../../src/runtime/later.ts";
 import { markForCompaction } from "../../../src/vault/compact.ts";
-import type { Erasure, TenantVault, Tombstone } from "../../../src/vault/tenant-vault.ts";
+import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import type { Erasure } from "../../../src/vault/write-set.ts";
+import type { TenantIngest } from "../ingest/ingest.ts";
+import type { EntryStore } from "../memory/entry-store.ts";
 import type { TenantMemory } from "../memory/memory.ts";
+import type { SliceHandlers } from "../slice.ts";
+import { Tombstones, tombstoneOf } from "./tombstones.ts";
 
 /** Fields an erasure's subject is not looked for in: the server's own ids and times. */
 const NOT_CONTENT = new Set([
@@ -20,6 +25,13 @@ const NOT_CONTENT = new Set([
   "valid_to",
 ]);
 
+export interface ErasureOptions {
+  vault: TenantVault;
+  memory: TenantMemory;
+  ingest: TenantIngest;
+  clock: Clock;
+}
+
 /**
  * Erasure (GDPR's right to erasure, XTDB's ERASE): matching entries are removed across both time
  * axes — the entry, every index key, its vector, the idempotency records that answer it and the
@@ -28,14 +40,23 @@ const NOT_CONTENT = new Set([
  * event cannot bring erased content back. The vault is then compacted (src/vault/compact.ts).
  */
 export class TenantErasure {
-  constructor(
-    private readonly vault: TenantVault,
-    private readonly memory: TenantMemory,
-    private readonly clock: Clock,
-  ) {}
+  private readonly tombstones: Tombstones;
+
+  constructor(private readonly opts: ErasureOptions) {
+    this.tombstones = new Tombstones(opts.vault);
+  }
+
+  handlers(): SliceHandlers<"memory.erase"> {
+    return {
+      "memory.erase": ({ request, by }) => {
+        const { report, committed } = this.erase(request, by);
+        return later(committed.then(() => report));
+      },
+    };
+  }
 
   erase(req: EraseRequest, by: string): { report: EraseReport; committed: Promise<void> } {
-    const now = this.clock.now();
+    const now = this.opts.clock.now();
     const { matched, alreadyErased } = this.match(req);
     const erasedIds = new Set(matched.keys());
     const needle = req.subject?.toLowerCase();
@@ -52,7 +73,7 @@ export class TenantErasure {
     const nothing = matched.size === 0 && deadLetters.length === 0 && idempotency.length === 0;
     if (req.dry_run || nothing) return { report, committed: Promise.resolve() };
     // Before the transaction: should the process die after it, the next open still compacts.
-    markForCompaction(this.vault.dir);
+    markForCompaction(this.opts.vault.dir);
     const erasure: Erasure = {
       entries: [...matched.values()],
       tombstones: [...matched.values()].map((s) => tombstoneOf(s, now, by)),
@@ -65,44 +86,41 @@ export class TenantErasure {
       category: s.entry.category,
       by,
     }));
-    const committed = this.vault.write({ entries: [], created: [], erase: erasure, changes, at: now });
-    this.memory.forget(erasedIds);
+    const committed = this.opts.vault.write({ entries: [], created: [], erase: erasure, changes, at: now });
+    const { indexes } = this.opts.memory;
+    indexes.forget(erasedIds);
     // A failed commit (a full disk) erased nothing: the entries' vectors go back into the index.
-    committed.catch(() => this.memory.indexes.restore(erasedIds));
+    committed.catch(() => indexes.restore(erasedIds));
     return { report, committed };
   }
 
   /** The entries the request names: by id, by tag, or mentioning the subject anywhere in their content. */
   private match(req: EraseRequest): { matched: Map<string, StoredEntry>; alreadyErased: string[] } {
+    const { entries } = this.opts.memory;
     const matched = new Map<string, StoredEntry>();
     const alreadyErased: string[] = [];
     const unknown: string[] = [];
     for (const id of new Set(req.ids ?? [])) {
-      const stored = this.vault.get(id);
+      const stored = entries.get(id);
       if (stored) matched.set(id, stored);
-      else if (this.vault.tombstone(id)) alreadyErased.push(id);
+      else if (this.tombstones.of(id)) alreadyErased.push(id);
       else unknown.push(id);
     }
     if (unknown.length > 0)
       throw new NotFound(`no entries ${unknown.slice(0, 10).join(", ")} in this tenant`);
     for (const tag of new Set(req.tags ?? []))
-      for (const stored of this.vault.scanTag(tag)) matched.set(stored.entry.id, stored);
+      for (const stored of entries.scanTag(tag)) matched.set(stored.entry.id, stored);
     const needle = req.subject?.toLowerCase();
     if (needle) {
-      for (const stored of this.everyEntry())
+      for (const stored of everyEntry(entries))
         if (mentions(stored, needle)) matched.set(stored.entry.id, stored);
     }
     return { matched, alreadyErased };
   }
 
-  private *everyEntry(): Generator<StoredEntry> {
-    yield* this.vault.all();
-    yield* this.vault.pendingEntries();
-  }
-
   private deadLettersCarrying(ids: Set<string>, needle: string | undefined): string[] {
     const keys: string[] = [];
-    for (const [key, value] of this.vault.deadLetterRecords()) {
+    for (const [key, value] of this.opts.ingest.store.deadLetterRecords()) {
       const record = value as { entries?: string[]; payload?: unknown };
       const wrote = record.entries?.some((id) => ids.has(id)) ?? false;
       const names =
@@ -117,7 +135,7 @@ export class TenantErasure {
 
   private idempotencyAnswering(ids: Set<string>): string[] {
     const keys: string[] = [];
-    for (const [key, record] of this.vault.idempotencyRecords()) {
+    for (const [key, record] of this.opts.memory.entries.idempotencyRecords()) {
       const answered = (record.body as { id?: unknown } | undefined)?.id;
       if (typeof answered === "string" && ids.has(answered)) keys.push(key);
     }
@@ -125,17 +143,13 @@ export class TenantErasure {
   }
 }
 
+/** Committed entries, then those still committing (read one by one: a vault may be large). */
+function* everyEntry(entries: EntryStore): Generator<StoredEntry> {
+  yield* entries.all();
+  yield* entries.pending();
+}
+
 function mentions(stored: StoredEntry, needle: string): boolean {
   const fields = Object.entries(stored.entry).filter(([k]) => !NOT_CONTENT.has(k));
   return JSON.stringify(Object.fromEntries(fields)).toLowerCase().includes(needle);
-}
-
-function tombstoneOf(stored: StoredEntry, now: number, by: string): Tombstone {
-  return {
-    id: stored.entry.id,
-    category: stored.entry.category as Category,
-    recorded_at: stored.entry.recorded_at,
-    erased_at: isoOf(now),
-    erased_by: by,
-  };
 }

@@ -8,7 +8,10 @@ import type {
   HistoryEventType,
   HistoryVersion,
 } from "../../../src/models/history.ts";
-import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import type { ChangeLog } from "../../../src/vault/change-log.ts";
+import type { Tombstones } from "../erase/tombstones.ts";
+import type { EntryStore } from "../memory/entry-store.ts";
+import type { SliceHandlers } from "../slice.ts";
 
 /** Change types as they read from the changed entry's side. */
 const AS_SEEN: Partial<Record<Change["type"], HistoryEventType>> = {
@@ -21,21 +24,39 @@ const AS_SEEN: Partial<Record<Change["type"], HistoryEventType>> = {
 /** A chain longer than this is cut (a guard, not a limit anyone meets). */
 const MAX_VERSIONS = 1000;
 
+/** What history reads: entries, tombstones and the change log. */
+export interface HistoryReads {
+  entries: EntryStore;
+  tombstones: Tombstones;
+  changes: ChangeLog;
+}
+
+/** The history part of the tenant protocol: one entry's history, and the change log after a position. */
+export function historyHandlers(reads: HistoryReads): SliceHandlers<"entry.history" | "changes.since"> {
+  return {
+    "entry.history": ({ category, id }) => entryHistory(reads, category, id),
+    "changes.since": ({ after, limit }) => ({
+      changes: reads.changes.since(after, limit),
+      last: reads.changes.last(),
+    }),
+  };
+}
+
 /**
  * An entry's history from its own fields (what it supersedes, corrects or resolves) and the change
  * log (what happened to it since): reads the entry, its tombstone and its changes, nothing else.
  */
-export function entryHistory(vault: TenantVault, category: Category, id: string): EntryHistory {
-  const entry = vault.get(id)?.entry;
-  const tombstone = vault.tombstone(id);
+export function entryHistory(reads: HistoryReads, category: Category, id: string): EntryHistory {
+  const entry = reads.entries.get(id)?.entry;
+  const tombstone = reads.tombstones.of(id);
   if (entry?.category !== category && tombstone?.category !== category)
     throw new NotFound(`no ${category} ${id} in this tenant`);
-  const changes = vault.changesOf(id);
+  const changes = reads.changes.of(id);
   return {
     id,
     category,
     erased_at: tombstone?.erased_at ?? null,
-    versions: versionsOf(vault, id),
+    versions: versionsOf(reads, id),
     events: eventsOf(entry, changes, tombstone),
   };
 }
@@ -74,45 +95,45 @@ function eventsOf(
 }
 
 /** The chain of versions through `supersedes`/`corrects` backwards and the change log forwards. */
-function versionsOf(vault: TenantVault, id: string): HistoryVersion[] {
+function versionsOf(reads: HistoryReads, id: string): HistoryVersion[] {
   const before: string[] = [];
   const seen = new Set([id]);
   for (
-    let prev = previousOf(vault, id);
+    let prev = previousOf(reads, id);
     prev && !seen.has(prev) && seen.size < MAX_VERSIONS;
-    prev = previousOf(vault, prev)
+    prev = previousOf(reads, prev)
   ) {
     before.unshift(prev);
     seen.add(prev);
   }
   const after: string[] = [];
   for (
-    let next = nextOf(vault, id);
+    let next = nextOf(reads, id);
     next && !seen.has(next) && seen.size < MAX_VERSIONS;
-    next = nextOf(vault, next)
+    next = nextOf(reads, next)
   ) {
     after.push(next);
     seen.add(next);
   }
-  return [...before, id, ...after].map((v) => versionOf(vault, v)).filter((v) => v !== undefined);
+  return [...before, id, ...after].map((v) => versionOf(reads, v)).filter((v) => v !== undefined);
 }
 
-function previousOf(vault: TenantVault, id: string): string | undefined {
-  const entry = vault.get(id)?.entry;
+function previousOf(reads: HistoryReads, id: string): string | undefined {
+  const entry = reads.entries.get(id)?.entry;
   if (entry) return entry.supersedes ?? entry.corrects;
   // An erased version's fields are gone; its own change log still names what replaced what.
   return undefined;
 }
 
-function nextOf(vault: TenantVault, id: string): string | undefined {
-  const replaced = vault
-    .changesOf(id)
+function nextOf(reads: HistoryReads, id: string): string | undefined {
+  const replaced = reads.changes
+    .of(id)
     .find((c) => c.type === "entry.superseded" || c.type === "entry.corrected");
   return replaced?.related;
 }
 
-function versionOf(vault: TenantVault, id: string): HistoryVersion | undefined {
-  const entry = vault.get(id)?.entry;
+function versionOf(reads: HistoryReads, id: string): HistoryVersion | undefined {
+  const entry = reads.entries.get(id)?.entry;
   if (entry) {
     return {
       id,
@@ -123,7 +144,7 @@ function versionOf(vault: TenantVault, id: string): HistoryVersion | undefined {
       erased_at: null,
     };
   }
-  const tombstone = vault.tombstone(id);
+  const tombstone = reads.tombstones.of(id);
   if (!tombstone) return undefined;
   return {
     id,

@@ -12,6 +12,7 @@ import { replaceDurably } from "../../../src/embedding/vector-files.ts";
 import { VectorIndex } from "../../../src/embedding/vector-index.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import type { EntryStore } from "./entry-store.ts";
 
 /** Past this many pending vectors `add` inserts into the graph itself (a backstop, not the plan). */
 const MAX_PENDING_VECTORS = 100_000;
@@ -32,6 +33,7 @@ export class MemoryIndexes implements HybridIndexes {
 
   constructor(
     private readonly vault: TenantVault,
+    private readonly entries: EntryStore,
     dims: number,
   ) {
     // Graph insertion (~0.3 ms a vector) never runs on the write path: the actor moves pending
@@ -61,7 +63,7 @@ export class MemoryIndexes implements HybridIndexes {
   private catchUp(): void {
     const saved = existsSync(join(this.vault.dir, TENANT_INDEX_FILE));
     const after = saved ? this.vault.indexedThrough(TENANT_INDEX_FILE) : 0;
-    for (const record of this.vault.vectorRecords(after)) {
+    for (const record of this.entries.vectorRecords(after)) {
       if (!this.vectors.has(record.id)) this.vectors.add(record.id, record.vector());
     }
   }
@@ -80,9 +82,9 @@ export class MemoryIndexes implements HybridIndexes {
 
   private buildLexical(): LexicalIndex {
     const lexical = new LexicalIndex();
-    for (const stored of this.vault.all()) lexical.add(stored.entry.id, stored.entry.content);
+    for (const stored of this.entries.all()) lexical.add(stored.entry.id, stored.entry.content);
     // Writes still awaiting their commit are not in `all()` yet; `add` skips ids it already has.
-    for (const stored of this.vault.pendingEntries()) lexical.add(stored.entry.id, stored.entry.content);
+    for (const stored of this.entries.pending()) lexical.add(stored.entry.id, stored.entry.content);
     return lexical;
   }
 
@@ -98,18 +100,18 @@ export class MemoryIndexes implements HybridIndexes {
     }
     let after = this.vault.indexedThrough(TENANT_LEXICAL_FILE);
     for (;;) {
-      const changes = this.vault.changesSince(after, CATCH_UP_CHUNK);
+      const changes = this.vault.changes.since(after, CATCH_UP_CHUNK);
       if (changes.length === 0) break;
       for (const change of changes) {
         // An erasure since the save: the saved words of erased entries must go, so build anew.
         if (change.type === "entry.erased") return undefined;
         if (change.type !== "entry.created") continue;
-        const stored = this.vault.get(change.id);
+        const stored = this.entries.get(change.id);
         if (stored) lexical.add(stored.entry.id, stored.entry.content);
       }
       after = changes[changes.length - 1]!.seq;
     }
-    for (const stored of this.vault.pendingEntries()) lexical.add(stored.entry.id, stored.entry.content);
+    for (const stored of this.entries.pending()) lexical.add(stored.entry.id, stored.entry.content);
     return lexical;
   }
 
@@ -130,7 +132,7 @@ export class MemoryIndexes implements HybridIndexes {
   /** Entries whose erasure failed at commit are still in the vault: their vectors come back. */
   restore(ids: Set<string>): void {
     for (const id of ids) {
-      const vector = this.vault.vector(id);
+      const vector = this.entries.vector(id);
       if (vector) this.vectors.add(id, vector);
     }
   }
@@ -152,7 +154,7 @@ export class MemoryIndexes implements HybridIndexes {
     }
     void this.vault.setIndexedThrough(TENANT_INDEX_FILE, through).catch(() => undefined);
     if (this.lexicalIndex && this.lexicalDirty) {
-      const changes = this.vault.currentChangeSeq();
+      const changes = this.vault.changes.current();
       replaceDurably(join(this.vault.dir, TENANT_LEXICAL_FILE), [this.lexicalIndex.toBytes()]);
       void this.vault.setIndexedThrough(TENANT_LEXICAL_FILE, changes).catch(() => undefined);
     }

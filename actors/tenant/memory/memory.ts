@@ -1,21 +1,16 @@
-import type { StoredEntry } from "../../../src/memory/temporal.ts";
-import type { Category } from "../../../src/models/category.ts";
-import type { Entry } from "../../../src/models/entry.ts";
-import type {
-  CreateEntry,
-  ListEntries,
-  SearchEntries,
-  SearchResult,
-} from "../../../src/protocols/tenant-protocol.ts";
+import type { EntryDraft } from "../../../src/models/entry.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
-import type { TenantVault, WriteSet } from "../../../src/vault/tenant-vault.ts";
+import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
+import { Tombstones } from "../erase/tombstones.ts";
+import { checkDraft } from "./draft-check.ts";
 import type { Sha8 } from "./entry-id.ts";
+import { EntryStore } from "./entry-store.ts";
+import { IndexFlush } from "./index-flush.ts";
 import { MemoryIndexes } from "./indexes.ts";
-import { type EntryPageOut, MemoryQuery } from "./query.ts";
+import { MemoryQuery } from "./query.ts";
 import { MemorySearch } from "./search.ts";
-import { type EntryLookup, MemoryWriter, type Prepared, type Written } from "./writer.ts";
-
-export { IDEMPOTENCY_TTL_MS, type Prepared, type Written } from "./writer.ts";
+import { MemoryWriter } from "./writer.ts";
 
 export interface MemoryOptions {
   tenantId: string;
@@ -23,78 +18,65 @@ export interface MemoryOptions {
   clock: Clock;
   dims: number;
   hash?: Sha8;
+  /** Sends `index.flush` to the tenant actor itself (none: vectors wait for an explicit flush). */
+  tellSelf?: () => void;
+}
+
+/** A source event's entry (the ingest slice's ask): who wrote it, and what goes with it. */
+export interface EventEntry {
+  draft: EntryDraft;
+  /** `connector:<source>`. */
+  by: string;
+  vector?: Float32Array;
+  now: number;
+  /** The source's latest entry about the same object: superseded if live and the draft is valid after it. */
+  follows?: string;
+  /** The ingest records written in the same transaction as the entry, given its id. */
+  alongside?: (id: string) => Partial<WriteSet>;
 }
 
 /**
- * A tenant's typed memory, owned by the tenant actor (so every method runs serially): writes
- * (actors/memory/writer.ts), reads (query.ts), hybrid search (search.ts) and the indexes they share
- * (indexes.ts). Each part can be profiled and tested alone; this class only wires them together.
+ * The memory slice of the tenant actor (so every method runs serially): its tables' reads
+ * (entry-store.ts), writes (writer.ts), reads by id and pages (query.ts), hybrid search
+ * (search.ts) and the indexes they share (indexes.ts), moved into the ANN graph between messages
+ * (index-flush.ts). handlers.ts answers the memory part of the tenant protocol.
  */
 export class TenantMemory {
+  readonly entries: EntryStore;
   readonly indexes: MemoryIndexes;
   readonly writer: MemoryWriter;
   readonly query: MemoryQuery;
-  private readonly searcher: MemorySearch;
+  readonly search: MemorySearch;
+  readonly flush: IndexFlush;
 
   constructor(opts: MemoryOptions) {
-    this.indexes = new MemoryIndexes(opts.vault, opts.dims);
-    this.writer = new MemoryWriter({ ...opts, indexes: this.indexes });
-    this.query = new MemoryQuery(opts.vault);
-    this.searcher = new MemorySearch(opts.vault, this.indexes);
+    this.entries = new EntryStore(opts.vault);
+    this.indexes = new MemoryIndexes(opts.vault, this.entries, opts.dims);
+    this.writer = new MemoryWriter({ ...opts, entries: this.entries, indexes: this.indexes });
+    this.query = new MemoryQuery(this.entries, new Tombstones(opts.vault));
+    this.search = new MemorySearch(this.entries, this.indexes);
+    this.flush = new IndexFlush(this.indexes, opts.clock, opts.tellSelf ?? (() => undefined));
   }
 
-  /** The vector index (health reports its size and pending vectors). */
-  get index() {
-    return this.indexes.vectors;
+  /**
+   * An entry from a source event's draft: checked against its category's schema (an API body is
+   * checked by its route), then written like any other, with `alongside`'s records in the same
+   * transaction. A draft identical to a stored entry is that entry (`alongside` is still written).
+   * A refusal throws the AppError the ingest slice dead-letters.
+   */
+  entryFromEvent(e: EventEntry): { id: string; committed: Promise<void> } {
+    checkDraft(e.draft);
+    const prepared = this.writer.prepare(e.draft, e.by, e.now, { follows: e.follows });
+    const fresh = "stored" in prepared ? prepared : undefined;
+    const id = "stored" in prepared ? prepared.stored.entry.id : prepared.existing.entry.id;
+    const set = fresh ? this.writer.writeSetOf(fresh, e.vector) : emptySet({});
+    Object.assign(set, e.alongside?.(id));
+    return { id, committed: this.writer.commit(set, fresh, e.vector) };
   }
 
-  create(msg: CreateEntry): Written {
-    return this.writer.create(msg);
-  }
-
-  prepare(draft: CreateEntry["draft"], createdBy: string, now: number, lookup?: EntryLookup) {
-    return this.writer.prepare(draft, createdBy, now, lookup);
-  }
-
-  writeSetOf(prepared: Prepared, vector?: Float32Array): WriteSet {
-    return this.writer.writeSetOf(prepared, vector);
-  }
-
-  commit(set: WriteSet, prepared: Prepared | undefined, vector?: Float32Array): Promise<void> {
-    return this.writer.commit(set, prepared, vector);
-  }
-
-  retract(category: Category, id: string, by: string): Written {
-    return this.writer.retract(this.query.stored(category, id), category, by);
-  }
-
-  get(category: Category, id: string, includeEmbedding: boolean): Entry {
-    return this.query.get(category, id, includeEmbedding);
-  }
-
-  stored(category: Category, id: string): StoredEntry {
-    return this.query.stored(category, id);
-  }
-
-  list(msg: ListEntries): EntryPageOut {
-    return this.query.list(msg);
-  }
-
-  search(msg: SearchEntries): SearchResult[] {
-    return this.searcher.search(msg);
-  }
-
-  /** Erased entries leave the indexes at once. */
-  forget(ids: Set<string>): void {
-    this.indexes.forget(ids);
-  }
-
-  /** Moves up to `limit` pending vectors into the graph; returns how many are still pending. */
-  flushIndex(limit = Number.POSITIVE_INFINITY): number {
-    return this.indexes.flush(limit);
-  }
-
+  /** Saves the indexes (the vault closes after). */
   close(): void {
+    this.flush.cancel();
     this.indexes.close();
   }
 }

@@ -4,7 +4,8 @@ import { type StoredEntry, type TimeFilter, visible } from "../../../src/memory/
 import type { Category } from "../../../src/models/category.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { ListEntries } from "../../../src/protocols/tenant-protocol.ts";
-import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import type { Tombstones } from "../erase/tombstones.ts";
+import type { EntryStore } from "./entry-store.ts";
 
 export interface EntryPageOut {
   items: Entry[];
@@ -13,7 +14,10 @@ export interface EntryPageOut {
 
 /** Reads of a tenant's entries: one by id, and newest-first pages through a bi-temporal view. */
 export class MemoryQuery {
-  constructor(private readonly vault: TenantVault) {}
+  constructor(
+    private readonly entries: EntryStore,
+    private readonly tombstones: Tombstones,
+  ) {}
 
   get(category: Category, id: string, includeEmbedding: boolean): Entry {
     return this.present(this.stored(category, id).entry, includeEmbedding);
@@ -21,9 +25,9 @@ export class MemoryQuery {
 
   /** The stored entry of that category; 410 if it was erased, 404 if there is none. */
   stored(category: Category, id: string): StoredEntry {
-    const stored = this.vault.get(id);
+    const stored = this.entries.get(id);
     if (stored && stored.entry.category === category) return stored;
-    const tombstone = this.vault.tombstone(id);
+    const tombstone = this.tombstones.of(id);
     if (tombstone?.category === category)
       throw new Gone(`${category} ${id} was erased at ${tombstone.erased_at}`);
     throw new NotFound(`no ${category} ${id} in this tenant`);
@@ -32,8 +36,8 @@ export class MemoryQuery {
   list(msg: ListEntries): EntryPageOut {
     const before = msg.cursor === undefined ? undefined : decodeCursor(msg.cursor);
     const scan = msg.tag
-      ? this.vault.scanTag(msg.tag, before)
-      : this.vault.scanCategory(msg.category, before);
+      ? this.entries.scanTag(msg.tag, before)
+      : this.entries.scanCategory(msg.category, before);
     const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
     const page: Array<{ seq: number; entry: Entry }> = [];
     for (const stored of scan) {
@@ -54,12 +58,12 @@ export class MemoryQuery {
   /** The entry as answered: with its stored vector only when asked for. */
   present(entry: Entry, includeEmbedding: boolean): Entry {
     if (!includeEmbedding) return entry;
-    const vec = this.vault.vector(entry.id);
+    const vec = this.entries.vector(entry.id);
     return { ...entry, embedding: vec ? Array.from(vec, round6) : [] };
   }
 
   private decisionResolved(outcome: Entry): boolean {
-    const decision = this.vault.get(String(outcome.decision_id));
+    const decision = this.entries.get(String(outcome.decision_id));
     return decision?.entry.status === "resolved";
   }
 }

@@ -2,7 +2,7 @@ import { searchHybrid } from "../../../src/embedding/hybrid-search.ts";
 import { type StoredEntry, type TimeFilter, visible } from "../../../src/memory/temporal.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-protocol.ts";
-import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import type { EntryStore } from "./entry-store.ts";
 import type { MemoryIndexes } from "./indexes.ts";
 
 type Filter = ((id: string) => boolean) & { view(id: string): Entry | undefined };
@@ -14,7 +14,7 @@ type Filter = ((id: string) => boolean) & { view(id: string): Entry | undefined 
  */
 export class MemorySearch {
   constructor(
-    private readonly vault: TenantVault,
+    private readonly entries: EntryStore,
     private readonly indexes: MemoryIndexes,
   ) {}
 
@@ -33,7 +33,7 @@ export class MemorySearch {
   /** A filter-only search: newest first across the requested categories, score 0. */
   private newest(msg: SearchEntries, accept: Filter): SearchResult[] {
     const results: SearchResult[] = [];
-    const scans = msg.categories.map((c) => this.vault.scanCategory(c));
+    const scans = msg.categories.map((c) => this.entries.scanCategory(c));
     for (const stored of mergeNewestFirst(scans)) {
       if (!accept(stored.entry.id)) continue;
       results.push({ entry: accept.view(stored.entry.id)!, score: 0, scores: { vector: 0, lexical: 0 } });
@@ -48,7 +48,7 @@ export class MemorySearch {
     const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
     const views = new Map<string, Entry | undefined>();
     const check = (id: string): Entry | undefined => {
-      const stored = this.vault.get(id);
+      const stored = this.entries.get(id);
       if (!stored || !categories.has(stored.entry.category)) return undefined;
       const view = visible(stored, time);
       if (!view) return undefined;

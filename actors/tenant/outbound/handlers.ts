@@ -2,72 +2,45 @@
  * The tenant actor's part in outbound events: the tenant's subscriptions and their delivery logs,
  * in named databases of its own vault (`outbound-*`: they hold signing secrets, so exports leave
  * them out), and the data of each event as the entry is now. The delivery worker
- * (actors/outbound.ts) reads and records through these messages; it never opens the vault itself.
+ * (delivery-worker.ts) reads and records through these messages; it never opens the vault itself.
  *
  * Writes run in lmdb-js's ordered asynchronous transactions: each one reads what the previous ones
  * wrote, and a reply waits for its commit. Checks are made inside the transaction and answered
  * after it, because a throw inside one does not roll its writes back.
  */
-import type { Database } from "lmdb";
 import { Conflict, NotFound } from "../../../src/errors.ts";
-import type { Change } from "../../../src/models/change.ts";
-import {
-  DELIVERY_LOG_LIMIT,
-  type Delivery,
-  publicView,
-  type StoredSubscription,
-} from "../../../src/models/subscription.ts";
+import { DELIVERY_LOG_LIMIT, publicView, type StoredSubscription } from "../../../src/models/subscription.ts";
 import { markOutbound, unmarkOutbound } from "../../../src/outbound/marker.ts";
-import type { EventData, OutboundTenantProtocol } from "../../../src/protocols/outbound-protocol.ts";
+import type { OutboundTenantProtocol } from "../../../src/protocols/outbound-protocol.ts";
 import { later } from "../../../src/runtime/later.ts";
 import type { Handlers } from "../../../src/runtime/protocol.ts";
+import type { TablesOf } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
-import type { TenantIngest } from "../ingest/ingest.ts";
-import type { TenantMemory } from "../memory/memory.ts";
+import { type EventReads, eventData } from "./event-data.ts";
 
-export interface TenantOutboundDeps {
+export interface TenantOutboundDeps extends EventReads {
   vault: TenantVault;
-  memory: TenantMemory;
-  ingest: TenantIngest;
 }
 
 const MAX_LOG_KEY = Number.MAX_SAFE_INTEGER;
-
-interface OutboundDbs {
-  subscriptions: Database<StoredSubscription, string>;
-  deliveries: Database<Delivery, [string, number]>;
-}
-
-/** The subscriptions database of a tenant environment (opened on demand: it may not exist yet). */
-const SUBSCRIPTIONS_DB = "outbound-subscriptions";
 
 /**
  * An import brings a tenant's history, not news: subscriptions made before it move past the
  * imported change log, so their receivers are not sent the whole past as events. Called by the
  * import before the tenant serves again; resolves once committed.
  */
-export function skipImportedHistory(root: TenantVault["root"], lastSeq: number): Promise<unknown> {
-  const subscriptions: Database<StoredSubscription, string> = root.openDB({ name: SUBSCRIPTIONS_DB });
-  return root.transaction(() => {
+export function skipImportedHistory(vault: TenantVault, lastSeq: number): Promise<unknown> {
+  const { subscriptions } = vault.tablesOf("outbound");
+  return vault.transaction(() => {
     for (const { key, value } of subscriptions.getRange())
       if (value.position < lastSeq) subscriptions.put(key, { ...value, position: lastSeq });
   });
 }
 
-export function outboundHandlers({
-  vault,
-  memory,
-  ingest,
-}: TenantOutboundDeps): Handlers<OutboundTenantProtocol> {
-  let opened: OutboundDbs | undefined;
+export function outboundHandlers(deps: TenantOutboundDeps): Handlers<OutboundTenantProtocol> {
+  const { vault } = deps;
   /** Opened on first use, so tenants without subscriptions get no databases. */
-  const dbs = (): OutboundDbs => {
-    opened ??= {
-      subscriptions: vault.root.openDB({ name: SUBSCRIPTIONS_DB }),
-      deliveries: vault.root.openDB({ name: "outbound-deliveries" }),
-    };
-    return opened;
-  };
+  const dbs = (): TablesOf<"outbound"> => vault.tablesOf("outbound");
   /** Writes that need the marker and have not committed yet: the marker stays while any is pending. */
   let marking = 0;
   const mark = () => {
@@ -85,7 +58,7 @@ export function outboundHandlers({
   const unmarkIfIdle = (active: number) => {
     if (active === 0 && marking === 0 && activeCount() === 0) unmarkOutbound(vault.dir);
   };
-  const transaction = <T>(action: () => T): Promise<T> => vault.root.transaction(action);
+  const transaction = <T>(action: () => T): Promise<T> => vault.transaction(action);
 
   return {
     "subscription.create": ({ subscription, max }) => {
@@ -94,7 +67,7 @@ export function outboundHandlers({
         ...subscription,
         status: "active",
         // A new subscription receives what happens from now on, not the tenant's history.
-        position: vault.lastChangeSeq(),
+        position: vault.changes.last(),
         consecutive_failures: 0,
         last_delivery_at: null,
         last_error: null,
@@ -164,7 +137,7 @@ export function outboundHandlers({
     },
     "outbound.active": () =>
       [...dbs().subscriptions.getRange()].map(({ value }) => value).filter((s) => s.status === "active"),
-    "outbound.payload": ({ change }) => eventData(change, { vault, memory, ingest }),
+    "outbound.payload": ({ change }) => eventData(change, deps),
     "outbound.record": ({ id, patch, deliveries: records }) => {
       const { subscriptions, deliveries } = dbs();
       const recorded = transaction(() => {
@@ -194,38 +167,4 @@ export function outboundHandlers({
       );
     },
   };
-}
-
-/**
- * An event's data: the change, and the entry as GET answers it now (an entry erased since: its id
- * and when; a dead letter: what it is, never its payload). Ids only in the change itself.
- */
-function eventData(change: Change, { vault, memory, ingest }: TenantOutboundDeps): EventData {
-  if (change.type === "deadletter.created") {
-    try {
-      const d = ingest.deadLetterOf(change.id, change.source);
-      return {
-        change,
-        dead_letter: {
-          event_id: d.event_id,
-          source: d.source,
-          event_type: d.event_type,
-          received_at: d.received_at,
-          last_error: d.last_error,
-        },
-      };
-    } catch (error) {
-      if (error instanceof NotFound) return { change, dead_letter: null };
-      throw error;
-    }
-  }
-  const tombstone = vault.tombstone(change.id);
-  if (tombstone) return { change, entry: { id: change.id, erased_at: tombstone.erased_at } };
-  if (!change.category) return { change, entry: null };
-  try {
-    return { change, entry: memory.get(change.category, change.id, false) };
-  } catch (error) {
-    if (error instanceof NotFound) return { change, entry: null };
-    throw error;
-  }
 }

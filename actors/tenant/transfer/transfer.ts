@@ -2,12 +2,16 @@ import { Conflict, Unavailable } from "../../../src/errors.ts";
 import type { ExportChunk, ExportCounts } from "../../../src/models/tenant-export.ts";
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
-import { type Later, later } from "../../../src/runtime/later.ts";
+import { later } from "../../../src/runtime/later.ts";
 import type { Behaviour } from "../../../src/runtime/protocol.ts";
 import { storageFault } from "../../../src/vault/storage-faults.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
-import { skipImportedHistory } from "../outbound/handlers.ts";
-import { type ExportSnapshot, VaultTransfer } from "./vault-transfer.ts";
+import type { IngestStore } from "../ingest/ingest-store.ts";
+import type { EntryStore } from "../memory/entry-store.ts";
+import type { SliceHandlers } from "../slice.ts";
+import { ExportSnapshot } from "./export-snapshot.ts";
+import { ImportWriter } from "./import-writer.ts";
+import { openTransferTables, type TransferTables } from "./transfer-tables.ts";
 
 /** Exports of one tenant reading at once; each holds an LMDB read transaction open. */
 const MAX_EXPORTS = 4;
@@ -35,11 +39,16 @@ type TransferMessages =
   | "import.finish"
   | "import.abort";
 
-type TransferHandlers = {
-  [K in TransferMessages]: (
-    msg: TenantProtocol[K]["msg"],
-  ) => TenantProtocol[K]["reply"] | Later<TenantProtocol[K]["reply"]>;
-};
+export interface TransferOptions {
+  vault: TenantVault;
+  clock: Clock;
+  entries: EntryStore;
+  deadLetters: IngestStore;
+  /** After the last batch of an import, before the seal (outbound: subscriptions skip the imported log). */
+  afterImport: () => Promise<unknown>;
+  /** The import's last step, before it is answered (the storage port's `sealImport`). */
+  seal: () => Promise<void>;
+}
 
 /**
  * Export and import inside the tenant actor. An export reads bounded chunks of one snapshot, one
@@ -49,19 +58,15 @@ type TransferHandlers = {
  * completed or dropped, and until then keeps refusing.
  */
 export class TenantTransfer {
-  private readonly transfer: VaultTransfer;
+  private readonly importer: ImportWriter;
+  private tables: TransferTables | undefined;
   private readonly exports = new Map<number, ExportSnapshot>();
   private nextSession = 1;
   /** The session of the import in progress; `ended` once it completed or was dropped. */
   private importing: number | "ended" | undefined;
 
-  /** `seal`: the import's last step, before it is answered (the storage port's `sealImport`). */
-  constructor(
-    private readonly vault: TenantVault,
-    private readonly clock: Clock,
-    private readonly seal: () => Promise<void>,
-  ) {
-    this.transfer = new VaultTransfer(vault.root, vault.dir);
+  constructor(private readonly opts: TransferOptions) {
+    this.importer = new ImportWriter(opts.vault, () => this.transferTables());
   }
 
   /** The behaviour with each handler refusing its message while an import runs, except DURING_IMPORT's. */
@@ -80,7 +85,7 @@ export class TenantTransfer {
     return { ...behaviour, handlers: guarded as Behaviour<TenantProtocol>["handlers"] };
   }
 
-  handlers(): TransferHandlers {
+  handlers(): SliceHandlers<TransferMessages> {
     return {
       "export.open": () => this.openExport(),
       "export.read": ({ session, maxRecords, maxBytes }) => this.exportOf(session).read(maxRecords, maxBytes),
@@ -93,19 +98,19 @@ export class TenantTransfer {
       "import.batch": ({ session, records }) => {
         this.requireImport(session);
         // An import is the largest write there is: each batch is held to the vault's size ceiling.
-        this.vault.assertRoom();
-        return later(this.transfer.writeBatch(records).then(() => undefined, storageFault));
+        this.opts.vault.assertRoom();
+        return later(this.importer.writeBatch(records).then(() => undefined, storageFault));
       },
       "import.finish": ({ session, records }) => {
         this.requireImport(session);
-        this.vault.assertRoom();
+        this.opts.vault.assertRoom();
         return later(
-          this.transfer
-            .finishImport(records)
+          this.importer
+            .finish(records)
             .catch(storageFault)
-            .then(() => skipImportedHistory(this.vault.root, this.vault.lastChangeSeq()))
+            .then(() => this.opts.afterImport())
             // Still refusing other work: in cluster mode the vault goes to the changelog here.
-            .then(() => this.seal())
+            .then(() => this.opts.seal())
             .then(() => {
               this.importing = "ended";
               return undefined;
@@ -115,9 +120,26 @@ export class TenantTransfer {
       "import.abort": ({ session }) => {
         if (this.importing !== session) return undefined;
         this.importing = "ended";
-        return later(this.transfer.abortImport().then(() => undefined));
+        return later(this.importer.abort().then(() => undefined));
       },
     };
+  }
+
+  /** No entries, dead letters or change log; pending writes count (they commit with positions the import would take). */
+  private isEmpty(): boolean {
+    const { entries, deadLetters, vault } = this.opts;
+    return (
+      entries.count() === 0 &&
+      entries.pending().next().done === true &&
+      deadLetters.allDeadLetters().length === 0 &&
+      vault.changes.last() === 0
+    );
+  }
+
+  /** The vault's tables as the export and the import see them: handles of their own, opened once. */
+  private transferTables(): TransferTables {
+    this.tables ??= openTransferTables((group) => this.opts.vault.uncachedTablesOf(group));
+    return this.tables;
   }
 
   /** Releases every export's read transaction (the vault is closing). */
@@ -129,7 +151,7 @@ export class TenantTransfer {
   private openExport(): { session: number; counts: ExportCounts } {
     if (this.exports.size >= MAX_EXPORTS)
       throw new Unavailable(`${MAX_EXPORTS} exports of this tenant are already running`, RETRY_S);
-    const snapshot = this.transfer.snapshot();
+    const snapshot = new ExportSnapshot(this.opts.vault.readTransaction(), this.transferTables());
     const session = this.nextSession++;
     this.exports.set(session, snapshot);
     return { session, counts: snapshot.counts() };
@@ -144,18 +166,11 @@ export class TenantTransfer {
 
   private beginImport(): { session: number } {
     this.refuseDuringImport("an import into this tenant is already running");
-    const v = this.vault;
-    // Pending writes count: they are committing with positions the import would take.
-    const empty =
-      v.entryCount() === 0 &&
-      v.pendingEntries().next().done === true &&
-      v.allDeadLetters().length === 0 &&
-      v.lastChangeSeq() === 0;
-    if (!empty)
+    if (!this.isEmpty())
       throw new Conflict(
         "only an empty tenant can be imported into (no entries, dead letters or change log): create a new tenant",
       );
-    this.transfer.beginImport(this.clock.now());
+    this.importer.begin(this.opts.clock.now());
     const session = this.nextSession++;
     this.importing = session;
     return { session };

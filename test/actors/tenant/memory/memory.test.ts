@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { canonicalJson, type Sha8, sha8 } from "../../../../actors/tenant/memory/entry-id.ts";
-import { IDEMPOTENCY_TTL_MS, TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
+import { IDEMPOTENCY_TTL_MS } from "../../../../actors/tenant/memory/idempotency.ts";
+import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
 import { IdempotencyMismatch } from "../../../../src/errors.ts";
 import type { EntryDraft } from "../../../../src/models/entry.ts";
 import type { CreateEntry } from "../../../../src/protocols/tenant-protocol.ts";
@@ -31,7 +32,7 @@ function setup(hash?: Sha8) {
 }
 
 async function create(memory: TenantMemory, draft: EntryDraft, extra: Partial<CreateEntry> = {}) {
-  const written = memory.create({ draft, createdBy: "agent", ...extra });
+  const written = memory.writer.create({ draft, createdBy: "agent", ...extra });
   await written.committed;
   return written;
 }
@@ -63,7 +64,7 @@ describe("TenantMemory ids", () => {
     const oneAgain = await create(memory, { category: "fact", content: "one", valid_from });
     expect(oneAgain.status).toBe(200);
     expect(oneAgain.entry.id).toBe("deadbeef");
-    expect(vault.entryCount()).toBe(2);
+    expect(vault.counters.entryCount()).toBe(2);
   });
 
   test("without collisions the id is the sha8 of the canonical content", async () => {
@@ -94,12 +95,12 @@ describe("TenantMemory idempotency", () => {
 
   test("a replay before the first write has committed still answers with the first entry", () => {
     const { memory } = setup();
-    const first = memory.create({
+    const first = memory.writer.create({
       draft: { category: "fact", content: "a" },
       createdBy: "x",
       idempotencyKey: "same",
     });
-    const second = memory.create({
+    const second = memory.writer.create({
       draft: { category: "fact", content: "a" },
       createdBy: "x",
       idempotencyKey: "same",
@@ -113,9 +114,9 @@ describe("TenantMemory idempotency", () => {
 describe("TenantMemory lists and search", () => {
   test("reads its own uncommitted writes in lists", () => {
     const { memory, clock } = setup();
-    const a = memory.create({ draft: { category: "fact", content: "a" }, createdBy: "x" });
-    const b = memory.create({ draft: { category: "fact", content: "b" }, createdBy: "x" });
-    const page = memory.list({
+    const a = memory.writer.create({ draft: { category: "fact", content: "a" }, createdBy: "x" });
+    const b = memory.writer.create({ draft: { category: "fact", content: "b" }, createdBy: "x" });
+    const page = memory.query.list({
       category: "fact",
       limit: 10,
       validAt: clock.now(),
@@ -137,13 +138,13 @@ describe("TenantMemory lists and search", () => {
       { vector: new Float32Array([1, 0, 0, 0]) },
     );
     // A crash: the index file is never saved; only the vault committed.
-    memory.index.close();
+    memory.indexes.vectors.close();
     await vault.close();
     const vault2 = new TenantVault(dir);
     const memory2 = new TenantMemory({ tenantId: TENANT, vault: vault2, clock, dims: 4 });
     open.push({ memory: memory2, vault: vault2, dir });
-    expect(memory2.index.has(e.entry.id)).toBe(true);
-    const hits = memory2.search({
+    expect(memory2.indexes.vectors.has(e.entry.id)).toBe(true);
+    const hits = memory2.search.search({
       vector: new Float32Array([1, 0, 0, 0]),
       categories: ["fact"],
       tags: [],
@@ -159,7 +160,7 @@ describe("TenantMemory lists and search", () => {
     const dir = mkdtempSync(join(tmpdir(), "mrt-memory-"));
     const clock = new ManualClock();
     const search = (m: TenantMemory, text: string) =>
-      m
+      m.search
         .search({
           text,
           categories: ["fact"],
@@ -182,12 +183,12 @@ describe("TenantMemory lists and search", () => {
     const vault2 = new TenantVault(dir);
     const memory2 = new TenantMemory({ tenantId: TENANT, vault: vault2, clock, dims: 4 });
     await create(memory2, { category: "fact", content: "beta quokka" }, vec(2));
-    memory2.index.close();
+    memory2.indexes.vectors.close();
     await vault2.close();
     const vault3 = new TenantVault(dir);
     const memory3 = new TenantMemory({ tenantId: TENANT, vault: vault3, clock, dims: 4 });
     open.push({ memory: memory3, vault: vault3, dir });
     expect(search(memory3, "quokka").sort()).toEqual(["alpha quokka", "beta quokka"]);
-    expect(memory3.index.size).toBe(2);
+    expect(memory3.indexes.vectors.size).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The import's seal (the storage port's `sealImport`, src/ports.ts, called by
- * actors/tenant-transfer.ts), where cluster mode logs an import: it runs once the vault holds the
+ * actors/tenant/transfer/transfer.ts), where cluster mode logs an import: it runs once the vault holds the
  * whole import and before the import is answered, and an import whose seal fails is answered with
  * the seal's error and keeps nothing (a retry imports into the still-empty tenant).
  */
@@ -66,7 +66,7 @@ describe("import seal", () => {
     const target = await h.createTenant();
     const sealed: Array<{ tenant: string; dir: string; entries: number }> = [];
     const uninstall = sealWith(async (tenantId, vault) => {
-      sealed.push({ tenant: tenantId, dir: vault.dir, entries: vault.entryCount() });
+      sealed.push({ tenant: tenantId, dir: vault.dir, entries: vault.counters.entryCount() });
     });
     try {
       const imported = await importInto(target.tenant_id, ndjson);

@@ -1,0 +1,34 @@
+import { later } from "../../../src/runtime/later.ts";
+import type { SliceHandlers } from "../slice.ts";
+import { deadLetterOf, listDeadLetters } from "./dead-letters.ts";
+import type { TenantIngest } from "./ingest.ts";
+
+type IngestMessages =
+  | "webhook.ingest"
+  | "webhook.seen"
+  | "deadletter.list"
+  | "deadletter.get"
+  | "deadletter.resolve"
+  | "connector.state.get"
+  | "connector.state.put";
+
+/** The ingest part of the tenant protocol: deliveries, dead letters and connectors' state. */
+export function ingestHandlers(ingest: TenantIngest, onEntries: () => void): SliceHandlers<IngestMessages> {
+  const { store } = ingest;
+  return {
+    "webhook.ingest": ({ delivery }) => {
+      const { summary, committed } = ingest.ingest(delivery);
+      if (summary.entries.length > 0) onEntries();
+      return later(committed.then(() => summary));
+    },
+    "webhook.seen": ({ source, eventId }) => ingest.seen(source, eventId),
+    "deadletter.list": ({ status, limit }) => listDeadLetters(store, status, limit),
+    "deadletter.get": ({ eventId, source }) => deadLetterOf(store, eventId, source),
+    "deadletter.resolve": ({ eventId, source, item }) => {
+      const { reply, committed } = ingest.resolve(eventId, source, item);
+      return later(committed.then(() => reply));
+    },
+    "connector.state.get": ({ key }) => store.connectorState(key),
+    "connector.state.put": ({ key, value }) => later(ingest.writeState([[key, value]]).then(() => undefined)),
+  };
+}

@@ -1,0 +1,132 @@
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { Category } from "../../../src/models/category.ts";
+import type { Staging } from "../../../src/vault/staging.ts";
+import { storedCount, type TablesOf } from "../../../src/vault/tables.ts";
+import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import { vectorRecordId, vectorRecordVector } from "../../../src/vault/vector-records.ts";
+import type { IdempotencyRecord } from "../../../src/vault/write-set.ts";
+
+const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+
+type SeqIndex = TablesOf<"memory">["byCategory"];
+
+/**
+ * Reads of the memory slice's tables (src/vault/tables.ts, `memory`): entries, their index keys,
+ * vectors and idempotency records, with the writes still committing overlaid (the vault's staging),
+ * so the tenant actor reads its own writes. A pending value a read returns is observed: the answer
+ * built from it waits for its commit.
+ */
+export class EntryStore {
+  private readonly tables: TablesOf<"memory">;
+  private readonly staging: Staging;
+
+  constructor(vault: TenantVault) {
+    this.tables = vault.tablesOf("memory");
+    this.staging = vault.staging;
+  }
+
+  get(id: string): StoredEntry | undefined {
+    return this.staging.entry(id) ?? this.tables.entries.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.staging.entry(id) !== undefined || this.tables.entries.doesExist(id);
+  }
+
+  /** Committed entries (the B-tree's own count). */
+  count(): number {
+    return storedCount(this.tables.entries);
+  }
+
+  /** Every committed entry, oldest first (index rebuilds). */
+  *all(): Generator<StoredEntry> {
+    for (const { value } of this.tables.entries.getRange()) yield value;
+  }
+
+  /**
+   * Entries whose commit has not landed yet, for building an index. Not an answer, so not
+   * observed: results read from the index go through `get`, which is.
+   */
+  pending(): Generator<StoredEntry> {
+    return this.staging.entries();
+  }
+
+  vector(id: string): Float32Array | undefined {
+    const pending = this.staging.key("v", id);
+    if (pending instanceof Float32Array) return pending;
+    const seq = this.staging.peek(id)?.seq ?? this.tables.entries.get(id)?.seq;
+    const bytes = seq === undefined ? undefined : this.tables.embeddings.getBinary(seq);
+    return bytes && vectorRecordId(bytes) === id ? vectorRecordVector(bytes) : undefined;
+  }
+
+  /** Every committed vector with its entry id, in write order, of entries after sequence `after`. */
+  *vectorRecords(after = 0): Generator<{ id: string; vector(): Float32Array }> {
+    for (const { value } of this.tables.embeddings.getRange({ start: after + 1 })) {
+      const bytes = value;
+      yield { id: vectorRecordId(bytes), vector: () => vectorRecordVector(bytes) };
+    }
+  }
+
+  /** The idempotency record of `key` if it is younger than `ttlMs`. */
+  idempotent(key: string, now: number, ttlMs: number): IdempotencyRecord | undefined {
+    const record =
+      (this.staging.key("i", key) as IdempotencyRecord | undefined) ?? this.tables.idempotency.get(key);
+    return record && now - record.at < ttlMs ? record : undefined;
+  }
+
+  /** Every committed idempotency record with its key (erasure looks for the ones answering an erased entry). */
+  *idempotencyRecords(): Generator<[string, IdempotencyRecord]> {
+    for (const { key, value } of this.tables.idempotency.getRange()) yield [key, value];
+  }
+
+  /** Newest first: entries of one category with a sequence number below `before`. */
+  scanCategory(category: Category, before = MAX_SEQ): Generator<StoredEntry> {
+    return this.scanIndex(this.tables.byCategory, category, before, (s) => s.entry.category === category);
+  }
+
+  /** Newest first: entries carrying `tag` with a sequence number below `before`. */
+  scanTag(tag: string, before = MAX_SEQ): Generator<StoredEntry> {
+    return this.scanIndex(this.tables.byTag, tag, before, (s) => (s.entry.tags ?? []).includes(tag));
+  }
+
+  /**
+   * Entries whose valid_from lies in [fromMs, toMs), in valid-time order, then those of writes
+   * still in flight: one range read of the by-valid index, each entry then fetched by id.
+   */
+  *scanValid(fromMs: number, toMs: number): Generator<StoredEntry> {
+    const indexed = new Set<string>();
+    for (const { value: id } of this.tables.byValid.getRange({ start: [fromMs, 0], end: [toMs, 0] })) {
+      if (this.staging.hasEntry(id)) indexed.add(id);
+      const stored = this.get(id);
+      if (stored) yield stored;
+    }
+    for (const staged of this.staging.stagedEntries()) {
+      const validFrom = Date.parse(staged.value.entry.valid_from);
+      if (validFrom >= fromMs && validFrom < toMs && !indexed.has(staged.value.entry.id))
+        yield this.staging.seen(staged);
+    }
+  }
+
+  /** One index's keys below `before`, newest first, with the pending entries it will hold merged in. */
+  private *scanIndex(
+    db: SeqIndex,
+    prefix: string,
+    before: number,
+    indexedUnder: (s: StoredEntry) => boolean,
+  ): Generator<StoredEntry> {
+    const range = db.getRange({ start: [prefix, before - 1], end: [prefix, -1], reverse: true });
+    const pendingNewer = [...this.staging.stagedEntries()]
+      .filter((s) => s.value.seq < before && indexedUnder(s.value))
+      .sort((a, b) => b.value.seq - a.value.seq);
+    // Pending (uncommitted) entries are merged in sequence order with the committed ones.
+    let p = 0;
+    for (const { key, value: id } of range) {
+      while (p < pendingNewer.length && pendingNewer[p]!.value.seq > key[1])
+        yield this.staging.seen(pendingNewer[p++]!);
+      if (this.staging.hasEntry(id)) continue;
+      const stored = this.tables.entries.get(id);
+      if (stored) yield stored;
+    }
+    while (p < pendingNewer.length) yield this.staging.seen(pendingNewer[p++]!);
+  }
+}

@@ -1,0 +1,49 @@
+import { revenueFigures } from "../../../src/memory/revenue.ts";
+import { later } from "../../../src/runtime/later.ts";
+import type { SliceHandlers } from "../slice.ts";
+import type { TenantMemory } from "./memory.ts";
+
+type MemoryMessages =
+  | "entry.create"
+  | "entry.createMany"
+  | "entry.get"
+  | "entry.list"
+  | "entry.retract"
+  | "memory.search"
+  | "index.flush"
+  | "metrics.revenue";
+
+/** The memory part of the tenant protocol: writes answer once committed (group commit). */
+export function memoryHandlers(memory: TenantMemory): SliceHandlers<MemoryMessages> {
+  const { writer, query, search, flush, entries } = memory;
+  return {
+    "entry.create": (msg) => {
+      const written = writer.create(msg);
+      if (written.status === 201) flush.schedule();
+      // Group commit: the mailbox moves on; this reply waits for its own commit.
+      return later(written.committed.then(() => ({ status: written.status, entry: written.entry })));
+    },
+    "entry.createMany": (msg) => {
+      const written = writer.createMany(msg);
+      if (written.status === 201) flush.schedule();
+      return later(written.committed.then(() => ({ status: written.status, ...written.reply })));
+    },
+    "entry.get": (msg) => query.get(msg.category, msg.id, msg.includeEmbedding),
+    "entry.list": (msg) => query.list(msg),
+    "entry.retract": ({ category, id, by }) => {
+      const written = writer.retract(query.stored(category, id), category, by);
+      return later(written.committed.then(() => written.entry));
+    },
+    "memory.search": (msg) => ({ results: search.search(msg) }),
+    "index.flush": ({ all }) => {
+      flush.run(all === true);
+      return undefined;
+    },
+    "metrics.revenue": ({ from, to }) => {
+      const inWindow = (function* () {
+        for (const stored of entries.scanValid(from, to)) yield stored.entry;
+      })();
+      return revenueFigures(inWindow, (id) => entries.get(id)?.entry);
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { TenantVault } from "../../src/vault/tenant-vault.ts";
+import type { TenantIngest } from "./ingest/ingest.ts";
+import type { TenantMemory } from "./memory/memory.ts";
+import type { SliceHandlers } from "./slice.ts";
+
+/** The tenant's own figures: whether it opens, its health and the dashboard's counters. */
+export function statusHandlers(
+  vault: TenantVault,
+  memory: TenantMemory,
+  ingest: TenantIngest,
+): SliceHandlers<"tenant.init" | "tenant.health" | "tenant.stats"> {
+  const { vectors } = memory.indexes;
+  return {
+    // Starting the actor opened the vault: nothing more to do.
+    "tenant.init": () => undefined,
+    "tenant.health": () => ({
+      vault: { present: true, entries: memory.entries.count() },
+      index: { vectors: vectors.size, pending: vectors.pending },
+      dead_letters: ingest.store.deadLetterCount(),
+      connectors: ingest.store.connectorStatuses(),
+    }),
+    "tenant.stats": ({ fromDay, toDay }) => ({
+      entries_per_category: vault.counters.perCategory(),
+      dead_letters: ingest.store.deadLetterCount(),
+      writes_per_day: vault.counters.writesPerDay(fromDay, toDay),
+    }),
+  };
+}

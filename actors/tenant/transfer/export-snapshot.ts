@@ -1,0 +1,134 @@
+import type { Database, Key, Transaction } from "lmdb";
+import {
+  COUNTER_KEY_RE,
+  type ExportChunk,
+  type ExportCounts,
+  RECORD_COUNTS,
+  type RecordType,
+  zeroCounts,
+} from "../../../src/models/tenant-export.ts";
+import { vectorRecordId, vectorRecordVector } from "../../../src/vault/vector-records.ts";
+import type { TransferTables } from "./transfer-tables.ts";
+
+/** One exported section: a database, its record type, and the line of one key (undefined: skipped). */
+interface Section {
+  type: Exclude<RecordType, "role">;
+  db: Database<unknown, Key>;
+  line(key: Key, value: unknown): string | undefined;
+}
+
+function sectionsOf(h: TransferTables): Section[] {
+  const keyed = (type: Section["type"], db: Database<unknown, Key>): Section => ({
+    type,
+    db,
+    line: (key, value) => JSON.stringify({ type, key, value }),
+  });
+  return [
+    { type: "entry", db: h.entries, line: (_, value) => JSON.stringify({ type: "entry", value }) },
+    {
+      type: "embedding",
+      db: h.embeddings as Database<unknown, Key>,
+      // Exported as in format 1: keyed by entry id, the float32 components in base64. The bytes
+      // are only valid until the next read: encoded at once.
+      line: (_, value) => {
+        const bytes = value as Uint8Array;
+        const vec = vectorRecordVector(bytes);
+        return JSON.stringify({
+          type: "embedding",
+          key: vectorRecordId(bytes),
+          value: Buffer.from(vec.buffer, vec.byteOffset, vec.byteLength).toString("base64"),
+        });
+      },
+    },
+    keyed("object", h.objects),
+    {
+      type: "dead_letter",
+      db: h.deadLetters,
+      line: (_, value) => JSON.stringify({ type: "dead_letter", value }),
+    },
+    keyed("dedupe", h.dedupe),
+    keyed("idempotency", h.idempotency),
+    keyed("connector_state", h.connectorState),
+    { type: "change", db: h.changes, line: (_, value) => JSON.stringify({ type: "change", value }) },
+    keyed("tombstone", h.tombstones),
+    {
+      type: "counter",
+      db: h.meta,
+      line: (key, value) =>
+        typeof key === "string" && COUNTER_KEY_RE.test(key)
+          ? JSON.stringify({ type: "counter", key, value })
+          : undefined,
+    },
+  ];
+}
+
+/**
+ * A consistent export: one LMDB read transaction, held from the first chunk to the last, so the
+ * records of every chunk are of the same instant, whatever is written in between. Chunks resume
+ * after the last key read, so nothing is held in memory but the chunk being built.
+ */
+export class ExportSnapshot {
+  private readonly txn: Transaction;
+  private readonly sections: Section[];
+  private section = 0;
+  private after: Key | undefined;
+  private readonly written = zeroCounts();
+  private closed = false;
+
+  /** `txn`: a read transaction of the vault, released by `close`. */
+  constructor(txn: Transaction, tables: TransferTables) {
+    this.txn = txn;
+    this.sections = sectionsOf(tables);
+  }
+
+  /** What the snapshot holds, by type (roles are the system store's: 0 here). */
+  counts(): ExportCounts {
+    const counts = zeroCounts();
+    for (const s of this.sections) {
+      const key = RECORD_COUNTS[s.type];
+      if (s.type === "counter") {
+        for (const k of s.db.getKeys({ transaction: this.txn }))
+          if (typeof k === "string" && COUNTER_KEY_RE.test(k)) counts[key]++;
+      } else counts[key] = s.db.getCount({ transaction: this.txn });
+    }
+    return counts;
+  }
+
+  /** The next records, at most `maxRecords` and about `maxBytes` of text. */
+  read(maxRecords: number, maxBytes: number): ExportChunk {
+    if (this.closed) throw new Error("export snapshot closed");
+    const lines: string[] = [];
+    let bytes = 0;
+    while (this.section < this.sections.length && lines.length < maxRecords && bytes < maxBytes) {
+      const s = this.sections[this.section]!;
+      let exhausted = true;
+      for (const { key, value } of s.db.getRange({ start: this.after, transaction: this.txn })) {
+        // Resumes at the last key read (string and number keys compare by value).
+        if (this.after !== undefined && key === this.after) continue;
+        if (lines.length >= maxRecords || bytes >= maxBytes) {
+          exhausted = false;
+          break;
+        }
+        this.after = key;
+        const line = s.line(key, value);
+        if (line === undefined) continue;
+        lines.push(line);
+        bytes += line.length;
+        this.written[RECORD_COUNTS[s.type]]++;
+      }
+      if (exhausted) {
+        this.section++;
+        this.after = undefined;
+      }
+    }
+    const done = this.section >= this.sections.length;
+    const text = lines.length > 0 ? `${lines.join("\n")}\n` : "";
+    return done ? { text, done, written: { ...this.written } } : { text, done };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.txn.done();
+  }
+}

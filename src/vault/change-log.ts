@@ -1,0 +1,59 @@
+import type { Change, ChangeDraft } from "../models/change.ts";
+import { isoOf } from "../models/common.ts";
+import type { TablesOf } from "./tables.ts";
+
+/**
+ * A tenant's change log: what each committed write did, numbered in commit order. Every feature's
+ * writes add to it (through their write sets); history, the live stream, outbound events and the
+ * search index's catch-up read it.
+ */
+export class ChangeLog {
+  /** The newest position handed out (committed or still committing). */
+  private seq: number;
+
+  constructor(private readonly tables: TablesOf<"log">) {
+    this.seq = this.last();
+  }
+
+  /** The newest position committed (0 when empty). */
+  last(): number {
+    for (const key of this.tables.changes.getKeys({ reverse: true, limit: 1 })) return key;
+    return 0;
+  }
+
+  /** The newest position handed out (committed or still committing). */
+  current(): number {
+    return this.seq;
+  }
+
+  /** Committed changes after position `after`, oldest first, at most `limit`. */
+  since(after: number, limit: number): Change[] {
+    return [...this.tables.changes.getRange({ start: after + 1, limit }).map(({ value }) => value)];
+  }
+
+  /** Every committed change of one entry (or dead-lettered event id), oldest first. */
+  of(id: string): Change[] {
+    const out: Change[] = [];
+    const { changes, changesByEntry } = this.tables;
+    for (const key of changesByEntry.getKeys({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+      const change = changes.get(key[1]);
+      if (change) out.push(change);
+    }
+    return out;
+  }
+
+  /** A write's changes with their positions, taken in staging order (the actor's order). */
+  position(drafts: ChangeDraft[] | undefined, at: () => number): Change[] {
+    if (!drafts || drafts.length === 0) return [];
+    const time = isoOf(at());
+    return drafts.map((draft) => ({ ...draft, seq: ++this.seq, at: time }));
+  }
+
+  /** Plain puts: they join the transaction of the write set they belong to. */
+  put(changes: Change[]): void {
+    for (const change of changes) {
+      this.tables.changes.put(change.seq, change);
+      this.tables.changesByEntry.put([change.id, change.seq], change.type);
+    }
+  }
+}

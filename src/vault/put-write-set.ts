@@ -1,0 +1,41 @@
+import type { StoredEntry } from "../memory/temporal.ts";
+import type { TablesOf } from "./tables.ts";
+import { encodeVectorRecord } from "./vector-records.ts";
+import type { WriteSet } from "./write-set.ts";
+
+/** The tables a write set's entry and ingest parts go to. */
+export interface WrittenTables {
+  memory: TablesOf<"memory">;
+  ingest: TablesOf<"ingest">;
+}
+
+/**
+ * The plain puts of a write set's entries, vectors, idempotency record and ingest records, issued
+ * in one synchronous run so lmdb-js puts them into one transaction. `state` is the connector
+ * state left after the sequence check (StateSeqs.newer).
+ */
+export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[string, unknown]>): void {
+  const { memory, ingest } = t;
+  for (const s of set.entries) memory.entries.put(s.entry.id, s);
+  for (const s of set.created) putIndexKeys(memory, s);
+  if (set.vectors && set.vectors.length > 0) {
+    const seqs = new Map(set.created.map((s) => [s.entry.id, s.seq]));
+    for (const [id, vec] of set.vectors) {
+      const seq = seqs.get(id);
+      if (seq !== undefined) memory.embeddings.put(seq, encodeVectorRecord(id, vec));
+    }
+  }
+  for (const [key, id] of set.objects ?? []) ingest.objects.put(key, id);
+  for (const [key, value] of set.deadLetters ?? []) ingest.deadLetters.put(key, value);
+  for (const [key, value] of state) ingest.connectorState.put(key, value);
+  if (set.idempotency) memory.idempotency.put(set.idempotency.key, set.idempotency.record);
+  if (set.dedupe) ingest.dedupe.put(set.dedupe.key, set.dedupe.record);
+}
+
+/** A new entry's index keys; an import writes exactly these too. */
+export function putIndexKeys(memory: TablesOf<"memory">, s: StoredEntry): void {
+  const e = s.entry;
+  memory.byCategory.put([e.category, s.seq], e.id);
+  for (const tag of new Set(e.tags ?? [])) memory.byTag.put([tag, s.seq], e.id);
+  memory.byValid.put([Date.parse(e.valid_from), s.seq], e.id);
+}

@@ -1,0 +1,121 @@
+/**
+ * Every named database of a tenant vault, in one list, grouped by the feature that owns it: its
+ * name on disk, its encoding (lmdb-js's default msgpack unless said otherwise) and its options.
+ * The names are the on-disk layout: never renamed, or existing vaults would open empty.
+ *
+ * The vault opens the groups it writes (TenantVault.tablesOf hands each feature of the tenant
+ * actor its own group, typed); the export reads every group but `outbound`, whose subscriptions
+ * hold signing secrets.
+ */
+import { type Database, type Key, open, type RootDatabase } from "lmdb";
+import type { StoredEntry } from "../memory/temporal.ts";
+import type { Change } from "../models/change.ts";
+import type { Delivery, StoredSubscription } from "../models/subscription.ts";
+import type { DedupeRecord, IdempotencyRecord, Tombstone } from "./write-set.ts";
+
+interface TableOptions {
+  encoding?: "binary";
+  /** lmdb-js keeps decoded values in a read cache: for the hot path only (values never mutated). */
+  cache?: boolean;
+}
+
+/** A table's declaration; `V` and `K` are the types of its values and keys. */
+export interface Table<V, K extends Key> extends TableOptions {
+  name: string;
+  /** Never set: carries the value and key types. */
+  readonly types?: [V, K];
+}
+
+const table = <V, K extends Key = string>(name: string, options: TableOptions = {}): Table<V, K> => ({
+  name,
+  ...options,
+});
+
+export const TABLES = {
+  /** Entries and what finds them (actors/tenant/memory/). */
+  memory: {
+    entries: table<StoredEntry>("entries", { cache: true }),
+    /** [category, seq] → id; the newest key also gives the highest sequence in use. */
+    byCategory: table<string, [string, number]>("by-category"),
+    byTag: table<string, [string, number]>("by-tag"),
+    /** [valid_from ms, seq] → id, for temporal scans (revenue). */
+    byValid: table<string, [number, number]>("by-valid"),
+    /** seq → id ++ float32 components (vector-records.ts); older vaults are migrated on open. */
+    embeddings: table<Buffer, number>("embeddings", { encoding: "binary" }),
+    idempotency: table<IdempotencyRecord>("idempotency"),
+  },
+  /** Webhook and connector ingestion (actors/tenant/ingest/). */
+  ingest: {
+    /** A source object's key → its latest entry id. */
+    objects: table<string>("objects"),
+    /** `event_id NUL source` → the dead letter. */
+    deadLetters: table<unknown>("dead-letters"),
+    /** `source NUL event_id` → the entries the event wrote, with expiry. */
+    dedupe: table<DedupeRecord>("dedupe"),
+    /** Replay ids, history ids, watch expiry, statuses; `~seq:<key>` guards snapshot order. */
+    connectorState: table<unknown>("connector-state"),
+  },
+  /** What erasure leaves of an erased entry (actors/tenant/erase/). */
+  erase: {
+    tombstones: table<Tombstone>("tombstones"),
+  },
+  /** The change log every feature's writes add to; the vault numbers it (change-log.ts). */
+  log: {
+    changes: table<Change, number>("changes"),
+    /** [entry id or event id, position] → change type. */
+    changesByEntry: table<string, [string, number]>("changes-by-entry"),
+  },
+  /** The vault's own: counters, index watermarks, the commit marker (counters.ts). */
+  vault: {
+    meta: table<number>("meta"),
+  },
+  /** Outbound events (actors/tenant/outbound/): opened on first use, never exported. */
+  outbound: {
+    subscriptions: table<StoredSubscription>("outbound-subscriptions"),
+    deliveries: table<Delivery, [string, number]>("outbound-deliveries"),
+  },
+} as const;
+
+export type Group = keyof typeof TABLES;
+
+type Opened<G> = {
+  -readonly [T in keyof G]: G[T] extends Table<infer V, infer K> ? Database<V, K> : never;
+};
+
+/** The opened tables of one group, by their names in TABLES. */
+export type TablesOf<G extends Group> = Opened<(typeof TABLES)[G]>;
+
+/** Named databases a tenant environment may hold. */
+export const VAULT_MAX_DBS = 32;
+
+/** A tenant directory's LMDB environment (the vault's, or a closed vault's for compaction and repair). */
+export function openEnvironment(dir: string): RootDatabase {
+  return open({ path: dir, compression: false, maxDbs: VAULT_MAX_DBS });
+}
+
+/** Opens a group's tables; `cache: false` for a reader of its own (an export, an import). */
+export function openGroup<G extends Group>(
+  root: RootDatabase,
+  group: G,
+  options: { cache?: false } = {},
+): TablesOf<G> {
+  const opened: Record<string, Database> = {};
+  for (const [key, spec] of Object.entries(TABLES[group]) as Array<
+    [string, TableOptions & { name: string }]
+  >) {
+    const dbOptions: { name: string; encoding?: "binary"; cache?: boolean } = { name: spec.name };
+    if (spec.encoding) dbOptions.encoding = spec.encoding;
+    if (spec.cache && options.cache !== false) dbOptions.cache = true;
+    opened[key] = root.openDB(dbOptions);
+  }
+  return opened as TablesOf<G>;
+}
+
+/**
+ * The committed records of a table from the B-tree's own statistics, in O(1): `getCount()` walks
+ * every key, which at 100k entries takes ~35 ms and pages the whole table into memory (+135 MB RSS
+ * on each open, where the counters are checked).
+ */
+export function storedCount(db: Database): number {
+  return (db.getStats() as { entryCount: number }).entryCount;
+}

@@ -1,0 +1,94 @@
+import { ValidationFailed } from "../errors.ts";
+import type { StoredEntry } from "../memory/temporal.ts";
+import type { Category } from "../models/category.ts";
+import type { ChangeDraft } from "../models/change.ts";
+
+/**
+ * Everything one acknowledged write changes; committed in one transaction. It is also the unit
+ * cluster mode appends to the partition changelog and replays (src/cluster/changelog.ts), so its
+ * shape is the vault's on-the-wire format: plain data, each part for the tables of one feature.
+ */
+export interface WriteSet {
+  entries: StoredEntry[];
+  /** Entries that are new (and so get index keys); the rest of `entries` are updates. */
+  created: StoredEntry[];
+  vectors?: Array<[string, Float32Array]>;
+  idempotency?: { key: string; record: IdempotencyRecord };
+  dedupe?: { key: string; record: DedupeRecord };
+  objects?: Array<[string, string]>;
+  /** Keyed by the ingest slice's `deadLetterKey(event_id, source)`. */
+  deadLetters?: Array<[string, unknown]>;
+  state?: Array<[string, unknown]>;
+  /** With a sequence, each state key is written only if no newer snapshot was written before. */
+  stateSeq?: number;
+  /** What the set changes, for the change log (committed with it). */
+  changes?: ChangeDraft[];
+  /** Entries removed for good (erasure), with what else must go with them. */
+  erase?: Erasure;
+  /** Transaction time of the changes (default: the vault's clock at write). */
+  at?: number;
+}
+
+/** A write set of no entries, writing only `extra`. */
+export function emptySet(extra: Partial<WriteSet>): WriteSet {
+  return { entries: [], created: [], ...extra };
+}
+
+/** An erased entry's trace: enough to explain a reference to it, nothing of its content. */
+export interface Tombstone {
+  id: string;
+  category: Category;
+  recorded_at: string;
+  erased_at: string;
+  erased_by: string;
+}
+
+export interface Erasure {
+  entries: StoredEntry[];
+  tombstones: Tombstone[];
+  /** Keys of the dead letters that carried the erased content. */
+  deadLetters: string[];
+  /** Keys of idempotency records whose stored answer is an erased entry. */
+  idempotency: string[];
+}
+
+export interface IdempotencyRecord {
+  at: number;
+  status: number;
+  body: unknown;
+  /** Digest of the request the key was first used with (absent in records of older versions). */
+  request?: string;
+}
+
+export interface DedupeRecord {
+  at: number;
+  entries: string[];
+}
+
+/** LMDB's largest key (lmdb-js builds it with 1978 bytes); array keys take a few bytes more. */
+export const MAX_KEY_BYTES = 1978;
+const KEY_MARGIN = 32;
+
+/** A write whose key LMDB could not store: refused whole, nothing queued. */
+export class KeyTooLong extends ValidationFailed {
+  constructor(message: string) {
+    super(message, [{ path: "/", message: "a key is too long to store" }]);
+  }
+}
+
+/** The byte length of the first key of `set` that would not fit, or undefined. */
+export function oversizedKey(set: WriteSet): number | undefined {
+  const keys: string[] = [];
+  for (const s of set.created) keys.push(...(s.entry.tags ?? []));
+  for (const [key] of set.objects ?? []) keys.push(key);
+  for (const [key] of set.deadLetters ?? []) keys.push(key);
+  for (const [key] of set.state ?? []) keys.push(`~seq:${key}`);
+  if (set.idempotency) keys.push(set.idempotency.key);
+  if (set.dedupe) keys.push(set.dedupe.key);
+  for (const change of set.changes ?? []) keys.push(change.id);
+  for (const key of keys) {
+    const bytes = Buffer.byteLength(key);
+    if (bytes > MAX_KEY_BYTES - KEY_MARGIN) return bytes;
+  }
+  return undefined;
+}
