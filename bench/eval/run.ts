@@ -1,0 +1,68 @@
+/**
+ * `bun run eval`: retrieval quality of the service through its HTTP API, for each embedder and
+ * for a plain BM25 baseline in the same run (docs/eval.md).
+ *
+ *   bun run eval                          # the project's set, embedders hash and local
+ *   bun run eval --small                  # 2 conversations, 150 questions (also EVAL_SMALL=1)
+ *   bun run eval --embedders hash,http    # http needs MEMORY_RUNTIME_EMBEDDINGS_URL
+ *   bun run eval --locomo locomo10.json   # a LoCoMo file you downloaded
+ *   bun run eval --out PATH               # default bench/results/eval.json (tmp-eval-small.json, eval-locomo.json)
+ *   bun run eval --details PATH           # also every question's ranked turn ids, per system
+ *
+ * An embedder the runtime refuses to start with is reported as skipped, with the reason.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { EVAL_SET_NAME, evalSetJson } from "./dataset/generate-set.ts";
+import { evaluate } from "./evaluate.ts";
+import { EvalSetInvalid, readLocomoFile, readLocomoText, subset } from "./locomo.ts";
+import { RESULTS_DIR } from "./paths.ts";
+import { formatReport } from "./report.ts";
+
+const SMALL = { conversations: 2, questionsPerConversation: 75 };
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      embedders: { type: "string", default: "hash,local" },
+      locomo: { type: "string" },
+      small: { type: "boolean", default: process.env.EVAL_SMALL === "1" },
+      out: { type: "string" },
+      details: { type: "string" },
+    },
+  });
+  const embedders = values
+    .embedders!.split(",")
+    .map((e) => e.trim())
+    .filter(Boolean);
+  // A small run is a smoke (tmp-*.json is not committed); a LoCoMo run gets its own file.
+  const name = values.locomo ? "eval-locomo.json" : values.small ? "tmp-eval-small.json" : "eval.json";
+  const out = values.out ?? join(RESULTS_DIR, name);
+  return { embedders, locomo: values.locomo, small: values.small!, out, details: values.details };
+}
+
+try {
+  const opts = options();
+  // The project's set is generated in memory and read through the LoCoMo reader, as a file would be.
+  let set = opts.locomo
+    ? readLocomoFile(opts.locomo, `LoCoMo file ${opts.locomo}`)
+    : readLocomoText(evalSetJson().json, EVAL_SET_NAME);
+  if (opts.small) set = subset(set, SMALL.conversations, SMALL.questionsPerConversation);
+  const started = performance.now();
+  const { report, answers } = await evaluate(set, opts.embedders, (line) =>
+    console.log(`[${String(Math.round((performance.now() - started) / 1000)).padStart(4)} s] ${line}`),
+  );
+  console.log(`\n${formatReport(report)}`);
+  mkdirSync(dirname(opts.out), { recursive: true });
+  writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`written to ${opts.out}`);
+  if (opts.details) {
+    writeFileSync(opts.details, `${JSON.stringify(answers)}\n`);
+    console.log(`every question's ranked turns written to ${opts.details}`);
+  }
+} catch (error) {
+  if (!(error instanceof EvalSetInvalid)) throw error;
+  console.error(`eval: ${error.message}`);
+  process.exit(1);
+}

@@ -1,0 +1,143 @@
+/**
+ * The service as a retriever: a fresh runtime in this process (src/lib.ts's createRuntime) on a
+ * temporary data directory, with one embedder and otherwise the default configuration. Each
+ * conversation gets its own tenant; its turns are written as facts through
+ * `POST /memory/facts/batch` and questions asked through `POST /memory/search` with limit 10,
+ * exactly as the reference measurement does.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, createRuntime, type MemoryRuntime } from "../../src/lib.ts";
+import type { EvalConversation } from "./locomo.ts";
+import { operatorToken } from "./operator-token.ts";
+import { LIMIT, type Retriever, type Search, turnContent } from "./retriever.ts";
+import { ServiceClient } from "./service-client.ts";
+
+/** The API's largest batch, and its longest query. */
+const BATCH = 1000;
+const MAX_QUERY = 4096;
+
+/** Embedders that cannot run on text alone or offline, and why. */
+export function refusalBeforeStart(
+  embedder: string,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  if (embedder === "http" && !env.MEMORY_RUNTIME_EMBEDDINGS_URL)
+    return "the http embedder needs an endpoint (MEMORY_RUNTIME_EMBEDDINGS_URL); none is set";
+  if (embedder === "client")
+    return "the client embedder takes vectors from the caller; a text-only evaluation has none to send";
+  return undefined;
+}
+
+export type Started =
+  | { retriever: Retriever; refused?: undefined }
+  | { retriever?: undefined; refused: string };
+
+interface SearchAnswer {
+  results: { entry: { data?: { dia_id?: string; session?: number } } }[];
+}
+
+function factsOf(conversation: EvalConversation) {
+  return conversation.turns.map((turn) => ({
+    content: turnContent(turn),
+    valid_from: turn.validFrom.toISOString(),
+    tags: [`session-${turn.session}`],
+    data: { dia_id: turn.id, session: turn.session },
+  }));
+}
+
+/**
+ * Starts a runtime with `MEMORY_RUNTIME_EMBEDDER=<embedder>`; a runtime that refuses the
+ * configuration (an embedder it does not know, a missing variable) is reported, not thrown.
+ * Variables of the caller's environment starting MEMORY_RUNTIME_EMBEDD (endpoint, model, key,
+ * dimensions) are passed on; nothing else is.
+ */
+export async function startService(embedder: string, callerEnv = process.env): Promise<Started> {
+  const before = refusalBeforeStart(embedder, callerEnv);
+  if (before) return { refused: before };
+  const dataDir = mkdtempSync(join(tmpdir(), "mrt-eval-"));
+  const secret = randomBytes(32).toString("hex");
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(callerEnv))
+    if (key.startsWith("MEMORY_RUNTIME_EMBEDD") && value !== undefined) env[key] = value;
+  Object.assign(env, {
+    MEMORY_RUNTIME_JWT_SECRET: secret,
+    MEMORY_RUNTIME_DATA_DIR: dataDir,
+    MEMORY_RUNTIME_EMBEDDER: embedder,
+    // Rate limits guard a shared service from runaway clients; they do not change a ranking.
+    MEMORY_RUNTIME_RATE_LIMITS: "off",
+  });
+  const logs: string[] = [];
+  let runtime: MemoryRuntime;
+  try {
+    runtime = createRuntime({ env, log: (line) => logs.push(line) });
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (error instanceof ConfigError) return { refused: `the runtime refused to start: ${error.message}` };
+    throw error;
+  }
+  return { retriever: new ServiceRetriever(runtime, await operatorToken(secret), dataDir, logs) };
+}
+
+class ServiceRetriever implements Retriever {
+  private readonly client: ServiceClient;
+
+  constructor(
+    private readonly runtime: MemoryRuntime,
+    private readonly admin: string,
+    private readonly dataDir: string,
+    private readonly logs: string[],
+  ) {
+    this.client = new ServiceClient(runtime.app);
+  }
+
+  async load(conversation: EvalConversation): Promise<Search> {
+    try {
+      const token = await this.write(conversation);
+      return (query) => this.search(token, query);
+    } catch (error) {
+      // The runtime's own log says why an embedder failed (a model missing, an endpoint down).
+      const tail = this.logs.slice(-3).join(" | ");
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(`${message}${tail ? ` (log: ${tail})` : ""}`);
+    }
+  }
+
+  /** A new tenant holding the conversation's turns; answers its token. */
+  private async write(conversation: EvalConversation): Promise<string> {
+    const { token } = await this.client.expect<{ token: string }>(
+      [201],
+      "POST",
+      "/admin/tenants",
+      this.admin,
+      {
+        name: `eval ${conversation.id} ${randomBytes(3).toString("hex")}`,
+      },
+    );
+    const facts = factsOf(conversation);
+    for (let i = 0; i < facts.length; i += BATCH) {
+      await this.client.expect([200, 201], "POST", "/memory/facts/batch", token, {
+        entries: facts.slice(i, i + BATCH),
+      });
+    }
+    return token;
+  }
+
+  private async search(token: string, query: string) {
+    const answer = await this.client.expect<SearchAnswer>([200], "POST", "/memory/search", token, {
+      query: query.slice(0, MAX_QUERY),
+      limit: LIMIT,
+    });
+    return answer.results.map((r) => ({
+      id: String(r.entry.data?.dia_id),
+      session: Number(r.entry.data?.session),
+    }));
+  }
+
+  async close(): Promise<void> {
+    await this.runtime.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
