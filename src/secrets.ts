@@ -1,7 +1,7 @@
-import type { Env } from "./config.ts";
+import { ConfigError, type Env } from "./config.ts";
 import { SecretMissing } from "./errors.ts";
 import { ULID_RE } from "./models/common.ts";
-import { readSecretsFile } from "./secrets-file.ts";
+import { readSecretsFile, SecretsFileError } from "./secrets-file.ts";
 
 /**
  * The one place per-tenant secrets are read: `<BASE>_<TENANT_ID>` variables (SPEC §5), from the
@@ -89,4 +89,15 @@ export function variableName(base: string, tenantId: string): string {
 function tenantOf(name: string): string | undefined {
   const suffix = name.slice(-26);
   return name.length > 27 && name[name.length - 27] === "_" && ULID_RE.test(suffix) ? suffix : undefined;
+}
+
+/** The secrets of the environment and the secrets file; a refused file stops the start. */
+export function openSecrets(env: Env, file: string | undefined): Secrets {
+  try {
+    return new Secrets(env, file);
+  } catch (error) {
+    if (error instanceof SecretsFileError)
+      throw new ConfigError(`MEMORY_RUNTIME_SECRETS_FILE: ${error.message}`);
+    throw error;
+  }
 }

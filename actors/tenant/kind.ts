@@ -1,0 +1,48 @@
+import type { Config } from "../../src/config.ts";
+import type { ChangeFeeds } from "../../src/memory/change-feed.ts";
+import type { TenantStorage } from "../../src/ports.ts";
+import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
+import type { ActorKind, ActorSystem } from "../../src/runtime/actor-system.ts";
+import type { Clock } from "../../src/runtime/clock.ts";
+import { roomForTenant } from "../../src/runtime/open-files.ts";
+import type { DiskSpace } from "../../src/vault/disk-space.ts";
+import { startTenant } from "./tenant.ts";
+
+export interface TenantKindDeps {
+  config: Config;
+  storage: TenantStorage;
+  clock: Clock;
+  disk: DiskSpace;
+  /** The process's open-file limit: a tenant opens only while a descriptor can be spared. */
+  openFiles: number;
+  /** Open tenants at most: the least recently used is passivated past it. */
+  maxActive: number;
+  changeFeeds: ChangeFeeds;
+  /** Why this tenant's vault must not open now (being deleted; cluster mode: served elsewhere). */
+  refusal: (tenantId: string) => Error | undefined;
+}
+
+/** The tenant actors (`tenant:<id>`), each started on its first message with its vault opened. */
+export function tenantKind(actors: ActorSystem, deps: TenantKindDeps): ActorKind<TenantProtocol> {
+  const { config, clock } = deps;
+  const tenants: ActorKind<TenantProtocol> = actors.kind<TenantProtocol>(
+    "tenant",
+    (tenantId) => {
+      const refused = deps.refusal(tenantId);
+      if (refused) throw refused;
+      return startTenant(tenantId, {
+        dataDir: config.dataDir,
+        storage: deps.storage,
+        clock,
+        dims: config.embeddingDims,
+        roomToOpen: () => roomForTenant(deps.openFiles),
+        tellSelf: (msg) => tenants.tell(tenantId, msg),
+        onCommitted: (changes) => deps.changeFeeds.publish(tenantId, changes),
+        maxBytes: config.vaultMaxBytes,
+        disk: deps.disk,
+      });
+    },
+    { maxActive: deps.maxActive },
+  );
+  return tenants;
+}

@@ -1,0 +1,40 @@
+/**
+ * What the composition root (compose.ts) builds: the routes' dependencies, the actor system and
+ * the runtime's lifecycle. `src/lib.ts` wraps it for embedding; cluster mode drives placement.
+ */
+import type { MessagingBridge } from "./bridge/bridge.ts";
+import type { CrmStatus, MailStatus } from "./protocols/connector-protocol.ts";
+import type { Deps, ReloadReport } from "./routes/deps.ts";
+import type { ActorSystem } from "./runtime/actor-system.ts";
+import type { SystemStore } from "./vault/system-store.ts";
+
+/** The routes' dependencies, and the system store itself for what runs beside them (cluster mode, tests). */
+export interface RuntimeDeps extends Deps {
+  store: SystemStore;
+}
+
+export interface Runtime {
+  deps: RuntimeDeps;
+  actors: ActorSystem;
+  bridge: MessagingBridge;
+  /** Brings every tenant's connectors in line with its secrets (at start). */
+  startConnectors(): void;
+  /** Brings one tenant's connectors in line and answers the statuses of those running. */
+  startConnectorsFor(tenantId: string): Promise<ConnectorStarts>;
+  /** Re-reads the secrets file and the CRM mapping (SIGHUP, `POST /admin/reload`). */
+  reload(): Promise<ReloadReport>;
+  /** Closes a tenant's actor and vault (cluster mode: before its partition's data is restored). */
+  passivateTenant(tenantId: string): Promise<void>;
+  /**
+   * Cluster mode: these tenants' partition started or stopped being served here (the placement
+   * port answers differently now): their connectors, outbound workers and bridge follow it.
+   */
+  placementChanged(tenantIds: readonly string[]): Promise<void>;
+  /** Drains every actor and closes every vault and the system store. */
+  stop(): Promise<void>;
+}
+
+export interface ConnectorStarts {
+  mail?: MailStatus;
+  crm?: CrmStatus;
+}

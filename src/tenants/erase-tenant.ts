@@ -1,0 +1,74 @@
+/**
+ * Erasing what a tenant holds: some of its entries (`POST /admin/tenants/{id}/erase`), or the
+ * whole tenant (its deletion). Both stop what could touch the vault first and finish with the
+ * erasure port's follow-ups (src/ports.ts; cluster mode compacts or drops the partition's copy).
+ */
+import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
+import { NotFound } from "../errors.ts";
+import type { EraseReport, EraseRequest } from "../models/erase.ts";
+import type { ErasureFollowUps } from "../ports.ts";
+import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
+import type { ActorKind } from "../runtime/actor-system.ts";
+import { compactionPending } from "../vault/compact.ts";
+import { removeTenantDir, tenantDir } from "../vault/tenant-paths.ts";
+
+export interface ErasuresDeps {
+  dataDir: string;
+  tenants: ActorKind<TenantProtocol>;
+  connectors: ConnectorSupervisor;
+  /** Closes the tenant's other actors (connectors, bridge, outbound worker): they hold it open. */
+  stopTenantActors(tenantId: string): Promise<void>;
+  followUps: ErasureFollowUps;
+}
+
+export class Erasures {
+  /** Tenants being erased: their vault must not be opened again meanwhile. */
+  private readonly erasing = new Set<string>();
+
+  constructor(private readonly deps: ErasuresDeps) {}
+
+  /** Why the tenant's vault must not open now, if it is being erased. */
+  refusal(tenantId: string): Error | undefined {
+    return this.erasing.has(tenantId) ? new NotFound("this tenant is being deleted") : undefined;
+  }
+
+  /**
+   * Erasure, then a restart of the tenant actor (it compacts the vault before it opens it again),
+   * then the erasure port's follow-ups.
+   */
+  async eraseEntries(tenantId: string, request: EraseRequest, by: string): Promise<EraseReport> {
+    const { tenants } = this.deps;
+    const report = await tenants.ask(tenantId, { type: "memory.erase", request, by });
+    if (compactionPending(tenantDir(this.deps.dataDir, tenantId))) {
+      await tenants.passivate(tenantId);
+      await tenants.ask(tenantId, { type: "tenant.init" });
+    }
+    await this.deps.followUps.afterErase(tenantId, report);
+    return report;
+  }
+
+  /**
+   * A deleted tenant's data goes: its connectors stop, every actor holding its vault closes, and
+   * its directory is removed; answers what the vault held.
+   */
+  async eraseTenant(tenantId: string): Promise<{ entries: number; dead_letters: number }> {
+    const { tenants } = this.deps;
+    await this.deps.connectors.reconcile(tenantId);
+    const health = await tenants.ask(tenantId, { type: "tenant.health" });
+    this.erasing.add(tenantId);
+    try {
+      await this.deps.stopTenantActors(tenantId);
+      await tenants.passivate(tenantId);
+      removeTenantDir(this.deps.dataDir, tenantId);
+    } finally {
+      this.erasing.delete(tenantId);
+    }
+    return { entries: health.vault.entries, dead_letters: health.dead_letters };
+  }
+
+  /** Removes what a tenant that could not be recorded left (its actor may hold the new vault open). */
+  async discardTenant(tenantId: string): Promise<void> {
+    await this.deps.tenants.passivate(tenantId);
+    removeTenantDir(this.deps.dataDir, tenantId);
+  }
+}
