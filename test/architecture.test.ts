@@ -10,6 +10,18 @@ const files = sourceFiles(["src", "actors"]);
 /** Each file's imports of other repository files. */
 const edges = new Map(files.map((f) => [f.path, f.imports.flatMap((i) => (i.target ? [i.target] : []))]));
 
+/** A file's lines (a last line without its newline counts too). */
+const lineCount = (text: string) =>
+  text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+
+/** Lines of code that assign to a prototype (`X.prototype.m = …`, `X.prototype["m"] = …`), comments aside. */
+function prototypeAssignments(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line))
+    .filter((line) => /\.prototype(\.[\w$]+|\[[^\]]+\])\s*(=(?!=)|\+=|\|\|=|\?\?=)/.test(line));
+}
+
 /** The imports of `under/**` that `allowed` refuses, as `file → specifier` lines. */
 function importsBreaking(under: string, allowed: (i: SourceFile["imports"][number]) => boolean): string[] {
   return files
@@ -57,6 +69,29 @@ describe("the import scanner", () => {
   });
 });
 
+describe("the size and patch scanners", () => {
+  test("count a file's lines, its last one with or without a newline", () => {
+    expect(lineCount("a\nb\n")).toBe(2);
+    expect(lineCount("a\nb")).toBe(2);
+    expect(lineCount("")).toBe(0);
+  });
+
+  test("see a prototype assignment in code, not a comparison, a read or a comment", () => {
+    const text = [
+      "TenantVault.prototype.write = patched;",
+      'Foo.prototype["bar"] = 1;',
+      "if (Foo.prototype.bar === x) {}",
+      "const m = Foo.prototype.bar;",
+      "// TenantVault.prototype.write = patched (what the changelog once did)",
+      " * Foo.prototype.bar = 1",
+    ].join("\n");
+    expect(prototypeAssignments(text)).toEqual([
+      "TenantVault.prototype.write = patched;",
+      'Foo.prototype["bar"] = 1;',
+    ]);
+  });
+});
+
 describe("architecture", () => {
   test("no import cycle, type imports included", () => {
     const cycles = cyclesOf(edges).map((c) => c.join(" → "));
@@ -77,5 +112,23 @@ describe("architecture", () => {
         !/^(node:)?fs(\/|$)/.test(i.specifier),
     );
     expect(reached).toEqual([]);
+  });
+
+  test("no file under src/ or actors/ is over 450 lines", () => {
+    const long = files.filter((f) => lineCount(f.text) > 450).map((f) => `${f.path}: ${lineCount(f.text)}`);
+    expect(long).toEqual([]);
+  });
+
+  test("the composition root reads in a page or two: src/compose.ts is at most 200 lines", () => {
+    const compose = files.find((f) => f.path === "src/compose.ts");
+    expect(compose).toBeDefined();
+    expect(lineCount(compose!.text)).toBeLessThanOrEqual(200);
+  });
+
+  test("ports, not patches: nothing under src/ or actors/ assigns to a prototype", () => {
+    const patches = files.flatMap((f) =>
+      prototypeAssignments(f.text).map((line) => `${f.path}: ${line.trim()}`),
+    );
+    expect(patches).toEqual([]);
   });
 });
