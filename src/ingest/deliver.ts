@@ -7,7 +7,7 @@
  *                  → the tenant actor: dedupe, then write, or dead-letter
  *
  * Mapping, expansion and embedding need no tenant state and may do I/O, so they run here, outside
- * the tenant's mailbox; the tenant actor only dedupes and writes (actors/tenant-ingest.ts).
+ * the tenant's mailbox; the tenant actor only dedupes and writes (actors/tenant/ingest/).
  */
 import type { Embedder } from "../embedding/embedder.ts";
 import { NotFound, PayloadTooLarge } from "../errors.ts";

@@ -1,5 +1,5 @@
 /**
- * Which tenants run a delivery worker (actors/outbound.ts): those that are active and hold active
+ * Which tenants run a delivery worker (actors/tenant/outbound/delivery-worker.ts): those that are active and hold active
  * subscriptions. Asked at start, after each subscription change, and after each tenant lifecycle
  * step (suspended tenants' events wait in their change log until they are resumed).
  */

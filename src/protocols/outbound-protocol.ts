@@ -37,8 +37,8 @@ export type EventData =
   | { change: Change; dead_letter: DeadLetterSummary | null };
 
 /**
- * Messages of the tenant actor for outbound events (actors/tenant-outbound.ts): the subscriptions
- * and delivery logs live in the tenant's vault, so their writes go through its actor.
+ * Messages of the tenant actor for outbound events (actors/tenant/outbound/handlers.ts): the
+ * subscriptions and delivery logs live in the tenant's vault, so their writes go through its actor.
  */
 export type OutboundTenantProtocol = {
   /** Stores a new subscription starting at the newest change; Conflict past `max` per tenant. */
@@ -61,7 +61,7 @@ export type OutboundTenantProtocol = {
   };
 };
 
-/** Messages of a tenant's delivery worker (actors/outbound.ts). */
+/** Messages of a tenant's delivery worker (actors/tenant/outbound/delivery-worker.ts). */
 export type OutboundProtocol = {
   /** Re-reads the active subscriptions and delivers what is due; `active`: how many. */
   "outbound.refresh": { msg: object; reply: { active: number } };

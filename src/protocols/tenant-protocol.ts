@@ -9,7 +9,7 @@ import type { RevenueFigures } from "../models/revenue.ts";
 import type { TenantTransferProtocol } from "../models/tenant-export.ts";
 import type { OutboundTenantProtocol } from "./outbound-protocol.ts";
 
-/** Messages of the tenant actor (actors/tenant.ts): one actor per tenant owns its vault and index. */
+/** Messages of the tenant actor (actors/tenant/): one actor per tenant owns its vault and index. */
 export interface TenantHealth {
   tenant_id: string;
   status: string;

@@ -371,7 +371,7 @@ describe("hostile input never gives a 500", () => {
   });
 
   // A `__proto__` key cannot round-trip through JSON objects safely, so it is refused wherever it is
-  // in `data` (src/memory/entry-builder.ts); `constructor` and `prototype` are ordinary keys.
+  // in `data` (actors/tenant/memory/entry-builder.ts); `constructor` and `prototype` are ordinary keys.
   test("a __proto__ key in data → 422 naming /data/__proto__, nothing written, nothing polluted", async () => {
     const t = await h.createTenant();
     const raw =
