@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { IngestStore } from "../../../../actors/tenant/ingest/ingest-store.ts";
+import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
+import { ValidationFailed } from "../../../../src/errors.ts";
+import type { EntryDraft } from "../../../../src/models/entry.ts";
+import { ManualClock } from "../../../../src/runtime/clock.ts";
+import { TenantVault } from "../../../../src/vault/tenant-vault.ts";
+
+const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
+const open: Array<{ memory: TenantMemory; vault: TenantVault; dir: string }> = [];
+
+afterEach(async () => {
+  for (const o of open.splice(0)) {
+    o.memory.close();
+    await o.vault.close();
+    rmSync(o.dir, { recursive: true, force: true });
+  }
+});
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), "mrt-from-event-"));
+  const vault = new TenantVault(dir);
+  const clock = new ManualClock(Date.parse("2026-03-01T00:00:00.000Z"));
+  const memory = new TenantMemory({ tenantId: TENANT, vault, clock, dims: 4 });
+  open.push({ memory, vault, dir });
+  return { memory, vault, clock, ingest: new IngestStore(vault) };
+}
+
+const fact = (content: string, valid_from?: string): EntryDraft =>
+  ({ category: "fact", content, ...(valid_from ? { valid_from } : {}) }) as EntryDraft;
+
+describe("TenantMemory.entryFromEvent: a source event's entry", () => {
+  test("a draft its category's schema refuses is a ValidationFailed naming the field; nothing is written", () => {
+    const { memory, vault, clock } = setup();
+    const draft = { category: "relationship", content: "x", subject: "a", predicate: "b" } as EntryDraft;
+    let refused: unknown;
+    try {
+      memory.entryFromEvent({ draft, by: "connector:crm", now: clock.now() });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ValidationFailed);
+    expect((refused as Error).message).toMatch(/^\/object /);
+    expect([...memory.entries.pending()]).toEqual([]);
+    expect(vault.changes.current()).toBe(0);
+  });
+
+  test("the records given alongside commit with the entry, keyed by its id", async () => {
+    const { memory, clock, ingest } = setup();
+    const written = memory.entryFromEvent({
+      draft: fact("a deal moved"),
+      by: "connector:crm",
+      now: clock.now(),
+      alongside: (id) => ({ objects: [["deal-1", id]] }),
+    });
+    await written.committed;
+    expect(ingest.objectLatest("deal-1")).toBe(written.id);
+    expect(memory.entries.get(written.id)?.entry.created_by).toBe("connector:crm");
+  });
+
+  test("an identical draft is the stored entry, and what goes alongside is still written", async () => {
+    const { memory, clock, ingest } = setup();
+    const first = memory.entryFromEvent({ draft: fact("same"), by: "connector:crm", now: clock.now() });
+    await first.committed;
+    const again = memory.entryFromEvent({
+      draft: fact("same"),
+      by: "connector:crm",
+      now: clock.now(),
+      alongside: (id) => ({ objects: [["obj", id]] }),
+    });
+    await again.committed;
+    expect(again.id).toBe(first.id);
+    expect(ingest.objectLatest("obj")).toBe(first.id);
+    expect(memory.entries.count()).toBe(1);
+  });
+
+  test("`follows` supersedes a live entry the draft is valid after, and leaves an earlier draft alone", async () => {
+    const { memory, clock } = setup();
+    const by = "connector:crm";
+    const old = memory.entryFromEvent({
+      draft: fact("stage 1", "2026-02-01T00:00:00.000Z"),
+      by,
+      now: clock.now(),
+    });
+    await old.committed;
+    const later = memory.entryFromEvent({ draft: fact("stage 2"), by, now: clock.now(), follows: old.id });
+    await later.committed;
+    expect(memory.entries.get(later.id)?.entry.supersedes).toBe(old.id);
+    expect(memory.entries.get(old.id)?.entry.valid_to).toBe("2026-03-01T00:00:00.000Z");
+    const earlier = memory.entryFromEvent({
+      draft: fact("stage 0", "2026-01-01T00:00:00.000Z"),
+      by,
+      now: clock.now(),
+      follows: later.id,
+    });
+    await earlier.committed;
+    expect(memory.entries.get(earlier.id)?.entry.supersedes).toBeUndefined();
+    expect(memory.entries.get(later.id)?.entry.valid_to).toBeNull();
+  });
+});
