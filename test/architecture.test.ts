@@ -114,6 +114,23 @@ describe("architecture", () => {
     expect(reached).toEqual([]);
   });
 
+  test("storage primitives sit below the domain: src/vault imports no src/memory and no actors", () => {
+    const above = importsBreaking(
+      "src/vault/",
+      (i) => !i.target?.startsWith("src/memory/") && !i.target?.startsWith("actors/"),
+    );
+    expect(above).toEqual([]);
+  });
+
+  test("only the composition root imports actors/: the rest of src/ reaches them by message", () => {
+    const reached = files
+      .filter((f) => f.path.startsWith("src/") && f.path !== "src/compose.ts")
+      .flatMap((f) =>
+        f.imports.filter((i) => i.target?.startsWith("actors/")).map((i) => `${f.path} → ${i.specifier}`),
+      );
+    expect(reached).toEqual([]);
+  });
+
   test("no file under src/ or actors/ is over 450 lines", () => {
     const long = files.filter((f) => lineCount(f.text) > 450).map((f) => `${f.path}: ${lineCount(f.text)}`);
     expect(long).toEqual([]);

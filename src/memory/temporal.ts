@@ -1,17 +1,13 @@
 import type { Entry } from "../models/entry.ts";
+import type { StoredEntry } from "../models/stored-entry.ts";
+
+export type { StoredEntry };
 
 /**
  * Bi-temporal views (CONTRACT §5, the XTDB / Graphiti model). `valid_*` is when a thing is true in the
  * world; `recorded_at`/`expired_at` is when the runtime knew it. A stored entry keeps the `valid_to` it
  * had before a supersession, so a view "as of" an earlier time shows what was known then.
  */
-export interface StoredEntry {
-  seq: number;
-  entry: Entry;
-  /** `valid_to` before a superseding entry closed it; present only once superseded. */
-  prior_valid_to?: string | null;
-}
-
 export interface TimeFilter {
   /** Transaction time, epoch ms. */
   asOf: number;

@@ -1,6 +1,6 @@
 import type { Database, RootDatabase } from "lmdb";
-import type { StoredEntry } from "../memory/temporal.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";
+import type { StoredEntry } from "../models/stored-entry.ts";
 import { storageFault } from "./storage-faults.ts";
 import { storedCount } from "./tables.ts";
 

@@ -1,4 +1,4 @@
-import type { StoredEntry } from "../memory/temporal.ts";
+import type { StoredEntry } from "../models/stored-entry.ts";
 import type { TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
 import type { WriteSet } from "./write-set.ts";

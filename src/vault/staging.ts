@@ -1,4 +1,4 @@
-import type { StoredEntry } from "../memory/temporal.ts";
+import type { StoredEntry } from "../models/stored-entry.ts";
 import type { WriteSet } from "./write-set.ts";
 
 /** A value written but not yet committed, with the commit it waits for. */

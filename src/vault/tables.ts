@@ -8,8 +8,8 @@
  * hold signing secrets.
  */
 import { type Database, type Key, open, type RootDatabase } from "lmdb";
-import type { StoredEntry } from "../memory/temporal.ts";
 import type { Change } from "../models/change.ts";
+import type { StoredEntry } from "../models/stored-entry.ts";
 import type { Delivery, StoredSubscription } from "../models/subscription.ts";
 import type { DedupeRecord, IdempotencyRecord, Tombstone } from "./write-set.ts";
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import type { Database, RootDatabase, Transaction } from "lmdb";
-import type { StoredEntry } from "../memory/temporal.ts";
 import type { Change } from "../models/change.ts";
+import type { StoredEntry } from "../models/stored-entry.ts";
 import { ChangeLog } from "./change-log.ts";
 import { Counters } from "./counters.ts";
 import { putErasure } from "./erasure.ts";

@@ -1,7 +1,7 @@
 import { ValidationFailed } from "../errors.ts";
-import type { StoredEntry } from "../memory/temporal.ts";
 import type { Category } from "../models/category.ts";
 import type { ChangeDraft } from "../models/change.ts";
+import type { StoredEntry } from "../models/stored-entry.ts";
 
 /**
  * Everything one acknowledged write changes; committed in one transaction. It is also the unit
