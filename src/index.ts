@@ -44,8 +44,8 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
-  // A data file grown to the process's file-size limit (RLIMIT_FSIZE) must fail its write (EFBIG:
-  // answered 507 like a full disk, README "Storage faults"), not end the process, SIGXFSZ's default.
+  // A data file grown to the process's file-size limit (RLIMIT_FSIZE) must fail its write (EFBIG: answered
+  // 507 like a full disk, docs/operations.md#storage-faults), not end the process, SIGXFSZ's default.
   process.on("SIGXFSZ", () => undefined);
 }
 
