@@ -28,9 +28,10 @@ const MIN_CANDIDATES = 30;
 
 /**
  * The one hybrid search, as the tenant actor runs it and the bench times it: the best `k` by `fuse`
- * (0.6 cosine + 0.4 normalised BM25 by default). Documents found by one side get their real score
- * from the other, so fusion compares like with like. Documents scoring 0 are dropped. Synchronous:
- * embedding the query text is the caller's (async) job.
+ * (re-centred cosine and normalised BM25, weighed by the embedder's profile, `opts.profile`; see
+ * fusion-profile.ts). Documents found by one side get their real score from the other, so fusion
+ * compares like with like. Documents scoring 0 are dropped. Synchronous: embedding the query text
+ * is the caller's (async) job.
  */
 export function searchHybrid(indexes: HybridIndexes, query: HybridQuery, opts: FuseOptions = {}): FusedHit[] {
   // Text without a single word cannot match lexically: it is no text.

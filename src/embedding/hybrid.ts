@@ -1,16 +1,16 @@
+import { DEFAULT_FUSION, type FusionProfile } from "./fusion-profile.ts";
 import { byScoreThenId, type Hit } from "./hit.ts";
 
 export interface FusedHit {
   id: string;
   score: number;
+  /** Each side's part as weighed: the re-centred cosine and the normalised BM25, each in [0, 1]. */
   scores: { vector: number; lexical: number };
 }
 
 export interface FuseOptions {
-  /** Weight of the vector side, default 0.6. */
-  vectorWeight?: number;
-  /** Weight of the lexical side, default 0.4. */
-  lexicalWeight?: number;
+  /** The embedder's weights and cosine centre (fusion-profile.ts); default an even share. */
+  profile?: FusionProfile;
   /** Whether the query had a vector (an embedding or embeddable text); default true. */
   useVector?: boolean;
   /** Whether the query had words to match lexically; default true. */
@@ -29,34 +29,40 @@ export interface FuseOptions {
   lexicalScoreOf?: (id: string) => number | undefined;
 }
 
-const VECTOR_WEIGHT = 0.6;
-const LEXICAL_WEIGHT = 0.4;
-
 interface Pair {
   vector: number | undefined;
   lexical: number | undefined;
 }
 
 /**
- * Merges the vector and lexical hits of one query into one ranking. The vector score is the
- * cosine clamped to [0, 1]; the lexical score is BM25 divided by the best BM25 among the fused
- * documents, so it is in [0, 1] too and the top lexical match scores 1. The final score is the
- * weighted sum, and it is in [0, 1]: when the query has only one side, that side's weight is 1.
+ * Merges the vector and lexical hits of one query into one ranking, by normalised score (rank
+ * fusion was measured and ranked worse: it throws away how far apart the scores are):
+ *
+ * - vector: the cosine re-centred on the embedder's level for unrelated texts,
+ *   `(cos − centre) / (1 − centre)`, clamped to [0, 1];
+ * - lexical: BM25 divided by the best BM25 among the fused documents, so the top lexical match
+ *   scores 1 (the best match is always a candidate, so this does not depend on how many are);
+ * - score: `w · vector + (1 − w) · lexical` with the profile's weight `w`, in [0, 1]. When the
+ *   query has one side only, that side weighs 1; when no candidate's cosine reaches the profile's
+ *   `minCosine` (no vector evidence), BM25 weighs 1.
  *
  * A document found by one side only gets its real score on the other side when the matching
  * `*ScoreOf` is given (both indexes can compute it in microseconds), else 0 there.
  * Ties are broken by id, so the order is deterministic.
  */
 export function fuse(vectorHits: Hit[], lexicalHits: Hit[], opts: FuseOptions = {}): FusedHit[] {
+  const profile = opts.profile ?? DEFAULT_FUSION;
   const useVector = opts.useVector ?? true;
   const useLexical = opts.useLexical ?? true;
   const pairs = collect(useVector ? vectorHits : [], useLexical ? lexicalHits : []);
   fillMissing(pairs, useVector, useLexical, opts);
-  const [vectorWeight, lexicalWeight] = weights(useVector, useLexical, opts);
+  const evidence = useVector && bestVector(pairs) >= profile.minCosine;
+  const [vectorWeight, lexicalWeight] = weights(useVector, useLexical, evidence, profile);
   const bestLexical = maxLexical(pairs);
+  const centre = Math.min(profile.cosineCentre, 0.99);
   const fused: FusedHit[] = [];
   for (const [id, pair] of pairs) {
-    const vector = clamp01(pair.vector ?? 0);
+    const vector = clamp01(((pair.vector ?? 0) - centre) / (1 - centre));
     const lexical = bestLexical > 0 ? clamp01((pair.lexical ?? 0) / bestLexical) : 0;
     fused.push({ id, score: vectorWeight * vector + lexicalWeight * lexical, scores: { vector, lexical } });
   }
@@ -87,14 +93,22 @@ function fillMissing(
   }
 }
 
-function weights(useVector: boolean, useLexical: boolean, opts: FuseOptions): [number, number] {
+function weights(
+  useVector: boolean,
+  useLexical: boolean,
+  evidence: boolean,
+  profile: FusionProfile,
+): [number, number] {
   if (!useLexical) return [useVector ? 1 : 0, 0];
-  if (!useVector) return [0, 1];
-  const vector = Math.max(0, opts.vectorWeight ?? VECTOR_WEIGHT);
-  const lexical = Math.max(0, opts.lexicalWeight ?? LEXICAL_WEIGHT);
-  const total = vector + lexical;
-  // Normalised so the score stays in [0, 1] whatever weights a caller picks.
-  return total > 0 ? [vector / total, lexical / total] : [0.5, 0.5];
+  if (!useVector || !evidence) return [0, 1];
+  const vector = clamp01(profile.vectorWeight);
+  return [vector, 1 - vector];
+}
+
+function bestVector(pairs: Map<string, Pair>): number {
+  let best = Number.NEGATIVE_INFINITY;
+  for (const pair of pairs.values()) best = Math.max(best, pair.vector ?? Number.NEGATIVE_INFINITY);
+  return best;
 }
 
 function maxLexical(pairs: Map<string, Pair>): number {

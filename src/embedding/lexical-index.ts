@@ -1,51 +1,39 @@
+import { type Analyzer, DEFAULT_ANALYZER } from "./analyzer.ts";
 import { byScoreThenId, type Hit } from "./hit.ts";
-import { tokenize } from "./tokenize.ts";
+import { type LexicalState, lexicalBytes, lexicalState } from "./lexical-file.ts";
+import { Postings, TF_UNITS } from "./lexical-postings.ts";
 import { TopK } from "./top-k.ts";
 
-const K1 = 1.2;
-const B = 0.75;
-const LEXICAL_MAGIC = 0x584c4d54; // "TMLX"
-const LEXICAL_VERSION = 1;
-const HEADER_BYTES = 24;
-/** Entry ids are 8 hex characters. */
-const ID_BYTES = 8;
-
 /**
- * One term's postings as (document number, term count) pairs interleaved in one typed array:
- * one object per term, not two, because most terms of real text are rare (names, ids, codes)
- * and per-array overhead, not the postings, dominates their memory. Document numbers ascend
- * (documents are only appended).
+ * BM25's parameters, chosen on the retrieval evaluation set (docs/embedding-and-search.md): k1
+ * (how fast repeats of a word saturate) is the textbook 1.2, which measured as well as any from
+ * 0.6 to 2. b (how much longer documents are discounted) is 0.3, not the textbook 0.75: notes and
+ * turns that carry facts are longer than chatter ("Oh nice!"), and a strong length discount ranks
+ * short chatter sharing one word above them. Lower measured better still (0 best), but b = 0
+ * lets a long text that mentions everything win everywhere, and the set's generated turns may
+ * exaggerate the pattern: 0.3 takes most of the gain.
  */
-class Postings {
-  pairs = new Uint32Array(2);
-  length = 0;
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.3;
 
-  append(doc: number, tf: number): void {
-    if (2 * this.length === this.pairs.length) this.grow();
-    this.pairs[2 * this.length] = doc;
-    this.pairs[2 * this.length + 1] = tf;
-    this.length++;
-  }
+/** One field of a document: its text, and how much one of its words counts (default 1). */
+export interface LexicalField {
+  text: string;
+  weight?: number;
+}
 
-  /** The count of `doc` in this term, by binary search, or 0. */
-  tfOf(doc: number): number {
-    let lo = 0;
-    let hi = this.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const d = this.pairs[2 * mid]!;
-      if (d === doc) return this.pairs[2 * mid + 1]!;
-      if (d < doc) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return 0;
-  }
+/** A document: plain text (one field of weight 1), or weighted fields. */
+export type LexicalDocument = string | readonly LexicalField[];
 
-  private grow(): void {
-    const pairs = new Uint32Array(this.pairs.length * 2);
-    pairs.set(this.pairs);
-    this.pairs = pairs;
-  }
+export interface LexicalIndexOptions {
+  analyzer?: Analyzer;
+  k1?: number;
+  b?: number;
+  /**
+   * Names how the caller makes documents (its fields and their weights): saved with the index, so
+   * bytes saved under another scheme are refused and the index is rebuilt.
+   */
+  scheme?: string;
 }
 
 interface QueryTerm {
@@ -54,8 +42,11 @@ interface QueryTerm {
 }
 
 /**
- * An in-memory BM25 (k1 = 1.2, b = 0.75) inverted index over entry texts, rebuilt from the
- * vault when a tenant's actor starts. Scores are raw BM25 (unbounded); `fuse` normalises them.
+ * An in-memory BM25F inverted index over entry texts, rebuilt from the vault when a tenant's actor
+ * starts (or read back from its saved bytes). Scores are raw BM25 (unbounded); `fuse` normalises them.
+ * Words are terms as the analyzer makes them (stemmed, numbers kept; analyzer.ts). A document may
+ * have weighted fields: a word's count is the sum of its fields' weights, and so is the document's
+ * length (BM25F with one length normalisation), so a word in a field of weight 2 counts as two.
  *
  * A query reuses one score accumulator sized to the corpus (grown, never reallocated per query),
  * so its cost is the length of the posting lists it touches plus O(k) for the result.
@@ -64,81 +55,39 @@ interface QueryTerm {
  * are content hashes: the same id means the same text.
  */
 export class LexicalIndex {
-  private readonly terms = new Map<string, Postings>();
-  private readonly ids: string[] = [];
+  private readonly analyzer: Analyzer;
+  private readonly k1: number;
+  private readonly b: number;
+  private readonly signature: string;
+  private terms = new Map<string, Postings>();
+  private ids: string[] = [];
   private readonly docOf = new Map<string, number>();
   private docLengths = new Uint32Array(1024);
   private totalLength = 0;
   private scores = new Float64Array(1024);
   private touched = new Uint32Array(1024);
 
+  constructor(opts: LexicalIndexOptions = {}) {
+    this.analyzer = opts.analyzer ?? DEFAULT_ANALYZER;
+    this.k1 = opts.k1 ?? BM25_K1;
+    this.b = opts.b ?? BM25_B;
+    this.signature = `${this.analyzer.signature}; ${opts.scheme ?? "text"}`;
+  }
+
   get size(): number {
     return this.ids.length;
   }
 
-  /**
-   * The index as bytes, so a restart loads it instead of decoding every entry again:
-   *   magic, version, docs, terms (u32 LE), total length (f64 LE),
-   *   ids (8 ASCII bytes each), document lengths (u32 each),
-   *   per term: UTF-8 length (u16), UTF-8 bytes, postings (u32), then (doc, tf) pairs (u32 each).
-   */
+  /** The index as bytes (lexical-file.ts), so a restart loads it instead of analysing every entry. */
   toBytes(): Uint8Array {
-    const terms = [...this.terms].map(([term, postings]) => [Buffer.from(term, "utf8"), postings] as const);
-    const docs = this.ids.length;
-    if (this.ids.some((id) => id.length !== ID_BYTES)) throw new Error("only 8-character ids can be saved");
-    let size = HEADER_BYTES + docs * (ID_BYTES + 4);
-    for (const [bytes, postings] of terms) size += 2 + bytes.length + 4 + postings.length * 8;
-    const out = Buffer.alloc(size);
-    let at = out.writeUInt32LE(LEXICAL_MAGIC, 0);
-    at = out.writeUInt32LE(LEXICAL_VERSION, at);
-    at = out.writeUInt32LE(docs, at);
-    at = out.writeUInt32LE(terms.length, at);
-    at = out.writeDoubleLE(this.totalLength, at);
-    for (const id of this.ids) at += out.write(id, at, ID_BYTES, "latin1");
-    for (let doc = 0; doc < docs; doc++) at = out.writeUInt32LE(this.docLengths[doc]!, at);
-    for (const [bytes, postings] of terms) {
-      at = out.writeUInt16LE(bytes.length, at);
-      at += bytes.copy(out, at);
-      at = out.writeUInt32LE(postings.length, at);
-      for (let i = 0; i < postings.length * 2; i++) at = out.writeUInt32LE(postings.pairs[i]!, at);
-    }
-    return out;
+    const { terms, ids, docLengths, totalLength } = this;
+    return lexicalBytes({ terms, ids, docLengths, totalLength }, this.signature);
   }
 
-  /** An index read back from `toBytes`; throws on bytes of another format. */
-  static fromBytes(bytes: Uint8Array): LexicalIndex {
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (
-      buf.byteLength < HEADER_BYTES ||
-      buf.readUInt32LE(0) !== LEXICAL_MAGIC ||
-      buf.readUInt32LE(4) !== LEXICAL_VERSION
-    )
-      throw new Error("not a lexical index of this version");
-    const index = new LexicalIndex();
-    const docs = buf.readUInt32LE(8);
-    const termCount = buf.readUInt32LE(12);
-    index.totalLength = buf.readDoubleLE(16);
-    let at = HEADER_BYTES;
-    index.ensureCapacity(docs);
-    for (let doc = 0; doc < docs; doc++, at += ID_BYTES) {
-      const id = buf.toString("latin1", at, at + ID_BYTES);
-      index.ids.push(id);
-      index.docOf.set(id, doc);
-    }
-    for (let doc = 0; doc < docs; doc++, at += 4) index.docLengths[doc] = buf.readUInt32LE(at);
-    for (let t = 0; t < termCount; t++) {
-      const length = buf.readUInt16LE(at);
-      const term = buf.toString("utf8", at + 2, at + 2 + length);
-      at += 2 + length;
-      const count = buf.readUInt32LE(at);
-      at += 4;
-      const postings = new Postings();
-      postings.pairs = new Uint32Array(Math.max(2, count * 2));
-      for (let i = 0; i < count * 2; i++, at += 4) postings.pairs[i] = buf.readUInt32LE(at);
-      postings.length = count;
-      index.terms.set(term, postings);
-    }
-    if (at !== buf.byteLength) throw new Error("a lexical index file of the wrong length");
+  /** An index read back from `toBytes`; throws on bytes of another format, analyzer or scheme. */
+  static fromBytes(bytes: Uint8Array, opts: LexicalIndexOptions = {}): LexicalIndex {
+    const index = new LexicalIndex(opts);
+    index.restore(lexicalState(bytes, index.signature));
     return index;
   }
 
@@ -146,18 +95,17 @@ export class LexicalIndex {
     return this.docOf.has(id);
   }
 
-  /** Indexes `text` under `id`; returns false when the id was already indexed. */
-  add(id: string, text: string): boolean {
+  /** Indexes `doc` under `id`; returns false when the id was already indexed. */
+  add(id: string, doc: LexicalDocument): boolean {
     if (this.docOf.has(id)) return false;
-    const doc = this.ids.length;
-    const tokens = tokenize(text);
-    for (const [term, tf] of termCounts(tokens)) this.postingsOf(term).append(doc, tf);
-    const length = tokens.length;
-    this.ensureCapacity(doc + 1);
-    this.docLengths[doc] = length;
+    const number = this.ids.length;
+    const { counts, length } = this.weightedCounts(doc);
+    for (const [term, tf] of counts) this.postingsOf(term).append(number, tf);
+    this.ensureCapacity(number + 1);
+    this.docLengths[number] = length;
     this.totalLength += length;
     this.ids.push(id);
-    this.docOf.set(id, doc);
+    this.docOf.set(id, number);
     return true;
   }
 
@@ -199,10 +147,21 @@ export class LexicalIndex {
     };
   }
 
+  /**
+   * The best BM25 a document could reach on `query`: each known query word's idf × (k1 + 1), the
+   * limit of a word's score as its count grows. Fusion divides by it to put BM25 on a scale that
+   * does not depend on which candidates happened to be found.
+   */
+  ceiling(query: string): number {
+    let sum = 0;
+    for (const term of this.queryTerms(query)) sum += term.idf * (this.k1 + 1);
+    return sum;
+  }
+
   private queryTerms(query: string): QueryTerm[] {
     const n = this.ids.length;
     const out: QueryTerm[] = [];
-    for (const term of new Set(tokenize(query))) {
+    for (const term of this.analyzer.queryTerms(query)) {
       const postings = this.terms.get(term);
       if (!postings) continue;
       // Lucene's idf: never negative, so a very common word still counts a little.
@@ -216,13 +175,14 @@ export class LexicalIndex {
   private accumulate(terms: QueryTerm[]): number {
     let touchedCount = 0;
     const avgLength = this.totalLength / Math.max(1, this.ids.length) || 1;
+    const { k1, b } = this;
     for (const { postings, idf } of terms) {
       const { pairs } = postings;
-      const idfK1 = idf * (K1 + 1);
+      const idfK1 = idf * (k1 + 1);
       for (let i = 0; i < 2 * postings.length; i += 2) {
         const doc = pairs[i]!;
-        const tf = pairs[i + 1]!;
-        const norm = K1 * (1 - B + (B * this.docLengths[doc]!) / avgLength);
+        const tf = pairs[i + 1]! / TF_UNITS;
+        const norm = k1 * (1 - b + (b * this.docLengths[doc]!) / avgLength);
         if (this.scores[doc] === 0) this.touched[touchedCount++] = doc;
         this.scores[doc] = this.scores[doc]! + (idfK1 * tf) / (tf + norm);
       }
@@ -230,11 +190,28 @@ export class LexicalIndex {
     return touchedCount;
   }
 
-  private termScore(idf: number, tf: number, doc: number): number {
-    if (tf === 0) return 0;
+  private termScore(idf: number, units: number, doc: number): number {
+    if (units === 0) return 0;
+    const tf = units / TF_UNITS;
     const avgLength = this.totalLength / Math.max(1, this.ids.length) || 1;
-    const norm = K1 * (1 - B + (B * this.docLengths[doc]!) / avgLength);
-    return (idf * (K1 + 1) * tf) / (tf + norm);
+    const norm = this.k1 * (1 - this.b + (this.b * this.docLengths[doc]!) / avgLength);
+    return (idf * (this.k1 + 1) * tf) / (tf + norm);
+  }
+
+  /** Each term's count over the fields, weighted, and the weighted length, in TF_UNITS. */
+  private weightedCounts(doc: LexicalDocument): { counts: Map<string, number>; length: number } {
+    const fields = typeof doc === "string" ? [{ text: doc }] : doc;
+    const counts = new Map<string, number>();
+    let length = 0;
+    for (const { text, weight = 1 } of fields) {
+      const units = Math.round(Math.max(0, weight) * TF_UNITS);
+      if (units === 0) continue;
+      for (const term of this.analyzer.documentTerms(text)) {
+        counts.set(term, (counts.get(term) ?? 0) + units);
+        length += units;
+      }
+    }
+    return { counts, length };
   }
 
   private postingsOf(term: string): Postings {
@@ -246,6 +223,16 @@ export class LexicalIndex {
     return postings;
   }
 
+  private restore(state: LexicalState): void {
+    this.terms = state.terms;
+    this.ids = state.ids;
+    for (const [doc, id] of state.ids.entries()) this.docOf.set(id, doc);
+    this.docLengths = state.docLengths;
+    this.totalLength = state.totalLength;
+    this.scores = new Float64Array(state.docLengths.length);
+    this.touched = new Uint32Array(state.docLengths.length);
+  }
+
   private ensureCapacity(docs: number): void {
     if (docs <= this.docLengths.length) return;
     const capacity = Math.max(docs, this.docLengths.length * 2);
@@ -255,10 +242,4 @@ export class LexicalIndex {
     this.scores = new Float64Array(capacity);
     this.touched = new Uint32Array(capacity);
   }
-}
-
-function termCounts(tokens: string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
-  return counts;
 }

@@ -8,6 +8,7 @@ import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import { allowedCategories, memoryPermission } from "../auth/permissions.ts";
 import { type Embedder, toVector } from "../embedding/embedder.ts";
+import { fusionProfile } from "../embedding/fusion-profile.ts";
 import { ValidationFailed } from "../errors.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import { parseTimestamp } from "../models/common.ts";
@@ -142,6 +143,7 @@ export class MemoryAccess {
       type: "memory.search",
       text: body.query,
       vector: await this.queryVector(body),
+      fusion: fusionProfile(this.deps.embedder.kind),
       categories,
       tags: body.tags ?? [],
       tagsAny: body.tags_any ?? [],

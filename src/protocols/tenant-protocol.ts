@@ -1,3 +1,4 @@
+import type { FusionProfile } from "../embedding/fusion-profile.ts";
 import type { Delivery, IngestItem, IngestSummary } from "../ingest/ingest-item.ts";
 import type { Category } from "../models/category.ts";
 import type { Change } from "../models/change.ts";
@@ -51,6 +52,8 @@ export interface ListEntries extends ListQuery {
 export interface SearchEntries {
   text?: string;
   vector?: Float32Array;
+  /** How the embedder's cosines weigh against BM25; default an even share (fusion-profile.ts). */
+  fusion?: FusionProfile;
   categories: Category[];
   tags: string[];
   tagsAny: string[];

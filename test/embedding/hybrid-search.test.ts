@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { FUSION_PROFILES } from "../../src/embedding/fusion-profile.ts";
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import { type HybridIndexes, searchHybrid } from "../../src/embedding/hybrid-search.ts";
 import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
@@ -28,7 +29,8 @@ describe("searchHybrid", () => {
 
   test("fuses both sides, giving every result its real score on each", () => {
     const text = "refund damaged shipment";
-    const hits = searchHybrid(both, { text, vector: embedder.embedSync(text), k: 5 });
+    const profile = FUSION_PROFILES.hash;
+    const hits = searchHybrid(both, { text, vector: embedder.embedSync(text), k: 5 }, { profile });
     expect(hits[0]?.id).toBe("00000001");
     expect(hits[0]!.scores.lexical).toBe(1);
     // The two notes sharing one word each tie exactly (same length, same idf): id decides.
@@ -37,7 +39,8 @@ describe("searchHybrid", () => {
     const cosine = both.vectors.scorer(embedder.embedSync(text));
     for (const hit of hits) {
       expect(hit.scores.vector).toBeCloseTo(cosine(hit.id)!, 6);
-      expect(hit.score).toBeCloseTo(0.6 * hit.scores.vector + 0.4 * hit.scores.lexical, 12);
+      // hash's profile: raw cosines (centre 0), a tenth of the score.
+      expect(hit.score).toBeCloseTo(0.1 * hit.scores.vector + 0.9 * hit.scores.lexical, 12);
     }
   });
 
@@ -45,7 +48,7 @@ describe("searchHybrid", () => {
     const vectorOnly = searchHybrid(both, { vector: embedder.embedSync(notes["00000002"]!), k: 2 });
     expect(vectorOnly[0]).toMatchObject({ id: "00000002", scores: { lexical: 0 } });
     expect(vectorOnly[0]!.score).toBeCloseTo(1, 5);
-    const textOnly = searchHybrid(both, { text: "customs", k: 2 });
+    const textOnly = searchHybrid(both, { text: "delayed", k: 2 });
     expect(textOnly).toEqual([{ id: "00000003", score: 1, scores: { vector: 0, lexical: 1 } }]);
   });
 

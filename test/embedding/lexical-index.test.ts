@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { Analyzer } from "../../src/embedding/analyzer.ts";
 import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
 
 function index(docs: Record<string, string>): LexicalIndex {
@@ -127,5 +128,78 @@ describe("LexicalIndex: saved and read back", () => {
     expect(copy.size).toBe(4);
     expect(copy.add("00000000", "again")).toBe(false);
     expect(() => LexicalIndex.fromBytes(new Uint8Array(30))).toThrow();
+  });
+});
+
+describe("LexicalIndex: analysis", () => {
+  test("a stemmed query finds other forms of its words; stop words in it match nothing", () => {
+    const lexical = index({
+      "00000001": "I ran in my new shoe this morning",
+      "00000002": "What a lovely morning it is",
+    });
+    expect(lexical.search("running shoes", 5).map((h) => h.id)).toEqual(["00000001"]);
+    // "what", "is", "it" are stop words: only "lovely" counts.
+    expect(lexical.search("what is it lovely", 5).map((h) => h.id)).toEqual(["00000002"]);
+  });
+});
+
+describe("LexicalIndex: fields and parameters", () => {
+  test("a word in a field of weight 2 counts as two occurrences; weight 0 fields are not indexed", () => {
+    const lexical = new LexicalIndex();
+    lexical.add("0000000a", [{ text: "billing" }, { text: "billing", weight: 1 }]);
+    lexical.add("0000000b", [{ text: "billing" }, { text: "billing invoice", weight: 0 }]);
+    lexical.add("0000000c", [{ text: "billing", weight: 2 }]);
+    const score = lexical.scorer("billing");
+    expect(score("0000000a")).toBeCloseTo(score("0000000c")!, 10);
+    expect(lexical.search("invoice", 5)).toEqual([]);
+  });
+
+  test("a tag or typed field of weight 1 ranks with the content; a half-weight field below it", () => {
+    const lexical = new LexicalIndex();
+    lexical.add("0000000a", [{ text: "quarterly review" }, { text: "renewal", weight: 1 }]);
+    lexical.add("0000000b", [{ text: "quarterly review" }, { text: "renewal", weight: 0.5 }]);
+    lexical.add("0000000c", [{ text: "quarterly review" }]);
+    expect(lexical.search("renewal", 5).map((h) => h.id)).toEqual(["0000000a", "0000000b"]);
+  });
+
+  test("b sets the length discount: 0 ignores length, 1 discounts fully", () => {
+    const docs = { "0000000a": "refund", "0000000b": `refund ${"word ".repeat(30)}` };
+    const flat = new LexicalIndex({ b: 0 });
+    const full = new LexicalIndex({ b: 1 });
+    for (const [id, text] of Object.entries(docs)) {
+      flat.add(id, text);
+      full.add(id, text);
+    }
+    const [short, long] = ["0000000a", "0000000b"];
+    expect(flat.scorer("refund")(short)).toBeCloseTo(flat.scorer("refund")(long)!, 10);
+    expect(full.scorer("refund")(short)!).toBeGreaterThan(2 * full.scorer("refund")(long)!);
+  });
+
+  test("ceiling bounds every document's score for the query", () => {
+    const lexical = index(docs);
+    const ceiling = lexical.ceiling("refund shipment");
+    for (const hit of lexical.search("refund shipment", 5)) expect(hit.score).toBeLessThan(ceiling);
+    expect(lexical.ceiling("zebra")).toBe(0);
+  });
+});
+
+describe("LexicalIndex: saved indexes of another analyzer or scheme", () => {
+  test("are refused, so the caller rebuilds them", () => {
+    const index = new LexicalIndex({ scheme: "fields v1" });
+    index.add("00000001", "refund approved");
+    const bytes = index.toBytes();
+    expect(LexicalIndex.fromBytes(bytes, { scheme: "fields v1" }).search("refund", 1)).toHaveLength(1);
+    expect(() => LexicalIndex.fromBytes(bytes, { scheme: "fields v2" })).toThrow(/other fields/);
+    expect(() =>
+      LexicalIndex.fromBytes(bytes, { scheme: "fields v1", analyzer: new Analyzer({ stem: false }) }),
+    ).toThrow(/another analyzer/);
+  });
+
+  test("a file of the first format (no analyzer, plain counts) is refused", () => {
+    // Format 1's header: magic "TMLX", version 1, no documents, no terms, total length 0.
+    const v1 = Buffer.alloc(24);
+    v1.writeUInt32LE(0x584c4d54, 0);
+    v1.writeUInt32LE(1, 4);
+    expect(() => LexicalIndex.fromBytes(v1)).toThrow(/format/);
   });
 });

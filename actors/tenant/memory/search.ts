@@ -9,8 +9,8 @@ type Filter = ((id: string) => boolean) & { view(id: string): Entry | undefined 
 
 /**
  * Search over a tenant's memory: the one hybrid search (src/embedding/hybrid-search.ts) with the
- * tenant's filter (categories, tags, both time axes), or, without text or vector, the newest
- * entries that pass the filter.
+ * tenant's filter (categories, tags, both time axes) and the embedder's fusion profile (the
+ * message's), or, without text or vector, the newest entries that pass the filter.
  */
 export class MemorySearch {
   constructor(
@@ -22,7 +22,8 @@ export class MemorySearch {
     const accept = this.filterOf(msg);
     const text = msg.text?.trim() ? msg.text : undefined;
     if (!text && !msg.vector) return this.newest(msg, accept);
-    const hits = searchHybrid(this.indexes, { text, vector: msg.vector, k: msg.limit, accept });
+    const query = { text, vector: msg.vector, k: msg.limit, accept };
+    const hits = searchHybrid(this.indexes, query, { profile: msg.fusion });
     return hits.map((hit) => ({
       entry: accept.view(hit.id)!,
       score: round(hit.score),

@@ -1,0 +1,43 @@
+import type { EmbedderKind } from "./embedder.ts";
+
+/**
+ * How hybrid search weighs one embedder's cosines against BM25 (hybrid.ts). Each figure was
+ * chosen on the retrieval evaluation set (`bun run eval`; docs/embedding-and-search.md has the
+ * measurements), so that every embedder ranks at least as well as BM25 alone.
+ */
+export interface FusionProfile {
+  /** The vector side's share of the fused score, 0–1; BM25 has the rest. */
+  vectorWeight: number;
+  /**
+   * The cosine that unrelated texts typically have under this embedder. Cosines are re-centred on
+   * it, `(cos − centre) / (1 − centre)` clamped to [0, 1], so "unrelated" scores 0 whatever the
+   * model: sentence models do not put unrelated sentences near 0 (USE-lite: ~0.23).
+   */
+  cosineCentre: number;
+  /**
+   * Vector evidence: when no candidate's cosine reaches this, the query's vector tells the
+   * candidates apart no better than chance, and BM25 ranks alone (the vector side weighs 0).
+   */
+  minCosine: number;
+}
+
+export const FUSION_PROFILES: Readonly<Record<EmbedderKind, FusionProfile>> = {
+  // Feature hashing knows no meaning, only shared words and word pairs, which BM25 already
+  // scores better: it gets a tenth, for the word pairs (phrases) BM25 does not see. More lowers
+  // the ranking (0.6, the old weight, fell below BM25 alone).
+  hash: { vectorWeight: 0.1, cosineCentre: 0, minCosine: 0.2 },
+  // USE-lite: the best weight measured was 0.7–0.8; 0.7 is taken, as questions that share words
+  // with their answer (most of them, in real use) peak there. Unrelated sentences: cosine ~0.2.
+  local: { vectorWeight: 0.7, cosineCentre: 0.2, minCosine: 0.3 },
+  // Models behind an endpoint, or the caller's own vectors, are of unknown quality: an even
+  // share, and a modest centre that suits common embedding APIs (unrelated texts at 0.1–0.3).
+  http: { vectorWeight: 0.5, cosineCentre: 0.2, minCosine: 0.3 },
+  client: { vectorWeight: 0.5, cosineCentre: 0.2, minCosine: 0.3 },
+};
+
+/** For a search that names no embedder (a direct call to the index, a test): an even share. */
+export const DEFAULT_FUSION: FusionProfile = FUSION_PROFILES.http;
+
+export function fusionProfile(kind: EmbedderKind): FusionProfile {
+  return FUSION_PROFILES[kind];
+}
