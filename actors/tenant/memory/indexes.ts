@@ -13,6 +13,7 @@ import { VectorIndex } from "../../../src/embedding/vector-index.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { EntryStore } from "./entry-store.ts";
+import { LEXICAL_SCHEME, lexicalDocument } from "./lexical-document.ts";
 
 /** Past this many pending vectors `add` inserts into the graph itself (a backstop, not the plan). */
 const MAX_PENDING_VECTORS = 100_000;
@@ -81,10 +82,10 @@ export class MemoryIndexes implements HybridIndexes {
   }
 
   private buildLexical(): LexicalIndex {
-    const lexical = new LexicalIndex();
-    for (const stored of this.entries.all()) lexical.add(stored.entry.id, stored.entry.content);
+    const lexical = new LexicalIndex({ scheme: LEXICAL_SCHEME });
+    for (const stored of this.entries.all()) lexical.add(stored.entry.id, lexicalDocument(stored.entry));
     // Writes still awaiting their commit are not in `all()` yet; `add` skips ids it already has.
-    for (const stored of this.entries.pending()) lexical.add(stored.entry.id, stored.entry.content);
+    for (const stored of this.entries.pending()) lexical.add(stored.entry.id, lexicalDocument(stored.entry));
     return lexical;
   }
 
@@ -94,7 +95,8 @@ export class MemoryIndexes implements HybridIndexes {
     if (!existsSync(file)) return undefined;
     let lexical: LexicalIndex;
     try {
-      lexical = LexicalIndex.fromBytes(readFileSync(file));
+      // A file of another analyzer or field weights is refused: the index is built anew.
+      lexical = LexicalIndex.fromBytes(readFileSync(file), { scheme: LEXICAL_SCHEME });
     } catch {
       return undefined;
     }
@@ -107,18 +109,18 @@ export class MemoryIndexes implements HybridIndexes {
         if (change.type === "entry.erased") return undefined;
         if (change.type !== "entry.created") continue;
         const stored = this.entries.get(change.id);
-        if (stored) lexical.add(stored.entry.id, stored.entry.content);
+        if (stored) lexical.add(stored.entry.id, lexicalDocument(stored.entry));
       }
       after = changes[changes.length - 1]!.seq;
     }
-    for (const stored of this.entries.pending()) lexical.add(stored.entry.id, stored.entry.content);
+    for (const stored of this.entries.pending()) lexical.add(stored.entry.id, lexicalDocument(stored.entry));
     return lexical;
   }
 
   /** A new entry is searchable at once: its vector pending (searched exactly), its words if indexed. */
   add(entry: Entry, vector: Float32Array | undefined): void {
     if (vector) this.vectors.add(entry.id, vector);
-    if (this.lexicalIndex?.add(entry.id, entry.content)) this.lexicalDirty = true;
+    if (this.lexicalIndex?.add(entry.id, lexicalDocument(entry))) this.lexicalDirty = true;
   }
 
   /** Erased entries leave the indexes at once (the vault's compaction then rebuilds them from disk). */

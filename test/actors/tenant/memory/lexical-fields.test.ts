@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FIELD_WEIGHTS, lexicalDocument } from "../../../../actors/tenant/memory/lexical-document.ts";
+import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
+import { TENANT_LEXICAL_FILE } from "../../../../src/embedding/index-tuning.ts";
+import { LexicalIndex } from "../../../../src/embedding/lexical-index.ts";
+import { CATEGORIES } from "../../../../src/models/category.ts";
+import type { Entry, EntryDraft } from "../../../../src/models/entry.ts";
+import { ManualClock } from "../../../../src/runtime/clock.ts";
+import { TenantVault } from "../../../../src/vault/tenant-vault.ts";
+
+const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
+const dirs: string[] = [];
+const opened: Array<{ memory: TenantMemory; vault: TenantVault }> = [];
+
+afterEach(async () => {
+  for (const o of opened.splice(0)) await closeMemory(o);
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function closeMemory(o: { memory: TenantMemory; vault: TenantVault }) {
+  o.memory.close();
+  await o.vault.close();
+}
+
+function openMemory(dir: string) {
+  const vault = new TenantVault(dir);
+  const clock = new ManualClock(Date.parse("2026-01-01T00:00:00.000Z"));
+  const memory = new TenantMemory({ tenantId: TENANT, vault, clock, dims: 4 });
+  const o = { memory, vault, clock };
+  opened.push(o);
+  return o;
+}
+
+function newDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "mrt-lexical-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function write(memory: TenantMemory, draft: EntryDraft): Promise<string> {
+  const written = memory.writer.create({ draft, createdBy: "agent" });
+  await written.committed;
+  return written.entry.id;
+}
+
+function search(o: { memory: TenantMemory; clock: ManualClock }, text: string): string[] {
+  const now = o.clock.now();
+  const msg = {
+    text,
+    categories: [...CATEGORIES],
+    tags: [],
+    tagsAny: [],
+    validAt: now,
+    asOf: now,
+    limit: 10,
+  };
+  return o.memory.search.search(msg).map((r) => r.entry.id);
+}
+
+describe("lexicalDocument: what of an entry BM25 indexes", () => {
+  test("content, tags, naming fields at full weight; describing fields and the source at half", () => {
+    const entry = {
+      content: "Acme buys from Globex",
+      tags: ["supplier", "q3"],
+      subject: "Acme",
+      predicate: "buys from",
+      object: "Globex",
+      source: { system: "stripe", event_type: "invoice.paid" },
+      data: { secret_code: "zebra" },
+      severity: "high",
+    } as unknown as Entry;
+    expect(lexicalDocument(entry)).toEqual([
+      { text: "Acme buys from Globex", weight: 1 },
+      { text: "supplier\nq3", weight: FIELD_WEIGHTS.tags },
+      { text: "Acme", weight: 1 },
+      { text: "Globex", weight: 1 },
+      { text: "buys from", weight: 0.5 },
+      { text: "stripe\ninvoice.paid", weight: 0.5 },
+    ]);
+  });
+});
+
+describe("the tenant's BM25 index", () => {
+  test("finds entries by a tag, a relationship's object and a decision's choice, not by data", async () => {
+    const o = openMemory(newDir());
+    const tagged = await write(o.memory, {
+      category: "fact",
+      content: "Quarterly review notes",
+      tags: ["billing"],
+    });
+    const related = await write(o.memory, {
+      category: "relationship",
+      content: "A new supplier",
+      subject: "Acme",
+      predicate: "buys from",
+      object: "Globex",
+    });
+    const decided = await write(o.memory, {
+      category: "decision",
+      content: "Hosting picked",
+      chosen: "Hetzner",
+      options: ["Hetzner", "Linode"],
+    });
+    await write(o.memory, { category: "fact", content: "Lunch menu", data: { code: "zebra" } });
+    expect(search(o, "billing")).toEqual([tagged]);
+    expect(search(o, "globex")).toEqual([related]);
+    expect(search(o, "hetzner")).toEqual([decided]);
+    expect(search(o, "zebra")).toEqual([]);
+  });
+
+  test("a saved index of other fields or analyzer is rebuilt at open, not read", async () => {
+    const dir = newDir();
+    const first = openMemory(dir);
+    const id = await write(first.memory, { category: "fact", content: "The runners paid for new shoes" });
+    expect(search(first, "running shoe")).toEqual([id]);
+    await closeMemory(opened.pop()!);
+    // A well-formed index under another scheme, holding other words for the same entry.
+    const stale = new LexicalIndex({ scheme: "entry fields of an earlier release" });
+    stale.add(id, "zebra");
+    writeFileSync(join(dir, TENANT_LEXICAL_FILE), stale.toBytes());
+    const again = openMemory(dir);
+    expect(search(again, "zebra")).toEqual([]);
+    expect(search(again, "pay run")).toEqual([id]);
+  });
+});
