@@ -200,6 +200,13 @@ export class VectorIndex {
     };
   }
 
+  /** A copy of the stored (unit-length) vector of `id`, or undefined when none is stored. */
+  vectorOf(id: string): Float32Array | undefined {
+    if (!SHA8.test(id)) return undefined;
+    const row = this.rows.rowOf(keyOf(id));
+    return row === undefined ? undefined : this.rows.data.slice(row * this.dims, (row + 1) * this.dims);
+  }
+
   /** Writes the index atomically (temporary files, then rename), after a flush. No-op if unchanged. */
   save(): void {
     this.assertOpen();

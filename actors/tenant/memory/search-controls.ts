@@ -1,0 +1,159 @@
+import type { FusedHit } from "../../../src/embedding/hybrid.ts";
+import { matchedTerms, type TermScorer } from "../../../src/embedding/matched-terms.ts";
+import { mmr } from "../../../src/embedding/mmr.ts";
+import { recencyFactor } from "../../../src/embedding/recency.ts";
+import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
+import { estimateTokens, fitsBudget } from "../../../src/embedding/token-budget.ts";
+import { dotAt } from "../../../src/embedding/vector-math.ts";
+import type { Entry } from "../../../src/models/entry.ts";
+import type { ResultExplain, SearchControls } from "../../../src/models/search-controls.ts";
+
+/** What the controls read of a search message (SearchEntries). */
+export interface ControlledQuery {
+  text?: string;
+  limit: number;
+  validAt: number;
+  asOf: number;
+  controls?: SearchControls;
+}
+
+/** What the controls read of the tenant: entry views (the search's filter) and the two indexes. */
+export interface ControlContext {
+  view(id: string): Entry | undefined;
+  vectors: { vectorOf(id: string): Float32Array | undefined };
+  lexical(): TermScorer;
+}
+
+export interface ControlledResult {
+  entry: Entry;
+  score: number;
+  scores: { vector: number; lexical: number };
+  explain?: ResultExplain;
+}
+
+interface Ranked {
+  entry: Entry;
+  relevance: number;
+  recency?: number;
+  score: number;
+  scores: { vector: number; lexical: number };
+  redundancy?: number;
+}
+
+// A reranking control (recency, diversity) may lift a result from below the first `limit` by
+// relevance: it chooses among this many times `limit` candidates, within these bounds. MMR costs
+// about limit × candidates similarities (dot products of stored vectors, or term-set overlaps).
+const RERANK_FACTOR = 3;
+const MIN_RERANK = 30;
+const MAX_RERANK = 200;
+
+/** How many hybrid hits a search asks for: `limit`, or a wider pool when results are reranked. */
+export function candidatesFor(q: ControlledQuery): number {
+  const c = q.controls;
+  if (!c?.recency && !c?.diversity) return q.limit;
+  return Math.min(Math.max(q.limit * RERANK_FACTOR, MIN_RERANK), Math.max(MAX_RERANK, q.limit));
+}
+
+/**
+ * A ranked search's results, with its controls applied in this order: the recency factor
+ * multiplies each relevance (and the pool is sorted again), `min_score` drops what scores below it,
+ * `diversity` picks `limit` by maximal marginal relevance (else the best `limit`), `max_tokens`
+ * keeps the prefix that fits, and `explain` says how each result got there.
+ */
+export function controlledResults(
+  hits: readonly FusedHit[],
+  q: ControlledQuery,
+  ctx: ControlContext,
+): ControlledResult[] {
+  const c = q.controls ?? {};
+  let ranked: Ranked[] = hits.map((hit) => {
+    const relevance = round(hit.score);
+    const scores = { vector: round(hit.scores.vector), lexical: round(hit.scores.lexical) };
+    return { entry: ctx.view(hit.id)!, relevance, score: relevance, scores };
+  });
+  if (c.recency) ranked = boosted(ranked, q, c.recency);
+  if (c.minScore !== undefined) ranked = ranked.filter((r) => r.score >= c.minScore!);
+  ranked = c.diversity ? diversified(ranked, c.diversity, q.limit, ctx) : ranked.slice(0, q.limit);
+  return finish(ranked, q, ctx);
+}
+
+/** A filter-only search's page (newest first, score 0): `min_score`, `max_tokens` and `explain` apply. */
+export function controlledPage(
+  page: ReadonlyArray<{ entry: Entry; score: number; scores: { vector: number; lexical: number } }>,
+  q: ControlledQuery,
+  ctx: ControlContext,
+): ControlledResult[] {
+  const minScore = q.controls?.minScore;
+  const ranked = page
+    .filter((r) => minScore === undefined || r.score >= minScore)
+    .map((r) => ({ ...r, relevance: r.score }));
+  return finish(ranked, q, ctx);
+}
+
+function boosted(ranked: Ranked[], q: ControlledQuery, recency: NonNullable<SearchControls["recency"]>) {
+  const { field, halfLifeMs, weight } = recency;
+  // Age from the query's own time on that axis: valid time from valid_at, transaction time from as_of.
+  const from = field === "valid_from" ? q.validAt : q.asOf;
+  for (const r of ranked) {
+    r.recency = round(recencyFactor(from - Date.parse(r.entry[field]), halfLifeMs, weight));
+    r.score = round(r.relevance * r.recency);
+  }
+  return ranked.sort((a, b) => b.score - a.score || b.relevance - a.relevance || byId(a, b));
+}
+
+/**
+ * MMR over the candidates. Two entries' similarity is the cosine of their vectors when both have
+ * one, else the overlap of their terms (an entry still waiting for the background embedder has no
+ * vector yet), clamped to [0, 1].
+ */
+function diversified(ranked: Ranked[], diversity: number, limit: number, ctx: ControlContext): Ranked[] {
+  const vectors = new Map<number, Float32Array | undefined>();
+  const terms = new Map<number, ReadonlySet<string>>();
+  const vectorAt = (i: number) => {
+    if (!vectors.has(i)) vectors.set(i, ctx.vectors.vectorOf(ranked[i]!.entry.id));
+    return vectors.get(i);
+  };
+  const termsAt = (i: number) => {
+    if (!terms.has(i)) terms.set(i, termSet(ranked[i]!.entry.content));
+    return terms.get(i)!;
+  };
+  const similarity = (i: number, j: number) => {
+    const [a, b] = [vectorAt(i), vectorAt(j)];
+    const sim = a && b && a.length === b.length ? dotAt(a, b, 0) : termSetCosine(termsAt(i), termsAt(j));
+    return Math.min(1, Math.max(0, sim));
+  };
+  const picks = mmr(
+    ranked.map((r) => r.score),
+    diversity,
+    limit,
+    similarity,
+  );
+  return picks.map(({ index, redundancy }) => ({ ...ranked[index]!, redundancy: round(redundancy) }));
+}
+
+/** `max_tokens`, then the results as answered, with `explain` when asked. */
+function finish(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): ControlledResult[] {
+  const c = q.controls ?? {};
+  const tokens =
+    c.maxTokens !== undefined || c.explain ? ranked.map((r) => estimateTokens(r.entry.content)) : [];
+  const kept = c.maxTokens === undefined ? ranked : ranked.slice(0, fitsBudget(tokens, c.maxTokens));
+  const lexical = c.explain && q.text ? ctx.lexical() : undefined;
+  return kept.map((r, i) => {
+    const result: ControlledResult = { entry: r.entry, score: r.score, scores: r.scores };
+    if (!c.explain) return result;
+    const explain: ResultExplain = {
+      matched_terms: lexical && q.text ? matchedTerms(lexical, q.text, r.entry.id) : [],
+      relevance: r.relevance,
+      tokens: tokens[i]!,
+    };
+    if (r.recency !== undefined) explain.recency = r.recency;
+    if (r.redundancy !== undefined) explain.redundancy = r.redundancy;
+    return { ...result, explain };
+  });
+}
+
+function byId(a: Ranked, b: Ranked): number {
+  return a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0;
+}
+
+const round = (x: number) => Math.round(x * 1e4) / 1e4;

@@ -1,0 +1,100 @@
+import type { Hit } from "../../../src/embedding/hit.ts";
+import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { Entry, EntryDraft } from "../../../src/models/entry.ts";
+import { MAX_SIMILAR, SIMILAR_THRESHOLD, type SimilarEntry } from "../../../src/models/similar.ts";
+
+/** What near-duplicate detection reads of the tenant: its entries and its two indexes. */
+export interface SimilarContext {
+  get(id: string): StoredEntry | undefined;
+  lexical(): { search(query: string, k: number, accept?: (id: string) => boolean): Hit[] };
+  vectors: {
+    search(query: Float32Array, k: number, accept?: (id: string) => boolean): Hit[];
+    scorer(query: Float32Array): (id: string) => number | undefined;
+  };
+}
+
+/** Candidates asked of each index; the similarity then decides. */
+const CANDIDATES = 20;
+/** The lexical candidates come from the text's opening this long (a BM25 query's cost grows with its words). */
+const QUERY_CHARS = 1000;
+
+/** Typed fields holding text: compared with the content, as words. */
+const TEXT_FIELDS = [
+  "rationale",
+  "chosen",
+  "options",
+  "steps",
+  "stage",
+  "subject",
+  "predicate",
+  "object",
+] as const;
+/**
+ * Typed fields holding values: two entries differing in one the draft sets are not near-duplicates
+ * whatever their words ("Deal won" for another decision, the same incident at another severity).
+ */
+const VALUE_FIELDS = ["decision_id", "result", "amount", "currency", "severity", "status"] as const;
+
+/**
+ * Live entries of the draft's category that are near-duplicates of it, most similar first, at most
+ * MAX_SIMILAR, each at least SIMILAR_THRESHOLD similar. Live: neither retracted nor superseded or
+ * corrected (whatever their valid time: restating a past fact is repeating it too).
+ *
+ * The similarity is the cosine of the two texts' term sets (term-set.ts: content and typed text
+ * fields, analysed as BM25 analyses a query); with `vector` (a write carrying a semantic
+ * embedding) it is the higher of that and the vectors' cosine. Candidates are the best BM25 matches
+ * of the draft's text, plus its nearest vectors. Entries the draft names (`supersedes`, `corrects`,
+ * an outcome's decision) are related on purpose, never duplicates.
+ */
+export function nearDuplicates(
+  ctx: SimilarContext,
+  draft: EntryDraft,
+  vector?: Float32Array,
+): SimilarEntry[] {
+  const text = textOf(draft);
+  const named = new Set([draft.supersedes, draft.corrects, (draft as { decision_id?: string }).decision_id]);
+  const accept = (id: string) => {
+    const entry = ctx.get(id)?.entry;
+    return entry !== undefined && !named.has(id) && comparable(draft, entry);
+  };
+  const candidates = new Set(
+    ctx
+      .lexical()
+      .search(text.slice(0, QUERY_CHARS), CANDIDATES, accept)
+      .map((h) => h.id),
+  );
+  const cosine = vector ? ctx.vectors.scorer(vector) : undefined;
+  if (vector) for (const hit of ctx.vectors.search(vector, CANDIDATES, accept)) candidates.add(hit.id);
+  const terms = termSet(text);
+  const similar: SimilarEntry[] = [];
+  for (const id of candidates) {
+    const lexical = termSetCosine(terms, termSet(textOf(ctx.get(id)!.entry)));
+    const score = round(Math.min(1, Math.max(lexical, cosine?.(id) ?? 0)));
+    if (score >= SIMILAR_THRESHOLD) similar.push({ id, score });
+  }
+  return similar.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, MAX_SIMILAR);
+}
+
+/** Same category, live, and no value field of the draft set otherwise. */
+function comparable(draft: EntryDraft, entry: Entry): boolean {
+  if (entry.category !== draft.category || entry.expired_at !== null || entry.invalidated_at !== null)
+    return false;
+  const fields = draft as Record<string, unknown>;
+  const stored = entry as Record<string, unknown>;
+  return VALUE_FIELDS.every((f) => fields[f] === undefined || fields[f] === stored[f]);
+}
+
+/** The words two entries are compared on: the content, then the typed text fields. */
+function textOf(entry: EntryDraft | Entry): string {
+  const fields = entry as Record<string, unknown>;
+  const parts = [entry.content];
+  for (const f of TEXT_FIELDS) {
+    const value = fields[f];
+    if (typeof value === "string") parts.push(value);
+    else if (Array.isArray(value)) parts.push(...value.filter((v): v is string => typeof v === "string"));
+  }
+  return parts.join("\n");
+}
+
+const round = (x: number) => Math.round(x * 1e4) / 1e4;

@@ -1,0 +1,35 @@
+import { type Analyzer, DEFAULT_ANALYZER } from "./analyzer.ts";
+
+/** What `matchedTerms` needs of the BM25 index: its scorer (lexical-index.ts). */
+export interface TermScorer {
+  scorer(query: string): (id: string) => number | undefined;
+}
+
+// The analyzer's notion of a word (analyzer.ts), on the raw text: numbers with separators first.
+const WORD = /\p{N}+(?:[.,]\p{N}+)+|[\p{L}\p{N}\p{M}]+(?:['\u2019][\p{L}\p{N}\p{M}]+)*/gu;
+
+/**
+ * The words of `query` the lexical index matched in document `id`, as the query wrote them (lower
+ * case, each once): a word counts when the index scores the document above 0 for that word alone,
+ * so whatever the index does to words (stemming, folding, which fields it indexes) applies, and
+ * "paid" is reported for an entry saying "pays". Words the query's analysis drops (stop words
+ * beside other words) are never reported: they did not take part in the match.
+ */
+export function matchedTerms(
+  index: TermScorer,
+  query: string,
+  id: string,
+  analyzer: Analyzer = DEFAULT_ANALYZER,
+): string[] {
+  const searched = new Set(analyzer.queryTerms(query));
+  const matched: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of query.match(WORD) ?? []) {
+    const word = raw.toLowerCase();
+    if (seen.has(word)) continue;
+    seen.add(word);
+    if (!analyzer.queryTerms(word).some((term) => searched.has(term))) continue;
+    if ((index.scorer(word)(id) ?? 0) > 0) matched.push(word);
+  }
+  return matched;
+}

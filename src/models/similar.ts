@@ -1,0 +1,64 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { QueryObject, Sha8, StrictObject } from "./common.ts";
+import { EntryView } from "./entry.ts";
+
+/**
+ * From this similarity a live entry of the same category is listed in a write's `similar`
+ * (docs/embedding-and-search.md, "Near-duplicates on write", says how it is measured).
+ */
+export const SIMILAR_THRESHOLD = 0.8;
+/** From this similarity `?dedupe=similar` answers the existing entry instead of writing. */
+export const DEDUPE_THRESHOLD = 0.9;
+/** At most this many entries are listed, most similar first. */
+export const MAX_SIMILAR = 5;
+
+export const SimilarEntry = StrictObject({
+  id: Sha8,
+  score: Type.Number({ minimum: 0, maximum: 1, description: "Similarity to the written content, in [0, 1]" }),
+});
+export type SimilarEntry = Static<typeof SimilarEntry>;
+
+/**
+ * The answer of `POST /memory/{category}` and MCP's `memory_add`: the entry, plus `similar` when
+ * live entries of its category are near-duplicates of it (the answer stays an entry: a client that
+ * reads it as one only sees one more field, and only then).
+ */
+export const WrittenEntry = StrictObject({
+  ...EntryView.properties,
+  similar: Type.Optional(
+    Type.Array(SimilarEntry, {
+      minItems: 1,
+      maxItems: MAX_SIMILAR,
+      description: `Live entries of the category at least ${SIMILAR_THRESHOLD} similar to this one, most similar first; absent when none`,
+    }),
+  ),
+});
+export type WrittenEntry = Static<typeof WrittenEntry>;
+
+/** How a write treats a near-duplicate: `similar` answers the existing entry (200) instead of writing. */
+export const DedupeMode = Type.Literal("similar", {
+  description: `Answer an existing live entry at least ${DEDUPE_THRESHOLD} similar (200) instead of writing a near-copy; needs the permission to read the category`,
+});
+export type DedupeMode = Static<typeof DedupeMode>;
+
+/**
+ * What a single write asks the tenant actor about near-duplicates (src/memory/access.ts decides:
+ * nothing for a caller who may not read the category).
+ */
+export interface SimilarAsk {
+  /** Answer a near-duplicate at DEDUPE_THRESHOLD or above instead of writing. */
+  dedupe: boolean;
+  /** Compare the write's vector too: only a semantic one (the caller's); hashing adds nothing to words. */
+  byVector: boolean;
+}
+
+/** `POST /memory/{category}?dedupe=similar`. */
+export const WriteQuery = QueryObject({ dedupe: Type.Optional(DedupeMode) });
+
+/** A single write's answer as sent: the entry, with `similar` only when there are near-duplicates. */
+export function writtenEntry(reply: {
+  entry: Static<typeof EntryView>;
+  similar?: SimilarEntry[];
+}): WrittenEntry {
+  return reply.similar ? { ...reply.entry, similar: reply.similar } : reply.entry;
+}

@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test";
+import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
+import { matchedTerms } from "../../src/embedding/matched-terms.ts";
+import { mmr } from "../../src/embedding/mmr.ts";
+import { recencyFactor } from "../../src/embedding/recency.ts";
+import { termSet, termSetCosine } from "../../src/embedding/term-set.ts";
+import { estimateTokens, fitsBudget } from "../../src/embedding/token-budget.ts";
+
+const DAY = 24 * 3600 * 1000;
+
+describe("mmr", () => {
+  // Candidates 0–2 are copies of one another, 3 is different; relevance best first.
+  const scores = [0.9, 0.88, 0.86, 0.6];
+  const copies = new Set([0, 1, 2]);
+  const similarity = (i: number, j: number) => (copies.has(i) && copies.has(j) ? 0.95 : 0.1);
+
+  test("diversity 0 keeps the ranking by relevance, redundancy aside", () => {
+    expect(mmr(scores, 0, 4, similarity).map((p) => p.index)).toEqual([0, 1, 2, 3]);
+  });
+
+  test("with diversity the different candidate comes second, and each pick's redundancy is its highest similarity to those above", () => {
+    const picks = mmr(scores, 0.5, 3, similarity);
+    expect(picks.map((p) => p.index)).toEqual([0, 3, 1]);
+    expect(picks.map((p) => p.redundancy)).toEqual([0, 0.1, 0.95]);
+  });
+
+  test("diversity 1 takes the best first, then the least similar; ties go to relevance", () => {
+    expect(mmr(scores, 1, 2, similarity).map((p) => p.index)).toEqual([0, 3]);
+  });
+
+  test("asks k × n similarities at most, and stops at the candidates there are", () => {
+    let calls = 0;
+    const picks = mmr(scores, 0.5, 10, (i, j) => {
+      calls++;
+      return similarity(i, j);
+    });
+    expect(picks).toHaveLength(4);
+    expect(calls).toBe(3 + 2 + 1);
+    expect(mmr([], 0.5, 3, similarity)).toEqual([]);
+  });
+});
+
+describe("token budget", () => {
+  test("ASCII counts a quarter token a character, rounded up; other characters one each", () => {
+    expect(estimateTokens("")).toBe(0);
+    expect(estimateTokens("abcd")).toBe(1);
+    expect(estimateTokens("abcde")).toBe(2);
+    expect(estimateTokens("東京都")).toBe(3);
+    // An emoji is one character (a surrogate pair), so one token.
+    expect(estimateTokens("😀")).toBe(1);
+  });
+
+  test("keeps the longest prefix within the budget, and always the first", () => {
+    expect(fitsBudget([10, 10, 10], 25)).toBe(2);
+    expect(fitsBudget([10, 10, 10], 30)).toBe(3);
+    expect(fitsBudget([10, 1, 1], 9)).toBe(1);
+    expect(fitsBudget([5, 50, 1], 20)).toBe(1);
+    expect(fitsBudget([], 5)).toBe(0);
+  });
+});
+
+describe("recency factor", () => {
+  test("halves every half-life with weight 1, never below 1 − weight, 1 for the future", () => {
+    expect(recencyFactor(0, 7 * DAY)).toBe(1);
+    expect(recencyFactor(7 * DAY, 7 * DAY)).toBe(0.5);
+    expect(recencyFactor(14 * DAY, 7 * DAY)).toBe(0.25);
+    expect(recencyFactor(7 * DAY, 7 * DAY, 0.5)).toBe(0.75);
+    expect(recencyFactor(1e6 * DAY, 7 * DAY, 0.4)).toBeCloseTo(0.6, 10);
+    expect(recencyFactor(-DAY, 7 * DAY)).toBe(1);
+  });
+});
+
+describe("term sets", () => {
+  test("compare analysed terms: inflections and stop words do not count, a changed word does", () => {
+    const a = termSet("Acme renewed their contract on March 3");
+    expect(termSetCosine(a, termSet("Acme renews the contract on March 3rd"))).toBe(1);
+    expect(
+      termSetCosine(
+        termSet("Alice prefers tea in the morning"),
+        termSet("Alice prefers coffee in the morning"),
+      ),
+    ).toBe(0.75);
+    expect(termSetCosine(a, termSet("Pelicans migrate over the Atlantic"))).toBe(0);
+    expect(termSetCosine(a, new Set())).toBe(0);
+  });
+});
+
+describe("matched terms", () => {
+  test("the query's words the index matched in the document, as written, stop words beside others left out", () => {
+    const index = new LexicalIndex();
+    index.add("00000001", "Globex paid the invoice late");
+    index.add("00000002", "Pelican migration");
+    expect(matchedTerms(index, "When did Globex pay the invoices?", "00000001")).toEqual([
+      "globex",
+      "pay",
+      "invoices",
+    ]);
+    expect(matchedTerms(index, "When did Globex pay the invoices?", "00000002")).toEqual([]);
+    expect(matchedTerms(index, "pelican pelican", "00000002")).toEqual(["pelican"]);
+    expect(matchedTerms(index, "anything", "0000000f")).toEqual([]);
+  });
+});
