@@ -13,6 +13,7 @@ import {
   OutcomeInput,
   ReadEntryQuery,
 } from "../models/entry.ts";
+import { DedupeMode } from "../models/similar.ts";
 
 /** An MCP input or output schema: the protocol requires an object at the top. */
 export type ObjectSchema = { type: "object"; properties?: Record<string, object>; required?: string[] } & {
@@ -48,14 +49,21 @@ export const CategoryArg = LiteralUnion(CATEGORIES, { description: "The entry's 
 /** The `Idempotency-Key` header of the write routes, as an argument of the write tools. */
 export const IdempotencyArg = Type.Optional(IdempotencyKey);
 
+/** `?dedupe=similar` of the write routes, as an argument of the write tools. */
+export const DedupeArg = Type.Optional(DedupeMode);
+
 /** What memory_add checks before the body: its category (which picks the body's schema) and key. */
 export const CategoryOnly = Type.Object(
-  { category: CategoryArg, idempotency_key: IdempotencyArg },
+  { category: CategoryArg, idempotency_key: IdempotencyArg, dedupe: DedupeArg },
   { additionalProperties: true },
 );
 
 /** outcome_record: the body of `POST /memory/outcomes` and its idempotency key. */
-export const OutcomeArgs = StrictObject({ ...OutcomeInput.properties, idempotency_key: IdempotencyArg });
+export const OutcomeArgs = StrictObject({
+  ...OutcomeInput.properties,
+  idempotency_key: IdempotencyArg,
+  dedupe: DedupeArg,
+});
 
 /** memory_get: the path of `GET /memory/{category}/{sha8}` and its query, as arguments. */
 export const GetArgs = StrictObject({
@@ -109,6 +117,7 @@ export function anyCategoryInputSchema(): ObjectSchema {
   const properties: Record<string, object> = {
     category: routing.category!,
     idempotency_key: routing.idempotency_key!,
+    dedupe: routing.dedupe!,
   };
   for (const [name, field] of fields) properties[name] = withDescription(field);
   return {

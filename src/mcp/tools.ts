@@ -14,6 +14,7 @@ import { CATEGORIES, type Category } from "../models/category.ts";
 import { ENTRY_INPUT, EntryPage, EntryView } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
 import { SearchBody, SearchResponse } from "../models/search.ts";
+import { type DedupeMode, WrittenEntry, writtenEntry } from "../models/similar.ts";
 import {
   anyCategoryInputSchema,
   CategoryOnly,
@@ -26,7 +27,7 @@ import {
 
 export type ToolArgs = Record<string, unknown>;
 /** A write tool's arguments: the route's body, and the key its `Idempotency-Key` header would carry. */
-type WriteArgs = ToolArgs & { idempotency_key?: string };
+type WriteArgs = ToolArgs & { idempotency_key?: string; dedupe?: DedupeMode };
 /** A tool's result: the JSON body the matching HTTP route answers. */
 export type ToolOutput = Record<string, unknown>;
 
@@ -62,17 +63,17 @@ function addTool(memory: MemoryAccess): McpTool {
       name: "memory_add",
       title: "Add a memory entry",
       description:
-        "Store a typed memory entry (decision, exception, fact, workflow, relationship or outcome) in your tenant: the body of POST /memory/{category} plus `category`. Returns the stored entry with its id. Give `idempotency_key` to make a retry answer the first result instead of writing again.",
+        "Store a typed memory entry (decision, exception, fact, workflow, relationship or outcome) in your tenant: the body of POST /memory/{category} plus `category`. Returns the stored entry with its id. Give `idempotency_key` to make a retry answer the first result instead of writing again. The answer lists live near-duplicates of the same category in `similar` (id, score); `dedupe` set to `similar` answers the closest one instead of writing a near-copy.",
       inputSchema: anyCategoryInputSchema(),
-      outputSchema: jsonSchemaOf(EntryView),
+      outputSchema: jsonSchemaOf(WrittenEntry),
       annotations: WRITES,
     },
     async run(caller, args) {
       checkBody(CHECKS.category, args);
       // The category picks the route's own strict schema, so a field of another category is refused.
-      const { category, idempotency_key, ...body } = args as { category: Category } & WriteArgs;
+      const { category, idempotency_key, dedupe, ...body } = args as { category: Category } & WriteArgs;
       checkBody(CHECKS.entry[category], body);
-      return (await memory.create(caller, category, body, idempotency_key)).entry;
+      return writtenEntry(await memory.create(caller, category, body, idempotency_key, dedupe));
     },
   };
 }
@@ -83,7 +84,7 @@ function searchTool(memory: MemoryAccess): McpTool {
       name: "memory_search",
       title: "Search memory",
       description:
-        "Hybrid (vector + lexical), tag and bi-temporal search over your tenant's memory: the body of POST /memory/search. Without `query` or `embedding` it filters, newest first.",
+        "Hybrid (vector + lexical), tag and bi-temporal search over your tenant's memory: the body of POST /memory/search. Without `query` or `embedding` it filters, newest first. Controls: `recency` (a half-life boost), `diversity` (0–1, fewer near-identical results), `max_tokens` (pack results into a prompt budget), `min_score`, `explain` (why each result ranks where it does).",
       inputSchema: jsonSchemaOf(SearchBody),
       outputSchema: jsonSchemaOf(SearchResponse),
       annotations: READS,
@@ -140,13 +141,13 @@ function outcomeTool(memory: MemoryAccess): McpTool {
       description:
         "Record how a decision turned out (success, failure or neutral; optionally an amount and currency): the body of POST /memory/outcomes. The decision is marked resolved.",
       inputSchema: jsonSchemaOf(OutcomeArgs),
-      outputSchema: jsonSchemaOf(EntryView),
+      outputSchema: jsonSchemaOf(WrittenEntry),
       annotations: WRITES,
     },
     async run(caller, args) {
       checkBody(CHECKS.outcome, args);
-      const { idempotency_key, ...body } = args as WriteArgs;
-      return (await memory.create(caller, "outcome", body, idempotency_key)).entry;
+      const { idempotency_key, dedupe, ...body } = args as WriteArgs;
+      return writtenEntry(await memory.create(caller, "outcome", body, idempotency_key, dedupe));
     },
   };
 }

@@ -15,9 +15,12 @@ import { parseTimestamp } from "../models/common.ts";
 import type { Entry, EntryDraft } from "../models/entry.ts";
 import type { EntryHistory } from "../models/history.ts";
 import type { SearchBody } from "../models/search.ts";
+import { searchControlsOf } from "../models/search-controls.ts";
+import type { DedupeMode, SimilarEntry } from "../models/similar.ts";
 import type { SearchResult, TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
+import { similarAsk } from "./similar-ask.ts";
 
 export interface MemoryAccessDeps {
   guard: Guard;
@@ -39,13 +42,17 @@ export interface ListRequest {
 export class MemoryAccess {
   constructor(private readonly deps: MemoryAccessDeps) {}
 
-  /** Writes an entry of `category`: 201 for a new one, 200 for an idempotent replay or identical content. */
+  /**
+   * Writes an entry of `category`: 201 for a new one, 200 for an idempotent replay or identical content,
+   * with the live near-duplicates it has (`similar`); `dedupe` answers one of those instead of writing.
+   */
   async create(
     caller: Caller,
     category: Category,
     body: Record<string, unknown>,
     idempotencyKey?: string,
-  ): Promise<{ status: 200 | 201; entry: Entry }> {
+    dedupe?: DedupeMode,
+  ): Promise<{ status: 200 | 201; entry: Entry; similar?: SimilarEntry[] }> {
     const tenantId = this.writableTenant(caller, category, [body]);
     const draft = { ...body, category } as EntryDraft;
     const [vector] = await this.entryVectors([draft]);
@@ -55,6 +62,7 @@ export class MemoryAccess {
       createdBy: caller.principal.sub,
       vector,
       idempotencyKey: idempotencyKey && `${caller.principal.sub}\u0000${category}\u0000${idempotencyKey}`,
+      similar: similarAsk(this.deps.guard, this.deps.embedder.kind, caller, category, dedupe),
     });
   }
 
@@ -150,6 +158,7 @@ export class MemoryAccess {
       validAt: timeParam(body.valid_at, "valid_at", now),
       asOf: timeParam(body.as_of, "as_of", now),
       limit: body.limit ?? 10,
+      controls: searchControlsOf(body),
     });
     return { results: reply.results, took_ms: Math.round((performance.now() - started) * 1000) / 1000 };
   }

@@ -3,6 +3,7 @@ import { CATEGORIES } from "./category.ts";
 import { Chars } from "./chars.ts";
 import { LiteralUnion, StrictObject, Timestamp } from "./common.ts";
 import { EntryView } from "./entry.ts";
+import { ResultExplain, SEARCH_CONTROL_FIELDS } from "./search-controls.ts";
 
 const Tag = Chars(1, 64);
 
@@ -21,6 +22,7 @@ export const SearchBody = StrictObject({
   valid_at: Type.Optional(Timestamp),
   as_of: Type.Optional(Timestamp),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  ...SEARCH_CONTROL_FIELDS,
 });
 export type SearchBody = Static<typeof SearchBody>;
 
@@ -30,6 +32,7 @@ export const SearchResponse = StrictObject({
       entry: EntryView,
       score: Type.Number(),
       scores: StrictObject({ vector: Type.Number(), lexical: Type.Number() }),
+      explain: Type.Optional(ResultExplain),
     }),
   ),
   took_ms: Type.Number(),

@@ -7,6 +7,8 @@ import type { Entry, EntryDraft } from "../models/entry.ts";
 import type { EraseReport, EraseRequest } from "../models/erase.ts";
 import type { EntryHistory } from "../models/history.ts";
 import type { RevenueFigures } from "../models/revenue.ts";
+import type { ResultExplain, SearchControls } from "../models/search-controls.ts";
+import type { SimilarAsk, SimilarEntry } from "../models/similar.ts";
 import type { TenantTransferProtocol } from "../models/tenant-export.ts";
 import type { OutboundTenantProtocol } from "./outbound-protocol.ts";
 
@@ -33,6 +35,8 @@ export interface CreateEntry {
   /** The entry's embedding, computed before the message so the mailbox never waits on an embedder. */
   vector?: Float32Array;
   idempotencyKey?: string;
+  /** Near-duplicates to look for (a single write by a caller who may read the category). */
+  similar?: SimilarAsk;
 }
 
 /** The query of a list call, as the tenant actor takes it (src/memory/access.ts builds it). */
@@ -60,12 +64,15 @@ export interface SearchEntries {
   validAt: number;
   asOf: number;
   limit: number;
+  /** Recency, diversity, token budget, minimum score, explanations (search-controls.ts). */
+  controls?: SearchControls;
 }
 
 export interface SearchResult {
   entry: Entry;
   score: number;
   scores: { vector: number; lexical: number };
+  explain?: ResultExplain;
 }
 
 export type TenantProtocol = {
@@ -92,7 +99,10 @@ export type TenantProtocol = {
     };
     reply: { status: 200 | 201; entries: Entry[]; statuses: Array<200 | 201> };
   };
-  "entry.create": { msg: CreateEntry; reply: { status: 200 | 201; entry: Entry } };
+  "entry.create": {
+    msg: CreateEntry;
+    reply: { status: 200 | 201; entry: Entry; similar?: SimilarEntry[] };
+  };
   "entry.get": { msg: { category: Category; id: string; includeEmbedding: boolean }; reply: Entry };
   "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };
   "memory.search": { msg: SearchEntries; reply: { results: SearchResult[] } };

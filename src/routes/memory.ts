@@ -16,6 +16,7 @@ import {
 } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
 import { problems } from "../models/problem.ts";
+import { WriteQuery, WrittenEntry, writtenEntry } from "../models/similar.ts";
 import type { Deps } from "./deps.ts";
 
 /** `Idempotency-Key`: 1–255 visible ASCII characters (CONTRACT §5). */
@@ -30,22 +31,31 @@ function categoryRoutes(deps: Deps, category: Category) {
     .use(deps.authPlugin)
     .post(
       `/memory/${plural}`,
-      async ({ body, principal, req, headers, set }) => {
+      async ({ body, principal, req, headers, query, set }) => {
         const reply = await deps.memory.create(
           { principal, req },
           category,
           body,
           headers["idempotency-key"],
+          query.dedupe,
         );
         set.status = reply.status;
-        return reply.entry;
+        return writtenEntry(reply);
       },
       {
         auth: "caller",
         ...validatedBody(ENTRY_INPUT[category]),
         headers: WriteHeaders,
-        response: { 200: EntryView, 201: EntryView, ...problems(400, 401, 403, 413, 415, 422, 503, 507) },
-        detail: { tags, summary: `Create a ${category}` },
+        query: WriteQuery,
+        response: {
+          200: WrittenEntry,
+          201: WrittenEntry,
+          ...problems(400, 401, 403, 413, 415, 422, 503, 507),
+        },
+        detail: {
+          tags,
+          summary: `Create a ${category}; live near-duplicates are listed in \`similar\`, and \`?dedupe=similar\` answers one instead of writing`,
+        },
       },
     )
     .post(

@@ -18,10 +18,10 @@ export function memoryHandlers(memory: TenantMemory): SliceHandlers<MemoryMessag
   const { writer, query, search, flush, entries } = memory;
   return {
     "entry.create": (msg) => {
-      const written = writer.create(msg);
-      if (written.status === 201) flush.schedule();
+      const { status, entry, similar, committed } = memory.similar.create(msg);
+      if (status === 201) flush.schedule();
       // Group commit: the mailbox moves on; this reply waits for its own commit.
-      return later(written.committed.then(() => ({ status: written.status, entry: written.entry })));
+      return later(committed.then(() => (similar ? { status, entry, similar } : { status, entry })));
     },
     "entry.createMany": (msg) => {
       const written = writer.createMany(msg);

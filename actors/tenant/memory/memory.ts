@@ -10,6 +10,7 @@ import { IndexFlush } from "./index-flush.ts";
 import { MemoryIndexes } from "./indexes.ts";
 import { MemoryQuery } from "./query.ts";
 import { MemorySearch } from "./search.ts";
+import { SimilarWrites } from "./similar-write.ts";
 import { MemoryWriter } from "./writer.ts";
 
 export interface MemoryOptions {
@@ -48,11 +49,15 @@ export class TenantMemory {
   readonly query: MemoryQuery;
   readonly search: MemorySearch;
   readonly flush: IndexFlush;
+  /** Single writes that notice near-duplicates (similar-write.ts). */
+  readonly similar: SimilarWrites;
 
   constructor(opts: MemoryOptions) {
     this.entries = new EntryStore(opts.vault);
     this.indexes = new MemoryIndexes(opts.vault, this.entries, opts.dims);
     this.writer = new MemoryWriter({ ...opts, entries: this.entries, indexes: this.indexes });
+    const similarParts = { writer: this.writer, entries: this.entries, indexes: this.indexes };
+    this.similar = new SimilarWrites({ ...opts, ...similarParts });
     this.query = new MemoryQuery(this.entries, new Tombstones(opts.vault));
     this.search = new MemorySearch(this.entries, this.indexes);
     this.flush = new IndexFlush(this.indexes, opts.clock, opts.tellSelf ?? (() => undefined));

@@ -4,6 +4,7 @@ import type { Entry } from "../../../src/models/entry.ts";
 import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-protocol.ts";
 import type { EntryStore } from "./entry-store.ts";
 import type { MemoryIndexes } from "./indexes.ts";
+import { type ControlContext, candidatesFor, controlledPage, controlledResults } from "./search-controls.ts";
 
 type Filter = ((id: string) => boolean) & { view(id: string): Entry | undefined };
 
@@ -21,14 +22,17 @@ export class MemorySearch {
   search(msg: SearchEntries): SearchResult[] {
     const accept = this.filterOf(msg);
     const text = msg.text?.trim() ? msg.text : undefined;
-    if (!text && !msg.vector) return this.newest(msg, accept);
-    const query = { text, vector: msg.vector, k: msg.limit, accept };
+    if (!text && !msg.vector)
+      return controlledPage(this.newest(msg, accept), msg, this.controlContext(accept));
+    const query = { text, vector: msg.vector, k: candidatesFor(msg), accept };
     const hits = searchHybrid(this.indexes, query, { profile: msg.fusion });
-    return hits.map((hit) => ({
-      entry: accept.view(hit.id)!,
-      score: round(hit.score),
-      scores: { vector: round(hit.scores.vector), lexical: round(hit.scores.lexical) },
-    }));
+    return controlledResults(hits, { ...msg, text }, this.controlContext(accept));
+  }
+
+  /** What the search controls read: the filter's views and the indexes. */
+  private controlContext(accept: Filter): ControlContext {
+    const { vectors } = this.indexes;
+    return { view: (id) => accept.view(id), vectors, lexical: () => this.indexes.lexical() };
   }
 
   /** A filter-only search: newest first across the requested categories, score 0. */
@@ -81,5 +85,3 @@ function* mergeNewestFirst(scans: Generator<StoredEntry>[]): Generator<StoredEnt
     heads[best] = scans[best]!.next();
   }
 }
-
-const round = (x: number) => Math.round(x * 1e4) / 1e4;
