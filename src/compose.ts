@@ -14,6 +14,7 @@ import { MessagingBridge } from "./bridge/bridge.ts";
 import { routeDeps } from "./compose-deps.ts";
 import type { Config, Env } from "./config.ts";
 import { ConnectorSupervisor } from "./connectors/supervisor.ts";
+import { backgroundEmbedder } from "./embedding/background-embedder.ts";
 import { createEmbedder } from "./embedding/create-embedder.ts";
 import { AppError } from "./errors.ts";
 import { CrmMappingHolder } from "./ingest/crm-mapping-holder.ts";
@@ -67,6 +68,8 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     model: config.embeddingsModel,
     apiKey: config.embeddingsApiKey,
   });
+  // Entries written without a vector are embedded after their answer, fairly across tenants.
+  const embedding = backgroundEmbedder(embedder, { model: config.embeddingsModel, clock, log });
   const actors = new ActorSystem({
     clock,
     idleMs: config.actorIdleMs,
@@ -88,6 +91,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     changeFeeds,
     maxActive: limits.maxOpenTenants,
     refusal: (tenantId) => erasures.refusal(tenantId) ?? placement.vaultRefusal(tenantId),
+    embedding,
   });
   const tenant = (tenantId: string) => tenants.ref(tenantId);
 
@@ -171,7 +175,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     figures,
     log,
   });
-  const started = { store, actors, tenants, connectors, connectorActors: connected, outbound };
+  const started = { store, actors, tenants, connectors, connectorActors: connected, outbound, embedding };
   return { deps, actors, bridge, reload, ...lifecycleOf({ ...started, placement, stopping }) };
 }
 

@@ -17,6 +17,8 @@ export interface LifecycleParts {
   placement: Placement;
   /** Aborted first at stop: connectors and outbound workers end their network calls and timers. */
   stopping: AbortController;
+  /** The background embedder: stopped before the tenant actors, so no vector arrives after them. */
+  embedding: { stop(): void };
 }
 
 type Lifecycle = Pick<
@@ -54,6 +56,7 @@ export function lifecycleOf(parts: LifecycleParts): Lifecycle {
       connectors.halt();
       stopping.abort();
       await Promise.all([parts.connectorActors.stopAll(), outbound.stopAll()]);
+      parts.embedding.stop();
       await parts.actors.stopAll();
       await store.close();
     },

@@ -1,4 +1,5 @@
 import type { Config } from "../../src/config.ts";
+import type { BackgroundEmbedding } from "../../src/embedding/embed-scheduler.ts";
 import type { ChangeFeeds } from "../../src/memory/change-feed.ts";
 import type { TenantStorage } from "../../src/ports.ts";
 import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
@@ -20,6 +21,8 @@ export interface TenantKindDeps {
   changeFeeds: ChangeFeeds;
   /** Why this tenant's vault must not open now (being deleted; cluster mode: served elsewhere). */
   refusal: (tenantId: string) => Error | undefined;
+  /** The runtime's background embedder, shared by every tenant. */
+  embedding: BackgroundEmbedding;
 }
 
 /** The tenant actors (`tenant:<id>`), each started on its first message with its vault opened. */
@@ -37,6 +40,14 @@ export function tenantKind(actors: ActorSystem, deps: TenantKindDeps): ActorKind
         dims: config.embeddingDims,
         roomToOpen: () => roomForTenant(deps.openFiles),
         tellSelf: (msg) => tenants.tell(tenantId, msg),
+        background: {
+          embedding: deps.embedding,
+          // Vectors for an actor passivated meanwhile are dropped: its queue is taken again at its next start.
+          storeVectors: async (items, vectors) => {
+            if (tenants.isActive(tenantId))
+              await tenants.ask(tenantId, { type: "embed.store", items, vectors });
+          },
+        },
         onCommitted: (changes) => deps.changeFeeds.publish(tenantId, changes),
         maxBytes: config.vaultMaxBytes,
         disk: deps.disk,

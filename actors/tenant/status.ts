@@ -13,12 +13,16 @@ export function statusHandlers(
   return {
     // Starting the actor opened the vault: nothing more to do.
     "tenant.init": () => undefined,
-    "tenant.health": () => ({
-      vault: { present: true, entries: memory.entries.count() },
-      index: { vectors: vectors.size, pending: vectors.pending },
-      dead_letters: ingest.store.deadLetterCount(),
-      connectors: ingest.store.connectorStatuses(),
-    }),
+    "tenant.health": () => {
+      const embedder = memory.backlog?.embedderState();
+      const backlog = { pending_vectors: memory.backlog?.pending() ?? 0, ...(embedder && { embedder }) };
+      return {
+        vault: { present: true, entries: memory.entries.count() },
+        index: { vectors: vectors.size, pending: vectors.pending, ...backlog },
+        dead_letters: ingest.store.deadLetterCount(),
+        connectors: ingest.store.connectorStatuses(),
+      };
+    },
     "tenant.stats": ({ fromDay, toDay }) => ({
       entries_per_category: vault.counters.perCategory(),
       dead_letters: ingest.store.deadLetterCount(),

@@ -11,7 +11,7 @@ import { historyHandlers } from "./history/history.ts";
 import { ingestHandlers } from "./ingest/handlers.ts";
 import { TenantIngest } from "./ingest/ingest.ts";
 import { memoryHandlers } from "./memory/handlers.ts";
-import { TenantMemory } from "./memory/memory.ts";
+import { type Background, TenantMemory } from "./memory/memory.ts";
 import { openTenantVault, type VaultDeps } from "./open-vault.ts";
 import { outboundHandlers, skipImportedHistory } from "./outbound/handlers.ts";
 import { statusHandlers } from "./status.ts";
@@ -21,6 +21,8 @@ export interface TenantDeps extends VaultDeps {
   dims: number;
   /** Sends a message to this same actor later (the index flush after a burst of writes). */
   tellSelf: (msg: { type: "index.flush"; all?: boolean }) => void;
+  /** The runtime's background embedder and the way its vectors come back (none: no backlog). */
+  background?: Background;
 }
 
 /** Starts the tenant actor: an erasure's pending compaction first (the vault is closed then). */
@@ -44,7 +46,8 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
 function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Behaviour<TenantProtocol> {
   const { clock } = deps;
   const tellSelf = () => deps.tellSelf({ type: "index.flush" });
-  const memory = new TenantMemory({ tenantId, vault, clock, dims: deps.dims, tellSelf });
+  const { background, dims } = deps;
+  const memory = new TenantMemory({ tenantId, vault, clock, dims, tellSelf, background });
   const ingest = new TenantIngest({ tenantId, vault, memory, clock });
   const erasure = new TenantErasure({ vault, memory, ingest, clock });
   const tombstones = new Tombstones(vault);

@@ -4,11 +4,13 @@
  *
  *   webhook only:  challenge → verify → parse → size → handshake
  *   every event:   map (or ignored) → expand (sources whose connector expands them) → embed
- *                  → the tenant actor: dedupe, then write, or dead-letter
+ *                  (`hash` only; others embed after the write) → the tenant actor: dedupe, then
+ *                  write, or dead-letter
  *
  * Mapping, expansion and embedding need no tenant state and may do I/O, so they run here, outside
  * the tenant's mailbox; the tenant actor only dedupes and writes (actors/tenant/ingest/).
  */
+import { vectorsOnWrite } from "../embedding/background-embedder.ts";
 import type { Embedder } from "../embedding/embedder.ts";
 import { NotFound, PayloadTooLarge } from "../errors.ts";
 import { readBodyCapped } from "../http/body.ts";
@@ -256,9 +258,14 @@ export class IngestPipeline {
     }
   }
 
-  /** Entries from events get embeddings like API entries, except under `client` (callers own vectors). */
+  /**
+   * Entries from events get embeddings like API entries: computed here under `hash`, by the
+   * background embedder after the write under `local` and `http`, never under `client` (callers
+   * own vectors).
+   */
   private async vectors(result: MapResult): Promise<Array<Float32Array | undefined> | undefined> {
-    if (!result.ok || result.drafts.length === 0 || this.deps.embedder.kind === "client") return undefined;
+    if (!result.ok || result.drafts.length === 0) return undefined;
+    if (vectorsOnWrite(this.deps.embedder.kind) !== "inline") return undefined;
     return this.deps.embedder.embed(result.drafts.map((d) => d.draft.content));
   }
 

@@ -7,6 +7,7 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import { allowedCategories, memoryPermission } from "../auth/permissions.ts";
+import { vectorsOnWrite } from "../embedding/background-embedder.ts";
 import { type Embedder, toVector } from "../embedding/embedder.ts";
 import { fusionProfile } from "../embedding/fusion-profile.ts";
 import { ValidationFailed } from "../errors.ts";
@@ -135,7 +136,10 @@ export class MemoryAccess {
     });
   }
 
-  async search(caller: Caller, body: SearchBody): Promise<{ results: SearchResult[]; took_ms: number }> {
+  async search(
+    caller: Caller,
+    body: SearchBody,
+  ): Promise<{ results: SearchResult[]; took_ms: number; pending_vectors?: number }> {
     const started = performance.now();
     const { principal, req } = caller;
     if (principal.admin)
@@ -160,7 +164,10 @@ export class MemoryAccess {
       limit: body.limit ?? 10,
       controls: searchControlsOf(body),
     });
-    return { results: reply.results, took_ms: Math.round((performance.now() - started) * 1000) / 1000 };
+    const took_ms = Math.round((performance.now() - started) * 1000) / 1000;
+    // Entries still waiting for their vector are found by their words only, until embedded.
+    const pending = reply.pending_vectors === undefined ? {} : { pending_vectors: reply.pending_vectors };
+    return { results: reply.results, took_ms, ...pending };
   }
 
   /** The tenant a memory call acts on: the token's own. The operator has no memory of its own. */
@@ -196,8 +203,10 @@ export class MemoryAccess {
   }
 
   /**
-   * The entries' embeddings: the callers' (client embedder), else computed from their contents in
-   * one call to the embedder. A refusal names the item when there are several.
+   * The entries' embeddings: the callers' (client embedder), computed from their contents in one
+   * call (`hash`: microseconds), or none yet: the background embedder makes them after the write
+   * is answered (`local`, `http`; src/embedding/background-embedder.ts). A refusal names the item
+   * when there are several.
    */
   private async entryVectors(drafts: EntryDraft[]): Promise<Array<Float32Array | undefined>> {
     const embedder = this.deps.embedder;
@@ -217,6 +226,7 @@ export class MemoryAccess {
         { path: at(given), message: "not accepted" },
       ]);
     }
+    if (vectorsOnWrite(embedder.kind) === "background") return drafts.map(() => undefined);
     return embedder.embed(drafts.map((draft) => draft.content));
   }
 

@@ -43,12 +43,32 @@ export const Healthz = StrictObject({
   ),
 });
 
+/** The runtime's background embedder (shared by every tenant): absent under `client`. */
+const EmbedderHealth = StrictObject({
+  kind: Type.String(),
+  state: Type.Union([Type.Literal("idle"), Type.Literal("embedding"), Type.Literal("retrying")]),
+  in_flight: Type.Integer({ minimum: 0, description: "Batches being embedded now" }),
+  embedded: Type.Integer({ minimum: 0, description: "Vectors made since the process started" }),
+  failures: Type.Integer({ minimum: 0, description: "Batches failed in a row" }),
+  last_error: Type.Optional(Type.String()),
+  last_error_at: Type.Optional(IsoTime),
+  retry_at: Type.Optional(IsoTime),
+});
+
 /** CONTRACT §8's per-tenant health; `connectors` by name (`crm`, `mail`, `messaging`). */
 export const TenantHealthView = StrictObject({
   tenant_id: Type.String(),
   status: TenantStatus,
   vault: StrictObject({ present: Type.Boolean(), entries: Type.Integer() }),
-  index: StrictObject({ vectors: Type.Integer(), pending: Type.Integer() }),
+  index: StrictObject({
+    vectors: Type.Integer(),
+    pending: Type.Integer(),
+    pending_vectors: Type.Integer({
+      minimum: 0,
+      description: "Entries waiting for the background embedder: found by their words until embedded",
+    }),
+    embedder: Type.Optional(EmbedderHealth),
+  }),
   dead_letters: Type.Integer(),
   connectors: Type.Record(Type.String(), Type.Unknown()),
 });

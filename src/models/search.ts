@@ -36,4 +36,11 @@ export const SearchResponse = StrictObject({
     }),
   ),
   took_ms: Type.Number(),
+  pending_vectors: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        "Present while entries of the tenant wait for the background embedder: those are found by their words only until embedded",
+    }),
+  ),
 });

@@ -1,3 +1,4 @@
+import type { EmbedderState } from "../embedding/embed-scheduler.ts";
 import type { FusionProfile } from "../embedding/fusion-profile.ts";
 import type { Delivery, IngestItem, IngestSummary } from "../ingest/ingest-item.ts";
 import type { Category } from "../models/category.ts";
@@ -17,8 +18,11 @@ export interface TenantHealth {
   tenant_id: string;
   status: string;
   vault: { present: boolean; entries: number };
-  /** `pending`: vectors searched exactly until the actor inserts them into the graph. */
-  index: { vectors: number; pending: number };
+  /**
+   * `pending`: vectors searched exactly until the actor inserts them into the graph;
+   * `pending_vectors`: entries waiting for the background embedder; `embedder`: its state.
+   */
+  index: { vectors: number; pending: number; pending_vectors: number; embedder?: EmbedderState };
   dead_letters: number;
   connectors: Record<string, unknown>;
 }
@@ -105,7 +109,13 @@ export type TenantProtocol = {
   };
   "entry.get": { msg: { category: Category; id: string; includeEmbedding: boolean }; reply: Entry };
   "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };
-  "memory.search": { msg: SearchEntries; reply: { results: SearchResult[] } };
+  /** `pending_vectors`: entries not found by vector yet (the background embedder's backlog), if any. */
+  "memory.search": { msg: SearchEntries; reply: { results: SearchResult[]; pending_vectors?: number } };
+  /** Vectors the background embedder made for entries of this tenant's backlog: stored, then indexed. */
+  "embed.store": {
+    msg: { items: Array<{ seq: number; id: string }>; vectors: Float32Array[] };
+    reply: undefined;
+  };
   /** Moves a chunk of pending vectors into the ANN graph (`all`: every one, e.g. before a benchmark). */
   "index.flush": { msg: { all?: boolean }; reply: undefined };
   "webhook.ingest": { msg: { delivery: Delivery }; reply: IngestSummary };

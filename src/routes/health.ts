@@ -43,7 +43,7 @@ export const healthRoutes = (deps: Deps) =>
           return {
             ...base,
             vault: { present: false, entries: 0 },
-            index: { vectors: 0, pending: 0 },
+            index: { vectors: 0, pending: 0, pending_vectors: 0 },
             dead_letters: 0,
             connectors: {},
           };

@@ -10,9 +10,9 @@ export interface ErasedTables {
 
 /**
  * The puts of a write set's erasure (actors/tenant/erase/ decides what it holds): erased entries
- * go with every key that leads to them and their vectors, the dead letters and idempotency records
- * that carried their content go, and tombstones stay. The freed pages are wiped by the compaction
- * that follows (compact.ts).
+ * go with every key that leads to them, their vectors and their place in the embedder's backlog;
+ * the dead letters and idempotency records that carried their content go, and tombstones stay.
+ * The freed pages are wiped by the compaction that follows (compact.ts).
  */
 export function putErasure(t: ErasedTables, counters: Counters, erasure: Erasure): void {
   const { memory } = t;
@@ -23,6 +23,7 @@ export function putErasure(t: ErasedTables, counters: Counters, erasure: Erasure
     for (const tag of new Set(e.tags ?? [])) memory.byTag.remove([tag, s.seq]);
     memory.byValid.remove([Date.parse(e.valid_from), s.seq]);
     memory.embeddings.remove(s.seq);
+    memory.embedQueue.remove(s.seq);
   }
   counters.countErased(erasure.entries);
   for (const tombstone of erasure.tombstones) t.erase.tombstones.put(tombstone.id, tombstone);

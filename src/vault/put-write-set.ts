@@ -1,16 +1,19 @@
 import type { StoredEntry } from "../models/stored-entry.ts";
+import { putEmbeddingRecords } from "./embedding-records.ts";
 import type { TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
 import type { WriteSet } from "./write-set.ts";
 
-/** The tables a write set's entry and ingest parts go to. */
+/** The tables a write set's entry, ingest and embedding parts go to. */
 export interface WrittenTables {
   memory: TablesOf<"memory">;
   ingest: TablesOf<"ingest">;
+  vault: TablesOf<"vault">;
 }
 
 /**
- * The plain puts of a write set's entries, vectors, idempotency record and ingest records, issued
+ * The plain puts of a write set's entries, vectors, idempotency record, ingest records and the
+ * background embedder's records (embedding-records.ts), issued
  * in one synchronous run so lmdb-js puts them into one transaction. `state` is the connector
  * state left after the sequence check (StateSeqs.newer).
  */
@@ -30,6 +33,7 @@ export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[strin
   for (const [key, value] of state) ingest.connectorState.put(key, value);
   if (set.idempotency) memory.idempotency.put(set.idempotency.key, set.idempotency.record);
   if (set.dedupe) ingest.dedupe.put(set.dedupe.key, set.dedupe.record);
+  if (set.embedding) putEmbeddingRecords(memory, t.vault.meta, set.embedding);
 }
 
 /** A new entry's index keys; an import writes exactly these too. */

@@ -43,6 +43,11 @@ export const TABLES = {
     /** seq → id ++ float32 components (vector-records.ts); older vaults are migrated on open. */
     embeddings: table<Buffer, number>("embeddings", { encoding: "binary" }),
     idempotency: table<IdempotencyRecord>("idempotency"),
+    /**
+     * seq → id of entries waiting for their vector (the background embedder's backlog,
+     * actors/tenant/memory/embed-backlog.ts): written with the entry, removed with its vector.
+     */
+    embedQueue: table<string, number>("embed-queue"),
   },
   /** Webhook and connector ingestion (actors/tenant/ingest/). */
   ingest: {

@@ -26,3 +26,8 @@ export function vectorRecordVector(bytes: Uint8Array): Float32Array {
   new Uint8Array(copy.buffer).set(bytes.subarray(ID_BYTES));
   return copy;
 }
+
+/** The number of components of a record (its length alone: nothing is copied). */
+export function vectorRecordDims(bytes: Uint8Array): number {
+  return (bytes.byteLength - ID_BYTES) / 4;
+}

@@ -25,6 +25,8 @@ export interface WriteSet {
   changes?: ChangeDraft[];
   /** Entries removed for good (erasure), with what else must go with them. */
   erase?: Erasure;
+  /** The background embedder's records: its backlog, the vectors it made (embedding-records.ts). */
+  embedding?: EmbeddingRecords;
   /** Transaction time of the changes (default: the vault's clock at write). */
   at?: number;
 }
@@ -32,6 +34,25 @@ export interface WriteSet {
 /** A write set of no entries, writing only `extra`. */
 export function emptySet(extra: Partial<WriteSet>): WriteSet {
   return { entries: [], created: [], ...extra };
+}
+
+/**
+ * What a write does to the background embedder's backlog. Part of the write set so that a queue
+ * record commits with its entry, and a vector with the removal of its queue record, and so that
+ * cluster mode's changelog carries them like every other table.
+ */
+export interface EmbeddingRecords {
+  /** Entries to embed in the background: [seq, id]. */
+  queue?: Array<[number, string]>;
+  /** Vectors made for queued entries: [seq, id, vector], stored and their queue records removed. */
+  done?: Array<[number, string, Float32Array]>;
+  /** The embedder the vault's vectors are made with, recorded with the first write that needs it. */
+  stamp?: string;
+  /**
+   * The embedder changed: every stored vector and queue record goes, `stamp` is recorded and, when
+   * the new embedder makes vectors itself (`requeue`), every entry is queued to be embedded again.
+   */
+  reset?: { stamp: string; requeue: boolean };
 }
 
 /** An erased entry's trace: enough to explain a reference to it, nothing of its content. */

@@ -78,7 +78,12 @@ describe("GET /tenants/{tenant_id}/healthz", () => {
     tenant_id: tenantId,
     status: "active",
     vault: { present: true, entries: 0 },
-    index: { vectors: 0, pending: 0 },
+    index: {
+      vectors: 0,
+      pending: 0,
+      pending_vectors: 0,
+      embedder: { kind: "hash", state: "idle", in_flight: 0, embedded: 0, failures: 0 },
+    },
     dead_letters: 0,
     connectors: {},
   });

@@ -256,14 +256,27 @@ async function memory(run: Run): Promise<void> {
     json: { content: "the vault opens at nine" },
   });
   expectStatus("write", fact, 201);
-  const echoed = await run.client.call("POST", "/memory/facts", {
+  // A write is embedded after its answer: the embedder failing on it fails no write, and its error
+  // (in the log and the tenant's health) carries no key.
+  const written = await run.client.call("POST", "/memory/facts", {
     token,
     json: { content: `x ${ECHO_MARKER}` },
   });
-  // The embedder's failure is the upstream's (503 with Retry-After), and no message carries the key.
-  expectStatus("write with a failing embedder", echoed, 503);
+  expectStatus("write with a failing embedder", written, 201);
+  // A search embeds its query at once: the failure is the upstream's (503 with Retry-After).
+  const echoed = await run.client.call("POST", "/memory/search", {
+    token,
+    json: { query: `x ${ECHO_MARKER}` },
+  });
+  expectStatus("search with a failing embedder", echoed, 503);
   expect(echoed.body.code).toBe("unavailable");
   expect(echoed.headers.get("retry-after")).toBe("5");
+  const health = await pollUntil(
+    () => run.client.call("GET", `/tenants/${run.a.id}/healthz`, { token }),
+    (answer) => answer.body?.index?.embedder?.last_error !== undefined,
+    { timeoutMs: 15_000, intervalMs: 50 },
+  );
+  expect(health.body.index.embedder.last_error).toContain("[redacted]");
   expectStatus(
     "search",
     await run.client.call("POST", "/memory/search", { token, json: { query: "vault" } }),

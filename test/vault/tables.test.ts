@@ -25,6 +25,7 @@ const ON_DISK = [
   "connector-state",
   "dead-letters",
   "dedupe",
+  "embed-queue",
   "embeddings",
   "entries",
   "idempotency",

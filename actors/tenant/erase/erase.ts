@@ -87,8 +87,10 @@ export class TenantErasure {
       by,
     }));
     const committed = this.opts.vault.write({ entries: [], created: [], erase: erasure, changes, at: now });
-    const { indexes } = this.opts.memory;
+    const { indexes, backlog } = this.opts.memory;
     indexes.forget(erasedIds);
+    // A vector on its way for an erased entry must not be stored after the erasure.
+    backlog?.forget(erasedIds);
     // A failed commit (a full disk) erased nothing: the entries' vectors go back into the index.
     committed.catch(() => indexes.restore(erasedIds));
     return { report, committed };

@@ -11,6 +11,7 @@ type MemoryMessages =
   | "entry.retract"
   | "memory.search"
   | "index.flush"
+  | "embed.store"
   | "metrics.revenue";
 
 /** The memory part of the tenant protocol: writes answer once committed (group commit). */
@@ -34,7 +35,15 @@ export function memoryHandlers(memory: TenantMemory): SliceHandlers<MemoryMessag
       const written = writer.retract(query.stored(category, id), category, by);
       return later(written.committed.then(() => written.entry));
     },
-    "memory.search": (msg) => ({ results: search.search(msg) }),
+    "memory.search": (msg) => {
+      const results = search.search(msg);
+      const pending = memory.backlog?.pending() ?? 0;
+      return pending > 0 ? { results, pending_vectors: pending } : { results };
+    },
+    "embed.store": ({ items, vectors }) => {
+      const backlog = memory.backlog;
+      return backlog ? later(backlog.store(items, vectors).then(() => undefined)) : undefined;
+    },
     "index.flush": ({ all }) => {
       flush.run(all === true);
       return undefined;

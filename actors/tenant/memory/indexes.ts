@@ -36,18 +36,21 @@ export class MemoryIndexes implements HybridIndexes {
     private readonly vault: TenantVault,
     private readonly entries: EntryStore,
     dims: number,
+    /** The vault's vectors are being dropped (another embedder made them): the index starts empty. */
+    reset = false,
   ) {
     // Graph insertion (~0.3 ms a vector) never runs on the write path: the actor moves pending
     // vectors into the graph in small chunks between messages (see flush), and until then they
     // are searched exactly. Files of another tuning are left behind: removed, to be rebuilt.
-    removeOtherIndexFiles(vault.dir);
+    removeOtherIndexFiles(vault.dir, reset);
     this.vectors = VectorIndex.open({
       file: join(vault.dir, TENANT_INDEX_FILE),
       dims,
       maxPending: MAX_PENDING_VECTORS,
       ...TENANT_INDEX_TUNING,
     });
-    this.catchUp();
+    // The old vectors stay readable until the reset commits: none is caught up.
+    if (!reset) this.catchUp();
     // A new entry is searchable before its commit; should the commit fail, its vector goes. (Its
     // words may stay in the BM25 index, which never removes documents: search answers only ids the
     // vault holds, and a retry of the same content has the same id.)
@@ -163,10 +166,11 @@ export class MemoryIndexes implements HybridIndexes {
   }
 }
 
-/** Index files of an earlier tuning (`vectors*.usearch*` under another name). */
-function removeOtherIndexFiles(dir: string): void {
+/** Index files of an earlier tuning (`vectors*.usearch*` under another name), or all of them (`all`). */
+function removeOtherIndexFiles(dir: string, all: boolean): void {
   for (const file of readdirSync(dir)) {
-    if (isVectorIndexFile(file) && !file.startsWith(TENANT_INDEX_FILE) && file !== TENANT_LEXICAL_FILE)
+    const current = file.startsWith(TENANT_INDEX_FILE) && !all;
+    if (isVectorIndexFile(file) && !current && file !== TENANT_LEXICAL_FILE)
       rmSync(join(dir, file), { force: true });
   }
 }

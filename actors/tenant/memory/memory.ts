@@ -1,9 +1,12 @@
+import type { BackgroundEmbedding } from "../../../src/embedding/embed-scheduler.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import { Tombstones } from "../erase/tombstones.ts";
 import { checkDraft } from "./draft-check.ts";
+import { EmbedBacklog, type EmbeddedItem } from "./embed-backlog.ts";
+import { checkEmbedder, type EmbedderCheck } from "./embedder-check.ts";
 import type { Sha8 } from "./entry-id.ts";
 import { EntryStore } from "./entry-store.ts";
 import { IndexFlush } from "./index-flush.ts";
@@ -21,6 +24,14 @@ export interface MemoryOptions {
   hash?: Sha8;
   /** Sends `index.flush` to the tenant actor itself (none: vectors wait for an explicit flush). */
   tellSelf?: () => void;
+  /** The runtime's background embedder (none: no backlog, vectors come with the writes only). */
+  background?: Background;
+}
+
+/** The background embedder, and how its vectors reach the tenant actor (`embed.store`). */
+export interface Background {
+  embedding: BackgroundEmbedding;
+  storeVectors(items: EmbeddedItem[], vectors: Float32Array[]): Promise<unknown>;
 }
 
 /** A source event's entry (the ingest slice's ask): who wrote it, and what goes with it. */
@@ -51,16 +62,36 @@ export class TenantMemory {
   readonly flush: IndexFlush;
   /** Single writes that notice near-duplicates (similar-write.ts). */
   readonly similar: SimilarWrites;
+  /** Entries waiting for their vector, worked on by the background embedder. */
+  readonly backlog: EmbedBacklog | undefined;
 
   constructor(opts: MemoryOptions) {
-    this.entries = new EntryStore(opts.vault);
-    this.indexes = new MemoryIndexes(opts.vault, this.entries, opts.dims);
-    this.writer = new MemoryWriter({ ...opts, entries: this.entries, indexes: this.indexes });
-    const similarParts = { writer: this.writer, entries: this.entries, indexes: this.indexes };
-    this.similar = new SimilarWrites({ ...opts, ...similarParts });
-    this.query = new MemoryQuery(this.entries, new Tombstones(opts.vault));
+    const { background, vault } = opts;
+    this.entries = new EntryStore(vault);
+    // Before the index opens: vectors of another embedder are dropped, not loaded.
+    const check = background ? checkEmbedder(vault, background.embedding, opts.dims) : undefined;
+    this.indexes = new MemoryIndexes(vault, this.entries, opts.dims, check?.reset);
+    this.query = new MemoryQuery(this.entries, new Tombstones(vault));
     this.search = new MemorySearch(this.entries, this.indexes);
     this.flush = new IndexFlush(this.indexes, opts.clock, opts.tellSelf ?? (() => undefined));
+    this.backlog = background && check && this.backlogOf(opts, background, check);
+    const parts = { entries: this.entries, indexes: this.indexes, backlog: this.backlog };
+    this.writer = new MemoryWriter({ ...opts, ...parts });
+    const similarParts = { writer: this.writer, entries: this.entries, indexes: this.indexes };
+    this.similar = new SimilarWrites({ ...opts, ...similarParts });
+  }
+
+  private backlogOf(opts: MemoryOptions, background: Background, check: EmbedderCheck): EmbedBacklog {
+    return new EmbedBacklog({
+      tenantId: opts.tenantId,
+      vault: opts.vault,
+      clock: opts.clock,
+      indexes: this.indexes,
+      embedding: background.embedding,
+      check,
+      storeVectors: background.storeVectors,
+      onIndexed: () => this.flush.schedule(),
+    });
   }
 
   /**
@@ -81,6 +112,7 @@ export class TenantMemory {
 
   /** Saves the indexes (the vault closes after). */
   close(): void {
+    this.backlog?.close();
     this.flush.cancel();
     this.indexes.close();
   }

@@ -15,6 +15,7 @@ import {
   batchSet,
   type CreateMany,
 } from "./batch.ts";
+import type { EmbedBacklog } from "./embed-backlog.ts";
 import { buildEntry, normaliseDraft } from "./entry-builder.ts";
 import { type Sha8, sha8 } from "./entry-id.ts";
 import { resolveEntryId } from "./entry-identity.ts";
@@ -45,6 +46,8 @@ export interface WriterOptions {
   indexes: MemoryIndexes;
   clock: Clock;
   hash?: Sha8;
+  /** Where new entries without a vector wait for one (none: they stay without). */
+  backlog?: EmbedBacklog;
 }
 
 /**
@@ -106,7 +109,7 @@ export class MemoryWriter {
     const set = batchSet(created, [...overlay.values()], now);
     if (msg.idempotencyKey)
       set.idempotency = idempotencyRecord(msg.idempotencyKey, msg.drafts, now, status, reply);
-    const committed = this.vault.write(set);
+    const committed = this.write(set);
     for (const { prepared, vector } of created) this.opts.indexes.add(prepared.stored.entry, vector);
     return { status, reply, committed };
   }
@@ -163,8 +166,31 @@ export class MemoryWriter {
 
   /** Writes the set (group commit) and makes the new entry searchable at once. */
   commit(set: WriteSet, prepared: Prepared | undefined, vector?: Float32Array): Promise<void> {
-    const committed = this.vault.write(set);
+    const committed = this.write(set);
     if (prepared) this.opts.indexes.add(prepared.stored.entry, vector);
+    return committed;
+  }
+
+  /**
+   * Writes a set of new entries: those without a vector are queued for the background embedder in
+   * the same transaction, and the embedder is woken once they are committed.
+   */
+  private write(set: WriteSet): Promise<void> {
+    const backlog = this.opts.backlog;
+    backlog?.annotate(set);
+    let committed: Promise<void>;
+    try {
+      committed = this.vault.write(set);
+    } catch (error) {
+      // Refused before anything was queued (the vault at its ceiling): nothing was staged either.
+      if (set.embedding) backlog?.settled(set, false);
+      throw error;
+    }
+    if (backlog && set.embedding)
+      committed.then(
+        () => backlog.settled(set, true),
+        () => backlog.settled(set, false),
+      );
     return committed;
   }
 

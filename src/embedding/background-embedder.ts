@@ -1,0 +1,59 @@
+import type { Clock } from "../runtime/clock.ts";
+import { EmbedScheduler, type SchedulerLimits } from "./embed-scheduler.ts";
+import type { Embedder, EmbedderKind } from "./embedder.ts";
+import { MAX_LOCAL_BATCH } from "./local-model.ts";
+
+/** Retries of a failing embedder wait 1 s, 2 s, 4 s … and at most a minute. */
+const BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * Batch size and concurrency per embedder. The local model computes on one thread, one batch at a
+ * time, and its memory grows with the batch (issue 20: keep batches ≤ 16); an embeddings service
+ * takes larger batches and a couple of requests at once; hashing is microseconds a text.
+ */
+export function limitsFor(kind: EmbedderKind): SchedulerLimits {
+  const backoff = { backoffMs: BACKOFF_MS, maxBackoffMs: MAX_BACKOFF_MS };
+  switch (kind) {
+    case "local":
+      return { batchSize: MAX_LOCAL_BATCH, concurrency: 1, ...backoff };
+    case "http":
+      return { batchSize: 64, concurrency: 2, ...backoff };
+    default:
+      return { batchSize: 256, concurrency: 1, ...backoff };
+  }
+}
+
+/**
+ * What a vault's vectors are comparable with: the embedder's kind, its dimensions and, for a
+ * service, its model (another model of the same service makes other vectors). Recorded in each
+ * vault; a vault opened with another signature is embedded again.
+ */
+export function embedderSignature(cfg: { kind: EmbedderKind; dims: number; model?: string }): string {
+  return cfg.kind === "http" ? `http/${cfg.model ?? ""}/${cfg.dims}` : `${cfg.kind}/${cfg.dims}`;
+}
+
+/**
+ * Where an entry's vector is made on a write: the caller sends it (`client`), the writer computes
+ * it at once (`hash`: microseconds, so the entry is found by vector as soon as it is answered), or
+ * the background embedder does after the write is answered (`local`, `http`: milliseconds to
+ * seconds, and a service that may be down).
+ */
+export function vectorsOnWrite(kind: EmbedderKind): "caller" | "inline" | "background" {
+  if (kind === "client") return "caller";
+  return kind === "hash" ? "inline" : "background";
+}
+
+/** The runtime's background embedder (src/compose.ts). */
+export function backgroundEmbedder(
+  embedder: Embedder,
+  cfg: { model?: string; clock: Clock; log?: (line: string) => void },
+): EmbedScheduler {
+  return new EmbedScheduler({
+    embedder,
+    signature: embedderSignature({ kind: embedder.kind, dims: embedder.dims, model: cfg.model }),
+    clock: cfg.clock,
+    limits: limitsFor(embedder.kind),
+    log: cfg.log,
+  });
+}

@@ -1,0 +1,217 @@
+/**
+ * The background embedder: one per runtime, shared by every tenant. Tenant actors attach their
+ * backlog (a queue of entries waiting for their vector, kept in their vault) and wake the
+ * scheduler when it grows; the scheduler takes batches from the tenants in turn (one batch per
+ * turn, the least recently served tenant first, so a tenant with a large backlog cannot hold back
+ * the others), embeds at most
+ * `concurrency` batches at once, and hands the vectors back to the tenant, which stores them.
+ *
+ * A failing embedder fails no write: the batch goes back to its tenant, and the scheduler waits
+ * before the next batch (exponential backoff on the injected clock), its state visible in health.
+ */
+import type { Clock, TimerHandle } from "../runtime/clock.ts";
+import type { Embedder, EmbedderKind } from "./embedder.ts";
+
+/** One entry to embed: its place in its tenant's queue, its id and its text. */
+export interface EmbedItem {
+  seq: number;
+  id: string;
+  text: string;
+}
+
+/** A tenant's backlog as the scheduler sees it (actors/tenant/memory/embed-backlog.ts). */
+export interface EmbedQueue {
+  /** Up to `max` items not handed out already; none when the backlog is empty or all in flight. */
+  take(max: number): EmbedItem[];
+  /** The vectors of items `take` handed out, in their order: the tenant stores them. */
+  embedded(items: EmbedItem[], vectors: Float32Array[]): void;
+  /** The embedder failed on items `take` handed out: they may be handed out again. */
+  failed(items: EmbedItem[]): void;
+}
+
+/** What a tenant actor is given: where to attach its backlog, and what the runtime embeds with. */
+export interface BackgroundEmbedding {
+  /** The embedder's kind and dimensions (and model): the stamp a vault's vectors carry. */
+  readonly signature: string;
+  /** Whether the embedder makes vectors itself: every kind but `client`. */
+  readonly canEmbed: boolean;
+  /** Attaches a tenant's backlog; the function returned detaches it (the actor stops). */
+  attach(tenantId: string, queue: EmbedQueue): () => void;
+  /** The tenant's backlog may have items to take (a write queued some, a batch was stored). */
+  wake(tenantId: string): void;
+  state(): EmbedderState;
+}
+
+/** The embedder as health reports it. */
+export interface EmbedderState {
+  kind: EmbedderKind;
+  /** `retrying`: the last batch failed, the next waits until `retry_at`. */
+  state: "idle" | "embedding" | "retrying";
+  /** Batches being embedded now. */
+  in_flight: number;
+  /** Vectors made since the process started. */
+  embedded: number;
+  /** Batches failed in a row (0 once one succeeds). */
+  failures: number;
+  last_error?: string;
+  last_error_at?: string;
+  retry_at?: string;
+}
+
+export interface SchedulerLimits {
+  /** Texts per embedder call. */
+  batchSize: number;
+  /** Embedder calls in flight at once. */
+  concurrency: number;
+  /** The first retry's delay, doubled at each failure in a row up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+export interface EmbedSchedulerOptions {
+  embedder: Embedder;
+  signature: string;
+  clock: Clock;
+  limits: SchedulerLimits;
+  log?: (line: string) => void;
+}
+
+/** An error message short enough for health and a log line. */
+const ERROR_CHARS = 300;
+
+export class EmbedScheduler implements BackgroundEmbedding {
+  readonly signature: string;
+  readonly canEmbed: boolean;
+  private readonly queues = new Map<string, EmbedQueue>();
+  /** Tenants whose backlog may have items. */
+  private readonly ready = new Set<string>();
+  /** When each tenant was last given a batch (a turn counter): the least recent goes next. */
+  private readonly served = new Map<string, number>();
+  private turn = 0;
+  private inFlight = 0;
+  private embeddedCount = 0;
+  private failures = 0;
+  private lastError: { message: string; at: number } | undefined;
+  private retryAt: number | undefined;
+  private retryTimer: TimerHandle | undefined;
+  private stopped = false;
+
+  constructor(private readonly opts: EmbedSchedulerOptions) {
+    this.signature = opts.signature;
+    this.canEmbed = opts.embedder.kind !== "client";
+  }
+
+  attach(tenantId: string, queue: EmbedQueue): () => void {
+    this.queues.set(tenantId, queue);
+    this.wake(tenantId);
+    return () => {
+      if (this.queues.get(tenantId) !== queue) return;
+      this.queues.delete(tenantId);
+      this.ready.delete(tenantId);
+      this.served.delete(tenantId);
+    };
+  }
+
+  wake(tenantId: string): void {
+    this.markReady(tenantId);
+    this.pump();
+  }
+
+  state(): EmbedderState {
+    const { clock } = this.opts;
+    const retrying = this.retryAt !== undefined && this.retryAt > clock.now();
+    const out: EmbedderState = {
+      kind: this.opts.embedder.kind,
+      state: retrying ? "retrying" : this.inFlight > 0 ? "embedding" : "idle",
+      in_flight: this.inFlight,
+      embedded: this.embeddedCount,
+      failures: this.failures,
+    };
+    if (this.lastError) {
+      out.last_error = this.lastError.message;
+      out.last_error_at = new Date(this.lastError.at).toISOString();
+    }
+    if (retrying) out.retry_at = new Date(this.retryAt!).toISOString();
+    return out;
+  }
+
+  /** No batch starts after this; those in flight finish, and their tenants drop what they bring. */
+  stop(): void {
+    this.stopped = true;
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
+  }
+
+  /** Starts batches while a slot is free, taking from the ready tenants in turn. */
+  private pump(): void {
+    const { batchSize, concurrency } = this.opts.limits;
+    while (!this.stopped && !this.retryTimer && this.inFlight < concurrency && this.ready.size > 0) {
+      const tenantId = this.nextTenant();
+      const queue = this.queues.get(tenantId);
+      const items = queue?.take(batchSize) ?? [];
+      if (!queue || items.length === 0) {
+        // Empty, or all its items in flight: the tenant wakes the scheduler again when that changes.
+        this.ready.delete(tenantId);
+        continue;
+      }
+      this.served.set(tenantId, ++this.turn);
+      void this.run(tenantId, queue, items);
+    }
+  }
+
+  /** The ready tenant served least recently (one never served first), in the order they woke. */
+  private nextTenant(): string {
+    let best: string | undefined;
+    let bestTurn = Number.POSITIVE_INFINITY;
+    for (const tenantId of this.ready) {
+      const turn = this.served.get(tenantId) ?? 0;
+      if (turn < bestTurn) [best, bestTurn] = [tenantId, turn];
+    }
+    return best!;
+  }
+
+  private markReady(tenantId: string): void {
+    if (this.canEmbed && this.queues.has(tenantId)) this.ready.add(tenantId);
+  }
+
+  private async run(tenantId: string, queue: EmbedQueue, items: EmbedItem[]): Promise<void> {
+    this.inFlight++;
+    let vectors: Float32Array[] | undefined;
+    try {
+      vectors = await this.opts.embedder.embed(items.map((item) => item.text));
+      if (vectors.length !== items.length)
+        throw new Error(`the embedder returned ${vectors.length} vectors for ${items.length} texts`);
+    } catch (error) {
+      vectors = undefined;
+      queue.failed(items);
+      // Its items are back in its queue: the tenant takes its turn again once the wait is over.
+      this.markReady(tenantId);
+      this.failed(error);
+    }
+    this.inFlight--;
+    if (vectors) {
+      this.failures = 0;
+      this.retryAt = undefined;
+      this.embeddedCount += items.length;
+      queue.embedded(items, vectors);
+    }
+    this.pump();
+  }
+
+  /** Backs off: no batch starts before the retry time (1 s, 2 s, 4 s … up to the ceiling). */
+  private failed(error: unknown): void {
+    const { clock, limits, log } = this.opts;
+    this.failures++;
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_CHARS);
+    this.lastError = { message, at: clock.now() };
+    const delay = Math.min(limits.maxBackoffMs, limits.backoffMs * 2 ** (this.failures - 1));
+    this.retryAt = clock.now() + delay;
+    log?.(`[embedder] a batch failed (${this.failures} in a row), retrying in ${delay} ms: ${message}`);
+    if (this.stopped) return;
+    this.retryTimer?.cancel();
+    this.retryTimer = clock.setTimeout(() => {
+      this.retryTimer = undefined;
+      this.pump();
+    }, delay);
+  }
+}

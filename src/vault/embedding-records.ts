@@ -1,0 +1,48 @@
+import type { Database } from "lmdb";
+import type { TablesOf } from "./tables.ts";
+import { encodeVectorRecord } from "./vector-records.ts";
+import type { EmbeddingRecords } from "./write-set.ts";
+
+/** The embedder stamp is a meta key of its own (`embedder:<signature>`), the meta table holding numbers. */
+const STAMP_PREFIX = "embedder:";
+const STAMP_RANGE = { start: STAMP_PREFIX, end: "embedder;" };
+
+/** The signature of the embedder the vault's vectors were made with, if one was recorded. */
+export function embedderStamp(meta: Database<number, string>): string | undefined {
+  for (const key of meta.getKeys(STAMP_RANGE)) return key.slice(STAMP_PREFIX.length);
+  return undefined;
+}
+
+/**
+ * The plain puts of a write set's embedding part (joining its transaction). A reset reads the
+ * committed tables it clears and requeues, so replaying it on the same entries (cluster mode's
+ * changelog) does the same.
+ */
+export function putEmbeddingRecords(
+  memory: TablesOf<"memory">,
+  meta: Database<number, string>,
+  records: EmbeddingRecords,
+): void {
+  if (records.reset) reset(memory, records.reset.requeue);
+  const stamp = records.reset?.stamp ?? records.stamp;
+  if (stamp !== undefined) putStamp(meta, stamp);
+  for (const [seq, id] of records.queue ?? []) memory.embedQueue.put(seq, id);
+  for (const [seq, id, vector] of records.done ?? []) {
+    memory.embeddings.put(seq, encodeVectorRecord(id, vector));
+    memory.embedQueue.remove(seq);
+  }
+}
+
+/** Every vector and queue record goes; every entry is queued again (`requeue`), by sequence. */
+function reset(memory: TablesOf<"memory">, requeue: boolean): void {
+  for (const seq of memory.embeddings.getKeys()) memory.embeddings.remove(seq);
+  for (const seq of memory.embedQueue.getKeys()) memory.embedQueue.remove(seq);
+  if (!requeue) return;
+  // The category index holds every entry once, [category, seq] → id: no entry is decoded.
+  for (const { key, value } of memory.byCategory.getRange()) memory.embedQueue.put(key[1], value);
+}
+
+function putStamp(meta: Database<number, string>, stamp: string): void {
+  for (const key of meta.getKeys(STAMP_RANGE)) if (key !== STAMP_PREFIX + stamp) meta.remove(key);
+  meta.put(STAMP_PREFIX + stamp, 1);
+}
