@@ -35,6 +35,15 @@ export type Started =
   | { retriever: Retriever; refused?: undefined }
   | { retriever?: undefined; refused: string };
 
+/** Waiting for the background embedder: how often health is asked, and how many failures in a row end the run. */
+const EMBED_POLL_MS = 50;
+const EMBED_FAILURES = 3;
+
+interface EmbeddingHealth {
+  pending_vectors: number;
+  embedder?: { failures: number; last_error?: string };
+}
+
 interface SearchAnswer {
   results: { entry: { data?: { dia_id?: string; session?: number } } }[];
 }
@@ -105,9 +114,9 @@ class ServiceRetriever implements Retriever {
     }
   }
 
-  /** A new tenant holding the conversation's turns; answers its token. */
+  /** A new tenant holding the conversation's turns, every one embedded; answers its token. */
   private async write(conversation: EvalConversation): Promise<string> {
-    const { token } = await this.client.expect<{ token: string }>(
+    const { token, tenant_id } = await this.client.expect<{ token: string; tenant_id: string }>(
       [201],
       "POST",
       "/admin/tenants",
@@ -122,7 +131,28 @@ class ServiceRetriever implements Retriever {
         entries: facts.slice(i, i + BATCH),
       });
     }
+    await this.embedded(tenant_id);
     return token;
+  }
+
+  /**
+   * Waits until the background embedder has embedded every turn (`local` and `http` embed after
+   * the write is answered), as a reader asking later would find them; an embedder failing again
+   * and again stops the run with its error.
+   */
+  private async embedded(tenantId: string): Promise<void> {
+    for (;;) {
+      const { index } = await this.client.expect<{ index: EmbeddingHealth }>(
+        [200],
+        "GET",
+        `/tenants/${tenantId}/healthz`,
+        this.admin,
+      );
+      if (index.pending_vectors === 0) return;
+      if ((index.embedder?.failures ?? 0) >= EMBED_FAILURES)
+        throw new Error(`the embedder keeps failing: ${index.embedder?.last_error}`);
+      await Bun.sleep(EMBED_POLL_MS);
+    }
   }
 
   private async search(token: string, query: string) {
