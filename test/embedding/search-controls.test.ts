@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
 import { matchedTerms } from "../../src/embedding/matched-terms.ts";
 import { mmr } from "../../src/embedding/mmr.ts";
+import { rareWordsQuery } from "../../src/embedding/rare-words.ts";
 import { recencyFactor } from "../../src/embedding/recency.ts";
 import { termSet, termSetCosine } from "../../src/embedding/term-set.ts";
 import { estimateTokens, fitsBudget } from "../../src/embedding/token-budget.ts";
@@ -98,5 +99,29 @@ describe("matched terms", () => {
     expect(matchedTerms(index, "When did Globex pay the invoices?", "00000002")).toEqual([]);
     expect(matchedTerms(index, "pelican pelican", "00000002")).toEqual(["pelican"]);
     expect(matchedTerms(index, "anything", "0000000f")).toEqual([]);
+  });
+});
+
+describe("rare words query", () => {
+  // 2,000 documents: "common" in all, "usual" in 100 (5%), "scarce" in 10, each number in one.
+  const index = new LexicalIndex();
+  for (let i = 0; i < 2000; i++) {
+    const words = ["common", i % 20 === 0 ? "usual" : "", i % 200 === 0 ? "scarce" : "", `n${i}`];
+    index.add(i.toString(16).padStart(8, "0"), words.join(" "));
+  }
+
+  test("keeps the known words held by at most max(commonMin, commonShare × n), rarest first", () => {
+    expect(rareWordsQuery(index, "Common usual scarce n7 unknown")).toBe("n7 scarce usual");
+    expect(rareWordsQuery(index, "common usual scarce n7", { commonMin: 50 })).toBe("n7 scarce");
+    expect(rareWordsQuery(index, "common usual scarce n7", { commonMin: 0, commonShare: 0.06 })).toBe(
+      "n7 scarce usual",
+    );
+    expect(rareWordsQuery(index, "common usual scarce n7", { commonMax: 5 })).toBe("n7");
+  });
+
+  test("at most `words` words, from the text's first `chars` characters; none when all are common", () => {
+    expect(rareWordsQuery(index, "n1 n2 n3 scarce", { words: 2 })).toBe("n1 n2");
+    expect(rareWordsQuery(index, "scarce n9", { chars: 6 })).toBe("scarce");
+    expect(rareWordsQuery(index, "common common", { commonMin: 10 })).toBe("");
   });
 });

@@ -1,4 +1,5 @@
 import type { Hit } from "../../../src/embedding/hit.ts";
+import { type RarityIndex, rareWordsQuery } from "../../../src/embedding/rare-words.ts";
 import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Entry, EntryDraft } from "../../../src/models/entry.ts";
@@ -7,17 +8,18 @@ import { MAX_SIMILAR, SIMILAR_THRESHOLD, type SimilarEntry } from "../../../src/
 /** What near-duplicate detection reads of the tenant: its entries and its two indexes. */
 export interface SimilarContext {
   get(id: string): StoredEntry | undefined;
-  lexical(): { search(query: string, k: number, accept?: (id: string) => boolean): Hit[] };
+  lexical(): RarityIndex & { search(query: string, k: number): Hit[] };
   vectors: {
-    search(query: Float32Array, k: number, accept?: (id: string) => boolean): Hit[];
+    search(query: Float32Array, k: number): Hit[];
     scorer(query: Float32Array): (id: string) => number | undefined;
   };
 }
 
-/** Candidates asked of each index; the similarity then decides. */
-const CANDIDATES = 20;
-/** The lexical candidates come from the text's opening this long (a BM25 query's cost grows with its words). */
-const QUERY_CHARS = 1000;
+/**
+ * Candidates asked of each index, unfiltered (near-copies are at the top; a filter inside the
+ * search would decode entries for every contender); the similarity then decides.
+ */
+const CANDIDATES = 10;
 
 /** Typed fields holding text: compared with the content, as words. */
 const TEXT_FIELDS = [
@@ -43,9 +45,9 @@ const VALUE_FIELDS = ["decision_id", "result", "amount", "currency", "severity",
  *
  * The similarity is the cosine of the two texts' term sets (term-set.ts: content and typed text
  * fields, analysed as BM25 analyses a query); with `vector` (a write carrying a semantic
- * embedding) it is the higher of that and the vectors' cosine. Candidates are the best BM25 matches
- * of the draft's text, plus its nearest vectors. Entries the draft names (`supersedes`, `corrects`,
- * an outcome's decision) are related on purpose, never duplicates.
+ * embedding) it is the higher of that and the vectors' cosine. Candidates are the best BM25
+ * matches of the text's rarest words (rare-words.ts), plus its nearest vectors. Entries the draft
+ * names (`supersedes`, `corrects`, an outcome's decision) are related on purpose, never duplicates.
  */
 export function nearDuplicates(
   ctx: SimilarContext,
@@ -58,14 +60,11 @@ export function nearDuplicates(
     const entry = ctx.get(id)?.entry;
     return entry !== undefined && !named.has(id) && comparable(draft, entry);
   };
-  const candidates = new Set(
-    ctx
-      .lexical()
-      .search(text.slice(0, QUERY_CHARS), CANDIDATES, accept)
-      .map((h) => h.id),
-  );
+  const lexical = ctx.lexical();
+  const hits = lexical.search(rareWordsQuery(lexical, text), CANDIDATES);
+  if (vector) hits.push(...ctx.vectors.search(vector, CANDIDATES));
+  const candidates = new Set(hits.map((h) => h.id).filter(accept));
   const cosine = vector ? ctx.vectors.scorer(vector) : undefined;
-  if (vector) for (const hit of ctx.vectors.search(vector, CANDIDATES, accept)) candidates.add(hit.id);
   const terms = termSet(text);
   const similar: SimilarEntry[] = [];
   for (const id of candidates) {
