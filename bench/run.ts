@@ -23,11 +23,18 @@
  * - restart_ready_s_100k: seconds from spawning `bun run src/index.ts` on the 100k data directory
  *   until a `POST /memory/search` on that tenant answers 200.
  * - rss_mb_100k: the service's VmRSS after that restart and 20 searches.
+ * - webhook_events_per_s_local, embed_vectors_per_s_local, embed_lag_p50_s_local / _p99_: a
+ *   service on the local embedder under the payments webhook load (vectors made after the answer):
+ *   events/s, vectors/s while the backlog drains, and sampled entries' lag from answer to vector;
+ *   http_search_p50/p99_ms_local_10k (distinct queries, each embedded), _repeated (the query
+ *   cache), _while_embedding (the model busy with entries): bench/embedding-figures.ts, alone
+ *   with BENCH_PART=embedding.
  *
  * BENCH_SECONDS (default 5) sets each load's duration; BENCH_FULL=0 runs 10k instead of 100k (a
  * quick smoke, written to bench/results/tmp-smoke.json); BENCH_SCALE=1m runs bench/scale-1m.ts.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { embeddingFigures, embeddingOnly, runBackgroundEmbedding } from "./embedding-figures.ts";
 import { cleanUp, removeTempDir, type Started, startProcess, startService, stop } from "./processes.ts";
 import { type Figure, figuresJson, table } from "./report.ts";
 import { scale1m } from "./scale-1m.ts";
@@ -52,6 +59,7 @@ const log = (line: string) => console.log(`[${String(Math.round(seconds(started)
 async function main(): Promise<void> {
   const scale = process.env.BENCH_SCALE;
   if (scale === "1m") return scale1m(log);
+  if (process.env.BENCH_PART === "embedding") return embeddingOnly(log);
   if (scale) throw new Error(`BENCH_SCALE=${scale}: only 1m is known`);
   const machineInfo = machine();
   log(`bench: ${SIZE_LABEL} entries, ${process.env.BENCH_SECONDS ?? 5} s loads, ${ROUNDS} runs each`);
@@ -120,6 +128,9 @@ async function main(): Promise<void> {
   log("index only, 10k entries");
   const indexOnly = await benchSearchIndex(10_000);
 
+  // 5. The background embedder (local): webhooks answered before their vectors, the lag, search.
+  const embedding = await runBackgroundEmbedding(log);
+
   const paired = (f: (r: (typeof routes)[number]) => number) => routes.map(f);
   const bestWebhook = (i: number) => median(webhooks.map((round) => round[i]!.events_per_s));
   const webhookBest = bestWebhook(0) >= bestWebhook(1) ? 0 : 1;
@@ -156,6 +167,7 @@ async function main(): Promise<void> {
     },
     { key: `restart_ready_s_${SIZE_LABEL}`, runs: served.restart_ready_s, target: { op: "<=", value: 2.0 } },
     { key: `rss_mb_${SIZE_LABEL}`, runs: served.rss_mb, target: { op: "<=", value: 400 } },
+    ...embeddingFigures(embedding),
   ];
   const { top, runs, targets, pass } = figuresJson(figures);
   const failedRequests = [
@@ -187,6 +199,7 @@ async function main(): Promise<void> {
       service_search: served,
       in_process_search: inProcess,
       index_only_10k: indexOnly,
+      background_embedding: embedding,
     },
   };
   const file = full ? "bench/results/latest.json" : "bench/results/tmp-smoke.json";

@@ -106,8 +106,10 @@ export async function indexSettled(url: string, tenant: TenantToken, timeoutMs =
       headers: { authorization: `Bearer ${tenant.token}` },
     });
     if (res.status !== 200) throw new Error(`tenant healthz: ${res.status} ${await res.text()}`);
-    const health = (await res.json()) as { index: { pending: number } };
-    if (health.index.pending === 0) return (performance.now() - started) / 1000;
+    // Vectors still to be made by the background embedder (local, http), then still to be inserted.
+    const health = (await res.json()) as { index: { pending: number; pending_vectors?: number } };
+    if (health.index.pending === 0 && (health.index.pending_vectors ?? 0) === 0)
+      return (performance.now() - started) / 1000;
     await Bun.sleep(100);
   }
   throw new Error(`tenant ${tenant.tenant_id}: index still pending after ${timeoutMs} ms`);

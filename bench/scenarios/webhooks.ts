@@ -19,7 +19,8 @@ export interface WebhookLoad extends LoadResult {
 
 let sequence = 0;
 
-function paymentsDelivery() {
+/** One verified payments delivery of one event, with a fresh event id. */
+export function paymentsDelivery() {
   const n = ++sequence;
   const body = JSON.stringify({
     id: `evt_bench_${n}`,

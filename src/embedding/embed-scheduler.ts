@@ -176,6 +176,10 @@ export class EmbedScheduler implements BackgroundEmbedding {
 
   private async run(tenantId: string, queue: EmbedQueue, items: EmbedItem[]): Promise<void> {
     this.inFlight++;
+    // An embedder may compute on this thread (hashing a whole vault after a switch): each batch
+    // starts on a turn of its own, so requests waiting for the event loop are served between
+    // batches, not after the whole backlog.
+    await nextTurn();
     let vectors: Float32Array[] | undefined;
     try {
       vectors = await this.opts.embedder.embed(items.map((item) => item.text));
@@ -214,4 +218,9 @@ export class EmbedScheduler implements BackgroundEmbedding {
       this.pump();
     }, delay);
   }
+}
+
+/** Resolves on the event loop's next turn, after the I/O already waiting (not a timer: no time passes). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,5 +1,6 @@
 import { EmbeddingFailed } from "./embedding-failed.ts";
-import { loadUseLite, type SentenceEncoder } from "./use-lite.ts";
+import type { SentenceEncoder } from "./use-lite.ts";
+import { loadUseLiteInWorker } from "./worker-encoder.ts";
 
 /**
  * Texts per model call. Batches of 16 embed ~1.5× as many sentences a second as single texts, and
@@ -9,7 +10,10 @@ import { loadUseLite, type SentenceEncoder } from "./use-lite.ts";
 export const MAX_LOCAL_BATCH = 16;
 
 export interface LocalModelOptions {
-  /** Loads the sentence model; default: USE-lite from its npm package. Injected by tests. */
+  /**
+   * Loads the sentence model; default: USE-lite from its npm package, run in a worker thread
+   * (worker-encoder.ts), so the runtime's own thread serves requests meanwhile. Injected by tests.
+   */
   load?: () => Promise<SentenceEncoder>;
   maxBatch?: number;
 }
@@ -20,9 +24,10 @@ export interface LocalModelOptions {
  * - Loaded once: concurrent first calls share the one load. A failed load is an `EmbeddingFailed`
  *   (answered 503, never a crash) and is forgotten, so a later call tries again: a transient cause
  *   (no memory, no file handle) may have passed.
- * - Serialised: the WASM backend computes on this thread anyway, and two batches in flight would
- *   hold two sets of intermediate tensors. A long call queues its batches one at a time, so a
- *   search arriving during a bulk write waits for one batch, not for the whole write.
+ * - Serialised: the WASM backend computes on one thread (the model's worker) anyway, and two
+ *   batches in flight would hold two sets of intermediate tensors. A long call queues its batches
+ *   one at a time, so a search arriving during a bulk write waits for one batch, not for the whole
+ *   write.
  */
 export class LocalModel {
   private readonly loadEncoder: () => Promise<SentenceEncoder>;
@@ -31,7 +36,7 @@ export class LocalModel {
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(opts: LocalModelOptions = {}) {
-    this.loadEncoder = opts.load ?? loadUseLite;
+    this.loadEncoder = opts.load ?? loadUseLiteInWorker;
     this.maxBatch = opts.maxBatch ?? MAX_LOCAL_BATCH;
   }
 

@@ -24,8 +24,15 @@ class HeldEmbedder implements Embedder {
     });
   }
 
+  /** The calls in flight, once the batches started have reached the embedder (a turn each). */
+  async inFlight(): Promise<string[][]> {
+    await turn();
+    return this.calls.map((c) => c.texts);
+  }
+
   /** Settles the oldest open call; resolves once the scheduler has handled its outcome. */
   async settle(outcome: "answer" | "fail" = "answer"): Promise<string[]> {
+    await turn();
     const call = this.calls.shift();
     if (!call) throw new Error("no call in flight");
     if (outcome === "answer") call.answer();
@@ -34,6 +41,9 @@ class HeldEmbedder implements Embedder {
     return call.texts;
   }
 }
+
+/** The scheduler starts each batch on an event-loop turn of its own. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A tenant's queue of `n` texts named `<name>-<i>`, as the tenant's backlog behaves. */
 class FakeQueue implements EmbedQueue {
@@ -105,9 +115,9 @@ describe("EmbedScheduler: fairness", () => {
     const detach = s.attach("a", new FakeQueue("a", 8));
     detach();
     s.wake("a");
-    expect(embedder.calls).toHaveLength(1);
+    expect(await embedder.inFlight()).toHaveLength(1);
     await embedder.settle();
-    expect(embedder.calls).toHaveLength(0);
+    expect(await embedder.inFlight()).toHaveLength(0);
   });
 });
 
@@ -117,12 +127,13 @@ describe("EmbedScheduler: bounds", () => {
     const s = scheduler(embedder, new ManualClock(), 3, 2);
     s.attach("a", new FakeQueue("a", 10));
     s.attach("b", new FakeQueue("b", 10));
-    expect(embedder.calls.map((c) => c.texts.length)).toEqual([3, 3]);
+    expect((await embedder.inFlight()).map((texts) => texts.length)).toEqual([3, 3]);
     expect(s.state()).toMatchObject({ state: "embedding", in_flight: 2 });
     await embedder.settle();
-    expect(embedder.calls).toHaveLength(2);
-    expect(embedder.calls.every((c) => c.texts.length <= 3)).toBe(true);
-    while (embedder.calls.length > 0) await embedder.settle();
+    const next = await embedder.inFlight();
+    expect(next).toHaveLength(2);
+    expect(next.every((texts) => texts.length <= 3)).toBe(true);
+    while ((await embedder.inFlight()).length > 0) await embedder.settle();
     expect(s.state()).toMatchObject({ state: "idle", in_flight: 0, embedded: 20 });
   });
 
@@ -131,11 +142,29 @@ describe("EmbedScheduler: bounds", () => {
     const s = scheduler(embedder, new ManualClock(), 4, 3);
     const queue = new FakeQueue("a", 2);
     s.attach("a", queue);
-    expect(embedder.calls.map((c) => c.texts)).toEqual([["a-0", "a-1"]]);
+    expect(await embedder.inFlight()).toEqual([["a-0", "a-1"]]);
     await embedder.settle();
     s.wake("a");
-    expect(embedder.calls).toHaveLength(0);
+    expect(await embedder.inFlight()).toHaveLength(0);
     expect(queue.stored).toEqual(["a-0", "a-1"]);
+  });
+
+  test("each batch starts on an event-loop turn of its own: waiting I/O is served between batches", async () => {
+    const marks: string[] = [];
+    const instant: Embedder = {
+      kind: "local",
+      dims: 2,
+      embed: async (texts) => {
+        marks.push(`batch ${texts[0]}`);
+        return texts.map(() => Float32Array.of(1, 0));
+      },
+    };
+    const s = scheduler(instant, new ManualClock(), 2);
+    s.attach("a", new FakeQueue("a", 6));
+    setImmediate(() => marks.push("request"));
+    for (let i = 0; i < 6; i++) await turn();
+    // Asked for while the first batch was waiting for its turn: served before the second.
+    expect(marks).toEqual(["batch a-0", "request", "batch a-2", "batch a-4"]);
   });
 
   test("after stop no batch starts", async () => {
@@ -145,7 +174,7 @@ describe("EmbedScheduler: bounds", () => {
     s.stop();
     await embedder.settle();
     s.wake("a");
-    expect(embedder.calls).toHaveLength(0);
+    expect(await embedder.inFlight()).toHaveLength(0);
   });
 });
 
@@ -165,9 +194,9 @@ describe("EmbedScheduler: a failing embedder", () => {
       const wait = Date.parse(state.retry_at!) - clock.now();
       waits.push(wait);
       clock.advance(wait - 1);
-      expect(embedder.calls).toHaveLength(0);
+      expect(await embedder.inFlight()).toHaveLength(0);
       clock.advance(1);
-      expect(embedder.calls.map((c) => c.texts)).toEqual([["a-0", "a-1"]]);
+      expect(await embedder.inFlight()).toEqual([["a-0", "a-1"]]);
     }
     expect(waits).toEqual([1000, 2000, 4000, 8000, 8000]);
     expect(s.state().last_error_at).toBe(new Date(start + 1000 + 2000 + 4000 + 8000).toISOString());
@@ -184,12 +213,12 @@ describe("EmbedScheduler: a failing embedder", () => {
     s.attach("a", new FakeQueue("a", 1));
     await embedder.settle("fail");
     s.attach("b", new FakeQueue("b", 1));
-    expect(embedder.calls).toHaveLength(0);
+    expect(await embedder.inFlight()).toHaveLength(0);
     clock.advance(1000);
     // b was never served, a was (its batch failed): b's turn comes first.
-    expect(embedder.calls.map((c) => c.texts)).toEqual([["b-0"]]);
+    expect(await embedder.inFlight()).toEqual([["b-0"]]);
     await embedder.settle();
-    expect(embedder.calls.map((c) => c.texts)).toEqual([["a-0"]]);
+    expect(await embedder.inFlight()).toEqual([["a-0"]]);
   });
 
   test("an embedder that answers the wrong number of vectors is a failure", async () => {
@@ -198,6 +227,7 @@ describe("EmbedScheduler: a failing embedder", () => {
     const s = scheduler(short, clock);
     const queue = new FakeQueue("a", 2);
     s.attach("a", queue);
+    await turn();
     for (let i = 0; i < 5; i++) await Promise.resolve();
     expect(s.state()).toMatchObject({ state: "retrying", failures: 1 });
     expect(s.state().last_error).toContain("1 vectors for 2 texts");
