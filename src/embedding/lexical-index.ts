@@ -62,7 +62,7 @@ export class LexicalIndex {
   private terms = new Map<string, Postings>();
   private ids: string[] = [];
   private readonly docOf = new Map<string, number>();
-  private docLengths = new Uint32Array(1024);
+  private docLengths: Uint32Array = new Uint32Array(1024);
   private totalLength = 0;
   private scores = new Float64Array(1024);
   private touched = new Uint32Array(1024);

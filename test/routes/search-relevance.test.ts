@@ -46,14 +46,14 @@ async function search(query: string): Promise<Result[]> {
 describe("search relevance (hash embedder)", () => {
   test("a stemmed match: 'running shoes' finds the note that ran in a new shoe", async () => {
     const [top] = await search("running shoes");
-    expect(top!.entry.id).toBe(ids.shoe);
+    expect(top!.entry.id).toBe(ids.shoe!);
     expect(top!.scores.lexical).toBe(1);
   });
 
   test("an irregular past form meets its base: 'pay' finds 'paid'", async () => {
     // Both notes say "guitar"; only the past form of "pay" tells them apart.
     const [top] = await search("pay guitar");
-    expect(top!.entry.id).toBe(ids.paid);
+    expect(top!.entry.id).toBe(ids.paid!);
   });
 
   test("question words do not rank chatter that repeats them above the answer", async () => {
@@ -61,12 +61,12 @@ describe("search relevance (hash embedder)", () => {
     // which the hashing vector rewards; the answer shares the content words, one in another
     // form (decided / decide).
     const results = await search("What did the team decide about the pricing of the plan?");
-    expect(results[0]!.entry.id).toBe(ids.pricing);
+    expect(results[0]!.entry.id).toBe(ids.pricing!);
   });
 
   test("an exact lexical match ranks first, its score mostly BM25", async () => {
     const results = await search("invoice INV-20931");
-    expect(results[0]!.entry.id).toBe(ids.invoice);
+    expect(results[0]!.entry.id).toBe(ids.invoice!);
     expect(results[0]!.scores.lexical).toBe(1);
     // hash weighs a tenth: the fused score is within 0.1 of the lexical part.
     for (const r of results) expect(Math.abs(r.score - r.scores.lexical)).toBeLessThanOrEqual(0.1 + 1e-4);
