@@ -104,6 +104,9 @@ const UNREACHED_RATE_LIMITS = ["read", "write", "search", "mcp", "admin", "webho
 export function serviceEnv(secret: string, dataDir: string, env: Record<string, string> = {}) {
   return {
     MEMORY_RUNTIME_RATE_LIMITS: UNREACHED_RATE_LIMITS,
+    // The bench's figures are the hash embedder's (the targets are set for hash or client
+    // vectors), unless the caller's environment names another.
+    MEMORY_RUNTIME_EMBEDDER: process.env.MEMORY_RUNTIME_EMBEDDER || "hash",
     ...env,
     MEMORY_RUNTIME_JWT_SECRET: secret,
     MEMORY_RUNTIME_DATA_DIR: dataDir,

@@ -28,8 +28,9 @@ describe("loadConfig defaults", () => {
       tokenTtlSeconds: 3600,
       crmMappingPath: DEFAULT_CRM_MAPPING,
       crmMappingIsDefault: true,
-      embedder: "hash",
-      embeddingDims: 384,
+      // The default embedder is local (chosen by measurement: docs/embedding-and-search.md).
+      embedder: "local",
+      embeddingDims: 512,
       bodyLimitBytes: 1024 * 1024,
       actorIdleMs: 600_000,
       auditLimit: 10_000,
@@ -43,7 +44,7 @@ describe("loadConfig defaults", () => {
     const c = loadConfig(
       env({ PORT: "", HOST: "", MEMORY_RUNTIME_DATA_DIR: "", MEMORY_RUNTIME_EMBEDDER: "" }),
     );
-    expect(c).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "./data", embedder: "hash" });
+    expect(c).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "./data", embedder: "local" });
   });
 
   test("reads every variable it is given", () => {

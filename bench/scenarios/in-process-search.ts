@@ -59,7 +59,12 @@ const SAMPLE_EVERY = 10_000;
 
 export async function inProcessSearch(o: InProcessOptions): Promise<InProcessResult> {
   const dataDir = tempDir("mrt-bench-ip-");
-  const env = { MEMORY_RUNTIME_JWT_SECRET: SECRET, MEMORY_RUNTIME_DATA_DIR: dataDir };
+  // The hash embedder, as the rest of the bench (bench/processes.ts serviceEnv).
+  const env = {
+    MEMORY_RUNTIME_JWT_SECRET: SECRET,
+    MEMORY_RUNTIME_DATA_DIR: dataDir,
+    MEMORY_RUNTIME_EMBEDDER: "hash",
+  };
   const start = () => createRuntime({ config: loadConfig(env), env, log: () => undefined });
   let runtime: Runtime | undefined = start();
   try {

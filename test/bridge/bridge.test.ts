@@ -24,7 +24,11 @@ let admin: string;
 
 beforeAll(async () => {
   runtime = createRuntime({
-    env: { MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET, MEMORY_RUNTIME_DATA_DIR: join(dir, "main") },
+    env: {
+      MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
+      MEMORY_RUNTIME_DATA_DIR: join(dir, "main"),
+      MEMORY_RUNTIME_EMBEDDER: "hash",
+    },
     log: () => undefined,
   });
   admin = (
@@ -237,6 +241,7 @@ describe("bridge.deliver: order, failures and bounds", () => {
       env: {
         MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
         MEMORY_RUNTIME_DATA_DIR: join(dir, "bounded"),
+        MEMORY_RUNTIME_EMBEDDER: "hash",
         MEMORY_RUNTIME_BRIDGE_QUEUE: "5",
       },
       log: () => undefined,

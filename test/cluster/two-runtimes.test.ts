@@ -42,6 +42,8 @@ beforeAll(async () => {
   const env = {
     MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
     MEMORY_RUNTIME_DATA_DIR: clusterDir,
+    // The single-node runtime it is compared with runs the harness's embedder.
+    MEMORY_RUNTIME_EMBEDDER: "hash",
     MEMORY_RUNTIME_CLUSTER_URL: nats.url,
     MEMORY_RUNTIME_NODE_ID: "only-node",
     PORT: "0",

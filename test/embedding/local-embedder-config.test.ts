@@ -30,7 +30,27 @@ describe("MEMORY_RUNTIME_EMBEDDER=local", () => {
   });
 
   test("the other embedders keep their default of 384", () => {
-    expect(loadConfig(env()).embeddingDims).toBe(384);
+    expect(loadConfig(env({ MEMORY_RUNTIME_EMBEDDER: "hash" })).embeddingDims).toBe(384);
     expect(loadConfig(env({ MEMORY_RUNTIME_EMBEDDER: "client" })).embeddingDims).toBe(384);
+  });
+});
+
+describe("local, the default embedder", () => {
+  test("is what an unset MEMORY_RUNTIME_EMBEDDER means, with 512 dims", () => {
+    expect(loadConfig(env())).toMatchObject({ embedder: "local", embeddingDims: 512 });
+  });
+
+  test("dims kept from the old default (hash's 384) are refused, naming the way back", () => {
+    let error: unknown;
+    try {
+      loadConfig(env({ MEMORY_RUNTIME_EMBEDDING_DIMS: "384" }));
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(
+      "the default embedder, local, makes vectors of 512 dimensions, but MEMORY_RUNTIME_EMBEDDING_DIMS is 384: " +
+        "unset MEMORY_RUNTIME_EMBEDDING_DIMS or set it to 512, or set MEMORY_RUNTIME_EMBEDDER (hash, http, client)",
+    );
   });
 });

@@ -57,6 +57,9 @@ export async function startHarness(
   const env: Record<string, string | undefined> = {
     MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
     MEMORY_RUNTIME_DATA_DIR: dataDir,
+    // The suite's embedder, explicitly (the runtime's default is `local`, ~12 ms a text and a model
+    // to load): a test that is about another embedder says so in `opts.env`.
+    MEMORY_RUNTIME_EMBEDDER: "hash",
     ...opts.env,
   };
   const clock = opts.clock ?? systemClock;

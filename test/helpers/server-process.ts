@@ -50,6 +50,8 @@ export async function startServerProcess(opts: ServerOptions): Promise<ServerPro
       MEMORY_RUNTIME_DATA_DIR: opts.dataDir,
       PORT: "0",
       HOST: "127.0.0.1",
+      // The suite's embedder (the runtime's default, `local`, loads a model): `opts.env` may say otherwise.
+      MEMORY_RUNTIME_EMBEDDER: "hash",
       ...opts.env,
     }),
     stdin: "ignore",

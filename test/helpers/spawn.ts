@@ -2,13 +2,18 @@ import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 
-/** The parent's environment without any MEMORY_RUNTIME_* or PORT/HOST, plus `extra`. */
+/**
+ * The parent's environment without any MEMORY_RUNTIME_* or PORT/HOST, plus `extra`. The embedder
+ * is the suite's, `hash`, unless `extra` names another: servers the tests spawn (server-process.ts)
+ * do not load the default `local` model.
+ */
 export function cleanEnv(extra: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined || k.startsWith("MEMORY_RUNTIME_") || k === "PORT" || k === "HOST") continue;
     env[k] = v;
   }
+  env.MEMORY_RUNTIME_EMBEDDER = "hash";
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }

@@ -424,6 +424,7 @@ describe("log lines", () => {
       env: {
         MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
         MEMORY_RUNTIME_DATA_DIR: dataDir,
+        MEMORY_RUNTIME_EMBEDDER: "hash",
         MEMORY_RUNTIME_OUTBOUND_MAX_FAILURES: "2",
       },
       clock: logClock,

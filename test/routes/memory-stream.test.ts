@@ -571,7 +571,12 @@ describe("GET /memory/stream: the server's own listener", () => {
   test("stopping the runtime ends open streams first (the server waits for open responses)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mrt-stream-"));
     const runtime = createRuntime({
-      env: { MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET, MEMORY_RUNTIME_DATA_DIR: dir, HOST: "127.0.0.1" },
+      env: {
+        MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
+        MEMORY_RUNTIME_DATA_DIR: dir,
+        MEMORY_RUNTIME_EMBEDDER: "hash",
+        HOST: "127.0.0.1",
+      },
       log: () => undefined,
     });
     try {
