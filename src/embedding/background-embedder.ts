@@ -10,11 +10,11 @@ const MAX_BACKOFF_MS = 60_000;
 /**
  * Texts per background batch of the local model. The model runs one batch at a time (in its
  * worker thread), so a search's query waits for the batch being embedded; batches barely amortise
- * (measured: 2, 4, 8 and 16 texts a call embed about as many texts a second, ~1.3× single texts),
- * while that wait grows with the batch. 4 keeps most of the throughput and a quarter of the wait
- * of 16 (the memory bound, MAX_LOCAL_BATCH).
+ * (measured: 2 to 16 texts a call embed about as many texts a second, ~10–30% more than single
+ * texts), while that wait grows with the batch (a search's p50 while a backlog drained: 132 ms
+ * with batches of 4). 2 keeps the throughput of larger batches with the shortest wait.
  */
-export const LOCAL_BACKGROUND_BATCH = Math.min(4, MAX_LOCAL_BATCH);
+export const LOCAL_BACKGROUND_BATCH = Math.min(2, MAX_LOCAL_BATCH);
 
 /**
  * Batch size and concurrency per embedder. The local model computes on one thread, one batch at a

@@ -180,6 +180,11 @@ export class EmbedScheduler implements BackgroundEmbedding {
     // starts on a turn of its own, so requests waiting for the event loop are served between
     // batches, not after the whole backlog.
     await nextTurn();
+    if (this.stopped) {
+      // Stopped meanwhile: the items stay queued in their vaults, taken again at the next start.
+      this.inFlight--;
+      return;
+    }
     let vectors: Float32Array[] | undefined;
     try {
       vectors = await this.opts.embedder.embed(items.map((item) => item.text));

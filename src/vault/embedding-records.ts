@@ -42,6 +42,15 @@ function reset(memory: TablesOf<"memory">, requeue: boolean): void {
   for (const { key, value } of memory.byCategory.getRange()) memory.embedQueue.put(key[1], value);
 }
 
+/**
+ * Forgets which embedder made the vault's vectors (plain removes: in a transaction when called in
+ * one). After an import the next open judges them afresh: by their length, queueing the entries
+ * the export brought without a vector (embedder-check.ts).
+ */
+export function forgetEmbedderStamp(meta: Database<number, string>): void {
+  for (const key of meta.getKeys(STAMP_RANGE)) meta.remove(key);
+}
+
 function putStamp(meta: Database<number, string>, stamp: string): void {
   for (const key of meta.getKeys(STAMP_RANGE)) if (key !== STAMP_PREFIX + stamp) meta.remove(key);
   meta.put(STAMP_PREFIX + stamp, 1);

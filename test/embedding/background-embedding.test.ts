@@ -124,6 +124,37 @@ describe("a write whose vector is held back", () => {
   });
 });
 
+describe("an export taken while entries wait for their vectors", () => {
+  test("carries no backlog: the tenant importing it embeds them", async () => {
+    const source = await h.createTenant();
+    const contents = ["The archive moves to tape in June", "Tape drives are leased"];
+    fake.setMode("hold", (text) => contents.includes(text));
+    const asked = fake.requests;
+    for (const content of contents) await write(source.token, content);
+    await fake.received(asked + 1);
+    const exported = await h.call("GET", `/admin/tenants/${source.tenant_id}/export`, {
+      token: h.adminToken,
+    });
+    expect(exported.status).toBe(200);
+    const text = await exported.text();
+    expect(text).not.toContain('"type":"embedding"');
+
+    const target = await h.createTenant();
+    const imported = await h.call("POST", `/admin/tenants/${target.tenant_id}/import`, {
+      token: h.adminToken,
+      raw: text,
+      headers: { "content-type": "application/x-ndjson" },
+    });
+    expect(imported.status).toBe(200);
+    fake.setMode("serve");
+    const done = await backlogDrained(h, target.tenant_id);
+    expect(done.vectors).toBe(2);
+    const found = await search(target.token, "tape archive");
+    expect(found.body.results[0].scores.vector).toBeGreaterThan(0);
+    await backlogDrained(h, source.tenant_id);
+  });
+});
+
 describe("an embeddings service that fails", () => {
   test("fails no write: the batch is retried with backoff, shown in health, then embedded", async () => {
     const t = await h.createTenant();

@@ -171,10 +171,21 @@ describe("EmbedScheduler: bounds", () => {
     const embedder = new HeldEmbedder();
     const s = scheduler(embedder, new ManualClock(), 2);
     s.attach("a", new FakeQueue("a", 6));
+    expect(await embedder.inFlight()).toHaveLength(1);
     s.stop();
     await embedder.settle();
     s.wake("a");
     expect(await embedder.inFlight()).toHaveLength(0);
+    expect(s.state()).toMatchObject({ in_flight: 0 });
+  });
+
+  test("a batch waiting for its turn when the scheduler stops is not started", async () => {
+    const embedder = new HeldEmbedder();
+    const s = scheduler(embedder, new ManualClock(), 2);
+    s.attach("a", new FakeQueue("a", 6));
+    s.stop();
+    expect(await embedder.inFlight()).toHaveLength(0);
+    expect(s.state()).toMatchObject({ in_flight: 0 });
   });
 });
 

@@ -2,6 +2,7 @@ import { ValidationFailed } from "../../../src/errors.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Change } from "../../../src/models/change.ts";
 import type { NumberedRecord, VaultRecord } from "../../../src/models/tenant-export.ts";
+import { forgetEmbedderStamp } from "../../../src/vault/embedding-records.ts";
 import { putIndexKeys } from "../../../src/vault/put-write-set.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { encodeVectorRecord } from "../../../src/vault/vector-records.ts";
@@ -42,6 +43,9 @@ export class ImportWriter {
   /** The last batch, then the marker goes: the import is complete. */
   async finish(batch: NumberedRecord[]): Promise<void> {
     await this.writeBatch(batch);
+    // Its vectors are the exporting runtime's, and entries it had not embedded yet came without.
+    const { meta } = this.tables();
+    await this.vault.childTransaction(() => forgetEmbedderStamp(meta));
     unmarkImport(this.vault.dir);
   }
 
