@@ -481,7 +481,8 @@ test("no planted secret appears in any answer, outbound delivery, log or page of
   // The run went where it says: the upstream's echo of the API key reached the log redacted, A's
   // connectors got tokens, B's key was refused, events went out to both subscriptions.
   expect(log).toContain("[redacted]");
-  expect(embeddings!.hits.echoed).toBe(1);
+  // The search's query, and the background embedder's attempts at the written entry (retried).
+  expect(embeddings!.hits.echoed).toBeGreaterThanOrEqual(2);
   expect(mail!.hits.token).toBeGreaterThanOrEqual(1);
   expect(crm!.refusedAssertions.length).toBeGreaterThanOrEqual(1);
   expect(new Set(receiver!.received.map((r) => r.path))).toEqual(new Set(["/hook", "/chosen"]));
