@@ -75,6 +75,25 @@ describe("a write whose vector is held back", () => {
     expect((await indexHealth(h, t.tenant_id)).vectors).toBe(1);
   });
 
+  test("MCP's memory_search answers pending_vectors as the route does", async () => {
+    const t = await h.createTenant();
+    const content = "The greenhouse heater is checked weekly";
+    fake.setMode("hold", (text) => text === content);
+    const asked = fake.requests;
+    await write(t.token, content);
+    await fake.received(asked + 1);
+    const call = { name: "memory_search", arguments: { query: "greenhouse heater" } };
+    const res = await h.json("POST", "/mcp", {
+      token: t.token,
+      body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: call },
+      headers: { accept: "application/json, text/event-stream" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.result.structuredContent.pending_vectors).toBe(1);
+    fake.setMode("serve");
+    await backlogDrained(h, t.tenant_id);
+  });
+
   test("a batch's entries and a webhook's are queued and embedded the same way", async () => {
     const t = await h.createTenant();
     setSecrets(h, t.tenant_id, paymentsSender.secrets);
