@@ -14,6 +14,7 @@ import {
   type ClusterNodeProcess,
   clusterView,
   createTenantOwnedBy,
+  placementOf,
   startTestCluster,
   type TestCluster,
   waitForSettled,
@@ -216,9 +217,11 @@ describe("cluster: former owners keep no tenant vault", () => {
     }
 
     // A node stopped cleanly keeps no tenant vault: its partitions are served elsewhere from now on.
-    const stopped = cluster.nodes.find((n) => n.nodeId === "fb")!;
     const served = await createTenantOwnedBy(cluster, "fb", fc.server.base, admin, "Stopped");
     await write([fc.server.base], served, "held by fb until it stops");
+    // The node that served that write, as placed now: the leases may still be settling after the
+    // move above, so the owner read before the creation (fb) can have handed the partition on.
+    const stopped = (await placementOf(cluster, served.id)).owner;
     expect(vaultOn(stopped, served)).toBe(true);
     stopped.server.proc.kill("SIGTERM");
     const exit = await stopped.server.proc.exited;
