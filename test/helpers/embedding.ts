@@ -1,4 +1,5 @@
 /** Reading a tenant's embedding backlog through its health (`GET /tenants/{id}/healthz`). */
+import type { EmbedderState } from "../../src/embedding/embed-scheduler.ts";
 import type { Harness } from "./harness.ts";
 import { pollUntil } from "./poll.ts";
 
@@ -6,16 +7,7 @@ export interface IndexHealth {
   vectors: number;
   pending: number;
   pending_vectors: number;
-  embedder?: {
-    kind: string;
-    state: "idle" | "embedding" | "retrying";
-    in_flight: number;
-    embedded: number;
-    failures: number;
-    last_error?: string;
-    last_error_at?: string;
-    retry_at?: string;
-  };
+  embedder?: EmbedderState;
 }
 
 /** The `index` part of the tenant's health, asked with the operator's token. */
