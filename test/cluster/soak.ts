@@ -7,10 +7,15 @@
  *      writes and deliveries, each followed by its restart and rebalance; after each, every
  *      acknowledged write and delivery must be present exactly once on every node.
  * SOAK_SNAPSHOT_RECORDS sets the nodes' periodic snapshot threshold (snapshots and purges during the
- * cycles). Prints the figures as JSON and writes them to test-artifacts/cluster-figures.json. Exit 1 on loss.
+ * cycles). Parts 1 and 2 run SOAK_FIGURE_ROUNDS times (default 3; local and forwarded back to back in
+ * each round, a fresh tenant for each intake round) and report the medians: the forwarded/local
+ * throughput ratio and the intake rate (issue 21's cluster figures), written with their runs to
+ * bench/results/cluster-soak.json (bench/cluster-figures.ts). Prints every figure as JSON and writes
+ * them to test-artifacts/cluster-figures.json. Exit 1 on loss.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type ClusterRound, writeClusterFigures } from "../../bench/cluster-figures.ts";
 import { partitionOf } from "../../src/cluster/partition.ts";
 import { STANDARD_SECRET, standardSender } from "../fakes/senders/standard.ts";
 import {
@@ -30,6 +35,7 @@ const LOAD_REQUESTS = Number(process.env.SOAK_LOAD_REQUESTS ?? 4000);
 const INTAKE_EVENTS = Number(process.env.SOAK_INTAKE_EVENTS ?? 1000);
 const ROUND_WRITES = Number(process.env.SOAK_ROUND_WRITES ?? 30);
 const SNAPSHOT_RECORDS = process.env.SOAK_SNAPSHOT_RECORDS;
+const FIGURE_ROUNDS = Number(process.env.SOAK_FIGURE_ROUNDS ?? 3);
 const IN_FLIGHT = 64;
 const ATTEMPTS = 15;
 
@@ -125,9 +131,10 @@ async function measureForwarding(cluster: TestCluster, admin: string) {
   const get = (base: string) => async () =>
     (await fetch(base + path, { headers: { authorization: `Bearer ${tenant.token}` } })).status === 200;
   await load(200, 16, get(b.server.base)); // warm-up
-  figures.local_get = await load(LOAD_REQUESTS, IN_FLIGHT, get(a.server.base));
-  figures.forwarded_get = await load(LOAD_REQUESTS, IN_FLIGHT, get(b.server.base));
-  console.log(JSON.stringify({ local_get: figures.local_get, forwarded_get: figures.forwarded_get }));
+  const local_get = await load(LOAD_REQUESTS, IN_FLIGHT, get(a.server.base));
+  const forwarded_get = await load(LOAD_REQUESTS, IN_FLIGHT, get(b.server.base));
+  console.log(JSON.stringify({ local_get, forwarded_get }));
+  return { local_get, forwarded_get };
 }
 
 async function measureIntake(cluster: TestCluster, admin: string) {
@@ -148,8 +155,9 @@ async function measureIntake(cluster: TestCluster, admin: string) {
     { timeoutMs: 120_000, intervalMs: 250 },
   );
   const appliedSeconds = (performance.now() - started) / 1000;
-  figures.intake = { ...accepted, applied_per_second: Math.round(INTAKE_EVENTS / appliedSeconds) };
-  console.log(JSON.stringify({ intake: figures.intake }));
+  const intake = { ...accepted, applied_per_second: Math.round(INTAKE_EVENTS / appliedSeconds) };
+  console.log(JSON.stringify({ intake }));
+  return intake;
 }
 
 /** One kill -9 cycle: writes and deliveries, the owner killed a third of the way, then restarted. */
@@ -271,8 +279,13 @@ async function main() {
   try {
     await waitForSettled(cluster.nodes, 30_000);
     const admin = await adminTokenFor(SECRET);
-    await measureForwarding(cluster, admin);
-    await measureIntake(cluster, admin);
+    const rounds: ClusterRound[] = [];
+    for (let r = 0; r < FIGURE_ROUNDS; r++)
+      rounds.push({
+        ...(await measureForwarding(cluster, admin)),
+        intake: await measureIntake(cluster, admin),
+      });
+    figures.figure_rounds = rounds;
     const tenants: Tenant[] = [];
     for (let i = 0; i < 9; i++) {
       const tenant = await createTenant(cluster.nodes[0]!.server.base, admin, `Soak ${i}`);
@@ -295,6 +308,18 @@ async function main() {
   mkdirSync(join(ROOT, "test-artifacts"), { recursive: true });
   writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`);
   console.log(JSON.stringify(figures, null, 2));
+  const summary = writeClusterFigures(
+    (figures.figure_rounds ?? []) as ClusterRound[],
+    {
+      cycles: CYCLES,
+      load_requests: LOAD_REQUESTS,
+      intake_events: INTAKE_EVENTS,
+    },
+    failures,
+  );
+  console.log(
+    `cluster figures: forwarded/local ${summary.forwarded_local_ratio}×, intake ${summary.intake_deliveries_per_s} deliveries/s (written to ${summary.file})`,
+  );
   console.log(failures === 0 ? "soak:cluster: no loss, no doubles" : `soak:cluster: ${failures} failures`);
   process.exit(failures === 0 ? 0 : 1);
 }
