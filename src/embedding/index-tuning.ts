@@ -1,25 +1,37 @@
 import type { VectorIndexOptions } from "./vector-index.ts";
 
 /**
+ * The walk's candidate list for a graph of `size` vectors: the cheapest that holds recall@10 at
+ * its target, measured on hash-embedded synthetic entries (bench/recall.ts; docs/performance.md):
+ * at 100k, 96 → 0.961, 128 → 0.968, 160 → 0.972, 200 → 0.976 (rescoring 16), so 192 up to 150k
+ * for ≥ 0.97 with a margin; a larger graph needs a longer list for the same recall (≥ 0.95 at 1M).
+ * A small graph is mostly searched exactly (below the exact threshold) and walks cheaply.
+ */
+export function tenantExpansion(size: number): number {
+  if (size <= 20_000) return 96;
+  if (size <= 150_000) return 192;
+  if (size <= 400_000) return 224;
+  return 256;
+}
+
+/**
  * The HNSW settings of every tenant's index, shared with the benchmark so that it measures what
- * tenants run. The graph stores 8-bit vectors: its walk is coarse but cheap (a third of the f16
- * walk at 100k entries, and a third of the build time), and every candidate it proposes is then
- * rescored from the float32 vectors (VectorIndex oversamples for that), so the returned scores are
- * exact. Measured at 100k hash-embedded entries on 2 cores: recall@10 0.98, a walk of ~0.45 ms,
- * 13 s to build (connectivity 16 with expansion 96 built in 10 s but held recall at 0.94).
+ * tenants run. The graph holds 8-bit copies of the float16 rows (vector-codec.ts); its candidates
+ * are rescored from the rows, so scores are the rows' cosines. Connectivity 24 with expansion 128
+ * on insert: connectivity 16 with 96 built faster but held recall at 0.94 at 100k.
  */
 export const TENANT_INDEX_TUNING = {
   connectivity: 24,
   expansionAdd: 128,
-  expansionSearch: 128,
-  quantization: "i8",
+  expansionSearch: tenantExpansion,
 } as const satisfies Partial<VectorIndexOptions>;
 
 /**
  * The index file's name says how its graph was built: a change of tuning starts a new graph
  * (rebuilt from the vault's vectors in the background) instead of loading an incompatible one.
+ * (The name predates the float16 rows: a file of version 1 beside it is converted on open.)
  */
-export const TENANT_INDEX_FILE = `vectors-${TENANT_INDEX_TUNING.quantization}-m${TENANT_INDEX_TUNING.connectivity}.usearch`;
+export const TENANT_INDEX_FILE = `vectors-i8-m${TENANT_INDEX_TUNING.connectivity}.usearch`;
 
 /** The tenant's saved BM25 index (src/embedding/lexical-index.ts `toBytes`). */
 export const TENANT_LEXICAL_FILE = "lexical.bm25";

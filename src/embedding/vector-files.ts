@@ -7,106 +7,157 @@ import {
   openSync,
   readSync,
   renameSync,
+  rmSync,
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import type { Index } from "usearch";
-import type { VectorMatrix } from "./vector-matrix.ts";
 
 /**
- * On disk a vector index is two files: `<file>`, the usearch graph, and `<file>.vectors`, our
- * copy of the vectors (usearch cannot return them), laid out as a 16-byte header
- * (magic, version, dims, count: little-endian u32) then `count` u32 keys then `count × dims` f32.
+ * On disk a vector index is three files:
+ * - `<file>`: the usearch graph (8-bit vectors and links), opened by memory-mapping (`view`);
+ * - `<file>.f16`: the vectors as float16 rows (vector-codec.ts), memory-mapped (vector-row-space.ts);
+ * - `<file>.vectors`: what the rows are: a 32-byte header (magic, version 2, dims, count,
+ *   graphRows, graphSize, two reserved; little-endian u32), then `count` u32 keys, then `count`
+ *   f32 inverse norms. Rows [0, graphRows) are in the graph, the rest are pending; graphSize is
+ *   the graph's size when it was saved.
  *
- * Both are written to temporary files and renamed, vectors first: a crash between the renames
- * leaves a graph older than its vectors, which loading repairs by inserting what the graph lacks.
+ * A save syncs the rows, then replaces `.vectors`, then the graph (temporary file, rename): a crash
+ * between the two renames leaves a graph older than `.vectors`, which the open notices (its size)
+ * and repairs. Version 1 `.vectors` files (keys then float32 rows, before the rows moved to the
+ * mapped file) are converted on open.
  */
 const MAGIC = 0x58564d54; // "TMVX"
-const VERSION = 1;
-const HEADER_BYTES = 16;
+const VERSION = 2;
+const V1 = 1;
+const HEADER_BYTES = 32;
+const V1_HEADER_BYTES = 16;
 
 /** The index files exist but cannot be used (corrupt, other dims): rebuild from the vault. */
 export class VectorIndexUnreadable extends Error {
   override readonly name = "VectorIndexUnreadable";
 }
 
-export interface LoadedIndex {
-  graph: Index;
+export interface IndexMeta {
   keys: Uint32Array;
-  vectors: Float32Array;
-  /** Per key: whether the loaded graph holds it. */
-  inGraph: boolean[];
+  norms: Float32Array;
+  graphRows: number;
+  graphSize: number;
 }
 
-export function vectorsPathOf(file: string): string {
+export function metaPathOf(file: string): string {
   return `${file}.vectors`;
 }
 
+export function rowsPathOf(file: string): string {
+  return `${file}.f16`;
+}
+
 export function hasIndexFiles(file: string): boolean {
-  return existsSync(file) || existsSync(vectorsPathOf(file));
+  return existsSync(file) || existsSync(metaPathOf(file));
 }
 
-export function readIndexFiles(file: string, dims: number, newGraph: () => Index): LoadedIndex {
-  const vectorsPath = vectorsPathOf(file);
-  if (!existsSync(vectorsPath)) throw new VectorIndexUnreadable(`${vectorsPath} is missing`);
-  const { keys, vectors } = readVectors(vectorsPath, dims);
-  const graph = newGraph();
-  if (!existsSync(file)) return { graph, keys, vectors, inGraph: new Array(keys.length).fill(false) };
+/** The meta file's version (1 or 2); throws VectorIndexUnreadable when it is neither. */
+export function metaVersion(file: string, dims: number): number {
+  const path = metaPathOf(file);
+  if (!existsSync(path)) throw new VectorIndexUnreadable(`${path} is missing`);
+  const header = readHeader(path, V1_HEADER_BYTES);
+  if (header.getUint32(0, true) !== MAGIC) throw new VectorIndexUnreadable(`${path} is not a vectors file`);
+  const version = header.getUint32(4, true);
+  if (version !== V1 && version !== VERSION)
+    throw new VectorIndexUnreadable(`${path} is a vectors file of version ${version}`);
+  const fileDims = header.getUint32(8, true);
+  if (fileDims !== dims)
+    throw new VectorIndexUnreadable(`${path} has ${fileDims} dimensions, expected ${dims}`);
+  return version;
+}
+
+export function readMeta(file: string, dims: number): IndexMeta {
+  const path = metaPathOf(file);
+  metaVersion(file, dims);
+  const fd = openSync(path, "r");
   try {
-    graph.load(file);
-  } catch (err) {
-    throw new VectorIndexUnreadable(`${file} cannot be loaded: ${(err as Error).message}`);
+    const header = new Uint8Array(HEADER_BYTES);
+    readFully(fd, header, 0);
+    const view = new DataView(header.buffer);
+    const count = view.getUint32(12, true);
+    const graphRows = view.getUint32(16, true);
+    const graphSize = view.getUint32(20, true);
+    if (fstatSync(fd).size !== HEADER_BYTES + count * 8 || graphRows > count) {
+      throw new VectorIndexUnreadable(`${path} is truncated or too long for ${count} vectors`);
+    }
+    const keys = new Uint32Array(count);
+    readFully(fd, new Uint8Array(keys.buffer), HEADER_BYTES);
+    const norms = new Float32Array(count);
+    readFully(fd, new Uint8Array(norms.buffer), HEADER_BYTES + count * 4);
+    return { keys, norms, graphRows, graphSize };
+  } finally {
+    closeSync(fd);
   }
-  if (graph.dimensions() !== dims) {
-    throw new VectorIndexUnreadable(`${file} has ${graph.dimensions()} dimensions, expected ${dims}`);
-  }
-  const inGraph = keys.length
-    ? (graph.contains(BigUint64Array.from(keys, (k) => BigInt(k))) as boolean[])
-    : [];
-  return { graph, keys, vectors, inGraph };
 }
 
-export function writeIndexFiles(file: string, graph: Index, rows: VectorMatrix): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const vectorsPath = vectorsPathOf(file);
-  const { keys, vectors } = rows.bytes();
+export function writeMeta(file: string, dims: number, meta: IndexMeta): void {
   const header = new Uint8Array(HEADER_BYTES);
   const view = new DataView(header.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, VERSION, true);
-  view.setUint32(8, rows.dims, true);
-  view.setUint32(12, rows.count, true);
-  writeDurably(`${vectorsPath}.tmp`, [header, keys, vectors]);
-  renameSync(`${vectorsPath}.tmp`, vectorsPath);
-  graph.save(`${file}.tmp`);
+  view.setUint32(8, dims, true);
+  view.setUint32(12, meta.keys.length, true);
+  view.setUint32(16, meta.graphRows, true);
+  view.setUint32(20, meta.graphSize, true);
+  const bytes = (a: Uint32Array | Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  replaceDurably(metaPathOf(file), [header, bytes(meta.keys), bytes(meta.norms)]);
+}
+
+/** Removes `.vectors`, so a crash before the next save leaves files an open refuses, never wrong rows. */
+export function dropMeta(file: string): void {
+  rmSync(metaPathOf(file), { force: true });
+  syncDirectory(dirname(file));
+}
+
+/** A version 1 file's keys and float32 rows, read in chunks of `chunk` rows (the rows may be large). */
+export function* readV1Vectors(
+  file: string,
+  dims: number,
+  chunk = 4096,
+): Generator<{ keys: Uint32Array; vectors: Float32Array }> {
+  const path = metaPathOf(file);
+  const fd = openSync(path, "r");
+  try {
+    const header = new Uint8Array(V1_HEADER_BYTES);
+    readFully(fd, header, 0);
+    const count = new DataView(header.buffer).getUint32(12, true);
+    if (fstatSync(fd).size !== V1_HEADER_BYTES + count * 4 + count * dims * 4) {
+      throw new VectorIndexUnreadable(`${path} is truncated or too long for ${count} vectors`);
+    }
+    const keys = new Uint32Array(count);
+    readFully(fd, new Uint8Array(keys.buffer), V1_HEADER_BYTES);
+    const rowsAt = V1_HEADER_BYTES + count * 4;
+    for (let from = 0; from < count; from += chunk) {
+      const n = Math.min(chunk, count - from);
+      const vectors = new Float32Array(n * dims);
+      readFully(fd, new Uint8Array(vectors.buffer), rowsAt + from * dims * 4);
+      yield { keys: keys.subarray(from, from + n), vectors };
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes the graph through `save` to a temporary file, syncs it and renames it over `file`. */
+export function replaceGraph(file: string, save: (path: string) => void): void {
+  mkdirSync(dirname(file), { recursive: true });
+  save(`${file}.tmp`);
   syncFile(`${file}.tmp`);
   renameSync(`${file}.tmp`, file);
   syncDirectory(dirname(file));
 }
 
-/** Reads straight into the arrays the index will use, leaving a quarter of room to grow. */
-function readVectors(path: string, dims: number): { keys: Uint32Array; vectors: Float32Array } {
+function readHeader(path: string, bytes: number): DataView {
   const fd = openSync(path, "r");
   try {
-    const { size } = fstatSync(fd);
-    const header = new Uint8Array(HEADER_BYTES);
-    const view = new DataView(header.buffer);
-    const complete = readFully(fd, header, 0) === HEADER_BYTES;
-    if (!complete || view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION) {
-      throw new VectorIndexUnreadable(`${path} is not a vectors file of this version`);
-    }
-    const fileDims = view.getUint32(8, true);
-    const count = view.getUint32(12, true);
-    if (fileDims !== dims)
-      throw new VectorIndexUnreadable(`${path} has ${fileDims} dimensions, expected ${dims}`);
-    if (size !== HEADER_BYTES + count * 4 + count * dims * 4) {
-      throw new VectorIndexUnreadable(`${path} is truncated or too long for ${count} vectors`);
-    }
-    const keys = new Uint32Array(count);
-    readFully(fd, new Uint8Array(keys.buffer), HEADER_BYTES);
-    const vectors = new Float32Array(Math.ceil(count * 1.25) * dims);
-    readFully(fd, new Uint8Array(vectors.buffer, 0, count * dims * 4), HEADER_BYTES + count * 4);
-    return { keys, vectors };
+    const header = new Uint8Array(bytes);
+    if (readFully(fd, header, 0) !== bytes) throw new VectorIndexUnreadable(`${path} is truncated`);
+    return new DataView(header.buffer);
   } finally {
     closeSync(fd);
   }

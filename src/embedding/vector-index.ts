@@ -1,40 +1,45 @@
-import { Index, MetricKind, ScalarKind } from "usearch";
+import { existsSync, rmSync } from "node:fs";
 import { ValidationFailed } from "../errors.ts";
 import { byScoreThenId, type Hit } from "./hit.ts";
 import { TopK } from "./top-k.ts";
-import { exactTopRows } from "./vector-exact.ts";
-import { hasIndexFiles, readIndexFiles, writeIndexFiles } from "./vector-files.ts";
+import { encodeHalf, quantizeInt8 } from "./vector-codec.ts";
+import {
+  dropMeta,
+  hasIndexFiles,
+  metaVersion,
+  readMeta,
+  readV1Vectors,
+  rowsPathOf,
+  VectorIndexUnreadable,
+  writeMeta,
+} from "./vector-files.ts";
+import { VectorGraph } from "./vector-graph.ts";
 import { dotAt, normalizeInPlace } from "./vector-math.ts";
-import { VectorMatrix } from "./vector-matrix.ts";
+import { HeapRowSpace, MappedRowSpace } from "./vector-row-space.ts";
+import { VectorRows } from "./vector-rows.ts";
+import { VectorTail } from "./vector-tail.ts";
 
 export { VectorIndexUnreadable } from "./vector-files.ts";
 
 export interface VectorIndexOptions {
-  /** Index file; its vectors live beside it in `<file>.vectors`. Undefined: memory only. */
+  /** Graph file; the vectors live beside it (vector-files.ts). Undefined: memory only. */
   file?: string;
   dims: number;
   /** Below this many vectors every search is exact (cheaper than a graph walk, and perfect). */
   exactThreshold?: number;
-  /** Pending vectors past which `add` moves a chunk of them into the graph itself. */
-  maxPending?: number;
-  /** How many pending vectors `add` moves when `maxPending` is exceeded. */
-  flushChunk?: number;
-  /** HNSW parameters (usearch): edges per node, and candidate list sizes on insert and on search. */
+  /** HNSW parameters (usearch): edges per node, and the candidate list size on insert. */
   connectivity?: number;
   expansionAdd?: number;
-  expansionSearch?: number;
-  /** Threads for batch insertion; 0 = one per core. Searches always run on the calling thread. */
-  threads?: number;
   /**
-   * How the graph stores vectors (default f32). Scores never depend on it: every hit is
-   * rescored from the f32 copy; a narrower type only makes the graph walk cheaper and coarser.
+   * The walk's candidate list for a graph of `size` vectors (or a fixed number): a larger graph
+   * needs a longer list for the same recall (index-tuning.ts chooses it by measurement).
    */
-  quantization?: "f32" | "f16" | "i8";
+  expansionSearch?: number | ((size: number) => number);
+  /** Threads for graph insertion; 0 = one per core. Searches always run on the calling thread. */
+  threads?: number;
 }
 
 export const DEFAULT_EXACT_THRESHOLD = 2048;
-const DEFAULT_MAX_PENDING = 1024;
-const DEFAULT_FLUSH_CHUNK = 64;
 const DEFAULT_CONNECTIVITY = 32;
 const DEFAULT_EXPANSION_ADD = 128;
 const DEFAULT_EXPANSION_SEARCH = 64;
@@ -42,70 +47,93 @@ const DEFAULT_EXPANSION_SEARCH = 64;
 // than scanning the filter's survivors, so it falls back to an exact scan.
 const MAX_ANN_CANDIDATES = 2048;
 const OVERSAMPLE = 4;
-/** At least this many candidates are asked of the graph, to be rescored exactly (see searchGraph). */
-const MIN_RESCORE = 40;
 
 const SHA8 = /^[0-9a-f]{8}$/;
-const QUANTIZATION = { f32: ScalarKind.F32, f16: ScalarKind.F16, i8: ScalarKind.I8 } as const;
 
 /**
- * Cosine nearest-neighbour search over entry embeddings: a usearch HNSW graph plus a pending
- * buffer, so that `add` is O(1) and an entry is searchable at once (pending vectors are
- * searched exactly), while graph insertion happens in batches on `flush` (called by the owning
- * actor when idle, and in small chunks by `add` when too much is pending).
- *
- * Every vector is also kept, normalised, in one growable matrix (usearch cannot hand vectors
- * back to JavaScript): exact search of small indexes, exact fallback of selective filters,
- * real scores for hybrid fusion, and the `.vectors` file that lets a restart reload instead of
- * rebuilding. This doubles vector memory (4 × dims bytes per entry, on each side).
+ * How many of the walk's candidates are rescored from the float16 rows: the graph's own order
+ * (8-bit vectors) is already close, so the true best k are among its first few beyond k
+ * (measured at 100k: rescoring 16 of 160 candidates for k = 10 kept recall@10 as rescoring all).
+ */
+export function rescoreCount(k: number): number {
+  return k + Math.max(6, k >> 1);
+}
+
+/**
+ * Cosine nearest-neighbour search over entry embeddings: float16 rows (memory-mapped when the
+ * index has a file; vector-rows.ts) and a usearch HNSW graph over 8-bit copies of them
+ * (vector-graph.ts). `add` only appends a row: it is searchable at once, exactly, while it waits
+ * in the tail (rows not yet in the graph); `flush` moves tail rows into the graph, called by the
+ * owner in chunks between its messages (never on the write path). A search walks the graph,
+ * rescores its best few candidates from the rows, and scans the tail exactly; small indexes and
+ * selective filters are scanned exactly from the same rows. Every score is the cosine with the
+ * stored (float16) vector, whichever path found it.
  *
  * Keys are entry ids (8 hex characters = a 32-bit number). Zero vectors have no direction and
  * are not stored (`add` returns false). Not thread-safe: one owner (the tenant actor) calls it.
  */
 export class VectorIndex {
-  private graph: Index;
-  private readonly rows: VectorMatrix;
-  /** Rows [0, graphRows) are in the graph; rows [graphRows, rows.count) are pending. */
+  private readonly graph: VectorGraph;
+  private readonly rows: VectorRows;
+  /** 8-bit copies of the tail, scanned natively by unfiltered searches. */
+  private readonly tail: VectorTail;
+  /** Rows [0, graphRows) are in the graph; rows [graphRows, rows.count) are the tail. */
   private graphRows = 0;
   private dirty = false;
   private closed = false;
   private readonly exactThreshold: number;
-  private readonly maxPending: number;
-  private readonly flushChunk: number;
   private readonly threads: number;
+  private readonly expansion: (size: number) => number;
 
   private constructor(
     private readonly opts: VectorIndexOptions,
     readonly dims: number,
   ) {
     this.exactThreshold = opts.exactThreshold ?? DEFAULT_EXACT_THRESHOLD;
-    this.maxPending = Math.max(1, opts.maxPending ?? DEFAULT_MAX_PENDING);
-    this.flushChunk = Math.max(1, opts.flushChunk ?? DEFAULT_FLUSH_CHUNK);
     this.threads = opts.threads ?? 0;
-    this.graph = this.newGraph();
-    this.rows = new VectorMatrix(dims);
+    const expansion = opts.expansionSearch ?? DEFAULT_EXPANSION_SEARCH;
+    this.expansion = typeof expansion === "number" ? () => expansion : expansion;
+    this.graph = new VectorGraph({
+      dims,
+      connectivity: opts.connectivity ?? DEFAULT_CONNECTIVITY,
+      expansionAdd: opts.expansionAdd ?? DEFAULT_EXPANSION_ADD,
+      expansionSearch: this.expansion(0),
+    });
+    const space = opts.file ? new MappedRowSpace(rowsPathOf(opts.file), dims) : new HeapRowSpace(dims);
+    this.rows = new VectorRows(dims, space);
+    this.tail = new VectorTail(dims, (row) => this.rows.int8Rows(row, row + 1));
+    // A saved file describes rows that are about to change in place: it goes until the next save.
+    this.rows.onOverwrite = () => {
+      if (opts.file) dropMeta(opts.file);
+    };
   }
 
   /**
-   * Opens the index, loading `file` (and its `.vectors`) when they exist: a restart reads them
-   * back instead of re-inserting every vector. Vectors missing from a graph written before a
-   * crash are re-inserted; a graph that cannot be matched with its vectors is rebuilt from them.
+   * Opens the index, mapping `file`'s graph and rows when they exist: nothing is read but the keys
+   * (4 bytes a vector). A graph older than its rows (a crash between renames) keeps the rows it
+   * lacks in the tail; a version 1 vectors file is converted (its graph rebuilt in the tail).
    * Throws `VectorIndexUnreadable` when the files are unusable.
    */
   static open(opts: VectorIndexOptions): VectorIndex {
     const { dims } = opts;
     if (!Number.isInteger(dims) || dims < 1) throw new Error("vector index dims must be a positive integer");
+    if (opts.file && hasIndexFiles(opts.file)) metaVersion(opts.file, dims);
     const index = new VectorIndex(opts, dims);
-    if (opts.file && hasIndexFiles(opts.file)) index.load(opts.file);
+    try {
+      if (opts.file && hasIndexFiles(opts.file)) index.load(opts.file);
+    } catch (err) {
+      index.close();
+      throw err;
+    }
     return index;
   }
 
-  /** Number of vectors stored, pending ones included. */
+  /** Number of vectors stored, the tail included. */
   get size(): number {
     return this.rows.count;
   }
 
-  /** Vectors not yet in the graph (searched exactly until the next flush). */
+  /** Vectors not yet in the graph (searched exactly until a flush moves them in). */
   get pending(): number {
     return this.rows.count - this.graphRows;
   }
@@ -115,8 +143,8 @@ export class VectorIndex {
   }
 
   /**
-   * Stores `vec` (copied and normalised) under `id`, replacing any previous vector. Searchable at
-   * once. Returns false, storing nothing, for a zero vector.
+   * Stores `vec` (normalised, as float16) under `id`, replacing any previous vector. Searchable at
+   * once. Returns false, storing nothing, for a zero vector. Never touches the graph.
    */
   add(id: string, vec: Float32Array): boolean {
     this.assertOpen();
@@ -126,27 +154,29 @@ export class VectorIndex {
       this.remove(id);
       return false;
     }
+    const { bits, invNorm } = encodeHalf(unit);
     const row = this.rows.rowOf(key);
     if (row !== undefined && row >= this.graphRows) {
-      this.rows.overwrite(row, unit);
+      this.rows.overwrite(row, bits, invNorm);
+      this.tail.set(row, quantizeInt8(unit));
     } else {
       if (row !== undefined) this.remove(id);
-      this.rows.append(key, unit);
+      this.rows.append(key, bits, invNorm);
+      this.tail.set(this.rows.count - 1, quantizeInt8(unit));
     }
     this.dirty = true;
-    if (this.pending > this.maxPending) this.flush(this.flushChunk);
     return true;
   }
 
-  /** Moves up to `limit` pending vectors (oldest first) into the graph, in one batch. */
+  /** Moves up to `limit` tail vectors (oldest first) into the graph, in one multi-threaded batch. */
   flush(limit = Number.POSITIVE_INFINITY): void {
     this.assertOpen();
     const n = Math.min(this.pending, limit);
     if (n <= 0) return;
     const from = this.graphRows;
-    const keys = BigUint64Array.from(this.rows.keysOf(from, from + n), (key) => BigInt(key));
-    this.graph.add(keys, this.rows.copyRows(from, from + n), this.threads);
+    this.graph.add(this.rows.graphKeys(from, from + n), this.rows.int8Rows(from, from + n), this.threads);
     this.graphRows += n;
+    this.tail.trim(this.graphRows);
     this.dirty = true;
   }
 
@@ -157,13 +187,13 @@ export class VectorIndex {
     const row = this.rows.rowOf(key);
     if (row === undefined) return false;
     if (row < this.graphRows) {
-      this.graph.remove(BigInt(key));
-      // Keep rows partitioned: the last graph row fills the hole, the last pending row fills its place.
-      this.rows.moveRow(this.graphRows - 1, row);
+      this.graph.remove(key);
+      // Keep rows partitioned: the last graph row fills the hole, the last tail row fills its place.
+      this.moveRow(this.graphRows - 1, row);
       this.graphRows--;
-      this.rows.moveRow(this.rows.count - 1, this.graphRows);
+      this.moveRow(this.rows.count - 1, this.graphRows);
     } else {
-      this.rows.moveRow(this.rows.count - 1, row);
+      this.moveRow(this.rows.count - 1, row);
     }
     this.rows.dropLast(key);
     this.dirty = true;
@@ -179,15 +209,30 @@ export class VectorIndex {
     this.assertOpen();
     const q = this.unitCopy(query, "query");
     if (!q || k <= 0 || this.rows.count === 0) return [];
-    // A native scan of everything beats a JS scan of the pending half (see exactTopRows).
-    const mostlyPending = !accept && this.pending * 2 >= this.rows.count;
-    if (this.rows.count < this.exactThreshold || this.graphRows === 0 || mostlyPending) {
+    if (this.rows.count < this.exactThreshold && this.graphRows > 0) {
       return this.scanRows(q, 0, this.rows.count, k, accept);
     }
-    const fromGraph = accept ? this.searchGraphFiltered(q, k, accept) : this.searchGraph(q, k);
+    const q8 = quantizeInt8(q);
+    if (this.graphRows === 0) return this.searchTail(q, q8, k, accept);
+    const fromGraph = accept ? this.searchGraphFiltered(q, q8, k, accept) : this.searchGraph(q, q8, k);
     if (this.pending === 0) return fromGraph;
-    const fromPending = this.scanRows(q, this.graphRows, this.rows.count, k, accept);
-    return [...fromGraph, ...fromPending].sort(byScoreThenId).slice(0, k);
+    const seen = new Set(fromGraph.map((hit) => hit.id));
+    const fromTail = this.searchTail(q, q8, k, accept).filter((hit) => !seen.has(hit.id));
+    return [...fromGraph, ...fromTail].sort(byScoreThenId).slice(0, k);
+  }
+
+  /**
+   * The tail's best k. Unfiltered: a native scan of its 8-bit copies proposes twice the rows the
+   * graph path rescores, and those are rescored from the float16 rows (the true best k are among
+   * them: the copies' order differs from the rows' only among near-ties). Filtered: a scan of the
+   * rows the filter accepts.
+   */
+  private searchTail(q: Float32Array, q8: Int8Array, k: number, accept?: (id: string) => boolean): Hit[] {
+    const from = this.graphRows;
+    const to = this.rows.count;
+    if (accept) return this.scanRows(q, from, to, k, accept);
+    const want = rescoreCount(k) * 2;
+    return this.rescored(q, this.tail.nearest(q8, from, to, want), want, k);
   }
 
   /** Cosine similarity of `query` with each stored id (undefined when not stored). */
@@ -196,68 +241,101 @@ export class VectorIndex {
     return (id) => {
       if (!q || !SHA8.test(id)) return undefined;
       const row = this.rows.rowOf(keyOf(id));
-      return row === undefined ? undefined : dotAt(q, this.rows.data, row * this.dims);
+      return row === undefined ? undefined : this.rows.score(q, row);
     };
   }
 
-  /** A copy of the stored (unit-length) vector of `id`, or undefined when none is stored. */
+  /** The stored (unit-length) vector of `id`, or undefined when none is stored. */
   vectorOf(id: string): Float32Array | undefined {
     if (!SHA8.test(id)) return undefined;
     const row = this.rows.rowOf(keyOf(id));
-    return row === undefined ? undefined : this.rows.data.slice(row * this.dims, (row + 1) * this.dims);
+    return row === undefined ? undefined : this.rows.vectorAt(row);
   }
 
-  /** Writes the index atomically (temporary files, then rename), after a flush. No-op if unchanged. */
+  /**
+   * Makes the files describe the index: rows synced, then `.vectors`, then the graph if it changed
+   * (each atomically). Tail vectors are saved as the tail: a shutdown never waits on graph
+   * insertion. No-op if unchanged.
+   */
   save(): void {
     this.assertOpen();
     const file = this.opts.file;
     if (!file || !this.dirty) return;
-    // Pending vectors are saved as pending (the vectors file holds every row): a shutdown never
-    // waits on graph insertion, and the owner inserts them after the next open.
-    writeIndexFiles(file, this.graph, this.rows);
+    this.rows.space.sync();
+    const { keys, norms } = this.rows.columns();
+    writeMeta(file, this.dims, { keys, norms, graphRows: this.graphRows, graphSize: this.graph.size });
+    this.graph.save(file);
+    this.rows.stable = this.rows.count;
     this.dirty = false;
   }
 
-  /** Releases the memory (the graph is native). Does not save: call `save()` first to persist. */
+  /** Releases the memory and the mappings. Does not save: call `save()` first to persist. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.graph = this.newGraph();
+    this.graph.clear();
+    this.tail.clear();
     this.rows.release();
     this.graphRows = 0;
   }
 
   /**
-   * The graph's best candidates, rescored exactly from the float32 rows. It is asked for at least
-   * MIN_RESCORE: its own ranking is coarse (quantized), and the true best `k` are almost always
-   * among its best few dozen, which the exact scores then put in order.
+   * The walk's candidates (a list of `expansion(size)`, at least k), of which the first
+   * `rescoreCount(k)` still in the graph are rescored from the rows.
    */
-  private searchGraph(q: Float32Array, k: number): Hit[] {
-    const wanted = Math.min(Math.max(k, MIN_RESCORE), this.graphRows);
-    const found = this.graph.search(q, wanted, 1);
-    const hits: Hit[] = [];
-    for (let i = 0; i < found.keys.length; i++) {
-      const row = this.rows.rowOf(Number(found.keys[i]!));
-      if (row !== undefined) hits.push(this.hitAt(q, row));
-    }
-    return hits.sort(byScoreThenId).slice(0, k);
+  private searchGraph(q: Float32Array, q8: Int8Array, k: number): Hit[] {
+    const wanted = Math.max(k, this.expansion(this.graphRows));
+    return this.rescored(q, this.graphCandidates(q8, wanted).rows, rescoreCount(k), k);
   }
 
-  private searchGraphFiltered(q: Float32Array, k: number, accept: (id: string) => boolean): Hit[] {
-    let wanted = Math.min(k * OVERSAMPLE, this.graphRows);
+  private searchGraphFiltered(
+    q: Float32Array,
+    q8: Int8Array,
+    k: number,
+    accept: (id: string) => boolean,
+  ): Hit[] {
+    let wanted = Math.max(k * OVERSAMPLE, this.expansion(this.graphRows));
     for (;;) {
-      const candidates = this.searchGraph(q, wanted);
-      const hits = candidates.filter((hit) => accept(hit.id));
-      if (hits.length >= k) return hits.slice(0, k);
+      const { rows, seen } = this.graphCandidates(q8, wanted, accept);
+      if (rows.length >= k) return this.rescored(q, rows, rescoreCount(k), k);
       // Every graph vector seen: the filter simply accepts fewer than k.
-      if (candidates.length >= this.graphRows) return hits;
+      if (seen >= this.graphRows) return this.rescored(q, rows, rows.length, k);
       if (wanted >= this.graphRows || wanted * OVERSAMPLE > MAX_ANN_CANDIDATES) break;
       wanted = Math.min(wanted * OVERSAMPLE, this.graphRows);
     }
     return this.scanRows(q, 0, this.graphRows, k, accept);
   }
 
-  /** Exact search of rows [from, to): native without a filter, else a scan asking `accept` first. */
+  /**
+   * Rows of the graph's hits, nearest first, that are still graph rows (a mapped graph may hold
+   * keys since removed, or replaced and now in the tail) and accepted; `seen` counts every hit.
+   */
+  private graphCandidates(
+    q8: Int8Array,
+    wanted: number,
+    accept?: (id: string) => boolean,
+  ): { rows: number[]; seen: number } {
+    const keys = this.graph.search(q8, wanted);
+    const rows: number[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const key = Number(keys[i]!);
+      const row = this.rows.rowOf(key);
+      if (row === undefined || row >= this.graphRows) continue;
+      if (accept && !accept(idOf(key))) continue;
+      rows.push(row);
+    }
+    return { rows, seen: keys.length };
+  }
+
+  private rescored(q: Float32Array, rows: number[], count: number, k: number): Hit[] {
+    return rows
+      .slice(0, count)
+      .map((row) => this.hitAt(q, row))
+      .sort(byScoreThenId)
+      .slice(0, k);
+  }
+
+  /** Exact search of rows [from, to), asking `accept` before scoring. */
   private scanRows(
     q: Float32Array,
     from: number,
@@ -265,15 +343,10 @@ export class VectorIndex {
     k: number,
     accept?: (id: string) => boolean,
   ): Hit[] {
-    if (!accept && from === 0) {
-      return exactTopRows(this.rows.data, q, to, k)
-        .map((row) => this.hitAt(q, row))
-        .sort(byScoreThenId);
-    }
     const top = new TopK(k);
     for (let row = from; row < to; row++) {
       if (accept && !accept(idOf(this.rows.keyAt(row)))) continue;
-      top.push(dotAt(q, this.rows.data, row * this.dims), row);
+      top.push(this.rows.score(q, row), row);
     }
     return top
       .drain()
@@ -281,41 +354,60 @@ export class VectorIndex {
       .sort(byScoreThenId);
   }
 
-  /**
-   * Every path (graph, native scan, JS scan) reports the same score for the same pair: the dot
-   * product of the stored unit vectors, so a result does not change score when a flush moves it.
-   */
+  /** Moves a row within the rows (vector-rows.ts) and its 8-bit tail copy with it. */
+  private moveRow(from: number, to: number): void {
+    this.rows.moveRow(from, to);
+    if (from !== to) this.tail.refresh(to);
+  }
+
   private hitAt(q: Float32Array, row: number): Hit {
-    return { id: idOf(this.rows.keyAt(row)), score: dotAt(q, this.rows.data, row * this.dims) };
+    return { id: idOf(this.rows.keyAt(row)), score: this.rows.score(q, row) };
   }
 
   private load(file: string): void {
-    const loaded = readIndexFiles(file, this.dims, () => this.newGraph());
-    this.graph = loaded.graph;
-    this.rows.adopt(loaded.keys, loaded.vectors);
-    this.graphRows = this.rows.partition(loaded.inGraph);
-    if (this.graph.size() !== this.graphRows) {
-      // The graph holds keys its vectors file does not: trust the vectors, rebuild the graph.
-      this.graph = this.newGraph();
-      this.graphRows = 0;
+    if (metaVersion(file, this.dims) === 1) {
+      this.convertV1(file);
+      return;
     }
-    // Rows the graph lacks stay pending (searched exactly) until the owner flushes them.
+    const meta = readMeta(file, this.dims);
+    if (this.rows.space.rowsOnOpen < meta.keys.length) {
+      throw new VectorIndexUnreadable(`${rowsPathOf(file)} holds fewer rows than ${meta.keys.length}`);
+    }
+    this.rows.adopt(meta.keys, meta.norms);
+    this.rows.stable = this.rows.count;
+    this.graphRows = meta.graphRows;
+    if (!existsSync(file)) {
+      this.graphRows = 0;
+    } else if (meta.graphRows > 0 || meta.graphSize > 0) {
+      this.graph.view(file);
+      // A graph of another size than the one saved with these rows: find out which it holds.
+      if (this.graph.size !== meta.graphSize) {
+        this.graphRows = this.rows.partition(this.graph.contains(this.rows.graphKeys(0, this.rows.count)));
+        this.tail.clear();
+      }
+    }
+    // Rows the graph lacks stay in the tail (searched exactly) until the owner flushes them.
     if (this.pending > 0) this.dirty = true;
   }
 
-  private newGraph(): Index {
-    return new Index({
-      dimensions: this.dims,
-      metric: MetricKind.Cos,
-      quantization: QUANTIZATION[this.opts.quantization ?? "f32"],
-      connectivity: this.opts.connectivity ?? DEFAULT_CONNECTIVITY,
-      expansion_add: this.opts.expansionAdd ?? DEFAULT_EXPANSION_ADD,
-      expansion_search: this.opts.expansionSearch ?? DEFAULT_EXPANSION_SEARCH,
-      multi: false,
-    });
+  /**
+   * A vectors file of version 1 (float32 rows on the heap): its rows become float16 rows, its graph
+   * (built from other 8-bit copies) goes, and the vectors wait in the tail for a new one.
+   */
+  private convertV1(file: string): void {
+    for (const { keys, vectors } of readV1Vectors(file, this.dims)) {
+      keys.forEach((key, i) => {
+        const { bits, invNorm } = encodeHalf(vectors.subarray(i * this.dims, (i + 1) * this.dims));
+        if (invNorm > 0 && this.rows.rowOf(key) === undefined) this.rows.append(key, bits, invNorm);
+      });
+    }
+    rmSync(file, { force: true });
+    this.graph.clear();
+    this.dirty = true;
+    this.save();
   }
 
-  /** A normalised copy (usearch ignores subarray offsets, so never hand it a view), or undefined if zero. */
+  /** A normalised copy, or undefined if zero. */
   private unitCopy(vec: Float32Array, what: string): Float32Array | undefined {
     if (vec.length !== this.dims) {
       const message = `${what} has ${vec.length} dimensions, expected ${this.dims}`;

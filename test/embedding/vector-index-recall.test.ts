@@ -15,7 +15,7 @@ describe("VectorIndex recall", () => {
     const { documents, queries } = syntheticCorpus(N, QUERIES, 2024);
     // One insertion thread: the graph, and so the measured recall, is the same on every run.
     const ann = VectorIndex.open({ dims: embedder.dims, exactThreshold: 1000, threads: 1 });
-    const exact = VectorIndex.open({ dims: embedder.dims, exactThreshold: N + 1, maxPending: N + 1 });
+    const exact = VectorIndex.open({ dims: embedder.dims, exactThreshold: N + 1 });
     documents.forEach((text, i) => {
       const vec = embedder.embedSync(text);
       ann.add(syntheticId(i), vec);

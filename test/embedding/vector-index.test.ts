@@ -82,13 +82,12 @@ describe("VectorIndex: adding and finding", () => {
     expect(ann.search(query, 10)[0]?.id).toBe(hits[0]?.id);
   });
 
-  test("add moves a chunk into the graph by itself when too much is pending", () => {
-    const index = VectorIndex.open({ dims: DIMS, maxPending: 8, flushChunk: 4 });
-    for (let i = 0; i < 8; i++) index.add(syntheticId(i), vectors[i]!);
-    expect(index.pending).toBe(8);
-    index.add(syntheticId(8), vectors[8]!);
-    expect(index.pending).toBe(5);
-    expect(index.size).toBe(9);
+  test("add never inserts into the graph, however long the tail: only flush does", () => {
+    const index = filled(3000);
+    expect(index.pending).toBe(3000);
+    expect(index.size).toBe(3000);
+    index.flush(1000);
+    expect(index.pending).toBe(2000);
   });
 
   test("re-adding an id replaces its vector", () => {
@@ -250,7 +249,7 @@ describe("VectorIndex: persistence", () => {
 
   test("save keeps pending vectors pending: a shutdown never waits on graph insertion", () => {
     const file = join(dir, "pending", "index.usearch");
-    const index = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 10, maxPending: 10_000 });
+    const index = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 10 });
     for (let i = 0; i < 200; i++) index.add(syntheticId(i), vectors[i]!);
     index.flush(50);
     index.save();
@@ -260,7 +259,6 @@ describe("VectorIndex: persistence", () => {
       dims: DIMS,
       threads: 1,
       exactThreshold: 10,
-      maxPending: 10_000,
     });
     expect(reopened.size).toBe(200);
     expect(reopened.pending).toBe(150);

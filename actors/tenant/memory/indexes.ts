@@ -8,15 +8,13 @@ import {
   TENANT_LEXICAL_FILE,
 } from "../../../src/embedding/index-tuning.ts";
 import { LexicalIndex } from "../../../src/embedding/lexical-index.ts";
-import { replaceDurably } from "../../../src/embedding/vector-files.ts";
-import { VectorIndex } from "../../../src/embedding/vector-index.ts";
+import { metaPathOf, replaceDurably } from "../../../src/embedding/vector-files.ts";
+import { VectorIndex, VectorIndexUnreadable } from "../../../src/embedding/vector-index.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { EntryStore } from "./entry-store.ts";
 import { LEXICAL_SCHEME, lexicalDocument } from "./lexical-document.ts";
 
-/** Past this many pending vectors `add` inserts into the graph itself (a backstop, not the plan). */
-const MAX_PENDING_VECTORS = 100_000;
 /** Changes read per step when catching a saved BM25 index up. */
 const CATCH_UP_CHUNK = 1000;
 
@@ -39,16 +37,11 @@ export class MemoryIndexes implements HybridIndexes {
     /** The vault's vectors are being dropped (another embedder made them): the index starts empty. */
     reset = false,
   ) {
-    // Graph insertion (~0.3 ms a vector) never runs on the write path: the actor moves pending
-    // vectors into the graph in small chunks between messages (see flush), and until then they
-    // are searched exactly. Files of another tuning are left behind: removed, to be rebuilt.
+    // Graph insertion never runs on the write path: the actor moves tail vectors into the graph
+    // in chunks between messages (index-flush.ts), and until then they are searched exactly.
+    // Files of another tuning are left behind: removed, to be rebuilt.
     removeOtherIndexFiles(vault.dir, reset);
-    this.vectors = VectorIndex.open({
-      file: join(vault.dir, TENANT_INDEX_FILE),
-      dims,
-      maxPending: MAX_PENDING_VECTORS,
-      ...TENANT_INDEX_TUNING,
-    });
+    this.vectors = openVectors(vault.dir, dims);
     // The old vectors stay readable until the reset commits: none is caught up.
     if (!reset) this.catchUp();
     // A new entry is searchable before its commit; should the commit fail, its vector goes. (Its
@@ -65,7 +58,8 @@ export class MemoryIndexes implements HybridIndexes {
    * the index files and the few newest vectors, not every vector of the vault.
    */
   private catchUp(): void {
-    const saved = existsSync(join(this.vault.dir, TENANT_INDEX_FILE));
+    // The vectors file says what the saved index holds (its graph may not exist yet).
+    const saved = existsSync(metaPathOf(join(this.vault.dir, TENANT_INDEX_FILE)));
     const after = saved ? this.vault.indexedThrough(TENANT_INDEX_FILE) : 0;
     for (const record of this.entries.vectorRecords(after)) {
       if (!this.vectors.has(record.id)) this.vectors.add(record.id, record.vector());
@@ -163,6 +157,22 @@ export class MemoryIndexes implements HybridIndexes {
       replaceDurably(join(this.vault.dir, TENANT_LEXICAL_FILE), [this.lexicalIndex.toBytes()]);
       void this.vault.setIndexedThrough(TENANT_LEXICAL_FILE, changes).catch(() => undefined);
     }
+  }
+}
+
+/**
+ * The tenant's vector index, its files mapped; unusable files (corrupt, cut short, left by a crash
+ * in the middle of an in-place change) are removed and the index starts empty, to be caught up
+ * from every vector of the vault (no saved file: `catchUp` reads from the start).
+ */
+function openVectors(dir: string, dims: number): VectorIndex {
+  const open = () => VectorIndex.open({ file: join(dir, TENANT_INDEX_FILE), dims, ...TENANT_INDEX_TUNING });
+  try {
+    return open();
+  } catch (err) {
+    if (!(err instanceof VectorIndexUnreadable)) throw err;
+    removeOtherIndexFiles(dir, true);
+    return open();
   }
 }
 
