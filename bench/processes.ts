@@ -144,3 +144,10 @@ export async function stop(started: Started, timeoutMs = 60_000): Promise<void> 
     await started.proc.exited;
   }
 }
+
+/** SIGKILL and wait: for a process whose data is thrown away (nothing to save, no index to write). */
+export async function kill(started: Started): Promise<void> {
+  if (started.proc.exitCode !== null || started.proc.signalCode !== null) return;
+  started.proc.kill("SIGKILL");
+  await started.proc.exited;
+}

@@ -32,18 +32,22 @@ export async function postFact(url: string, token: string, content: string): Pro
 
 /**
  * Posts `docs` as facts through `POST /memory/facts/batch`, `BATCH` a request, `inFlight`
- * requests at a time; answers the seconds it took (every batch acknowledged after its commit).
+ * requests at a time (every batch acknowledged after its commit). `afterBatch` runs after each
+ * acknowledged batch with the count written so far; answering false stops the fill there (the
+ * batches in flight are still awaited). Answers how many were written and the seconds it took.
  */
 export async function fillOverHttp(
   url: string,
   token: string,
   docs: string[],
-  inFlight = IN_FLIGHT,
-): Promise<number> {
+  opts: { inFlight?: number; afterBatch?: (written: number) => boolean } = {},
+): Promise<{ written: number; seconds: number }> {
   const started = performance.now();
   let next = 0;
+  let written = 0;
+  let stopped = false;
   const worker = async () => {
-    while (next < docs.length) {
+    while (!stopped && next < docs.length) {
       const slice = docs.slice(next, next + BATCH);
       next += slice.length;
       const res = await fetch(`${url}/memory/facts/batch`, {
@@ -53,10 +57,26 @@ export async function fillOverHttp(
       });
       const text = await res.text();
       if (res.status !== 201 && res.status !== 200) throw new Error(`batch: ${res.status} ${text}`);
+      written += slice.length;
+      if (opts.afterBatch && !opts.afterBatch(written)) stopped = true;
     }
   };
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  return (performance.now() - started) / 1000;
+  await Promise.all(Array.from({ length: opts.inFlight ?? IN_FLIGHT }, worker));
+  return { written, seconds: (performance.now() - started) / 1000 };
+}
+
+/** One `POST /memory/search` (text, limit 10: the service embeds the text, so text + vector), timed. */
+export async function timedSearch(url: string, token: string, query: string) {
+  const started = performance.now();
+  const res = await fetch(`${url}/memory/search`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ query, limit: 10 }),
+  });
+  const body = (await res.json().catch(() => ({}))) as { results?: unknown[]; pending_vectors?: number };
+  const ms = Math.round((performance.now() - started) * 1000) / 1000;
+  if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
+  return { ms, results: body.results?.length ?? 0, pending_vectors: body.pending_vectors ?? 0 };
 }
 
 /**
@@ -96,12 +116,20 @@ export async function fillThroughActor(
 
 /**
  * Waits until the service's tenant actor has moved every pending vector into its graph
- * (`GET /tenants/{id}/healthz`, `index.pending` = 0); answers the seconds waited.
+ * (`GET /tenants/{id}/healthz`, `index.pending` = 0); answers the seconds waited. `abort` is
+ * asked between polls: a reason it answers ends the wait with that error.
  */
-export async function indexSettled(url: string, tenant: TenantToken, timeoutMs = 300_000): Promise<number> {
+export async function indexSettled(
+  url: string,
+  tenant: TenantToken,
+  timeoutMs = 300_000,
+  abort?: () => string | undefined,
+): Promise<number> {
   const started = performance.now();
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    const reason = abort?.();
+    if (reason) throw new Error(`waiting for the index: ${reason}`);
     const res = await fetch(`${url}/tenants/${tenant.tenant_id}/healthz`, {
       headers: { authorization: `Bearer ${tenant.token}` },
     });

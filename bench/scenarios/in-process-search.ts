@@ -1,7 +1,7 @@
 import { totalmem } from "node:os";
 import { createRuntime, type Runtime } from "../../src/app.ts";
+import type { Principal } from "../../src/auth/caller.ts";
 import { loadConfig } from "../../src/config.ts";
-import { CATEGORIES } from "../../src/models/category.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import { latencies } from "../load.ts";
 import { removeTempDir, tempDir } from "../processes.ts";
@@ -12,10 +12,11 @@ import { availableMb, median, procStatusMb, round, seconds } from "../stats.ts";
 /**
  * One tenant of an in-process runtime (src/app.ts `createRuntime`, no HTTP), filled through its
  * actor with `entry.createMany` (1,000 entries a message, a few in flight, embeddings computed
- * first as the batch route does), its index flushed (`index.flush` all), then searched through
- * the actor exactly as `POST /memory/search` asks it (`memory.search`: text and query vector, all
- * categories, limit 10). The runtime is then stopped, which saves the index, and the saved index
- * is compared with an exact scan of the vault's vectors (bench/recall.ts).
+ * first as the batch route does), its index flushed (`index.flush` all), then searched by the
+ * call `POST /memory/search` makes (`deps.memory.search`: the query embedded, then `memory.search`
+ * through the tenant actor with text and vector, all categories, limit 10), without HTTP. The
+ * runtime is then stopped, which saves the index, and the saved index is compared with an exact
+ * scan of the vault's vectors (bench/recall.ts).
  */
 export interface InProcessOptions {
   entries: number;
@@ -65,7 +66,7 @@ export async function inProcessSearch(o: InProcessOptions): Promise<InProcessRes
     MEMORY_RUNTIME_DATA_DIR: dataDir,
     MEMORY_RUNTIME_EMBEDDER: "hash",
   };
-  const start = () => createRuntime({ config: loadConfig(env), env, log: () => undefined });
+  const start = () => startRuntime(env);
   let runtime: Runtime | undefined = start();
   try {
     const { deps } = runtime;
@@ -113,22 +114,8 @@ export async function inProcessSearch(o: InProcessOptions): Promise<InProcessRes
     const indexBuild = seconds(t);
     o.log(`  index flushed in ${indexBuild} s`);
 
-    const search = async (i: number) => {
-      const text = queries[i % queries.length]!;
-      const [vector] = await runtime!.deps.embedder.embed([text]);
-      const now = Date.now();
-      return actor().ask({
-        type: "memory.search",
-        text,
-        vector,
-        categories: [...CATEGORIES],
-        tags: [],
-        tagsAny: [],
-        validAt: now,
-        asOf: now,
-        limit: 10,
-      });
-    };
+    const principal = tenantPrincipal(tenantId);
+    const search = (i: number) => memorySearch(runtime!, principal, queries[i % queries.length]!);
     t = performance.now();
     await search(0);
     const firstSearch = round(performance.now() - t);
@@ -185,6 +172,30 @@ export async function inProcessSearch(o: InProcessOptions): Promise<InProcessRes
     if (runtime) await runtime.stop();
     removeTempDir(dataDir);
   }
+}
+
+/** A runtime of src/app.ts as the service builds it, without its HTTP server. */
+export function startRuntime(env: Record<string, string>): Runtime {
+  return createRuntime({ config: loadConfig(env), env, log: () => undefined });
+}
+
+/** A tenant_admin of `tenantId`, as a verified token of theirs makes it. */
+export function tenantPrincipal(tenantId: string): Principal {
+  return {
+    sub: "bench",
+    tenantId,
+    roles: ["tenant_admin"],
+    admin: false,
+    expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+  };
+}
+
+/** What `POST /memory/search` with `{ query, limit: 10 }` runs, minus HTTP: text and its vector. */
+export function memorySearch(runtime: Runtime, principal: Principal, query: string) {
+  return runtime.deps.memory.search(
+    { principal, req: { method: "POST", path: "/memory/search" } },
+    { query, limit: 10 },
+  );
 }
 
 /** The median p50 and p99 of the rounds. */

@@ -66,13 +66,12 @@ export async function benchSearchIndex(n: number, queries = 500): Promise<Search
   };
 }
 
-/** The ground truth: the same vectors, never put in a graph, so every search is a full scan. */
+/**
+ * The ground truth: the same vectors, never put in a graph (no flush), searched below an infinite
+ * exact threshold, so every search is a full scan.
+ */
 function exactIndex(dims: number, documents: string[], embedder: HashEmbedder): VectorIndex {
-  const exact = VectorIndex.open({
-    dims,
-    exactThreshold: Number.POSITIVE_INFINITY,
-    maxPending: documents.length + 1,
-  });
+  const exact = VectorIndex.open({ dims, exactThreshold: Number.POSITIVE_INFINITY });
   documents.forEach((text, i) => {
     exact.add(syntheticId(i), embedder.embedSync(text));
   });
