@@ -43,11 +43,17 @@ const ORDINAL = /^(\d+)(?:st|nd|rd|th)$/;
 const ENGLISH = /^[a-z]+$/;
 /** Longer "words" (encoded blobs, hashes) are cut: they only ever match themselves anyway. */
 const MAX_TERM_CHARS = 64;
+/**
+ * Words seen recently and their terms: stemming dominates the cost of analysing a text, and the
+ * words of a tenant's texts repeat (Zipf). Cleared when full, so it stays bounded.
+ */
+const TERM_CACHE_WORDS = 50_000;
 
 export class Analyzer {
   private readonly stem: boolean;
   private readonly irregular: boolean;
   private readonly stopWords: boolean;
+  private readonly cache = new Map<string, string>();
 
   constructor(opts: AnalyzerOptions = {}) {
     this.stem = opts.stem ?? true;
@@ -58,7 +64,7 @@ export class Analyzer {
   /** A document's terms, in order, repeats included (BM25 counts them). */
   documentTerms(text: string): string[] {
     const out: string[] = [];
-    for (const word of words(text)) for (const part of splitNumber(word)) out.push(this.term(part));
+    for (const word of words(text)) for (const part of splitNumber(word)) out.push(this.cachedTerm(part));
     return out;
   }
 
@@ -68,7 +74,7 @@ export class Analyzer {
     const kept: string[] = [];
     for (const word of words(text)) {
       for (const part of splitNumber(word)) {
-        const term = this.term(part);
+        const term = this.cachedTerm(part);
         all.push(term);
         if (!this.stopWords || !STOP_WORDS.has(part)) kept.push(term);
       }
@@ -79,6 +85,16 @@ export class Analyzer {
   /** How terms are made, for a saved index to tell whether it is stale. */
   get signature(): string {
     return `analyzer ${ANALYZER_VERSION} stem=${this.stem} irregular=${this.irregular}`;
+  }
+
+  private cachedTerm(word: string): string {
+    let term = this.cache.get(word);
+    if (term === undefined) {
+      term = this.term(word);
+      if (this.cache.size >= TERM_CACHE_WORDS) this.cache.clear();
+      this.cache.set(word, term);
+    }
+    return term;
   }
 
   /** One word as a term (`word` is lower case, folded, possessive gone, number parts split). */

@@ -1,7 +1,9 @@
 import { type Analyzer, DEFAULT_ANALYZER } from "./analyzer.ts";
+import { DocIds } from "./doc-ids.ts";
 import { byScoreThenId, type Hit } from "./hit.ts";
-import { type LexicalState, lexicalBytes, lexicalState } from "./lexical-file.ts";
-import { Postings, TF_UNITS } from "./lexical-postings.ts";
+import { type LexicalStamp, type LexicalState, lexicalBytes, lexicalState } from "./lexical-file.ts";
+import { JournalBuffer, type Segment } from "./lexical-journal.ts";
+import { PostingLists, TF_UNITS } from "./lexical-postings.ts";
 import { TopK } from "./top-k.ts";
 
 /**
@@ -37,35 +39,48 @@ export interface LexicalIndexOptions {
 }
 
 interface QueryTerm {
-  postings: Postings;
+  term: number;
   idf: number;
 }
 
 /**
- * An in-memory BM25F inverted index over entry texts, rebuilt from the vault when a tenant's actor
- * starts (or read back from its saved bytes). Scores are raw BM25 (unbounded); `fuse` normalises them.
- * Words are terms as the analyzer makes them (stemmed, numbers kept; analyzer.ts). A document may
- * have weighted fields: a word's count is the sum of its fields' weights, and so is the document's
- * length (BM25F with one length normalisation), so a word in a field of weight 2 counts as two.
+ * An in-memory BM25F inverted index over entry texts, kept current as entries are written and saved
+ * (lexical-file.ts, lexical-journal.ts) so a restart reads it back instead of analysing every
+ * entry. Scores are raw BM25 (unbounded); `fuse` normalises them. Words are terms as the analyzer
+ * makes them (stemmed, numbers kept; analyzer.ts). A document may have weighted fields: a word's
+ * count is the sum of its fields' weights, and so is the document's length (BM25F with one length
+ * normalisation), so a word in a field of weight 2 counts as two.
  *
- * A query reuses one score accumulator sized to the corpus (grown, never reallocated per query),
- * so its cost is the length of the posting lists it touches plus O(k) for the result.
- * Repeated query words count once. Documents are never removed (entries expire instead; the
- * caller filters them with `accept`), and adding an id already present is a no-op, because ids
- * are content hashes: the same id means the same text.
+ * Memory: terms are numbered (one Map from word to number), postings are varint-delta bytes per
+ * term (lexical-postings.ts), ids are u32 (doc-ids.ts), lengths a Uint32Array: about 2 bytes a
+ * posting and 30 bytes a document besides.
+ *
+ * A query accumulates every matching document's score into one accumulator sized to the corpus
+ * (grown, never reallocated per query), so its cost is the length of the posting lists it touches
+ * plus O(k) for the result. The accumulator keeps the last query's scores until the next query, so
+ * `scorer` of the query just searched answers any document in O(1). Repeated query words count
+ * once. Documents are never removed (entries expire instead; the caller filters them with
+ * `accept`), and adding an id already present is a no-op, because ids are content hashes: the same
+ * id means the same text.
  */
 export class LexicalIndex {
   private readonly analyzer: Analyzer;
   private readonly k1: number;
   private readonly b: number;
   private readonly signature: string;
-  private terms = new Map<string, Postings>();
-  private ids: string[] = [];
-  private readonly docOf = new Map<string, number>();
+  private terms = new Map<string, number>();
+  private termNames: string[] = [];
+  private postings = new PostingLists();
+  private ids = new DocIds();
   private docLengths: Uint32Array = new Uint32Array(1024);
   private totalLength = 0;
   private scores = new Float64Array(1024);
   private touched = new Uint32Array(1024);
+  private touchedCount = 0;
+  /** The query whose scores the accumulator holds, and the corpus size they were computed at. */
+  private accumulated: { query: string; size: number; terms: QueryTerm[] } | undefined;
+  /** Documents added since the last save, encoded for the journal (none unless `journal` was called). */
+  private journalBuffer: JournalBuffer | undefined;
 
   constructor(opts: LexicalIndexOptions = {}) {
     this.analyzer = opts.analyzer ?? DEFAULT_ANALYZER;
@@ -75,75 +90,123 @@ export class LexicalIndex {
   }
 
   get size(): number {
-    return this.ids.length;
+    return this.ids.size;
   }
 
   /** The index as bytes (lexical-file.ts), so a restart loads it instead of analysing every entry. */
-  toBytes(): Uint8Array {
-    const { terms, ids, docLengths, totalLength } = this;
-    return lexicalBytes({ terms, ids, docLengths, totalLength }, this.signature);
+  toBytes(stamp: LexicalStamp = { epoch: 0, watermark: 0 }): Uint8Array {
+    const { terms, termNames, postings, ids, docLengths, totalLength } = this;
+    return lexicalBytes({ terms, termNames, postings, ids, docLengths, totalLength }, this.signature, stamp);
   }
 
   /** An index read back from `toBytes`; throws on bytes of another format, analyzer or scheme. */
   static fromBytes(bytes: Uint8Array, opts: LexicalIndexOptions = {}): LexicalIndex {
+    return LexicalIndex.read(bytes, opts).index;
+  }
+
+  /** `fromBytes`, with the stamp the bytes were saved with (watermark -1: a file of format 2, unstamped). */
+  static read(
+    bytes: Uint8Array,
+    opts: LexicalIndexOptions = {},
+  ): { index: LexicalIndex; stamp: LexicalStamp } {
     const index = new LexicalIndex(opts);
-    index.restore(lexicalState(bytes, index.signature));
-    return index;
+    const { epoch, watermark, ...state } = lexicalState(bytes, index.signature);
+    index.restore(state);
+    return { index, stamp: { epoch, watermark } };
+  }
+
+  /**
+   * From now on every document added is also encoded for the journal; `takeJournal` hands the
+   * segment out. Starting anew drops what was pending (the caller saved the whole index instead).
+   */
+  journal(): JournalBuffer {
+    this.journalBuffer = new JournalBuffer(this.size, this.termNames.length);
+    return this.journalBuffer;
+  }
+
+  /** Documents added since the journal was last taken. */
+  get journalPending(): number {
+    return this.journalBuffer?.pendingDocs ?? 0;
+  }
+
+  /** The journal segment of the documents added since the last one (lexical-journal.ts). */
+  takeJournal(epoch: number, watermark: number): Uint8Array | undefined {
+    if (!this.journalBuffer || this.journalBuffer.pendingDocs === 0) return undefined;
+    return this.journalBuffer.take(epoch, watermark);
+  }
+
+  /**
+   * Adds a journal segment's documents (already analysed). False when the segment does not start
+   * where the index ends (a stale journal): nothing of it is added, and the caller catches up from
+   * the vault instead.
+   */
+  replay(segment: Segment): boolean {
+    if (segment.firstDoc !== this.size || segment.firstTerm !== this.termNames.length) return false;
+    for (const term of segment.terms) this.termOf(term, false);
+    for (const { id, length, pairs } of segment.docs) {
+      if (this.has(id)) return false;
+      const doc = this.ids.push(id);
+      this.ensureCapacity(doc + 1);
+      for (let i = 0; i < pairs.length; i += 2) this.postings.append(pairs[i]!, doc, pairs[i + 1]!);
+      this.docLengths[doc] = length;
+      this.totalLength += length;
+    }
+    return true;
   }
 
   has(id: string): boolean {
-    return this.docOf.has(id);
+    return this.ids.docOf(id) !== undefined;
   }
 
   /** Indexes `doc` under `id`; returns false when the id was already indexed. */
   add(id: string, doc: LexicalDocument): boolean {
-    if (this.docOf.has(id)) return false;
-    const number = this.ids.length;
+    if (this.has(id)) return false;
     const { counts, length } = this.weightedCounts(doc);
-    for (const [term, tf] of counts) this.postingsOf(term).append(number, tf);
+    const number = this.ids.push(id);
     this.ensureCapacity(number + 1);
+    const journal = this.journalBuffer;
+    const pairs: number[] = [];
+    for (const [word, tf] of counts) {
+      const term = this.termOf(word, true);
+      this.postings.append(term, number, tf);
+      if (journal) pairs.push(term, tf);
+    }
     this.docLengths[number] = length;
     this.totalLength += length;
-    this.ids.push(id);
-    this.docOf.set(id, number);
+    journal?.addDoc({ id, length, pairs });
     return true;
   }
 
   /** The `k` best documents for `query`, best first; `accept` is asked only of contenders. */
   search(query: string, k: number, accept?: (id: string) => boolean): Hit[] {
-    const terms = this.queryTerms(query);
-    if (terms.length === 0 || k <= 0) return [];
-    const touchedCount = this.accumulate(terms);
+    if (k <= 0) return [];
+    const terms = this.prepare(query);
+    if (terms.length === 0) return [];
     const top = new TopK(k);
-    try {
-      for (let i = 0; i < touchedCount; i++) {
-        const doc = this.touched[i]!;
-        const score = this.scores[doc]!;
-        if (top.admits(score) && (!accept || accept(this.ids[doc]!))) top.push(score, doc);
-      }
-    } finally {
-      // The accumulator is shared by all queries: it must be clean even if `accept` threw.
-      for (let i = 0; i < touchedCount; i++) this.scores[this.touched[i]!] = 0;
+    const { scores, touched, ids } = this;
+    for (let i = 0; i < this.touchedCount; i++) {
+      const doc = touched[i]!;
+      const score = scores[doc]!;
+      if (top.admits(score) && (!accept || accept(ids.idOf(doc)))) top.push(score, doc);
     }
     return top
       .drain()
-      .map(({ score, ref }) => ({ id: this.ids[ref]!, score }))
+      .map(({ score, ref }) => ({ id: ids.idOf(ref), score }))
       .sort(byScoreThenId);
   }
 
   /**
    * A scorer for one query: the BM25 of any indexed id (0 when it shares no word, undefined when
-   * unknown), at O(query words × log postings) per id. Lets hybrid search give documents that
-   * only the vector side found their real lexical score.
+   * unknown). Read from the accumulator (computed again if another query ran since), so after a
+   * search of the same query each id costs one lookup. Lets hybrid search give documents that only
+   * the vector side found their real lexical score.
    */
   scorer(query: string): (id: string) => number | undefined {
-    const terms = this.queryTerms(query);
     return (id) => {
-      const doc = this.docOf.get(id);
+      const doc = this.ids.docOf(id);
       if (doc === undefined) return undefined;
-      let score = 0;
-      for (const term of terms) score += this.termScore(term.idf, term.postings.tfOf(doc), doc);
-      return score;
+      this.prepare(query);
+      return this.scores[doc]!;
     };
   }
 
@@ -158,44 +221,82 @@ export class LexicalIndex {
     return sum;
   }
 
+  /** Bytes the index holds (postings, ids, lengths, accumulator), for the memory figures. */
+  bytesHeld(): number {
+    const arrays = this.docLengths.byteLength + this.scores.byteLength + this.touched.byteLength;
+    // Ids: 4 bytes of code and 8 of hash slots a document (slots at most half full).
+    return this.postings.bytesHeld() + arrays + 12 * this.size;
+  }
+
+  /** The query's terms, with every matching document's score in the accumulator. */
+  private prepare(query: string): QueryTerm[] {
+    const last = this.accumulated;
+    if (last && last.query === query && last.size === this.size) return last.terms;
+    for (let i = 0; i < this.touchedCount; i++) this.scores[this.touched[i]!] = 0;
+    this.touchedCount = 0;
+    // Cleared first: should accumulating throw, no stale query claims the accumulator.
+    this.accumulated = undefined;
+    const terms = this.queryTerms(query);
+    this.accumulate(terms);
+    this.accumulated = { query, size: this.size, terms };
+    return terms;
+  }
+
   private queryTerms(query: string): QueryTerm[] {
-    const n = this.ids.length;
+    const n = this.size;
     const out: QueryTerm[] = [];
-    for (const term of this.analyzer.queryTerms(query)) {
-      const postings = this.terms.get(term);
-      if (!postings) continue;
+    for (const word of this.analyzer.queryTerms(query)) {
+      const term = this.terms.get(word);
+      if (term === undefined) continue;
+      const df = this.postings.counts[term]!;
       // Lucene's idf: never negative, so a very common word still counts a little.
-      const idf = Math.log(1 + (n - postings.length + 0.5) / (postings.length + 0.5));
-      out.push({ postings, idf });
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      out.push({ term, idf });
     }
     return out;
   }
 
-  /** Adds every term's contribution into `scores`; returns how many documents it touched. */
-  private accumulate(terms: QueryTerm[]): number {
-    let touchedCount = 0;
-    const avgLength = this.totalLength / Math.max(1, this.ids.length) || 1;
-    const { k1, b } = this;
-    for (const { postings, idf } of terms) {
-      const { pairs } = postings;
+  /** Adds every term's contribution into `scores`, noting each document it touches first. */
+  private accumulate(terms: QueryTerm[]): void {
+    const avgLength = this.totalLength / Math.max(1, this.size) || 1;
+    const { k1, b, scores, touched, docLengths } = this;
+    const { buffers, used } = this.postings;
+    let touchedCount = this.touchedCount;
+    for (const { term, idf } of terms) {
+      const bytes = buffers[term]!;
+      const end = used[term]!;
       const idfK1 = idf * (k1 + 1);
-      for (let i = 0; i < 2 * postings.length; i += 2) {
-        const doc = pairs[i]!;
-        const tf = pairs[i + 1]! / TF_UNITS;
-        const norm = k1 * (1 - b + (b * this.docLengths[doc]!) / avgLength);
-        if (this.scores[doc] === 0) this.touched[touchedCount++] = doc;
-        this.scores[doc] = this.scores[doc]! + (idfK1 * tf) / (tf + norm);
+      let doc = -1;
+      let at = 0;
+      while (at < end) {
+        // Two LEB128 varints: the gap from the previous document, then the weighted count.
+        let gap = bytes[at++]!;
+        if (gap > 0x7f) {
+          gap &= 0x7f;
+          for (let scale = 0x80; ; scale *= 0x80) {
+            const byte = bytes[at++]!;
+            gap += (byte & 0x7f) * scale;
+            if (byte < 0x80) break;
+          }
+        }
+        let units = bytes[at++]!;
+        if (units > 0x7f) {
+          units &= 0x7f;
+          for (let scale = 0x80; ; scale *= 0x80) {
+            const byte = bytes[at++]!;
+            units += (byte & 0x7f) * scale;
+            if (byte < 0x80) break;
+          }
+        }
+        doc += gap;
+        const tf = units / TF_UNITS;
+        const norm = k1 * (1 - b + (b * docLengths[doc]!) / avgLength);
+        const score = scores[doc]!;
+        if (score === 0) touched[touchedCount++] = doc;
+        scores[doc] = score + (idfK1 * tf) / (tf + norm);
       }
     }
-    return touchedCount;
-  }
-
-  private termScore(idf: number, units: number, doc: number): number {
-    if (units === 0) return 0;
-    const tf = units / TF_UNITS;
-    const avgLength = this.totalLength / Math.max(1, this.ids.length) || 1;
-    const norm = this.k1 * (1 - this.b + (this.b * this.docLengths[doc]!) / avgLength);
-    return (idf * (this.k1 + 1) * tf) / (tf + norm);
+    this.touchedCount = touchedCount;
   }
 
   /** Each term's count over the fields, weighted, and the weighted length, in TF_UNITS. */
@@ -214,19 +315,23 @@ export class LexicalIndex {
     return { counts, length };
   }
 
-  private postingsOf(term: string): Postings {
-    let postings = this.terms.get(term);
-    if (!postings) {
-      postings = new Postings();
-      this.terms.set(term, postings);
+  /** The number of `word`, numbered now if new (and journaled, unless it comes from the journal). */
+  private termOf(word: string, journal: boolean): number {
+    let term = this.terms.get(word);
+    if (term === undefined) {
+      term = this.postings.addTerm();
+      this.terms.set(word, term);
+      this.termNames.push(word);
+      if (journal) this.journalBuffer?.addTerm(word);
     }
-    return postings;
+    return term;
   }
 
   private restore(state: LexicalState): void {
     this.terms = state.terms;
+    this.termNames = state.termNames;
+    this.postings = state.postings;
     this.ids = state.ids;
-    for (const [doc, id] of state.ids.entries()) this.docOf.set(id, doc);
     this.docLengths = state.docLengths;
     this.totalLength = state.totalLength;
     this.scores = new Float64Array(state.docLengths.length);
@@ -239,7 +344,10 @@ export class LexicalIndex {
     const lengths = new Uint32Array(capacity);
     lengths.set(this.docLengths);
     this.docLengths = lengths;
+    // The accumulator is clean between queries only after `prepare` cleared it: start clean.
     this.scores = new Float64Array(capacity);
     this.touched = new Uint32Array(capacity);
+    this.touchedCount = 0;
+    this.accumulated = undefined;
   }
 }

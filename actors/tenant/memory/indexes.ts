@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { HybridIndexes } from "../../../src/embedding/hybrid-search.ts";
 import {
@@ -7,28 +7,23 @@ import {
   TENANT_INDEX_TUNING,
   TENANT_LEXICAL_FILE,
 } from "../../../src/embedding/index-tuning.ts";
-import { LexicalIndex } from "../../../src/embedding/lexical-index.ts";
-import { metaPathOf, replaceDurably } from "../../../src/embedding/vector-files.ts";
+import type { LexicalIndex } from "../../../src/embedding/lexical-index.ts";
+import { metaPathOf } from "../../../src/embedding/vector-files.ts";
 import { VectorIndex, VectorIndexUnreadable } from "../../../src/embedding/vector-index.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { EntryStore } from "./entry-store.ts";
-import { LEXICAL_SCHEME, lexicalDocument } from "./lexical-document.ts";
-
-/** Changes read per step when catching a saved BM25 index up. */
-const CATCH_UP_CHUNK = 1000;
+import { LexicalStore } from "./lexical-store.ts";
 
 /**
  * A tenant's search indexes, derived from its vault: the vector index (a usearch graph saved beside
- * the vault, caught up on open) and the BM25 index (made on the first text search, saved on close).
- * Both are saved with a watermark of how far they hold the vault, so an open reads the saved files
- * and what was written after them, never every entry.
+ * the vault, caught up on open) and the BM25 index (kept current as entries are written, saved as a
+ * full file and a journal: lexical-store.ts). Both are saved with a watermark of how far they hold
+ * the vault, so an open reads the saved files and what was written after them, never every entry.
  */
 export class MemoryIndexes implements HybridIndexes {
   readonly vectors: VectorIndex;
-  private lexicalIndex: LexicalIndex | undefined;
-  /** Whether the BM25 index holds words its saved file does not. */
-  private lexicalDirty = false;
+  private readonly lexicalStore: LexicalStore;
 
   constructor(
     private readonly vault: TenantVault,
@@ -42,6 +37,7 @@ export class MemoryIndexes implements HybridIndexes {
     // Files of another tuning are left behind: removed, to be rebuilt.
     removeOtherIndexFiles(vault.dir, reset);
     this.vectors = openVectors(vault.dir, dims);
+    this.lexicalStore = new LexicalStore(vault, entries);
     // The old vectors stay readable until the reset commits: none is caught up.
     if (!reset) this.catchUp();
     // A new entry is searchable before its commit; should the commit fail, its vector goes. (Its
@@ -66,66 +62,22 @@ export class MemoryIndexes implements HybridIndexes {
     }
   }
 
-  /**
-   * Made on the first text search, so actors that never search never pay for it: read back from
-   * the file the last close saved (and caught up from the change log), else built from every entry.
-   */
+  /** The BM25 index: current from the open on (lexical-store.ts says when it is made from every entry). */
   lexical(): LexicalIndex {
-    if (!this.lexicalIndex) {
-      this.lexicalIndex = this.loadLexical() ?? this.buildLexical();
-      this.lexicalDirty = true;
-    }
-    return this.lexicalIndex;
+    return this.lexicalStore.current();
   }
 
-  private buildLexical(): LexicalIndex {
-    const lexical = new LexicalIndex({ scheme: LEXICAL_SCHEME });
-    for (const stored of this.entries.all()) lexical.add(stored.entry.id, lexicalDocument(stored.entry));
-    // Writes still awaiting their commit are not in `all()` yet; `add` skips ids it already has.
-    for (const stored of this.entries.pending()) lexical.add(stored.entry.id, lexicalDocument(stored.entry));
-    return lexical;
-  }
-
-  /** The saved index plus the entries created since it was saved; undefined if it cannot serve. */
-  private loadLexical(): LexicalIndex | undefined {
-    const file = join(this.vault.dir, TENANT_LEXICAL_FILE);
-    if (!existsSync(file)) return undefined;
-    let lexical: LexicalIndex;
-    try {
-      // A file of another analyzer or field weights is refused: the index is built anew.
-      lexical = LexicalIndex.fromBytes(readFileSync(file), { scheme: LEXICAL_SCHEME });
-    } catch {
-      return undefined;
-    }
-    let after = this.vault.indexedThrough(TENANT_LEXICAL_FILE);
-    for (;;) {
-      const changes = this.vault.changes.since(after, CATCH_UP_CHUNK);
-      if (changes.length === 0) break;
-      for (const change of changes) {
-        // An erasure since the save: the saved words of erased entries must go, so build anew.
-        if (change.type === "entry.erased") return undefined;
-        if (change.type !== "entry.created") continue;
-        const stored = this.entries.get(change.id);
-        if (stored) lexical.add(stored.entry.id, lexicalDocument(stored.entry));
-      }
-      after = changes[changes.length - 1]!.seq;
-    }
-    for (const stored of this.entries.pending()) lexical.add(stored.entry.id, lexicalDocument(stored.entry));
-    return lexical;
-  }
-
-  /** A new entry is searchable at once: its vector pending (searched exactly), its words if indexed. */
+  /** A new entry is searchable at once: its vector pending (searched exactly), its words indexed. */
   add(entry: Entry, vector: Float32Array | undefined): void {
     if (vector) this.vectors.add(entry.id, vector);
-    if (this.lexicalIndex?.add(entry.id, lexicalDocument(entry))) this.lexicalDirty = true;
+    this.lexicalStore.add(entry);
   }
 
   /** Erased entries leave the indexes at once (the vault's compaction then rebuilds them from disk). */
   forget(ids: Set<string>): void {
     for (const id of ids) this.vectors.remove(id);
-    this.lexicalIndex = undefined;
-    // The saved words of erased entries must not come back (compaction removes the file too).
-    rmSync(join(this.vault.dir, TENANT_LEXICAL_FILE), { force: true });
+    // The saved words of erased entries must not come back (compaction removes the files too).
+    this.lexicalStore.forget();
   }
 
   /** Entries whose erasure failed at commit are still in the vault: their vectors come back. */
@@ -139,6 +91,8 @@ export class MemoryIndexes implements HybridIndexes {
   /** Moves up to `limit` pending vectors into the graph; returns how many are still pending. */
   flush(limit = Number.POSITIVE_INFINITY): number {
     this.vectors.flush(limit);
+    // Between messages: the BM25 journal is appended if enough documents wait.
+    this.lexicalStore.idle();
     return this.vectors.pending;
   }
 
@@ -152,11 +106,7 @@ export class MemoryIndexes implements HybridIndexes {
       this.vectors.close();
     }
     void this.vault.setIndexedThrough(TENANT_INDEX_FILE, through).catch(() => undefined);
-    if (this.lexicalIndex && this.lexicalDirty) {
-      const changes = this.vault.changes.current();
-      replaceDurably(join(this.vault.dir, TENANT_LEXICAL_FILE), [this.lexicalIndex.toBytes()]);
-      void this.vault.setIndexedThrough(TENANT_LEXICAL_FILE, changes).catch(() => undefined);
-    }
+    this.lexicalStore.close();
   }
 }
 
@@ -180,7 +130,7 @@ function openVectors(dir: string, dims: number): VectorIndex {
 function removeOtherIndexFiles(dir: string, all: boolean): void {
   for (const file of readdirSync(dir)) {
     const current = file.startsWith(TENANT_INDEX_FILE) && !all;
-    if (isVectorIndexFile(file) && !current && file !== TENANT_LEXICAL_FILE)
+    if (isVectorIndexFile(file) && !current && !file.startsWith(TENANT_LEXICAL_FILE))
       rmSync(join(dir, file), { force: true });
   }
 }
