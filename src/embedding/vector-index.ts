@@ -101,7 +101,11 @@ export class VectorIndex {
     });
     const space = opts.file ? new MappedRowSpace(rowsPathOf(opts.file), dims) : new HeapRowSpace(dims);
     this.rows = new VectorRows(dims, space);
-    this.tail = new VectorTail(dims, (row) => this.rows.int8Rows(row, row + 1));
+    this.tail = new VectorTail(
+      dims,
+      (row) => this.rows.int8Rows(row, row + 1),
+      () => this.rows.count,
+    );
     // A saved file describes rows that are about to change in place: it goes until the next save.
     this.rows.onOverwrite = () => {
       if (opts.file) dropMeta(opts.file);
@@ -154,15 +158,15 @@ export class VectorIndex {
       this.remove(id);
       return false;
     }
-    const { bits, invNorm } = encodeHalf(unit);
+    const { bits, invNorm, int8 } = encodeHalf(unit);
     const row = this.rows.rowOf(key);
     if (row !== undefined && row >= this.graphRows) {
       this.rows.overwrite(row, bits, invNorm);
-      this.tail.set(row, quantizeInt8(unit));
+      this.tail.set(row, int8);
     } else {
       if (row !== undefined) this.remove(id);
       this.rows.append(key, bits, invNorm);
-      this.tail.set(this.rows.count - 1, quantizeInt8(unit));
+      this.tail.set(this.rows.count - 1, int8, true);
     }
     this.dirty = true;
     return true;
@@ -174,7 +178,8 @@ export class VectorIndex {
     const n = Math.min(this.pending, limit);
     if (n <= 0) return;
     const from = this.graphRows;
-    this.graph.add(this.rows.graphKeys(from, from + n), this.rows.int8Rows(from, from + n), this.threads);
+    // The tail's 8-bit copies, not the float16 rows: the build reads no mapped page.
+    this.graph.add(this.rows.graphKeys(from, from + n), this.tail.copy(from, from + n), this.threads);
     this.graphRows += n;
     this.tail.trim(this.graphRows);
     this.dirty = true;

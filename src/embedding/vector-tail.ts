@@ -17,17 +17,42 @@ export class VectorTail {
     private readonly dims: number,
     /** The 8-bit copy of a stored row. */
     private readonly int8Of: (row: number) => Int8Array,
+    /** How many rows are stored. */
+    private readonly count: () => number,
   ) {}
 
-  /** Row `row` now holds `vec` (a missing segment stays missing: it is made when scanned). */
-  set(row: number, vec: Int8Array): void {
-    const segment = this.segments[Math.floor(row / SEGMENT_ROWS)];
-    segment?.set(vec, (row % SEGMENT_ROWS) * this.dims);
+  /**
+   * Row `row` now holds `vec`. A new last row (`append`) starts its segment if needed, so a tail
+   * grown by writes is ready to scan; elsewhere a missing segment stays missing until scanned.
+   */
+  set(row: number, vec: Int8Array, append = false): void {
+    const s = Math.floor(row / SEGMENT_ROWS);
+    if (append && !this.segments[s] && row % SEGMENT_ROWS === 0) {
+      this.segments[s] = new Int8Array(SEGMENT_ROWS * this.dims);
+    }
+    this.segments[s]?.set(vec, (row % SEGMENT_ROWS) * this.dims);
   }
 
   /** Row `row` changed in the rows: its copy follows. */
   refresh(row: number): void {
     if (this.segments[Math.floor(row / SEGMENT_ROWS)]) this.set(row, this.int8Of(row));
+  }
+
+  /** Rows [from, to) as one fresh Int8Array (offset 0), for the graph; missing segments are made. */
+  copy(from: number, to: number): Int8Array {
+    const out = new Int8Array((to - from) * this.dims);
+    for (let row = from; row < to; ) {
+      const s = Math.floor(row / SEGMENT_ROWS);
+      const first = s * SEGMENT_ROWS;
+      const end = Math.min(to, first + SEGMENT_ROWS);
+      const segment = this.segment(s, row);
+      out.set(
+        segment.subarray((row - first) * this.dims, (end - first) * this.dims),
+        (row - from) * this.dims,
+      );
+      row = end;
+    }
+    return out;
   }
 
   /** Rows below `from` are in the graph: their whole segments go. */
@@ -49,7 +74,7 @@ export class VectorTail {
     for (let s = Math.floor(from / SEGMENT_ROWS); s * SEGMENT_ROWS < to; s++) {
       const first = s * SEGMENT_ROWS;
       const rows = Math.min(SEGMENT_ROWS, to - first);
-      const segment = this.segment(s, from, to);
+      const segment = this.segment(s, from);
       const skipped = Math.max(0, from - first);
       const count = Math.min(rows, want + skipped);
       const data = new Int8Array(segment.buffer, 0, rows * this.dims);
@@ -65,12 +90,13 @@ export class VectorTail {
       .map((f) => f.row);
   }
 
-  private segment(s: number, from: number, to: number): Int8Array {
+  /** Segment `s`, made from the rows if missing: every stored row of it from `from` on. */
+  private segment(s: number, from: number): Int8Array {
     let segment = this.segments[s];
     if (!segment) {
       segment = new Int8Array(SEGMENT_ROWS * this.dims);
       const first = s * SEGMENT_ROWS;
-      for (let row = Math.max(first, from); row < Math.min(to, first + SEGMENT_ROWS); row++) {
+      for (let row = Math.max(first, from); row < Math.min(this.count(), first + SEGMENT_ROWS); row++) {
         segment.set(this.int8Of(row), (row - first) * this.dims);
       }
       this.segments[s] = segment;

@@ -25,6 +25,7 @@ const MAX_CHUNK = 4096;
 export class IndexFlush {
   private timer: TimerHandle | undefined;
   private chunk = 64;
+  private dueAtOnce = false;
 
   constructor(
     private readonly indexes: MemoryIndexes,
@@ -37,9 +38,12 @@ export class IndexFlush {
   }
 
   schedule(delayMs = INDEX_FLUSH_DELAY_MS): void {
-    if (this.timer && this.indexes.vectors.pending > TAIL_BOUND) return;
+    const eager = this.indexes.vectors.pending > TAIL_BOUND;
+    // A chunk already due at once stays due: writes past the bound do not push it back.
+    if (this.timer && this.dueAtOnce) return;
     this.timer?.cancel();
-    const delay = this.indexes.vectors.pending > TAIL_BOUND ? 0 : delayMs;
+    const delay = eager ? 0 : delayMs;
+    this.dueAtOnce = delay === 0;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.tellSelf();
