@@ -45,6 +45,9 @@ interface CachedClaims {
   expiresAtMs: number;
 }
 
+/** A compact JWS as minted: three base64url segments (what the verified-token cache holds). */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
 /** CONTRACT §3: HS256 only. The plugin's `alg` is the signing default; verify needs its own list. */
 const ALGORITHMS = ["HS256"];
 
@@ -109,6 +112,18 @@ export class TokenService {
     return claims;
   }
 
+  /**
+   * The claims of a token this service verified before, while its `exp` holds, without an await
+   * (the request path's common case); undefined for anything else, which `verify` then decides.
+   * The lookup is by the whole token text: only a byte-identical token can hit, and a hit says no
+   * more than the signature check did (the secret never changes while this service lives: a new
+   * secret is a new process, with an empty cache).
+   */
+  verified(raw: string): Claims | undefined {
+    const hit = this.cache.get(raw);
+    return hit && this.clock.now() < hit.expiresAtMs ? hit.claims : undefined;
+  }
+
   private async verifySignature(raw: string, now: number): Promise<Claims> {
     const payload = await this.jwt.verify(raw, {
       algorithms: ALGORITHMS,
@@ -127,6 +142,9 @@ export class TokenService {
   }
 
   private remember(raw: string, claims: Claims): void {
+    // Only the canonical compact form is kept: jose's decoder tolerates variants (whitespace inside
+    // a segment, padding), which are verified every time and so stay as the header parser sees them.
+    if (!COMPACT_JWS.test(raw)) return;
     if (this.cache.size >= this.cacheSize) {
       // Map iterates in insertion order: drop the oldest entry.
       const oldest = this.cache.keys().next().value;

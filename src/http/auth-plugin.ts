@@ -2,7 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { TypeCheck } from "@sinclair/typebox/compiler";
 import { Elysia } from "elysia";
 import type { Authenticator } from "../auth/authenticator.ts";
-import { type Caller, requestInfo } from "../auth/caller.ts";
+import { type Caller, type Principal, requestInfo } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import { UnsupportedMediaType } from "../errors.ts";
 import { parseAs } from "../models/media-type.ts";
@@ -31,37 +31,38 @@ export type AuthOption = AuthLevel | { level: AuthLevel; bodyLimit: number };
  * `rate_limited`, declared on every route that uses the plugin), before the body is read.
  */
 export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number, limiter: RateLimiter) {
-  const callers = new WeakMap<Request, Promise<Caller>>();
-  const callerOf = (request: Request): Promise<Caller> => {
-    let pending = callers.get(request);
-    if (!pending) {
-      pending = (async () => {
-        const principal = await auth.authenticate(request, cookieToken(request));
-        const req = requestInfo(request);
-        // Before the suspension check and every other refusal: a flood of refused requests must
-        // not become a flood of audit-log writes.
-        const refused = limiter.admit(principal.tenantId, rateClassOf(req.method, req.path));
-        if (refused) await refused;
-        guard.requireActiveTenant(principal, req);
-        return { principal, req };
-      })();
-      callers.set(request, pending);
+  // The caller admitted to the request's route, settled once per request (one rate-limit take, one
+  // denial), whether the body's reader, the transform or the resolve asks first. A request whose
+  // token is cached is admitted without an await; the promise is kept only when there is one.
+  const admitted = new WeakMap<Request, Caller | Promise<Caller>>();
+  const admittedCaller = (request: Request, level: AuthLevel): Caller | Promise<Caller> => {
+    let known = admitted.get(request);
+    if (known === undefined) {
+      known = admit(request, level);
+      admitted.set(request, known);
     }
-    return pending;
+    return known;
   };
-  // The caller admitted to a route of `level`: on an admin route a tenant token is refused here,
-  // once per request (one denial), whether the body's reader or the transform asks first.
-  const admitted = new WeakMap<Request, Promise<Caller>>();
-  const admittedCaller = (request: Request, level: AuthLevel): Promise<Caller> => {
-    let pending = admitted.get(request);
-    if (!pending) {
-      pending = callerOf(request).then((caller) => {
-        if (level === "admin") guard.requireAdmin(caller.principal, caller.req);
-        return caller;
-      });
-      admitted.set(request, pending);
+  const admit = (request: Request, level: AuthLevel): Caller | Promise<Caller> => {
+    const principal = auth.known(request);
+    if (principal === undefined)
+      return auth.authenticate(request, cookieToken(request)).then((found) => checked(found, request, level));
+    try {
+      return checked(principal, request, level);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return pending;
+  };
+  const checked = (principal: Principal, request: Request, level: AuthLevel): Caller | Promise<Caller> => {
+    const req = requestInfo(request);
+    // Before the suspension check and every other refusal: a flood of refused requests must
+    // not become a flood of audit-log writes.
+    const refused = limiter.admit(principal.tenantId, rateClassOf(req.method, req.path));
+    if (refused) return refused;
+    guard.requireActiveTenant(principal, req);
+    // On an admin route a tenant token is refused here (403, audited).
+    if (level === "admin") guard.requireAdmin(principal, req);
+    return { principal, req };
   };
   const readAfterAuth =
     (level: AuthLevel, limit: number) =>
@@ -84,7 +85,7 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
       async transform({ request }) {
         await admittedCaller(request, levelOf(option));
       },
-      resolve: ({ request }) => callerOf(request),
+      resolve: ({ request }) => admittedCaller(request, levelOf(option)),
       // Merged into the route's own responses, so the OpenAPI document lists them on each: the 429,
       // and the 400 and 413 of the body this plugin reads for every route, one that takes none too.
       response: problems(400, 413, 429),

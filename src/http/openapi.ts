@@ -1,6 +1,7 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { MEDIA_TYPE_KEY } from "../models/media-type.ts";
+import { NO_VALIDATE_KEY } from "./unchecked-response.ts";
 
 type Json = Record<string, unknown>;
 
@@ -94,7 +95,8 @@ function isDocument(value: unknown): value is Json {
  * - Media types. The generator files every response body under `application/json` (or `text/plain`
  *   for a bare string). A schema marked `sentAs(type, …)` (src/models/media-type.ts) is filed under
  *   its own media type instead: problem documents under `application/problem+json`, the CRM's SOAP
- *   acknowledgement under `text/xml`; the members of a union each under their own. The marks go.
+ *   acknowledgement under `text/xml`; the members of a union each under their own. The marks go,
+ *   and so does the mark of a response not checked per request (src/http/unchecked-response.ts).
  * - Empty bodies. For a status declared `Type.Null()` (no body: 202) the generator writes the
  *   schema's `type` and `description` where the media types belong; such a response has no content.
  * - 401s name their `WWW-Authenticate` challenge (docs/auth.md), which no route schema can declare.
@@ -171,6 +173,6 @@ function mediaTypeOf(schema: Json): string | undefined {
 }
 
 function unmarked(schema: Json): Json {
-  const { [MEDIA_TYPE_KEY]: _, ...rest } = schema;
+  const { [MEDIA_TYPE_KEY]: _, [NO_VALIDATE_KEY]: __, ...rest } = schema;
   return rest;
 }

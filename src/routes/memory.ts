@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import { unchecked } from "../http/unchecked-response.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import {
@@ -48,8 +49,8 @@ function categoryRoutes(deps: Deps, category: Category) {
         headers: WriteHeaders,
         query: WriteQuery,
         response: {
-          200: WrittenEntry,
-          201: WrittenEntry,
+          200: unchecked(WrittenEntry),
+          201: unchecked(WrittenEntry),
           ...problems(400, 401, 403, 413, 415, 422, 503, 507),
         },
         detail: {
@@ -75,8 +76,8 @@ function categoryRoutes(deps: Deps, category: Category) {
         ...validatedBody(BatchBody(category)),
         headers: WriteHeaders,
         response: {
-          200: BatchReply,
-          201: BatchReply,
+          200: unchecked(BatchReply),
+          201: unchecked(BatchReply),
           ...problems(400, 401, 403, 413, 415, 422, 503, 507),
         },
         detail: {
@@ -91,7 +92,7 @@ function categoryRoutes(deps: Deps, category: Category) {
       {
         auth: "caller",
         query: ListEntriesQuery,
-        response: { 200: EntryPage, ...problems(401, 403, 422, 503, 507) },
+        response: { 200: unchecked(EntryPage), ...problems(401, 403, 422, 503, 507) },
         detail: {
           tags,
           summary:
@@ -107,7 +108,7 @@ function categoryRoutes(deps: Deps, category: Category) {
         auth: "caller",
         params: EntryParams,
         query: ReadEntryQuery,
-        response: { 200: EntryView, ...problems(401, 403, 404, 410, 422, 503, 507) },
+        response: { 200: unchecked(EntryView), ...problems(401, 403, 404, 410, 422, 503, 507) },
         detail: { tags, summary: `Read one ${category} by its SHA-8 id` },
       },
     )
@@ -117,7 +118,7 @@ function categoryRoutes(deps: Deps, category: Category) {
       {
         auth: "caller",
         params: EntryParams,
-        response: { 200: EntryView, ...problems(401, 403, 404, 410, 422, 503, 507) },
+        response: { 200: unchecked(EntryView), ...problems(401, 403, 404, 410, 422, 503, 507) },
         detail: {
           tags,
           summary: `Retract a ${category}: known no more from now on (expired_at); as_of an earlier time still sees it`,
@@ -130,7 +131,7 @@ function categoryRoutes(deps: Deps, category: Category) {
       {
         auth: "caller",
         params: EntryParams,
-        response: { 200: EntryHistory, ...problems(401, 403, 404, 422, 503, 507) },
+        response: { 200: unchecked(EntryHistory), ...problems(401, 403, 404, 422, 503, 507) },
         detail: {
           tags,
           summary: `The ${category}'s versions and what happened to it, in transaction-time order`,

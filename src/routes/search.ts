@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { unchecked } from "../http/unchecked-response.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";
 import { SearchBody, SearchResponse } from "../models/search.ts";
@@ -11,6 +12,6 @@ export const searchRoutes = (deps: Deps) =>
     .post("/memory/search", ({ body, principal, req }) => deps.memory.search({ principal, req }, body), {
       auth: "caller",
       ...validatedBody(SearchBody),
-      response: { 200: SearchResponse, ...problems(400, 401, 403, 413, 415, 422, 503, 507) },
+      response: { 200: unchecked(SearchResponse), ...problems(400, 401, 403, 413, 415, 422, 503, 507) },
       detail: { tags: ["memory"], summary: "Hybrid, bi-temporal, tag search" },
     });

@@ -264,4 +264,50 @@ describe("TokenService", () => {
     await rejects(tokens.verify(tampered));
     expect((await tokens.verify(token)).sub).toBe("x");
   });
+
+  test("`verified` answers only a token verified before and still within its exp, without checking anything itself", async () => {
+    const clock = new ManualClock();
+    const tokens = service(clock);
+    const { token, claims } = await tokens.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds: 60 });
+    expect(tokens.verified(token)).toBeUndefined(); // minted is not verified
+    const checked = await tokens.verify(token);
+    expect(tokens.verified(token)).toBe(checked);
+    clock.advance(claims.exp * 1000 - clock.now() - 1);
+    expect(tokens.verified(token)).toBe(checked);
+    clock.advance(1);
+    expect(tokens.verified(token)).toBeUndefined();
+    await rejects(tokens.verify(token), /expired/);
+  });
+
+  test("a token signed with another secret never hits another service's cache (a new secret is a new service)", async () => {
+    const first = service();
+    const { token } = await first.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds: 60 });
+    await first.verify(token);
+    const rotated = new TokenService(
+      new TextEncoder().encode("rotated-secret-that-is-long-enough-0123456789"),
+      new ManualClock(),
+    );
+    expect(rotated.verified(token)).toBeUndefined();
+    await rejects(rotated.verify(token), /signature/);
+  });
+
+  test("only the canonical compact form is cached: variants jose tolerates are verified every time", async () => {
+    const tokens = service();
+    const { token } = await tokens.mint({ sub: "x", tenantId: TENANT, roles: [], ttlSeconds: 60 });
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    const variants = [
+      `${token}=`,
+      `${header}.${payload}.${signature.slice(0, 5)} ${signature.slice(5)}`,
+      `${token}\n`,
+    ];
+    for (const variant of variants) {
+      const first = await tokens.verify(variant);
+      expect(first.sub).toBe("x");
+      expect(tokens.verified(variant)).toBeUndefined();
+      expect(await tokens.verify(variant)).not.toBe(first);
+    }
+    expect(tokens.verified(token)).toBeUndefined();
+    await tokens.verify(token);
+    expect(tokens.verified(token)).toBeDefined();
+  });
 });
