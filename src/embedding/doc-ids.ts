@@ -1,5 +1,5 @@
-/** Entry ids are 8 lower-case hex characters: 32 bits, held as numbers. */
-const HEX_ID = /^[0-9a-f]{8}$/;
+/** Two hex digits of each byte value, to spell ids without toString and padStart. */
+const HEX_PAIRS = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /**
  * Document numbers of a BM25 index and the ids they stand for. Entry ids (8 hex characters) are kept
@@ -22,8 +22,8 @@ export class DocIds {
 
   /** The number of `id`, or undefined. */
   docOf(id: string): number | undefined {
-    if (!HEX_ID.test(id)) return this.others.get(id);
-    const code = Number.parseInt(id, 16);
+    const code = hexCode(id);
+    if (code < 0) return this.others.get(id);
     const mask = this.slots.length - 1;
     for (let slot = hashOf(code) & mask; ; slot = (slot + 1) & mask) {
       const held = this.slots[slot]!;
@@ -34,15 +34,23 @@ export class DocIds {
 
   idOf(doc: number): string {
     const other = this.otherIds.size > 0 ? this.otherIds.get(doc) : undefined;
-    return other ?? this.codes[doc]!.toString(16).padStart(8, "0");
+    if (other !== undefined) return other;
+    const code = this.codes[doc]!;
+    return (
+      HEX_PAIRS[code >>> 24]! +
+      HEX_PAIRS[(code >>> 16) & 0xff]! +
+      HEX_PAIRS[(code >>> 8) & 0xff]! +
+      HEX_PAIRS[code & 0xff]!
+    );
   }
 
   /** Appends `id` as the next document number (the caller checked it is new); returns it. */
   push(id: string): number {
     const doc = this.count++;
     this.ensureCapacity(this.count);
-    if (HEX_ID.test(id)) {
-      this.codes[doc] = Number.parseInt(id, 16);
+    const code = hexCode(id);
+    if (code >= 0) {
+      this.codes[doc] = code;
       this.place(doc);
     } else {
       this.others.set(id, doc);
@@ -91,6 +99,19 @@ export class DocIds {
     this.slots = new Int32Array(this.slots.length * 2);
     for (let doc = 0; doc < docs - 1; doc++) if (!this.otherIds.has(doc)) this.place(doc);
   }
+}
+
+/** The u32 an entry id (8 lower-case hex characters) spells, or -1 for any other id. */
+export function hexCode(id: string): number {
+  if (id.length !== 8) return -1;
+  let code = 0;
+  for (let i = 0; i < 8; i++) {
+    const c = id.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit < 0) return -1;
+    code = code * 16 + digit;
+  }
+  return code;
 }
 
 /** Fibonacci hashing: entry ids are already uniform, but tests use sequential ones. */

@@ -38,6 +38,13 @@ export interface LexicalIndexOptions {
   scheme?: string;
 }
 
+/**
+ * Length normalisations are read from a table for documents up to this weighted length (256 words
+ * of weight 1): one division less per posting. The table holds the very values the formula gives,
+ * so scores do not change; it is filled again when the average length moved.
+ */
+const NORM_TABLE = 4096;
+
 interface QueryTerm {
   term: number;
   idf: number;
@@ -79,6 +86,9 @@ export class LexicalIndex {
   private touchedCount = 0;
   /** The query whose scores the accumulator holds, and the corpus size they were computed at. */
   private accumulated: { query: string; size: number; terms: QueryTerm[] } | undefined;
+  /** `norms[length]` = k1 × (1 − b + b × length / average), for the average `normsAverage`. */
+  private readonly norms = new Float64Array(NORM_TABLE);
+  private normsAverage = Number.NaN;
   /** Documents added since the last save, encoded for the journal (none unless `journal` was called). */
   private journalBuffer: JournalBuffer | undefined;
 
@@ -260,6 +270,7 @@ export class LexicalIndex {
   private accumulate(terms: QueryTerm[]): void {
     const avgLength = this.totalLength / Math.max(1, this.size) || 1;
     const { k1, b, scores, touched, docLengths } = this;
+    const norms = this.normsFor(avgLength);
     const { buffers, used } = this.postings;
     let touchedCount = this.touchedCount;
     for (const { term, idf } of terms) {
@@ -290,13 +301,24 @@ export class LexicalIndex {
         }
         doc += gap;
         const tf = units / TF_UNITS;
-        const norm = k1 * (1 - b + (b * docLengths[doc]!) / avgLength);
+        const length = docLengths[doc]!;
+        const norm = length < NORM_TABLE ? norms[length]! : k1 * (1 - b + (b * length) / avgLength);
         const score = scores[doc]!;
         if (score === 0) touched[touchedCount++] = doc;
         scores[doc] = score + (idfK1 * tf) / (tf + norm);
       }
     }
     this.touchedCount = touchedCount;
+  }
+
+  private normsFor(avgLength: number): Float64Array {
+    if (avgLength !== this.normsAverage) {
+      const { k1, b, norms } = this;
+      for (let length = 0; length < NORM_TABLE; length++)
+        norms[length] = k1 * (1 - b + (b * length) / avgLength);
+      this.normsAverage = avgLength;
+    }
+    return this.norms;
   }
 
   /** Each term's count over the fields, weighted, and the weighted length, in TF_UNITS. */

@@ -1,9 +1,9 @@
+import { hexCode } from "./doc-ids.ts";
 import { readVarintRest, writeVarint } from "./lexical-postings.ts";
 
 const SEGMENT_MAGIC = 0x4a4c4d54; // "TMLJ"
 /** magic, epoch, body bytes, crc32 (u32 LE each), watermark (f64 LE). */
 const SEGMENT_HEADER = 24;
-const HEX_ID = /^[0-9a-f]{8}$/;
 
 /** One document as the index keeps it: analysed already (term numbers, weighted counts). */
 export interface AnalysedDoc {
@@ -50,9 +50,10 @@ export class JournalBuffer {
   addDoc(doc: AnalysedDoc): void {
     const { id, length, pairs } = doc;
     this.reserve(16 + 2 * id.length + 10 * pairs.length);
-    if (HEX_ID.test(id)) {
+    const code = hexCode(id);
+    if (code >= 0) {
       this.bytes[this.at++] = 0;
-      this.at = writeVarint(this.bytes, this.at, Number.parseInt(id, 16));
+      this.at = writeVarint(this.bytes, this.at, code);
     } else {
       const encoded = Buffer.from(id, "utf8");
       this.bytes[this.at++] = 1;

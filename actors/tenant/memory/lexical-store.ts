@@ -54,6 +54,14 @@ export class LexicalStore {
   private readonly journalEveryDocs: number;
   private readonly basePath: string;
   private readonly journalPath: string;
+  /**
+   * The change-log position the index surely holds through while a write's entries are being added
+   * (a batch's positions are all handed out before its first entry is added, so `current()` may run
+   * ahead of the index): the last position of the write before the one being added.
+   */
+  private safeWatermark: number;
+  /** `changes.current()` as the last `add` saw it. */
+  private seenCurrent: number;
   /** Whether a full save exists (journal segments extend one). */
   private hasBase = false;
   /** Bytes of the last full save, and of the journal since. */
@@ -68,6 +76,8 @@ export class LexicalStore {
     this.journalEveryDocs = opts.journalEveryDocs ?? JOURNAL_EVERY_DOCS;
     this.basePath = join(vault.dir, TENANT_LEXICAL_FILE);
     this.journalPath = join(vault.dir, TENANT_LEXICAL_JOURNAL);
+    this.seenCurrent = vault.changes.current();
+    this.safeWatermark = this.seenCurrent;
     this.index = this.load() ?? (entries.count() === 0 ? this.fresh() : undefined);
   }
 
@@ -90,11 +100,21 @@ export class LexicalStore {
     return this.index !== undefined;
   }
 
-  /** A new entry's words, at once; the journal is appended when enough wait. */
+  /**
+   * A new entry's words, at once; the journal is appended when enough wait, stamped with the last
+   * position of the writes whose entries are all in (never the one being added: a crash must not
+   * leave part of a batch behind the watermark).
+   */
   add(entry: Entry): void {
+    const current = this.vault.changes.current();
+    if (current !== this.seenCurrent) {
+      // A new write: every entry of the writes before it has been added.
+      this.safeWatermark = this.seenCurrent;
+      this.seenCurrent = current;
+    }
     const index = this.index;
     if (!index?.add(entry.id, lexicalDocument(entry))) return;
-    if (index.journalPending >= this.journalEveryDocs) this.checkpoint();
+    if (index.journalPending >= this.journalEveryDocs) this.checkpoint(1, this.safeWatermark);
   }
 
   /** Between messages: the journal is appended if enough documents wait. */
@@ -104,16 +124,17 @@ export class LexicalStore {
 
   /**
    * Saves what waits (at least `minDocs` documents): a journal segment, or the whole index when
-   * there is no full save yet or the journal outgrew it.
+   * there is no full save yet or the journal outgrew it. `watermark`: how far the index holds the
+   * change log (between messages, every position handed out).
    */
-  checkpoint(minDocs = 1): void {
+  checkpoint(minDocs = 1, watermark = this.vault.changes.current()): void {
     const index = this.index;
     if (!index || index.journalPending < Math.max(1, minDocs)) return;
     if (!this.hasBase || this.journalBytes > Math.max(this.baseBytes, MIN_JOURNAL_BYTES)) {
-      this.saveWhole();
+      this.saveWhole(watermark);
       return;
     }
-    const segment = index.takeJournal(this.epoch, this.vault.changes.current());
+    const segment = index.takeJournal(this.epoch, watermark);
     if (segment) {
       appendDurably(this.journalPath, segment);
       this.journalBytes += segment.byteLength;
@@ -209,13 +230,13 @@ export class LexicalStore {
    * save without its journal, which the change log catches up. (Segments of another epoch are
    * ignored anyway.)
    */
-  private saveWhole(): void {
+  private saveWhole(watermark = this.vault.changes.current()): void {
     const index = this.index;
     if (!index) return;
     rmSync(this.journalPath, { force: true });
     this.journalBytes = 0;
     this.epoch++;
-    const bytes = index.toBytes({ epoch: this.epoch, watermark: this.vault.changes.current() });
+    const bytes = index.toBytes({ epoch: this.epoch, watermark });
     index.journal();
     replaceDurably(this.basePath, [bytes]);
     this.hasBase = true;

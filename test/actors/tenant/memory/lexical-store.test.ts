@@ -136,6 +136,22 @@ describe("LexicalStore: the BM25 index kept current and saved as it grows", () =
     expect(search(again, "zafterx")).toEqual([later]);
   });
 
+  test("a save made in the middle of a batch holds its watermark before the batch: a crash loses none of it", async () => {
+    const dir = newDir();
+    const first = openMemory(dir);
+    await batch(first.memory, 0, 500);
+    // The 10,000th document waiting (the 9,500th of this batch) saves the index mid-batch.
+    const big = await batch(first.memory, 500, 10_000);
+    expect(existsSync(join(dir, TENANT_LEXICAL_FILE))).toBe(true);
+    await crash(first);
+
+    fullReads = 0;
+    const again = openMemory(dir);
+    expect(search(again, "w10499x")).toEqual([big[9999]!]);
+    expect(search(again, "w600x")).toEqual([big[100]!]);
+    expect(fullReads).toBe(0);
+  }, 30_000);
+
   test("a torn journal tail is dropped and its documents caught up from the change log", async () => {
     const dir = newDir();
     const first = openMemory(dir);
