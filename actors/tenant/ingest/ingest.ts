@@ -5,7 +5,7 @@ import type { DeadLetter } from "../../../src/models/dead-letter.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
 import type { IngestDraft } from "../../../src/sources/types.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
-import { emptySet } from "../../../src/vault/write-set.ts";
+import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import type { TenantMemory } from "../memory/memory.ts";
 import { deadLetterOf, deadLetterSet, dedupeRecord, describe } from "./dead-letters.ts";
 import { IngestStore } from "./ingest-store.ts";
@@ -144,17 +144,32 @@ export class TenantIngest {
   }
 
   /**
-   * Writes one event's drafts, then its dedupe record with the connector's state. A draft the
-   * tenant refuses stops the event (it becomes a dead letter). Each write joins the group commit;
-   * should the process die between them, a redelivery finds the same content ids and writes nothing twice.
+   * Writes one event's drafts; its dedupe record and the connector's state go in the last draft's
+   * write set (one commit fewer an event), or alone for an event of no drafts. A draft the tenant
+   * refuses stops the event (it becomes a dead letter, and no dedupe record is written here). Each
+   * write joins the group commit; should the process die between them, a redelivery finds the same
+   * content ids and writes nothing twice.
    */
   private writeDrafts(source: string, item: IngestItem, key: string): EventOutcome {
     const outcome: EventOutcome = { entries: [], committed: [] };
     const drafts = item.result.ok ? item.result.drafts : [];
     const now = this.opts.clock.now();
+    const closing = (lastId?: string): Partial<WriteSet> => ({
+      dedupe: dedupeRecord(key, now, lastId === undefined ? outcome.entries : [...outcome.entries, lastId]),
+      ...(item.state ? { state: item.state } : {}),
+      ...(item.stateSeq !== undefined ? { stateSeq: item.stateSeq } : {}),
+    });
     for (const [i, ingest] of drafts.entries()) {
+      const last = i === drafts.length - 1;
       try {
-        const written = this.writeOne(ingest, source, item, item.vectors?.[i], now);
+        const written = this.writeOne(
+          ingest,
+          source,
+          item,
+          item.vectors?.[i],
+          now,
+          last ? closing : undefined,
+        );
         outcome.entries.push(written.id);
         outcome.committed.push(written.committed);
       } catch (error) {
@@ -164,12 +179,7 @@ export class TenantIngest {
         return outcome;
       }
     }
-    const closing = emptySet({
-      dedupe: dedupeRecord(key, now, outcome.entries),
-      state: item.state,
-      stateSeq: item.stateSeq,
-    });
-    outcome.committed.push(this.vault.write(closing));
+    if (drafts.length === 0) outcome.committed.push(this.vault.write(emptySet(closing())));
     return outcome;
   }
 
@@ -183,14 +193,16 @@ export class TenantIngest {
     item: IngestItem,
     vector: Float32Array | undefined,
     now: number,
+    closing?: (id: string) => Partial<WriteSet>,
   ) {
     const draft = linkedDraft({ store: this.store, entries: this.opts.memory.entries }, ingest, source, item);
     const objectKey = ingest.object_key;
-    const alongside = (id: string) => {
-      if (!objectKey) return {};
+    const alongside = (id: string): Partial<WriteSet> => {
+      const closed = closing?.(id) ?? {};
+      if (!objectKey) return closed;
       const objects: Array<[string, string]> = [[objectKey, id]];
       if (draft.category === "decision") objects.push([decisionKey(objectKey), id]);
-      return { objects };
+      return { ...closed, objects };
     };
     // A source asking to link the object's latest entry: superseded if the new one is valid after it.
     const follows = ingest.supersede_previous && objectKey ? this.store.objectLatest(objectKey) : undefined;
