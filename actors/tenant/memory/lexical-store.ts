@@ -95,11 +95,6 @@ export class LexicalStore {
     return this.index;
   }
 
-  /** Whether the index is in memory (false until a vault without a readable save is searched). */
-  get loaded(): boolean {
-    return this.index !== undefined;
-  }
-
   /**
    * A new entry's words, at once; the journal is appended when enough wait, stamped with the last
    * position of the writes whose entries are all in (never the one being added: a crash must not
@@ -150,11 +145,6 @@ export class LexicalStore {
 
   close(): void {
     this.checkpoint();
-  }
-
-  /** Bytes the index holds in memory (0 when not loaded). */
-  bytesHeld(): number {
-    return this.index?.bytesHeld() ?? 0;
   }
 
   private fresh(): LexicalIndex {
