@@ -21,15 +21,30 @@ export function matchedTerms(
   id: string,
   analyzer: Analyzer = DEFAULT_ANALYZER,
 ): string[] {
+  return matchedTermsOf(index, query, [id], analyzer)[0]!;
+}
+
+/**
+ * `matchedTerms` of several documents, in their order. Each word's scorer is asked of every
+ * document before the next word's: the index scores one word at a time (a query over its postings),
+ * so the cost is one query per word, not one per word and document.
+ */
+export function matchedTermsOf(
+  index: TermScorer,
+  query: string,
+  ids: readonly string[],
+  analyzer: Analyzer = DEFAULT_ANALYZER,
+): string[][] {
   const searched = new Set(analyzer.queryTerms(query));
-  const matched: string[] = [];
+  const matched = ids.map((): string[] => []);
   const seen = new Set<string>();
   for (const raw of query.match(WORD) ?? []) {
     const word = raw.toLowerCase();
     if (seen.has(word)) continue;
     seen.add(word);
     if (!analyzer.queryTerms(word).some((term) => searched.has(term))) continue;
-    if ((index.scorer(word)(id) ?? 0) > 0) matched.push(word);
+    const score = index.scorer(word);
+    for (const [i, id] of ids.entries()) if ((score(id) ?? 0) > 0) matched[i]!.push(word);
   }
   return matched;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
-import { matchedTerms } from "../../src/embedding/matched-terms.ts";
+import { matchedTerms, matchedTermsOf } from "../../src/embedding/matched-terms.ts";
 import { mmr } from "../../src/embedding/mmr.ts";
 import { rareWordsQuery } from "../../src/embedding/rare-words.ts";
 import { recencyFactor } from "../../src/embedding/recency.ts";
@@ -99,6 +99,26 @@ describe("matched terms", () => {
     expect(matchedTerms(index, "When did Globex pay the invoices?", "00000002")).toEqual([]);
     expect(matchedTerms(index, "pelican pelican", "00000002")).toEqual(["pelican"]);
     expect(matchedTerms(index, "anything", "0000000f")).toEqual([]);
+  });
+
+  test("several documents at once: the same words as one by one, one scorer per query word", () => {
+    const index = new LexicalIndex();
+    index.add("00000001", "Globex paid the invoice late");
+    index.add("00000002", "Pelican migration");
+    index.add("00000003", "Globex pelican sighting");
+    const ids = ["00000001", "00000002", "00000003", "0000000f"];
+    const query = "Did Globex see a pelican or pay?";
+    let scorers = 0;
+    const counted = {
+      scorer: (word: string) => {
+        scorers++;
+        return index.scorer(word);
+      },
+    };
+    expect(matchedTermsOf(counted, query, ids)).toEqual(ids.map((id) => matchedTerms(index, query, id)));
+    expect(matchedTermsOf(index, query, ids)[2]).toEqual(["globex", "pelican"]);
+    // "did", "a", "or" are stop words beside others: globex, see, pelican, pay.
+    expect(scorers).toBe(4);
   });
 });
 

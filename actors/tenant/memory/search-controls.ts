@@ -1,5 +1,5 @@
 import type { FusedHit } from "../../../src/embedding/hybrid.ts";
-import { matchedTerms, type TermScorer } from "../../../src/embedding/matched-terms.ts";
+import { matchedTermsOf, type TermScorer } from "../../../src/embedding/matched-terms.ts";
 import { mmr } from "../../../src/embedding/mmr.ts";
 import { recencyFactor } from "../../../src/embedding/recency.ts";
 import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
@@ -138,11 +138,19 @@ function finish(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Cont
     c.maxTokens !== undefined || c.explain ? ranked.map((r) => estimateTokens(r.entry.content)) : [];
   const kept = c.maxTokens === undefined ? ranked : ranked.slice(0, fitsBudget(tokens, c.maxTokens));
   const lexical = c.explain && q.text ? ctx.lexical() : undefined;
+  const matched =
+    lexical && q.text
+      ? matchedTermsOf(
+          lexical,
+          q.text,
+          kept.map((r) => r.entry.id),
+        )
+      : undefined;
   return kept.map((r, i) => {
     const result: ControlledResult = { entry: r.entry, score: r.score, scores: r.scores };
     if (!c.explain) return result;
     const explain: ResultExplain = {
-      matched_terms: lexical && q.text ? matchedTerms(lexical, q.text, r.entry.id) : [],
+      matched_terms: matched?.[i] ?? [],
       relevance: r.relevance,
       tokens: tokens[i]!,
     };
