@@ -64,7 +64,11 @@ export class Analyzer {
   /** A document's terms, in order, repeats included (BM25 counts them). */
   documentTerms(text: string): string[] {
     const out: string[] = [];
-    for (const word of words(text)) for (const part of splitNumber(word)) out.push(this.cachedTerm(part));
+    for (const word of words(text)) {
+      // Most words hold no separator: no array for their one part.
+      if (!hasSeparator(word)) out.push(this.cachedTerm(word));
+      else for (const part of splitNumber(word)) out.push(this.cachedTerm(part));
+    }
     return out;
   }
 
@@ -112,7 +116,11 @@ export class Analyzer {
 /** Lower-case, folded words; a possessive "'s" is removed, other apostrophes kept for the stop list. */
 function words(text: string): string[] {
   const matched = normalise(text).match(WORD) ?? [];
-  return matched.map((w) => (w.endsWith("'s") ? w.slice(0, -2) : w));
+  for (let i = 0; i < matched.length; i++) {
+    const w = matched[i]!;
+    if (w.endsWith("'s")) matched[i] = w.slice(0, -2);
+  }
+  return matched;
 }
 
 function normalise(text: string): string {
@@ -129,10 +137,14 @@ function normalise(text: string): string {
 
 /** "2,300" → 2300; "1.5" stays; "12.03.2022" → 12, 03, 2022. Words pass through. */
 function splitNumber(word: string): string[] {
-  if (!word.includes(",") && !word.includes(".")) return [word];
+  if (!hasSeparator(word)) return [word];
   if (THOUSANDS.test(word)) return [word.replaceAll(",", "")];
   if (DECIMAL.test(word)) return [word];
   return word.split(/[.,]/);
+}
+
+function hasSeparator(word: string): boolean {
+  return word.includes(",") || word.includes(".");
 }
 
 /** The analyzer the service uses. */
