@@ -35,11 +35,6 @@ const IDLE_JOURNAL_DOCS = 1000;
 const MIN_JOURNAL_BYTES = 1 << 20;
 const JOURNAL_SHARE = 0.25;
 
-export interface LexicalStoreOptions {
-  /** Documents that make a write append the journal (default 10,000). */
-  journalEveryDocs?: number;
-}
-
 /**
  * A tenant's BM25 index, always current: every entry's words are added as it is written (the write's
  * own message), so a search never waits for a build. On disk it is a full save (`lexical.bm25`,
@@ -57,7 +52,6 @@ export interface LexicalStoreOptions {
 export class LexicalStore {
   private index: LexicalIndex | undefined;
   private epoch = 0;
-  private readonly journalEveryDocs: number;
   private readonly basePath: string;
   private readonly journalPath: string;
   /**
@@ -77,9 +71,7 @@ export class LexicalStore {
   constructor(
     private readonly vault: TenantVault,
     private readonly entries: EntryStore,
-    opts: LexicalStoreOptions = {},
   ) {
-    this.journalEveryDocs = opts.journalEveryDocs ?? JOURNAL_EVERY_DOCS;
     this.basePath = join(vault.dir, TENANT_LEXICAL_FILE);
     this.journalPath = join(vault.dir, TENANT_LEXICAL_JOURNAL);
     this.seenCurrent = vault.changes.current();
@@ -115,7 +107,7 @@ export class LexicalStore {
     }
     const index = this.index;
     if (!index?.add(entry.id, lexicalDocument(entry))) return;
-    if (index.journalPending >= this.journalEveryDocs) this.checkpoint(1, this.safeWatermark);
+    if (index.journalPending >= JOURNAL_EVERY_DOCS) this.checkpoint(1, this.safeWatermark);
   }
 
   /** Between messages: the journal is appended if enough documents wait. */
