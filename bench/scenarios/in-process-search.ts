@@ -41,7 +41,7 @@ export interface InProcessResult {
   fill_s: number;
   /** `index.flush` all after the fill: the vectors still pending then moved into the graph. */
   index_build_s: number;
-  /** The first text search after the flush (it builds the BM25 index). */
+  /** The first text search after the flush (the BM25 index is current already: the writes made it). */
   first_search_ms: number;
   search_p50_ms: number[];
   search_p99_ms: number[];
