@@ -3,7 +3,7 @@ import { DocIds } from "./doc-ids.ts";
 import { byScoreThenId, type Hit } from "./hit.ts";
 import { type LexicalStamp, type LexicalState, lexicalBytes, lexicalState } from "./lexical-file.ts";
 import { JournalBuffer, type Segment } from "./lexical-journal.ts";
-import { PostingLists, TF_UNITS } from "./lexical-postings.ts";
+import { PostingLists, SLOT_BYTES, TF_UNITS } from "./lexical-postings.ts";
 import { TopK } from "./top-k.ts";
 
 /**
@@ -271,14 +271,16 @@ export class LexicalIndex {
     const avgLength = this.totalLength / Math.max(1, this.size) || 1;
     const { k1, b, scores, touched, docLengths } = this;
     const norms = this.normsFor(avgLength);
-    const { buffers, used } = this.postings;
+    const { buffers, used, pool } = this.postings;
     let touchedCount = this.touchedCount;
     for (const { term, idf } of terms) {
-      const bytes = buffers[term]!;
-      const end = used[term]!;
+      // A rare term's postings are in its slot of the pool (lexical-postings.ts).
+      const own = buffers[term];
+      const bytes = own ?? pool;
+      let at = own ? 0 : term * SLOT_BYTES;
+      const end = at + used[term]!;
       const idfK1 = idf * (k1 + 1);
       let doc = -1;
-      let at = 0;
       while (at < end) {
         // Two LEB128 varints: the gap from the previous document, then the weighted count.
         let gap = bytes[at++]!;

@@ -6,18 +6,26 @@
 export const TF_UNITS = 16;
 
 const INITIAL_TERMS = 256;
-const INITIAL_BYTES = 8;
+/**
+ * Each term's first bytes live in a slot of one shared pool: most terms of real text are rare (a
+ * name, an id, a number: one to four postings), and a typed array of their own costs ~76 bytes of
+ * heap, more than their postings. A term moves to a buffer of its own when its slot is full.
+ */
+export const SLOT_BYTES = 16;
 
 /**
- * Every term's postings, by term number: per term one byte buffer of (document gap, weighted count)
- * pairs as LEB128 varints, documents ascending (they are only appended). A typical posting takes 2
- * bytes (a gap under 128, a count of 16 units), where (u32, u32) pairs took 8; the per-term
- * bookkeeping (bytes used, postings, last document) lives in typed arrays shared by all terms, so a
- * term costs one buffer object, which matters because most terms of real text are rare.
- * Read by decoding a list from the start (`decode`): BM25 reads whole lists anyway.
+ * Every term's postings, by term number: (document gap, weighted count) pairs as LEB128 varints,
+ * documents ascending (they are only appended), in the term's slot of the shared pool while they
+ * fit (SLOT_BYTES), then in a buffer of its own. A typical posting takes 2 bytes (a gap under 128,
+ * a count of 16 units), where (u32, u32) pairs took 8; the per-term bookkeeping (bytes used,
+ * postings, last document) lives in typed arrays shared by all terms, so a rare term costs no
+ * object at all. Read by decoding a list from the start (`decode`): BM25 reads whole lists anyway.
  */
 export class PostingLists {
-  buffers: Uint8Array[] = [];
+  /** A term's own buffer, or undefined while its postings fit its slot of `pool`. */
+  buffers: Array<Uint8Array | undefined> = [];
+  /** SLOT_BYTES per term: the postings of terms without a buffer of their own. */
+  pool = new Uint8Array(INITIAL_TERMS * SLOT_BYTES);
   /** Bytes used of each term's buffer. */
   used = new Uint32Array(INITIAL_TERMS);
   /** Postings of each term: its document frequency. */
@@ -33,14 +41,15 @@ export class PostingLists {
   addTerm(): number {
     const term = this.buffers.length;
     if (term === this.used.length) this.growTerms();
-    this.buffers.push(new Uint8Array(INITIAL_BYTES));
+    this.buffers.push(undefined);
     return term;
   }
 
   /** A term read back whole (a saved index): its bytes, postings and last document. */
   adoptTerm(bytes: Uint8Array, count: number, last: number): number {
     const term = this.addTerm();
-    this.buffers[term] = bytes;
+    if (bytes.length <= SLOT_BYTES) this.pool.set(bytes, term * SLOT_BYTES);
+    else this.buffers[term] = bytes;
     this.used[term] = bytes.length;
     this.counts[term] = count;
     this.last[term] = last;
@@ -49,30 +58,39 @@ export class PostingLists {
 
   /** Appends `doc` (greater than the term's last) with its weighted count `tf`. */
   append(term: number, doc: number, tf: number): void {
-    let buffer = this.buffers[term]!;
-    let at = this.used[term]!;
-    // Two varints of at most 5 bytes each.
-    if (at + 10 > buffer.length) {
-      const grown = new Uint8Array(Math.max(buffer.length * 2, at + 10));
-      grown.set(buffer.subarray(0, at));
+    const gap = doc - this.last[term]!;
+    const used = this.used[term]!;
+    const needed = used + varintBytes(gap) + varintBytes(tf);
+    let buffer = this.buffers[term];
+    let at = used;
+    if (buffer === undefined && needed <= SLOT_BYTES) {
+      buffer = this.pool;
+      at += term * SLOT_BYTES;
+    } else if (buffer === undefined || needed > buffer.length) {
+      const grown = new Uint8Array(Math.max(2 * (buffer?.length ?? SLOT_BYTES), needed));
+      grown.set(this.bytesOf(term));
       this.buffers[term] = grown;
       buffer = grown;
     }
-    at = writeVarint(buffer, at, doc - this.last[term]!);
-    this.used[term] = writeVarint(buffer, at, tf);
+    at = writeVarint(buffer, at, gap);
+    writeVarint(buffer, at, tf);
+    this.used[term] = needed;
     this.counts[term]!++;
     this.last[term] = doc;
   }
 
   /** The term's bytes in use (a view, for saving). */
   bytesOf(term: number): Uint8Array {
-    return this.buffers[term]!.subarray(0, this.used[term]!);
+    const own = this.buffers[term];
+    if (own) return own.subarray(0, this.used[term]!);
+    const start = term * SLOT_BYTES;
+    return this.pool.subarray(start, start + this.used[term]!);
   }
 
   /** Calls `visit(doc, tf)` for each posting of `term`, documents ascending. */
   decode(term: number, visit: (doc: number, tf: number) => void): void {
-    const buffer = this.buffers[term]!;
-    const end = this.used[term]!;
+    const buffer = this.bytesOf(term);
+    const end = buffer.length;
     let doc = -1;
     let at = 0;
     while (at < end) {
@@ -87,8 +105,8 @@ export class PostingLists {
 
   /** Bytes held by the buffers (allocated, not only used), for the memory figures. */
   bytesHeld(): number {
-    let bytes = this.used.byteLength + this.counts.byteLength + this.last.byteLength;
-    for (const buffer of this.buffers) bytes += buffer.byteLength;
+    let bytes = this.used.byteLength + this.counts.byteLength + this.last.byteLength + this.pool.byteLength;
+    for (const buffer of this.buffers) bytes += buffer?.byteLength ?? 0;
     return bytes;
   }
 
@@ -100,10 +118,17 @@ export class PostingLists {
     counts.set(this.counts);
     const last = new Int32Array(size).fill(-1);
     last.set(this.last);
+    const pool = new Uint8Array(size * SLOT_BYTES);
+    pool.set(this.pool);
+    this.pool = pool;
     this.used = used;
     this.counts = counts;
     this.last = last;
   }
+}
+
+function varintBytes(value: number): number {
+  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
 }
 
 /** Writes `value` (a non-negative integer below 2^32) as LEB128 at `at`; returns the next offset. */

@@ -65,6 +65,37 @@ describe("PostingLists: varint-delta postings", () => {
   });
 });
 
+describe("PostingLists: rare terms in the shared pool", () => {
+  test("a term stays in its slot while it fits, then moves to its own buffer; reads are the same", () => {
+    const lists = new PostingLists();
+    const rare = lists.addTerm();
+    const growing = lists.addTerm();
+    lists.append(rare, 5, 16);
+    for (let doc = 0; doc < 12; doc++) lists.append(growing, doc * 1000, 16);
+    expect(lists.buffers[rare]).toBeUndefined();
+    expect(lists.buffers[growing]).toBeInstanceOf(Uint8Array);
+    const read = (term: number) => {
+      const out: number[] = [];
+      lists.decode(term, (doc, tf) => out.push(doc, tf));
+      return out;
+    };
+    expect(read(rare)).toEqual([5, 16]);
+    expect(read(growing)).toEqual(Array.from({ length: 12 }, (_, i) => [i * 1000, 16]).flat());
+    // Many terms: the pool grows with them, earlier slots kept.
+    for (let i = 0; i < 1000; i++) lists.append(lists.addTerm(), i, 8);
+    expect(read(rare)).toEqual([5, 16]);
+    expect(read(1001)).toEqual([999, 8]);
+  });
+
+  test("an index of rare and common words answers the same after a save and a read back", () => {
+    const index = new LexicalIndex();
+    for (let i = 0; i < 300; i++) index.add(hex(i), `common words and a rare one zq${i}x`);
+    const copy = LexicalIndex.fromBytes(index.toBytes());
+    for (const query of ["zq7x", "zq299x common", "words"])
+      expect(copy.search(query, 5)).toEqual(index.search(query, 5));
+  });
+});
+
 describe("LexicalIndex: full saves", () => {
   test("the current format keeps ids of any form, counts and the stamp", () => {
     const index = new LexicalIndex();
