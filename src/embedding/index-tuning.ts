@@ -1,17 +1,17 @@
 import type { VectorIndexOptions } from "./vector-index.ts";
 
 /**
- * The walk's candidate list for a graph of `size` vectors: the cheapest that holds recall@10 at
- * its target with a margin, measured on hash-embedded synthetic entries (bench/vector-index-figures.ts;
- * docs/performance.md). At 100k, rescoring 16 candidates: 128 → 0.961, 160 → 0.968, 192 → 0.968,
- * 224 → 0.975, 256 → 0.976 (≥ 0.97 wanted; graphs built on several threads differ a little, so
- * not the first length that passed once). At 200k, 224 → 0.980 through the service. A larger
- * graph needs a longer list for the same recall (≥ 0.95 wanted at 1M). A small graph is mostly
- * searched exactly (below the exact threshold) and its walk is cheap.
+ * The walk's candidate list for a graph of `size` vectors: the cheapest that held recall@10 at its
+ * target in every measurement, on hash-embedded synthetic entries (bench/vector-index-figures.ts;
+ * docs/performance.md). At 100k, rescoring 16 candidates: 128 → 0.961, 160 → 0.968, 192 → 0.968
+ * (0.976 in another build: graphs built on several threads differ), 224 → 0.975, 256 → 0.976
+ * (≥ 0.97 wanted); at 200k through the service, 224 → 0.980. At 1M (≥ 0.95 wanted): 224 → 0.950,
+ * 256 → 0.951, 320 → 0.953 alone and 0.960 through the service. A small graph is mostly searched
+ * exactly (below the exact threshold) and its walk is cheap.
  */
 export function tenantExpansion(size: number): number {
   if (size <= 20_000) return 96;
-  if (size <= 400_000) return 256;
+  if (size <= 400_000) return 224;
   return 320;
 }
 
