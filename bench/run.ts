@@ -43,6 +43,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { embeddingFigures, embeddingOnly, runBackgroundEmbedding } from "./embedding-figures.ts";
+import { floorFigures as floorFiguresOf, lmdbFloor } from "./lmdb-floor.ts";
 import { cleanUp, removeTempDir, type Started, startProcess, startService, stop } from "./processes.ts";
 import { type Figure, figuresJson, table } from "./report.ts";
 import { scale1m } from "./scale-1m.ts";
@@ -142,7 +143,12 @@ async function main(): Promise<void> {
 
   // The storage floor (bench/lmdb-floor.ts, issue 21 item 1) adds its figures here: its own
   // keys, measured in this run, and the write figures as ratios to it.
-  const floorFigures: Figure[] = [];
+  log("lmdb-js floor of the vault's record layout");
+  const floorFigures = floorFiguresOf(
+    await lmdbFloor(),
+    routes.map((r) => r.write.rps),
+    served.batch_entries_per_s,
+  );
 
   const paired = (f: (r: (typeof routes)[number]) => number) => routes.map(f);
   const bestWebhook = (i: number) => median(webhooks.map((round) => round[i]!.events_per_s));

@@ -49,11 +49,13 @@ export class ChangeLog {
     return drafts.map((draft) => ({ ...draft, seq: ++this.seq, at: time }));
   }
 
-  /** Plain puts: they join the transaction of the write set they belong to. */
-  put(changes: Change[]): void {
+  /** Plain puts: they join the transaction of the write set they belong to; the last one's promise. */
+  put(changes: Change[]): Promise<boolean> | undefined {
+    let last: Promise<boolean> | undefined;
     for (const change of changes) {
       this.tables.changes.put(change.seq, change);
-      this.tables.changesByEntry.put([change.id, change.seq], change.type);
+      last = this.tables.changesByEntry.put([change.id, change.seq], change.type);
     }
+    return last;
   }
 }

@@ -56,15 +56,28 @@ export class Counters {
 
   /** Counts new entries (plain puts: they join the write set's transaction). */
   countWrites(created: StoredEntry[]): void {
-    for (const { entry } of created) {
+    if (created.length === 1) {
+      const { entry } = created[0]!;
       this.bump(countKey(entry.category), 1);
       this.bump(dayKey(entry.recorded_at.slice(0, 10), entry.category), 1);
+      return;
     }
+    // A batch puts each counter it changes once, not once per entry.
+    const by = new Map<string, number>();
+    const add = (key: string, n: number) => by.set(key, (by.get(key) ?? 0) + n);
+    for (const { entry } of created) {
+      add(countKey(entry.category), 1);
+      add(dayKey(entry.recorded_at.slice(0, 10), entry.category), 1);
+    }
+    for (const [key, n] of by) this.bump(key, n);
   }
 
   /** Uncounts erased entries from their category (the days keep what was written then). */
   countErased(erased: StoredEntry[]): void {
-    for (const { entry } of erased) this.bump(countKey(entry.category), -1);
+    const by = new Map<string, number>();
+    for (const { entry } of erased)
+      by.set(countKey(entry.category), (by.get(countKey(entry.category)) ?? 0) - 1);
+    for (const [key, n] of by) this.bump(key, n);
   }
 
   /** A commit failed: what is held in memory may include it, so it goes until the recount. */

@@ -16,7 +16,7 @@ import { KeyTooLong, MAX_KEY_BYTES, oversizedKey, type WriteSet } from "./write-
 
 export { KeyTooLong, type WriteSet } from "./write-set.ts";
 
-/** A meta key every write puts, so the write has one promise for the commit of all its puts. */
+/** A meta key a write of no changes puts, so the write has one promise for the commit of all its puts. */
 const COMMIT_MARKER_KEY = "~commit";
 
 /**
@@ -190,9 +190,9 @@ export class TenantVault {
     putWriteSet(this.tables, set, state);
     this.counters.countWrites(set.created);
     if (set.erase) putErasure(this.tables, this.counters, set.erase);
-    this.changes.put(changes);
-    // Every put of this turn resolves with the same commit; a marker put gives one promise for it.
-    const committed = this.tables.vault.meta.put(COMMIT_MARKER_KEY, 0);
+    // Every put of this run resolves with the same commit: the change log's last put gives one
+    // promise for it, and a marker put does for a set without changes.
+    const committed = this.changes.put(changes) ?? this.tables.vault.meta.put(COMMIT_MARKER_KEY, 0);
     this.inFlight++;
     // The set leaves memory in the same callback its commit settles in, so no message runs between.
     const settled = committed.then(

@@ -68,6 +68,8 @@ export function resolveEntryId(
   candidate: Entry,
   lookup: (id: string) => StoredEntry | undefined,
   hash: Sha8,
+  /** Whether the vault may hold entries of the earlier rule (legacy-ids.ts); true when unknown. */
+  legacyPresent = true,
 ): Resolved {
   const identity = identityText(candidate);
   const id = entryId(
@@ -80,6 +82,7 @@ export function resolveEntryId(
   );
   const existing = lookup(id);
   if (existing) return { existing };
+  if (!legacyPresent) return { id };
   const legacy = storedUnderLegacyRule(candidate, lookup, hash);
   return legacy && storedIdentityText(legacy) === identity ? { existing: legacy } : { id };
 }

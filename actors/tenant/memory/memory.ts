@@ -115,5 +115,6 @@ export class TenantMemory {
     this.backlog?.close();
     this.flush.cancel();
     this.indexes.close();
+    this.writer.close();
   }
 }

@@ -68,11 +68,27 @@ export function nearDuplicates(
   const terms = termSet(text);
   const similar: SimilarEntry[] = [];
   for (const id of candidates) {
-    const lexical = termSetCosine(terms, termSet(textOf(ctx.get(id)!.entry)));
+    const lexical = termSetCosine(terms, storedTerms(ctx.get(id)!.entry));
     const score = round(Math.min(1, Math.max(lexical, cosine?.(id) ?? 0)));
     if (score >= SIMILAR_THRESHOLD) similar.push({ id, score });
   }
   return similar.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, MAX_SIMILAR);
+}
+
+/**
+ * Term sets of stored entries, keyed by the entry object: lmdb-js's read cache and the staging area
+ * hand out the same object for an entry until it changes, and a changed entry is a new object, so a
+ * hit is always the entry's current text. The analysis was the near-duplicate check's main cost.
+ */
+const termSets = new WeakMap<Entry, ReadonlySet<string>>();
+
+function storedTerms(entry: Entry): ReadonlySet<string> {
+  let terms = termSets.get(entry);
+  if (!terms) {
+    terms = termSet(textOf(entry));
+    termSets.set(entry, terms);
+  }
+  return terms;
 }
 
 /** Same category, live, and no value field of the draft set otherwise. */

@@ -22,6 +22,7 @@ import { resolveEntryId } from "./entry-identity.ts";
 import type { EntryStore } from "./entry-store.ts";
 import { idempotencyRecord, replayed } from "./idempotency.ts";
 import type { MemoryIndexes } from "./indexes.ts";
+import { LegacyIds } from "./legacy-ids.ts";
 import { type EntryLookup, following, sideEffects, withCorrectionDefaults } from "./side-effects.ts";
 
 export interface Prepared {
@@ -59,11 +60,19 @@ export class MemoryWriter {
   private readonly vault: TenantVault;
   private readonly entries: EntryStore;
   private readonly hash: Sha8;
+  /** Whether ids must also be looked up under the earlier rule (legacy-ids.ts). */
+  private readonly legacyIds: LegacyIds;
 
   constructor(private readonly opts: WriterOptions) {
     this.vault = opts.vault;
     this.entries = opts.entries;
     this.hash = opts.hash ?? sha8;
+    this.legacyIds = new LegacyIds(opts.vault, opts.entries, this.hash);
+  }
+
+  /** Before the vault closes: records how far its entries are known to follow the current id rule. */
+  close(): void {
+    this.legacyIds.close();
   }
 
   create(msg: CreateEntry): Written {
@@ -132,7 +141,7 @@ export class MemoryWriter {
     if (followed) n = normaliseDraft(followed, now);
     const effects = sideEffects(n, now, lookup);
     const candidate = buildEntry(n, "", { tenantId: this.opts.tenantId, createdBy, now });
-    const resolved = resolveEntryId(candidate, lookup, this.hash);
+    const resolved = resolveEntryId(candidate, lookup, this.hash, this.legacyIds.present);
     if ("existing" in resolved) return resolved;
     const id = resolved.id;
     const entry: Entry = { ...candidate, id };

@@ -8,6 +8,7 @@ import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { encodeVectorRecord } from "../../../src/vault/vector-records.ts";
 import type { DedupeRecord, IdempotencyRecord, Tombstone } from "../../../src/vault/write-set.ts";
 import { deadLetterKey } from "../ingest/keys.ts";
+import { forgetLegacyCheck } from "../memory/legacy-ids.ts";
 import { markImport, unmarkImport } from "./import-marker.ts";
 import { clearImported, type TransferTables } from "./transfer-tables.ts";
 
@@ -26,6 +27,8 @@ export class ImportWriter {
   /** Marks the vault as holding an import in progress (durably, before any of it is written). */
   begin(startedAt: number): void {
     markImport(this.vault.dir, startedAt);
+    // Imported entries may carry ids of the earlier rule: the restarted actor checks them all.
+    void forgetLegacyCheck(this.vault).catch(() => undefined);
   }
 
   /**
