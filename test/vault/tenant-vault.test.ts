@@ -227,6 +227,56 @@ describe("TenantVault: counters", () => {
     expect(vault.counters.perCategory().decision).toBe(1);
   });
 
+  test("a batch puts each counter once, with the sum of its entries, and they hold after a reopen", async () => {
+    const dir = tempDir();
+    const vault = openVault(dir);
+    const batch = [
+      stored(vault, "fact", { recorded_at: "2026-11-03T01:00:00.000Z" }),
+      stored(vault, "fact", { recorded_at: "2026-11-03T02:00:00.000Z" }),
+      stored(vault, "fact", { recorded_at: "2026-11-04T02:00:00.000Z" }),
+      stored(vault, "decision", { recorded_at: "2026-11-03T03:00:00.000Z" }),
+    ];
+    const meta = vault.tablesOf("vault").meta;
+    const puts: string[] = [];
+    const put = meta.put.bind(meta);
+    meta.put = ((key: string, value: number) => {
+      puts.push(key);
+      return put(key, value);
+    }) as typeof meta.put;
+    await vault.write({ entries: batch, created: batch });
+    meta.put = put;
+    expect(puts.filter((k) => k === "n:fact")).toEqual(["n:fact"]);
+    expect(puts.filter((k) => k.startsWith("w:")).sort()).toEqual([
+      "w:2026-11-03:decision",
+      "w:2026-11-03:fact",
+      "w:2026-11-04:fact",
+    ]);
+    await vault.close();
+    const reopened = openVault(dir);
+    expect(reopened.counters.perCategory().fact).toBe(3);
+    expect(reopened.counters.perCategory().decision).toBe(1);
+    expect(reopened.counters.writesPerDay("2026-11-03", "2026-11-04")).toEqual([
+      { day: "2026-11-03", category: "decision", writes: 1 },
+      { day: "2026-11-03", category: "fact", writes: 2 },
+      { day: "2026-11-04", category: "fact", writes: 1 },
+    ]);
+  });
+
+  test("a write with changes resolves on their commit, without a marker put; one without changes still resolves", async () => {
+    const vault = openVault();
+    const s = stored(vault, "fact");
+    await vault.write({
+      entries: [s],
+      created: [s],
+      changes: [{ type: "entry.created", id: s.entry.id, category: "fact", by: "t" }],
+    });
+    expect(vault.tablesOf("vault").meta.get("~commit")).toBeUndefined();
+    expect(vault.changes.last()).toBe(1);
+    const t = stored(vault, "fact");
+    await vault.write({ entries: [t], created: [t] });
+    expect(vault.tablesOf("memory").entries.get(t.entry.id)?.entry.id).toBe(t.entry.id);
+  });
+
   test("a vault written before the counters existed gets them when it is opened", async () => {
     const dir = tempDir();
     const old = new TenantVault(dir);
