@@ -38,8 +38,8 @@ function reset(memory: TablesOf<"memory">, requeue: boolean): void {
   for (const seq of memory.embeddings.getKeys()) memory.embeddings.remove(seq);
   for (const seq of memory.embedQueue.getKeys()) memory.embedQueue.remove(seq);
   if (!requeue) return;
-  // The category index holds every entry once, [category, seq] → id: no entry is decoded.
-  for (const { key, value } of memory.byCategory.getRange()) memory.embedQueue.put(key[1], value);
+  // The index records hold every entry once, seq → [id, …]: no entry is decoded.
+  for (const { key, value } of memory.rows.getRange()) memory.embedQueue.put(key, value[0]);
 }
 
 /**

@@ -19,9 +19,7 @@ export function putErasure(t: ErasedTables, counters: Counters, erasure: Erasure
   for (const s of erasure.entries) {
     const e = s.entry;
     memory.entries.remove(e.id);
-    memory.byCategory.remove([e.category, s.seq]);
-    for (const tag of new Set(e.tags ?? [])) memory.byTag.remove([tag, s.seq]);
-    memory.byValid.remove([Date.parse(e.valid_from), s.seq]);
+    memory.rows.remove(s.seq);
     memory.embeddings.remove(s.seq);
     memory.embedQueue.remove(s.seq);
   }

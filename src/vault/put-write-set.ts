@@ -1,5 +1,6 @@
 import type { StoredEntry } from "../models/stored-entry.ts";
 import { putEmbeddingRecords } from "./embedding-records.ts";
+import { entryRow } from "./entry-rows.ts";
 import type { TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
 import type { WriteSet } from "./write-set.ts";
@@ -19,8 +20,8 @@ export interface WrittenTables {
  */
 export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[string, unknown]>): void {
   const { memory, ingest } = t;
-  for (const s of set.entries) memory.entries.put(s.entry.id, s);
-  for (const s of set.created) putIndexKeys(memory, s);
+  // An update rewrites the entry's index record too (its time axes changed).
+  for (const s of set.entries) putEntry(memory, s);
   if (set.vectors && set.vectors.length > 0) {
     const seqs = new Map(set.created.map((s) => [s.entry.id, s.seq]));
     for (const [id, vec] of set.vectors) {
@@ -36,10 +37,8 @@ export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[strin
   if (set.embedding) putEmbeddingRecords(memory, t.vault.meta, set.embedding);
 }
 
-/** A new entry's index keys; an import writes exactly these too. */
-export function putIndexKeys(memory: TablesOf<"memory">, s: StoredEntry): void {
-  const e = s.entry;
-  memory.byCategory.put([e.category, s.seq], e.id);
-  for (const tag of new Set(e.tags ?? [])) memory.byTag.put([tag, s.seq], e.id);
-  memory.byValid.put([Date.parse(e.valid_from), s.seq], e.id);
+/** An entry and its index record (entry-rows.ts); an import writes exactly these too. */
+export function putEntry(memory: TablesOf<"memory">, s: StoredEntry): void {
+  memory.entries.put(s.entry.id, s);
+  memory.rows.put(s.seq, entryRow(s));
 }

@@ -11,6 +11,7 @@ import { type Database, type Key, open, type RootDatabase } from "lmdb";
 import type { Change } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
 import type { Delivery, StoredSubscription } from "../models/subscription.ts";
+import type { EntryRow } from "./entry-rows.ts";
 import type { DedupeRecord, IdempotencyRecord, Tombstone } from "./write-set.ts";
 
 interface TableOptions {
@@ -35,11 +36,13 @@ export const TABLES = {
   /** Entries and what finds them (actors/tenant/memory/). */
   memory: {
     entries: table<StoredEntry>("entries", { cache: true }),
-    /** [category, seq] → id; the newest key also gives the highest sequence in use. */
-    byCategory: table<string, [string, number]>("by-category"),
-    byTag: table<string, [string, number]>("by-tag"),
-    /** [valid_from ms, seq] → id, for temporal scans (revenue). */
-    byValid: table<string, [number, number]>("by-valid"),
+    /**
+     * seq → the entry's one index record (entry-rows.ts): category, tags, both time axes. Read
+     * whole into the in-memory summary on open (entry-summary.ts); the newest key gives the
+     * highest sequence in use. Vaults of the earlier layout (by-category, by-tag, by-valid) are
+     * migrated on open (migrations.ts).
+     */
+    rows: table<EntryRow, number>("entry-rows"),
     /** seq → id ++ float32 components (vector-records.ts); older vaults are migrated on open. */
     embeddings: table<Buffer, number>("embeddings", { encoding: "binary" }),
     idempotency: table<IdempotencyRecord>("idempotency"),

@@ -4,8 +4,10 @@ import type { Change } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
 import { ChangeLog } from "./change-log.ts";
 import { Counters } from "./counters.ts";
+import { entryRow } from "./entry-rows.ts";
+import { EntrySummary } from "./entry-summary.ts";
 import { putErasure } from "./erasure.ts";
-import { lastSeq, migrateVectorKeys } from "./migrations.ts";
+import { lastSeq, migrateEntryRows, migrateVectorKeys } from "./migrations.ts";
 import { putWriteSet } from "./put-write-set.ts";
 import { type StagedSet, Staging } from "./staging.ts";
 import { StateSeqs } from "./state-seqs.ts";
@@ -54,6 +56,8 @@ export class TenantVault {
   private outbound: TablesOf<"outbound"> | undefined;
   /** Writes queued and not committed yet, as features read them. */
   readonly staging = new Staging();
+  /** Every entry's index record in memory, staged writes included (entry-summary.ts). */
+  readonly summary = new EntrySummary();
   readonly changes: ChangeLog;
   readonly counters: Counters;
   private readonly stateSeqs: StateSeqs;
@@ -86,9 +90,11 @@ export class TenantVault {
     this.changes = new ChangeLog(log);
     this.counters = new Counters(this.root, vault.meta, memory.entries);
     this.stateSeqs = new StateSeqs(ingest.connectorState);
+    migrateEntryRows(this.root, memory);
     this.seq = lastSeq(vault.meta, memory);
     migrateVectorKeys(this.root, memory);
     this.counters.backfill();
+    for (const { key, value } of memory.rows.getRange()) this.summary.upsert(key, value);
   }
 
   /**
@@ -188,6 +194,8 @@ export class TenantVault {
     // this thread. Nothing below throws once the first put is issued (keys are bounded by the
     // models; values are JSON-shaped), so a set is never half queued.
     putWriteSet(this.tables, set, state);
+    for (const s of set.entries) this.summary.upsert(s.seq, entryRow(s));
+    for (const s of set.erase?.entries ?? []) this.summary.remove(s.entry.id);
     this.counters.countWrites(set.created);
     if (set.erase) putErasure(this.tables, this.counters, set.erase);
     // Every put of this run resolves with the same commit: the change log's last put gives one
@@ -225,13 +233,22 @@ export class TenantVault {
   private rollBack(set: WriteSet, staged: StagedSet): void {
     this.staging.unstage(staged);
     // Both a put and a remove leave their value pinned in the read cache until the commit.
-    for (const s of [...set.entries, ...(set.erase?.entries ?? [])])
+    for (const s of [...set.entries, ...(set.erase?.entries ?? [])]) {
       entryCache(this.tables.memory.entries)?.delete(s.entry.id);
+      this.restoreSummary(s.entry.id);
+    }
     this.stateSeqs.forget(set);
     this.counters.forget();
     this.recountDue = true;
     const failed = set.created.map((s) => s.entry.id).filter((id) => !this.staging.hasEntry(id));
     if (failed.length > 0) for (const listener of this.failureListeners) listener(failed);
+  }
+
+  /** An entry's summary row as staged or committed now (a failed write's is taken back). */
+  private restoreSummary(id: string): void {
+    const now = this.staging.peek(id) ?? this.tables.memory.entries.get(id);
+    if (now) this.summary.upsert(now.seq, entryRow(now));
+    else this.summary.remove(id);
   }
 
   /** A write set settled: a recount due is made once none is in flight. */

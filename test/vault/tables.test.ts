@@ -17,9 +17,6 @@ function tempDir(): string {
 
 /** The named databases of a tenant vault on disk: existing vaults must open with these names. */
 const ON_DISK = [
-  "by-category",
-  "by-tag",
-  "by-valid",
   "changes",
   "changes-by-entry",
   "connector-state",
@@ -28,6 +25,7 @@ const ON_DISK = [
   "embed-queue",
   "embeddings",
   "entries",
+  "entry-rows",
   "idempotency",
   "meta",
   "objects",

@@ -55,8 +55,7 @@ function unqueued(memory: TablesOf<"memory">): Array<[number, string]> {
   if (held >= storedCount(memory.entries)) return [];
   const seqs = new Set<number>([...memory.embeddings.getKeys(), ...memory.embedQueue.getKeys()]);
   const missing: Array<[number, string]> = [];
-  for (const { key, value } of memory.byCategory.getRange())
-    if (!seqs.has(key[1])) missing.push([key[1], value]);
+  for (const { key, value } of memory.rows.getRange()) if (!seqs.has(key)) missing.push([key, value[0]]);
   return missing;
 }
 

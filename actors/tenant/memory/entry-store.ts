@@ -1,5 +1,6 @@
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
+import type { EntrySummary } from "../../../src/vault/entry-summary.ts";
 import type { Staging } from "../../../src/vault/staging.ts";
 import { storedCount, type TablesOf } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
@@ -7,8 +8,6 @@ import { vectorRecordId, vectorRecordVector } from "../../../src/vault/vector-re
 import type { IdempotencyRecord } from "../../../src/vault/write-set.ts";
 
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
-
-type SeqIndex = TablesOf<"memory">["byCategory"];
 
 /**
  * Reads of the memory slice's tables (src/vault/tables.ts, `memory`): entries, their index keys,
@@ -19,10 +18,13 @@ type SeqIndex = TablesOf<"memory">["byCategory"];
 export class EntryStore {
   private readonly tables: TablesOf<"memory">;
   private readonly staging: Staging;
+  /** Every entry's category, tags and time axes in memory (src/vault/entry-summary.ts). */
+  readonly summary: EntrySummary;
 
   constructor(vault: TenantVault) {
     this.tables = vault.tablesOf("memory");
     this.staging = vault.staging;
+    this.summary = vault.summary;
   }
 
   get(id: string): StoredEntry | undefined {
@@ -81,52 +83,27 @@ export class EntryStore {
 
   /** Newest first: entries of one category with a sequence number below `before`. */
   scanCategory(category: Category, before = MAX_SEQ): Generator<StoredEntry> {
-    return this.scanIndex(this.tables.byCategory, category, before, (s) => s.entry.category === category);
+    return this.fetch(this.summary.newest(this.summary.inCategory(category), before));
   }
 
   /** Newest first: entries carrying `tag` with a sequence number below `before`. */
   scanTag(tag: string, before = MAX_SEQ): Generator<StoredEntry> {
-    return this.scanIndex(this.tables.byTag, tag, before, (s) => (s.entry.tags ?? []).includes(tag));
+    return this.fetch(this.summary.newest(this.summary.withTag(tag), before));
   }
 
   /**
-   * Entries whose valid_from lies in [fromMs, toMs), in valid-time order, then those of writes
-   * still in flight: one range read of the by-valid index, each entry then fetched by id.
+   * Entries whose valid_from lies in [fromMs, toMs), in valid-time order, writes still in flight
+   * included: found in the summary, each entry then fetched by id.
    */
-  *scanValid(fromMs: number, toMs: number): Generator<StoredEntry> {
-    const indexed = new Set<string>();
-    for (const { value: id } of this.tables.byValid.getRange({ start: [fromMs, 0], end: [toMs, 0] })) {
-      if (this.staging.hasEntry(id)) indexed.add(id);
+  scanValid(fromMs: number, toMs: number): Generator<StoredEntry> {
+    return this.fetch(this.summary.validIn(fromMs, toMs));
+  }
+
+  /** The entries of ids the summary found (a pending one observed, as every read of it is). */
+  *fetch(ids: Iterable<string>): Generator<StoredEntry> {
+    for (const id of ids) {
       const stored = this.get(id);
       if (stored) yield stored;
     }
-    for (const staged of this.staging.stagedEntries()) {
-      const validFrom = Date.parse(staged.value.entry.valid_from);
-      if (validFrom >= fromMs && validFrom < toMs && !indexed.has(staged.value.entry.id))
-        yield this.staging.seen(staged);
-    }
-  }
-
-  /** One index's keys below `before`, newest first, with the pending entries it will hold merged in. */
-  private *scanIndex(
-    db: SeqIndex,
-    prefix: string,
-    before: number,
-    indexedUnder: (s: StoredEntry) => boolean,
-  ): Generator<StoredEntry> {
-    const range = db.getRange({ start: [prefix, before - 1], end: [prefix, -1], reverse: true });
-    const pendingNewer = [...this.staging.stagedEntries()]
-      .filter((s) => s.value.seq < before && indexedUnder(s.value))
-      .sort((a, b) => b.value.seq - a.value.seq);
-    // Pending (uncommitted) entries are merged in sequence order with the committed ones.
-    let p = 0;
-    for (const { key, value: id } of range) {
-      while (p < pendingNewer.length && pendingNewer[p]!.value.seq > key[1])
-        yield this.staging.seen(pendingNewer[p++]!);
-      if (this.staging.hasEntry(id)) continue;
-      const stored = this.tables.entries.get(id);
-      if (stored) yield stored;
-    }
-    while (p < pendingNewer.length) yield this.staging.seen(pendingNewer[p++]!);
   }
 }

@@ -1,7 +1,8 @@
 import { searchHybrid } from "../../../src/embedding/hybrid-search.ts";
-import { type StoredEntry, type TimeFilter, visible } from "../../../src/memory/temporal.ts";
+import { type TimeFilter, visible } from "../../../src/memory/temporal.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-protocol.ts";
+import { categoryMask, type SummaryFilter } from "../../../src/vault/entry-summary.ts";
 import type { EntryStore } from "./entry-store.ts";
 import type { MemoryIndexes } from "./indexes.ts";
 import { type ControlContext, candidatesFor, controlledPage, controlledResults } from "./search-controls.ts";
@@ -38,50 +39,47 @@ export class MemorySearch {
   /** A filter-only search: newest first across the requested categories, score 0. */
   private newest(msg: SearchEntries, accept: Filter): SearchResult[] {
     const results: SearchResult[] = [];
-    const scans = msg.categories.map((c) => this.entries.scanCategory(c));
-    for (const stored of mergeNewestFirst(scans)) {
-      if (!accept(stored.entry.id)) continue;
-      results.push({ entry: accept.view(stored.entry.id)!, score: 0, scores: { vector: 0, lexical: 0 } });
+    const summary = this.entries.summary;
+    for (const id of summary.newest(summary.visibleTo(summaryFilter(msg)))) {
+      const entry = accept.view(id);
+      if (!entry) continue;
+      results.push({ entry, score: 0, scores: { vector: 0, lexical: 0 } });
       if (results.length >= msg.limit) break;
     }
     return results;
   }
 
-  /** Whether an id passes the query's filters, and its view; each id is checked once per search. */
+  /**
+   * Whether an id passes the query's filters, and its view. The filters are checked on the entry
+   * summary (categories, tags, both time axes: no entry decoded); only an entry that passes is
+   * read, for its view, once per search.
+   */
   private filterOf(msg: SearchEntries): Filter {
-    const categories = new Set<string>(msg.categories);
+    const filter = summaryFilter(msg);
+    const mask = categoryMask(msg.categories);
     const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
+    const summary = this.entries.summary;
     const views = new Map<string, Entry | undefined>();
-    const check = (id: string): Entry | undefined => {
-      const stored = this.entries.get(id);
-      if (!stored || !categories.has(stored.entry.category)) return undefined;
-      const view = visible(stored, time);
-      if (!view) return undefined;
-      const tags = view.tags ?? [];
-      if (!msg.tags.every((t) => tags.includes(t))) return undefined;
-      if (msg.tagsAny.length > 0 && !msg.tagsAny.some((t) => tags.includes(t))) return undefined;
-      return view;
+    const view = (id: string): Entry | undefined => {
+      if (views.has(id)) return views.get(id);
+      const stored = summary.accepts(id, filter, mask) ? this.entries.get(id) : undefined;
+      const seen = stored && visible(stored, time);
+      views.set(id, seen);
+      return seen;
     };
-    const accept = ((id: string) => {
-      if (!views.has(id)) views.set(id, check(id));
-      return views.get(id) !== undefined;
-    }) as Filter;
-    accept.view = (id) => (views.has(id) ? views.get(id) : check(id));
+    const accept = ((id: string) => summary.accepts(id, filter, mask)) as Filter;
+    accept.view = view;
     return accept;
   }
 }
 
-/** Merges newest-first scans (each ordered by descending seq) into one newest-first stream. */
-function* mergeNewestFirst(scans: Generator<StoredEntry>[]): Generator<StoredEntry> {
-  const heads = scans.map((s) => s.next());
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const h = heads[i]!;
-      if (!h.done && (best < 0 || h.value.seq > (heads[best]!.value as StoredEntry).seq)) best = i;
-    }
-    if (best < 0) return;
-    yield heads[best]!.value as StoredEntry;
-    heads[best] = scans[best]!.next();
-  }
+/** A search's filters as the entry summary checks them. */
+function summaryFilter(msg: SearchEntries): SummaryFilter {
+  return {
+    categories: msg.categories,
+    tags: msg.tags,
+    tagsAny: msg.tagsAny,
+    asOf: msg.asOf,
+    validAt: msg.validAt,
+  };
 }

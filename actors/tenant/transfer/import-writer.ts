@@ -3,7 +3,7 @@ import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Change } from "../../../src/models/change.ts";
 import type { NumberedRecord, VaultRecord } from "../../../src/models/tenant-export.ts";
 import { forgetEmbedderStamp } from "../../../src/vault/embedding-records.ts";
-import { putIndexKeys } from "../../../src/vault/put-write-set.ts";
+import { putEntry } from "../../../src/vault/put-write-set.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { encodeVectorRecord } from "../../../src/vault/vector-records.ts";
 import type { DedupeRecord, IdempotencyRecord, Tombstone } from "../../../src/vault/write-set.ts";
@@ -62,16 +62,16 @@ export class ImportWriter {
 
 function checkUnique(h: TransferTables, batch: NumberedRecord[]): void {
   const ids = new Set<string>();
-  const seqs = new Set<string>();
+  const seqs = new Set<number>();
   const positions = new Set<number>();
   for (const { line, record } of batch) {
     if (record.type === "entry") {
       const { seq, entry } = record.value;
-      const slot = `${entry.category}:${seq}`;
+      const slot = seq;
       if (ids.has(entry.id) || h.entries.doesExist(entry.id))
         duplicate(line, `entry ${entry.id} is imported twice`, "/value/entry/id");
-      if (seqs.has(slot) || h.byCategory.doesExist([entry.category, seq]))
-        duplicate(line, `sequence ${seq} is used twice among ${entry.category} entries`, "/value/seq");
+      if (seqs.has(slot) || h.rows.doesExist(seq))
+        duplicate(line, `sequence ${seq} is used twice`, "/value/seq");
       ids.add(entry.id);
       seqs.add(slot);
     } else if (record.type === "change") {
@@ -91,9 +91,8 @@ function putRecord(h: TransferTables, record: VaultRecord): void {
   switch (record.type) {
     case "entry": {
       const stored = record.value as StoredEntry;
-      h.entries.put(stored.entry.id, stored);
-      // The index keys exactly as the vault writes them for a new entry.
-      putIndexKeys(h, stored);
+      // The entry and its index record exactly as the vault writes them.
+      putEntry(h, stored);
       return;
     }
     case "embedding": {

@@ -25,9 +25,7 @@ export function clearImported(h: TransferTables): void {
   // state of the tenant's own connectors survives an aborted import.
   const all = [
     h.entries,
-    h.byCategory,
-    h.byTag,
-    h.byValid,
+    h.rows,
     h.embeddings,
     h.objects,
     h.deadLetters,
