@@ -16,18 +16,21 @@ export interface SummaryFilter {
 }
 
 const DEAD = 255;
+const HEX8 = /^[0-9a-f]{8}$/;
 const NONE = Number.NaN;
 
 /**
  * Every entry of a vault in memory as columns (typed arrays, tags interned), in sequence order:
  * built from the `entry-rows` table on open, kept with every write as it is staged. Scans by
  * category, tag and valid time and the search's visibility filter read it instead of decoding
- * entries; only the entries they return are read. About 70 bytes an entry.
+ * entries; only the entries they return are read. About 90 bytes an entry.
  */
 export class EntrySummary {
   private size = 0;
   private seqs = new Float64Array(1024);
-  private idKeys: string[] = [];
+  /** Ids as 32-bit numbers (8 hex digits); an id of another shape is kept in `otherIds`. */
+  private idNums = new Uint32Array(1024);
+  private readonly otherIds = new Map<number, string>();
   private cats = new Uint8Array(1024);
   private times = new Float64Array(1024 * 6);
   private tagStart = new Uint32Array(1024);
@@ -77,7 +80,7 @@ export class EntrySummary {
   *newest(match: (slot: number) => boolean, before = Number.MAX_SAFE_INTEGER): Generator<string> {
     for (let slot = this.size - 1; slot >= 0; slot--) {
       if (this.cats[slot] === DEAD || this.seqs[slot]! >= before) continue;
-      if (match(slot)) yield this.idKeys[slot]!;
+      if (match(slot)) yield this.idAt(slot);
     }
   }
 
@@ -107,20 +110,18 @@ export class EntrySummary {
       if (this.cats[slot] !== DEAD && from >= fromMs && from < toMs) found.push(slot);
     }
     found.sort((a, b) => this.times[a * 6]! - this.times[b * 6]! || this.seqs[a]! - this.seqs[b]!);
-    return found.map((slot) => this.idKeys[slot]!);
+    return found.map((slot) => this.idAt(slot));
   }
 
   private passes(slot: number, f: SummaryFilter, categories: number): boolean {
     const cat = this.cats[slot]!;
     if (cat === DEAD || (categories & (1 << cat)) === 0) return false;
     const t = slot * 6;
-    const [validFrom, validTo, recorded, expired, invalidated] = [
-      this.times[t]!,
-      this.times[t + 1]!,
-      this.times[t + 2]!,
-      this.times[t + 3]!,
-      this.times[t + 4]!,
-    ];
+    const validFrom = this.times[t]!;
+    const validTo = this.times[t + 1]!;
+    const recorded = this.times[t + 2]!;
+    const expired = this.times[t + 3]!;
+    const invalidated = this.times[t + 4]!;
     // As src/memory/temporal.ts `visible`: known at asOf, then valid at validAt in that view.
     if (recorded > f.asOf) return false;
     if (!Number.isNaN(expired) && expired <= f.asOf) return false;
@@ -131,6 +132,10 @@ export class EntrySummary {
     if (f.tagsAny && f.tagsAny.length > 0 && !f.tagsAny.some((tag) => this.hasTagName(slot, tag)))
       return false;
     return true;
+  }
+
+  private idAt(slot: number): string {
+    return this.otherIds.get(slot) ?? this.idNums[slot]!.toString(16).padStart(8, "0");
   }
 
   private hasTagName(slot: number, tag: string): boolean {
@@ -149,7 +154,8 @@ export class EntrySummary {
     if (this.size === this.seqs.length) this.growRows();
     const slot = this.size++;
     this.seqs[slot] = seq;
-    this.idKeys[slot] = id;
+    if (HEX8.test(id)) this.idNums[slot] = Number.parseInt(id, 16);
+    else this.otherIds.set(slot, id);
     this.tagCount[slot] = 0;
     this.slots.set(id, slot);
     return slot;
@@ -190,7 +196,7 @@ export class EntrySummary {
   private kill(slot: number): void {
     if (this.cats[slot] === DEAD) return;
     this.cats[slot] = DEAD;
-    this.slots.remove(this.idKeys[slot]!);
+    this.slots.remove(this.idAt(slot));
     this.dead++;
   }
 
@@ -211,7 +217,7 @@ export class EntrySummary {
     const names = [...this.tagIds.keys()];
     const tags = [...this.tagPool.subarray(start, start + this.tagCount[slot]!)].map((id) => names[id]!);
     return [
-      this.idKeys[slot]!,
+      this.idAt(slot),
       this.cats[slot]!,
       tags,
       this.times[t]!,
@@ -227,13 +233,14 @@ export class EntrySummary {
     this.size = 0;
     this.dead = 0;
     this.poolSize = 0;
-    this.idKeys = [];
+    this.otherIds.clear();
     this.slots.clear();
   }
 
   private growRows(): void {
     const n = this.seqs.length * 2;
     this.seqs = grown(this.seqs, n);
+    this.idNums = grown(this.idNums, n);
     this.cats = grown(this.cats, n);
     this.times = grown(this.times, n * 6);
     this.tagStart = grown(this.tagStart, n);
