@@ -8,6 +8,8 @@ import type { EntryStore } from "./entry-store.ts";
 const LEGACY_KEY = "ids:legacy";
 /** Meta key: the change-log position through which every created entry follows the current rule. */
 const CHECKED_KEY = "ids:checked";
+/** Entries this slice writes between two records of the checked position (bounds a crash's recheck). */
+const CHECK_EVERY = 4096;
 /** Chain slots tried when telling a current-rule id (entry-id.ts `entryId`) from a legacy one. */
 const CHAIN_SLOTS = 16;
 
@@ -22,6 +24,7 @@ const CHAIN_SLOTS = 16;
 export class LegacyIds {
   readonly present: boolean;
   private readonly vault: TenantVault;
+  private unrecorded = 0;
 
   constructor(vault: TenantVault, entries: EntryStore, hash: Sha8) {
     this.vault = vault;
@@ -39,6 +42,21 @@ export class LegacyIds {
     void (legacy ? meta.put(LEGACY_KEY, 1) : meta.put(CHECKED_KEY, vault.changes.last())).catch(
       () => undefined,
     );
+  }
+
+  /**
+   * This slice wrote `created` entries (current rule): every CHECK_EVERY of them the checked
+   * position moves to the log's newest position, in the same synchronous run as the write (so in
+   * its transaction or a later one), so that a restart after a crash rechecks a bounded tail.
+   */
+  wrote(created: number): void {
+    if (this.present) return;
+    this.unrecorded += created;
+    if (this.unrecorded < CHECK_EVERY) return;
+    this.unrecorded = 0;
+    const meta = this.vault.tablesOf("vault").meta;
+    if (meta.get(CHECKED_KEY) === undefined) return;
+    void meta.put(CHECKED_KEY, this.vault.changes.current()).catch(() => undefined);
   }
 
   /** Records that everything written so far follows the current rule (this slice wrote it). */

@@ -187,6 +187,7 @@ export class MemoryWriter {
   private write(set: WriteSet): Promise<void> {
     const backlog = this.opts.backlog;
     backlog?.annotate(set);
+    this.legacyIds.wrote(set.created.length);
     let committed: Promise<void>;
     try {
       committed = this.vault.write(set);
