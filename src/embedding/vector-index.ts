@@ -14,11 +14,13 @@ import {
   writeMeta,
 } from "./vector-files.ts";
 import { VectorGraph } from "./vector-graph.ts";
-import { dotAt, normalizeInPlace } from "./vector-math.ts";
+import { idOf, keyOf, parseId, SHA8 } from "./vector-keys.ts";
+import { normalizeInPlace } from "./vector-math.ts";
 import { HeapRowSpace, MappedRowSpace } from "./vector-row-space.ts";
 import { VectorRows } from "./vector-rows.ts";
 import { VectorTail } from "./vector-tail.ts";
 
+export { searchExact } from "./vector-exact-search.ts";
 export { VectorIndexUnreadable } from "./vector-files.ts";
 
 export interface VectorIndexOptions {
@@ -47,8 +49,6 @@ const DEFAULT_EXPANSION_SEARCH = 64;
 // than scanning the filter's survivors, so it falls back to an exact scan.
 const MAX_ANN_CANDIDATES = 2048;
 const OVERSAMPLE = 4;
-
-const SHA8 = /^[0-9a-f]{8}$/;
 
 /**
  * How many of the walk's candidates are rescored from the float16 rows: the graph's own order
@@ -425,40 +425,4 @@ export class VectorIndex {
   private assertOpen(): void {
     if (this.closed) throw new Error("vector index is closed");
   }
-}
-
-/**
- * Exact cosine top-k over a small candidate set (for example the entries a tag filter left),
- * best first. Pure: candidates need not be normalised; zero vectors are skipped.
- */
-export function searchExact(
-  query: Float32Array,
-  candidates: Iterable<[string, Float32Array]>,
-  k: number,
-): Hit[] {
-  const q = Float32Array.from(query);
-  if (!normalizeInPlace(q) || k <= 0) return [];
-  const hits: Hit[] = [];
-  for (const [id, vec] of candidates) {
-    if (vec.length !== q.length) continue;
-    const norm = Math.sqrt(dotAt(vec, vec, 0));
-    if (norm > 0) hits.push({ id, score: dotAt(q, vec, 0) / norm });
-  }
-  return hits.sort(byScoreThenId).slice(0, k);
-}
-
-function parseId(id: string): number {
-  if (!SHA8.test(id)) {
-    const message = `entry id must be 8 lower-case hex characters`;
-    throw new ValidationFailed(message, [{ path: "/id", message }]);
-  }
-  return keyOf(id);
-}
-
-function keyOf(id: string): number {
-  return Number.parseInt(id, 16);
-}
-
-function idOf(key: number): string {
-  return key.toString(16).padStart(8, "0");
 }
