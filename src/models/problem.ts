@@ -1,25 +1,29 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { sentAs } from "./media-type.ts";
+import { named } from "./schema-name.ts";
 
 /** The media type of every error the API answers (RFC 9457). */
 export const PROBLEM_JSON = "application/problem+json";
 
 /** RFC 9457 problem document (CONTRACT §1): every error the API answers. */
-export const Problem = Type.Object(
-  {
-    type: Type.String({ description: "/problems/<code>" }),
-    title: Type.String(),
-    status: Type.Integer({ minimum: 400, maximum: 599 }),
-    detail: Type.String(),
-    code: Type.String({ description: "A stable snake_case code, e.g. validation_failed" }),
-    request_id: Type.String(),
-    errors: Type.Optional(
-      Type.Array(
-        Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false }),
+export const Problem = named(
+  "Problem",
+  Type.Object(
+    {
+      type: Type.String({ description: "/problems/<code>" }),
+      title: Type.String(),
+      status: Type.Integer({ minimum: 400, maximum: 599 }),
+      detail: Type.String(),
+      code: Type.String({ description: "A stable snake_case code, e.g. validation_failed" }),
+      request_id: Type.String(),
+      errors: Type.Optional(
+        Type.Array(
+          Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false }),
+        ),
       ),
-    ),
-  },
-  { additionalProperties: false },
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const MEANINGS: Record<number, string> = {

@@ -40,14 +40,15 @@ export function checkerFromDocument(doc: Json): ConformanceChecker {
   addFormats(ajv);
   // OpenAPI's own schema keywords (annotations, for a validator).
   ajv.addVocabulary(["discriminator", "xml", "externalDocs", "example"]);
+  // The named schemas, added once: each response schema refers to them by `$ref`.
   const defs = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
+  ajv.addSchema({ $id: COMPONENTS_ID, $defs: withComponentRefs(defs) });
   const compiled = new Map<string, ValidateFunction>();
   const validatorOf = (schema: Json): ValidateFunction => {
     const key = JSON.stringify(schema);
     let validate = compiled.get(key);
     if (!validate) {
-      const standalone = withComponents(schema, defs);
-      validate = ajv.compile(standalone);
+      validate = ajv.compile(withComponentRefs(schema) as Json);
       compiled.set(key, validate);
     }
     return validate;
@@ -162,21 +163,20 @@ function templateRegex(template: string): RegExp {
   return new RegExp(`^${source}/?$`);
 }
 
-/** A response schema, compiled on its own: `#/components/schemas/X` becomes `#/$defs/X`. */
-function withComponents(schema: Json, defs: Json): Json {
-  if (Object.keys(defs).length === 0) return schema;
-  const rewrite = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(rewrite);
-    if (!value || typeof value !== "object") return value;
-    const out: Json = {};
-    for (const [k, v] of Object.entries(value as Json))
-      out[k] =
-        k === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")
-          ? `#/$defs/${v.slice("#/components/schemas/".length)}`
-          : rewrite(v);
-    return out;
-  };
-  return { ...(rewrite(schema) as Json), $defs: rewrite(defs) as Json };
+const COMPONENTS_ID = "urn:openapi:components";
+const REF_PREFIX = "#/components/schemas/";
+
+/** `#/components/schemas/X` becomes a reference into the schema holding them all (COMPONENTS_ID). */
+function withComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withComponentRefs);
+  if (!value || typeof value !== "object") return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value as Json))
+    out[k] =
+      k === "$ref" && typeof v === "string" && v.startsWith(REF_PREFIX)
+        ? `${COMPONENTS_ID}#/$defs/${v.slice(REF_PREFIX.length)}`
+        : withComponentRefs(v);
+  return out;
 }
 
 function describe(error: ErrorObject): string {

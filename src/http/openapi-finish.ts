@@ -1,0 +1,53 @@
+import { hoistNamedSchemas } from "./openapi-components.ts";
+import { declareResponseHeaders } from "./openapi-headers.ts";
+import { fileByMediaType } from "./openapi-media-types.ts";
+
+type Json = Record<string, unknown>;
+
+/**
+ * The service's own base: the paths are relative to where the document was fetched from, so the
+ * viewer's "Try it out" and generated clients call this service, behind any proxy or port.
+ */
+export const SERVERS = [{ url: "/", description: "This service (where this document was fetched from)" }];
+
+/**
+ * The one transform of the generated document (a copy; the generator's object is left alone):
+ *
+ * - Media types (src/http/openapi-media-types.ts): each body under the media type it is sent as.
+ * - Empty bodies. For a status declared `Type.Null()` (no body: 202) the generator writes the
+ *   schema's `type` and `description` where the media types belong; such a response has no content.
+ * - 401s name their `WWW-Authenticate` challenge (docs/auth.md), which no route schema can declare.
+ * - Response headers (src/http/openapi-headers.ts): `X-Request-Id`, `Retry-After`, `Location`, …
+ * - Named schemas (src/http/openapi-components.ts): each under `components.schemas`, referred to.
+ * - `servers`: this service.
+ */
+export function finishDocument(generated: Json): Json {
+  const doc = structuredClone(generated);
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const operation of Object.values(item) as Json[]) {
+      const responses = (operation?.responses ?? {}) as Record<string, Json>;
+      if (responses["401"]) responses["401"].headers = challengeHeader(operation);
+      for (const response of Object.values(responses)) {
+        const content = response.content as Record<string, unknown> | undefined;
+        if (!content) continue;
+        if (typeof content.type === "string") {
+          delete response.content;
+          continue;
+        }
+        response.content = fileByMediaType(content as Record<string, { schema?: Json }>);
+      }
+    }
+  }
+  declareResponseHeaders(doc);
+  hoistNamedSchemas(doc);
+  return { openapi: doc.openapi, info: doc.info, servers: SERVERS, ...doc };
+}
+
+/** The 401's challenge: the API's realm, or on the webhook route the bearer sources' own. */
+function challengeHeader(operation: Json): Json {
+  const webhook = Array.isArray(operation.tags) && operation.tags.includes("webhooks");
+  const description = webhook
+    ? 'Sent by the sources that authenticate with a bearer token (data, warehouse, mail) only: `Bearer realm="webhooks"`, with `error="invalid_token"` when a token was sent'
+    : 'RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused';
+  return { "WWW-Authenticate": { description, schema: { type: "string" } } };
+}

@@ -1,0 +1,134 @@
+/**
+ * The API page at /openapi in a real browser (Debian's chromium, driven by playwright-core) against
+ * a real listening server, with the network limited to the service: every request for another
+ * origin is aborted and recorded, and none may be made. The page must render the document's
+ * operations from the files this service serves (src/http/openapi-viewer.ts).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+import { type Harness, startHarness } from "./helpers/harness.ts";
+
+/** Debian's package (installed by .ci/run); CHROMIUM_PATH overrides it. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ARTIFACTS = "test-artifacts";
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is read field by field
+type Json = Record<string, any>;
+
+let h: Harness;
+let server: ReturnType<typeof Bun.serve>;
+let browser: Browser;
+let base: string;
+let doc: Json;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: run .ci/run, or set CHROMIUM_PATH`);
+  h = await startHarness();
+  server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) });
+  base = `http://127.0.0.1:${server.port}`;
+  doc = (await (await fetch(`${base}/openapi/json`)).json()) as Json;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.stop(true);
+  await h?.close();
+});
+
+/** Every operation of the document, as its operationId and summary. */
+function operations(): Array<{ operationId: string; summary: string }> {
+  return Object.values<Json>(doc.paths).flatMap((item) =>
+    Object.values<Json>(item).map((op) => ({ operationId: op.operationId, summary: op.summary })),
+  );
+}
+
+describe("the API page in headless chromium, offline but for the service", () => {
+  test("renders every operation of the document from this service's files; no request leaves for another origin", async () => {
+    const context = await browser.newContext();
+    const outside: string[] = [];
+    const served: string[] = [];
+    await context.route("**/*", (route) => {
+      const url = new URL(route.request().url());
+      if (url.origin === base) {
+        served.push(url.pathname);
+        return route.continue();
+      }
+      outside.push(url.href);
+      return route.abort("blockedbyclient");
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    page.on("requestfailed", (request) => problems.push(`failed: ${request.url()}`));
+
+    const response = await page.goto(`${base}/openapi`);
+    expect(response?.status()).toBe(200);
+    const all = operations();
+    const blocks = page.locator(".opblock");
+    await blocks.first().waitFor({ timeout: 20_000 });
+    expect(await blocks.count()).toBe(all.length);
+    expect(await page.locator(".info .title").first().innerText()).toContain(doc.info.title);
+
+    // Operation names as the document gives them: summaries and operation ids.
+    const texts = await page.locator(".opblock-summary").allInnerTexts();
+    const shown = texts.join("\n");
+    for (const { operationId, summary } of all) {
+      expect({ operationId, shown: shown.includes(operationId) }).toEqual({ operationId, shown: true });
+      expect({ summary, shown: shown.includes(summary.split("\n")[0]!.slice(0, 40)) }).toEqual({
+        summary,
+        shown: true,
+      });
+    }
+
+    // The named component schemas are listed under "Schemas".
+    const models = (await page.locator("section.models").innerText()).split(/\s+/);
+    for (const name of ["Problem", "FactInput", "FactEntry", "SearchResults"])
+      expect({ name, listed: models.includes(name) }).toEqual({ name, listed: true });
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}/openapi.png` });
+
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+    expect(served).toEqual(
+      expect.arrayContaining([
+        "/openapi",
+        "/openapi/assets/swagger-ui.css",
+        "/openapi/assets/swagger-ui-bundle.js",
+        "/openapi/assets/init.js",
+        "/openapi/json",
+      ]),
+    );
+    await context.close();
+  });
+
+  test("an operation opens with its request body and responses resolved from the named schemas", async () => {
+    const context = await browser.newContext();
+    const outside: string[] = [];
+    await context.route("**/*", (route) => {
+      if (new URL(route.request().url()).origin === base) return route.continue();
+      outside.push(route.request().url());
+      return route.abort("blockedbyclient");
+    });
+    const page = await context.newPage();
+    await page.goto(`${base}/openapi#/memory/postMemoryFacts`);
+    const block = page.locator("#operations-memory-postMemoryFacts");
+    await block.waitFor({ timeout: 20_000 });
+    await block.locator(".opblock-body").waitFor({ timeout: 20_000 });
+    const body = await block.innerText();
+    // The documented headers and statuses of a write: the 201's Location, the request id.
+    for (const text of ["201", "Location", "X-Request-Id", "Idempotent-Replayed", "application/problem+json"])
+      expect({ text, shown: body.includes(text) }).toEqual({ text, shown: true });
+    expect(outside).toEqual([]);
+    await context.close();
+  });
+});
