@@ -13,6 +13,7 @@ import {
   OutcomeInput,
   ReadEntryQuery,
 } from "../models/entry.ts";
+import { SCHEMA_NAME_KEY } from "../models/schema-name.ts";
 import { DedupeMode } from "../models/similar.ts";
 
 /** An MCP input or output schema: the protocol requires an object at the top. */
@@ -20,18 +21,23 @@ export type ObjectSchema = { type: "object"; properties?: Record<string, object>
   [key: string]: unknown;
 };
 
-/** A TypeBox object schema as plain JSON Schema (symbol keys dropped, literal unions as enums). */
+/**
+ * A TypeBox object schema as plain JSON Schema (symbol keys dropped, literal unions as enums, the
+ * OpenAPI document's schema names dropped).
+ */
 export function jsonSchemaOf(schema: TSchema): ObjectSchema {
-  const json = JSON.parse(JSON.stringify(schema), asEnum) as ObjectSchema;
+  const json = JSON.parse(JSON.stringify(schema), plainJson) as ObjectSchema;
   if (json.type !== "object") throw new Error("an MCP tool schema must describe an object");
   return json;
 }
 
 /**
  * TypeBox writes a union of string literals as `anyOf` of `const`s; `enum` says the same more
- * plainly, and it is the form agent clients render as a choice.
+ * plainly, and it is the form agent clients render as a choice. The OpenAPI document's schema
+ * names (src/models/schema-name.ts) mean nothing to an MCP client and go.
  */
-function asEnum(_key: string, value: unknown): unknown {
+function plainJson(key: string, value: unknown): unknown {
+  if (key === SCHEMA_NAME_KEY) return undefined;
   if (!isObject(value) || !Array.isArray(value.anyOf)) return value;
   const options = value.anyOf as unknown[];
   if (!options.every((o) => isObject(o) && typeof o.const === "string" && Object.keys(o).length <= 2))

@@ -53,7 +53,7 @@ export class MemoryAccess {
     body: Record<string, unknown>,
     idempotencyKey?: string,
     dedupe?: DedupeMode,
-  ): Promise<{ status: 200 | 201; entry: Entry; similar?: SimilarEntry[] }> {
+  ): Promise<{ status: 200 | 201; entry: Entry; similar?: SimilarEntry[]; replayed?: true }> {
     const tenantId = this.writableTenant(caller, category, [body]);
     const draft = { ...body, category } as EntryDraft;
     const [vector] = await this.entryVectors([draft]);
@@ -76,7 +76,7 @@ export class MemoryAccess {
     category: Category,
     bodies: Array<Record<string, unknown>>,
     idempotencyKey?: string,
-  ): Promise<{ status: 200 | 201; entries: Entry[]; statuses: Array<200 | 201> }> {
+  ): Promise<{ status: 200 | 201; entries: Entry[]; statuses: Array<200 | 201>; replayed?: true }> {
     const tenantId = this.writableTenant(caller, category, bodies);
     const drafts = bodies.map((body) => ({ ...body, category }) as EntryDraft);
     const vectors = await this.entryVectors(drafts);

@@ -1,57 +1,70 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IsoTime, LiteralUnion, StrictObject } from "./common.ts";
+import { named } from "./schema-name.ts";
 
 export const DEAD_LETTER_STATUSES = ["dead", "replayed"] as const;
 
 /** A source event the runtime owns but could not turn into entries (CONTRACT §7). */
-export const DeadLetter = StrictObject({
-  event_id: Type.String(),
-  tenant_id: Type.String(),
-  source: Type.String(),
-  event_type: Type.String(),
-  received_at: IsoTime,
-  attempts: Type.Integer({ minimum: 1 }),
-  last_error: Type.String(),
-  status: LiteralUnion(DEAD_LETTER_STATUSES),
-  /** The source event as parsed from the delivery: what a replay maps again. */
-  payload: Type.Unknown(),
-  /** Delivery headers without credentials or signatures. */
-  headers: Type.Record(Type.String(), Type.String()),
-  /** Ids written when a replay succeeded. */
-  entries: Type.Optional(Type.Array(Type.String())),
-  replayed_at: Type.Optional(IsoTime),
-});
+export const DeadLetter = named(
+  "DeadLetter",
+  StrictObject({
+    event_id: Type.String(),
+    tenant_id: Type.String(),
+    source: Type.String(),
+    event_type: Type.String(),
+    received_at: IsoTime,
+    attempts: Type.Integer({ minimum: 1 }),
+    last_error: Type.String(),
+    status: LiteralUnion(DEAD_LETTER_STATUSES),
+    /** The source event as parsed from the delivery: what a replay maps again. */
+    payload: Type.Unknown(),
+    /** Delivery headers without credentials or signatures. */
+    headers: Type.Record(Type.String(), Type.String()),
+    /** Ids written when a replay succeeded. */
+    entries: Type.Optional(Type.Array(Type.String())),
+    replayed_at: Type.Optional(IsoTime),
+  }),
+);
 export type DeadLetter = Static<typeof DeadLetter>;
 
-export const DeadLetterList = StrictObject({ dead_letters: Type.Array(DeadLetter) });
+export const DeadLetterList = named("DeadLetterList", StrictObject({ dead_letters: Type.Array(DeadLetter) }));
 
 /** What a replay answers: the entries written, or the dead letter's new error. */
-export const ReplayReply = StrictObject({
-  event_id: Type.String(),
-  status: Type.Union([Type.Literal("replayed"), Type.Literal("dead")]),
-  entries: Type.Optional(Type.Array(Type.String())),
-  last_error: Type.Optional(Type.String()),
-});
+export const ReplayReply = named(
+  "DeadLetterReplay",
+  StrictObject({
+    event_id: Type.String(),
+    status: Type.Union([Type.Literal("replayed"), Type.Literal("dead")]),
+    entries: Type.Optional(Type.Array(Type.String())),
+    last_error: Type.Optional(Type.String()),
+  }),
+);
 export type ReplayReply = Static<typeof ReplayReply>;
 
 /** CONTRACT §7's answer to a delivery. */
-export const IngestSummary = StrictObject({
-  accepted: Type.Integer(),
-  entries: Type.Array(Type.String()),
-  duplicates: Type.Integer(),
-  dead_lettered: Type.Array(Type.String()),
-  ignored: Type.Integer({ description: "Events of types the source's mapping does not cover" }),
-});
+export const IngestSummary = named(
+  "WebhookSummary",
+  StrictObject({
+    accepted: Type.Integer(),
+    entries: Type.Array(Type.String()),
+    duplicates: Type.Integer(),
+    dead_lettered: Type.Array(Type.String()),
+    ignored: Type.Integer({ description: "Events of types the source's mapping does not cover" }),
+  }),
+);
 
 /**
  * Cluster mode only (docs/cluster.md, "Durable webhook intake"): the delivery is durably queued on
  * the intake stream and the owner did not answer within the wait; it will be applied, not yet.
  */
-export const IntakeQueued = StrictObject(
-  {
-    queued: Type.Array(Type.String(), {
-      description: "The delivery's event ids (empty when the owner parses the delivery itself)",
-    }),
-  },
-  { description: "Cluster mode: accepted into the intake stream, not yet applied" },
+export const IntakeQueued = named(
+  "WebhookQueued",
+  StrictObject(
+    {
+      queued: Type.Array(Type.String(), {
+        description: "The delivery's event ids (empty when the owner parses the delivery itself)",
+      }),
+    },
+    { description: "Cluster mode: accepted into the intake stream, not yet applied" },
+  ),
 );

@@ -2,30 +2,37 @@ import { type Static, Type } from "@sinclair/typebox";
 import { CATEGORIES } from "./category.ts";
 import { Chars } from "./chars.ts";
 import { IsoTime, LiteralUnion, Sha8, StrictObject } from "./common.ts";
+import { named } from "./schema-name.ts";
 
 /** `POST /admin/tenants/{tenant_id}/erase`: at least one of ids, subject, tags (the route checks). */
-export const EraseRequest = StrictObject({
-  ids: Type.Optional(Type.Array(Sha8, { minItems: 1, maxItems: 10_000, description: "entries by id" })),
-  subject: Type.Optional(
-    Chars(3, 256, {
-      description: "erase every entry mentioning it (case-insensitive, in any field of its content)",
-    }),
-  ),
-  tags: Type.Optional(
-    Type.Array(Chars(1, 64), { minItems: 1, maxItems: 64, description: "entries carrying any of them" }),
-  ),
-  dry_run: Type.Optional(Type.Boolean({ description: "answer what would be erased, erase nothing" })),
-});
+export const EraseRequest = named(
+  "EraseRequest",
+  StrictObject({
+    ids: Type.Optional(Type.Array(Sha8, { minItems: 1, maxItems: 10_000, description: "entries by id" })),
+    subject: Type.Optional(
+      Chars(3, 256, {
+        description: "erase every entry mentioning it (case-insensitive, in any field of its content)",
+      }),
+    ),
+    tags: Type.Optional(
+      Type.Array(Chars(1, 64), { minItems: 1, maxItems: 64, description: "entries carrying any of them" }),
+    ),
+    dry_run: Type.Optional(Type.Boolean({ description: "answer what would be erased, erase nothing" })),
+  }),
+);
 export type EraseRequest = Static<typeof EraseRequest>;
 
-export const EraseReport = StrictObject({
-  erased: Type.Array(StrictObject({ id: Sha8, category: LiteralUnion(CATEGORIES) })),
-  already_erased: Type.Array(Sha8),
-  dead_letters_removed: Type.Integer({ minimum: 0 }),
-  idempotency_records_removed: Type.Integer({ minimum: 0 }),
-  erased_at: IsoTime,
-  dry_run: Type.Boolean(),
-});
+export const EraseReport = named(
+  "EraseReport",
+  StrictObject({
+    erased: Type.Array(StrictObject({ id: Sha8, category: LiteralUnion(CATEGORIES) })),
+    already_erased: Type.Array(Sha8),
+    dead_letters_removed: Type.Integer({ minimum: 0 }),
+    idempotency_records_removed: Type.Integer({ minimum: 0 }),
+    erased_at: IsoTime,
+    dry_run: Type.Boolean(),
+  }),
+);
 export type EraseReport = Static<typeof EraseReport>;
 
 /** What is left of an erased entry. */

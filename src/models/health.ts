@@ -1,47 +1,51 @@
 import { Type } from "@sinclair/typebox";
 import { IsoTime, StrictObject } from "./common.ts";
+import { named } from "./schema-name.ts";
 import { TenantStatus } from "./tenant.ts";
 
-export const Healthz = StrictObject({
-  status: Type.Literal("ok"),
-  version: Type.String(),
-  started_at: IsoTime,
-  uptime_s: Type.Integer({ minimum: 0 }),
-  tenants: Type.Integer({ minimum: 0 }),
-  limits: StrictObject({
-    open_files: Type.Integer(),
-    max_open_tenants: Type.Integer(),
-    open_tenants: Type.Integer(),
-  }),
-  /** Cluster mode only (docs/cluster.md): this node, the partitions it serves, its view of the cluster. */
-  cluster: Type.Optional(
-    StrictObject({
-      node_id: Type.String(),
-      partitions: Type.Array(Type.Integer({ minimum: 0 })),
-      nodes: Type.Array(Type.String()),
-      owners: Type.Record(Type.String(), Type.String()),
-      partition_count: Type.Integer(),
-      /** The system state's replica here (docs/cluster.md, "Cluster-wide system state"). */
-      system: Type.Optional(
-        StrictObject({
-          applied_seq: Type.Integer({ minimum: 0, description: "The last MR_SYSTEM command applied here" }),
-          applied_since_start: Type.Integer({
-            minimum: 0,
-            description: "Commands this process applied from the stream (not those a snapshot brought)",
-          }),
-          snapshot_seq: Type.Integer({
-            minimum: 0,
-            description: "The system snapshot this process loaded (0: none)",
-          }),
-          snapshots_taken: Type.Integer({
-            minimum: 0,
-            description: "System snapshots this process uploaded",
-          }),
-        }),
-      ),
+export const Healthz = named(
+  "Health",
+  StrictObject({
+    status: Type.Literal("ok"),
+    version: Type.String(),
+    started_at: IsoTime,
+    uptime_s: Type.Integer({ minimum: 0 }),
+    tenants: Type.Integer({ minimum: 0 }),
+    limits: StrictObject({
+      open_files: Type.Integer(),
+      max_open_tenants: Type.Integer(),
+      open_tenants: Type.Integer(),
     }),
-  ),
-});
+    /** Cluster mode only (docs/cluster.md): this node, the partitions it serves, its view of the cluster. */
+    cluster: Type.Optional(
+      StrictObject({
+        node_id: Type.String(),
+        partitions: Type.Array(Type.Integer({ minimum: 0 })),
+        nodes: Type.Array(Type.String()),
+        owners: Type.Record(Type.String(), Type.String()),
+        partition_count: Type.Integer(),
+        /** The system state's replica here (docs/cluster.md, "Cluster-wide system state"). */
+        system: Type.Optional(
+          StrictObject({
+            applied_seq: Type.Integer({ minimum: 0, description: "The last MR_SYSTEM command applied here" }),
+            applied_since_start: Type.Integer({
+              minimum: 0,
+              description: "Commands this process applied from the stream (not those a snapshot brought)",
+            }),
+            snapshot_seq: Type.Integer({
+              minimum: 0,
+              description: "The system snapshot this process loaded (0: none)",
+            }),
+            snapshots_taken: Type.Integer({
+              minimum: 0,
+              description: "System snapshots this process uploaded",
+            }),
+          }),
+        ),
+      }),
+    ),
+  }),
+);
 
 /** The runtime's background embedder (shared by every tenant): absent under `client`. */
 const EmbedderHealth = StrictObject({
@@ -56,29 +60,35 @@ const EmbedderHealth = StrictObject({
 });
 
 /** CONTRACT §8's per-tenant health; `connectors` by name (`crm`, `mail`, `messaging`). */
-export const TenantHealthView = StrictObject({
-  tenant_id: Type.String(),
-  status: TenantStatus,
-  vault: StrictObject({ present: Type.Boolean(), entries: Type.Integer() }),
-  index: StrictObject({
-    vectors: Type.Integer(),
-    pending: Type.Integer(),
-    pending_vectors: Type.Integer({
-      minimum: 0,
-      description: "Entries waiting for the background embedder: found by their words until embedded",
+export const TenantHealthView = named(
+  "TenantHealth",
+  StrictObject({
+    tenant_id: Type.String(),
+    status: TenantStatus,
+    vault: StrictObject({ present: Type.Boolean(), entries: Type.Integer() }),
+    index: StrictObject({
+      vectors: Type.Integer(),
+      pending: Type.Integer(),
+      pending_vectors: Type.Integer({
+        minimum: 0,
+        description: "Entries waiting for the background embedder: found by their words until embedded",
+      }),
+      embedder: Type.Optional(EmbedderHealth),
     }),
-    embedder: Type.Optional(EmbedderHealth),
+    dead_letters: Type.Integer(),
+    connectors: Type.Record(Type.String(), Type.Unknown()),
   }),
-  dead_letters: Type.Integer(),
-  connectors: Type.Record(Type.String(), Type.Unknown()),
-});
+);
 
-export const ReloadReport = StrictObject({
-  secrets: StrictObject({
-    reloaded: Type.Boolean(),
-    tenants_changed: Type.Optional(Type.Integer()),
-    connectors: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    error: Type.Optional(Type.String()),
+export const ReloadReport = named(
+  "ReloadReport",
+  StrictObject({
+    secrets: StrictObject({
+      reloaded: Type.Boolean(),
+      tenants_changed: Type.Optional(Type.Integer()),
+      connectors: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      error: Type.Optional(Type.String()),
+    }),
+    crm_mapping: StrictObject({ reloaded: Type.Boolean(), error: Type.Optional(Type.String()) }),
   }),
-  crm_mapping: StrictObject({ reloaded: Type.Boolean(), error: Type.Optional(Type.String()) }),
-});
+);

@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IsoTime, QueryObject, StrictObject, Timestamp } from "./common.ts";
+import { named } from "./schema-name.ts";
 
 /** A metric window in epoch ms: [from, to). */
 export interface Window {
@@ -11,42 +12,57 @@ const Amount = Type.Number();
 const CurrencyCode = Type.String({ description: "ISO 4217" });
 
 /** One currency's revenue: currencies are never summed together. */
-export const CurrencyRevenue = StrictObject({
-  currency: CurrencyCode,
-  revenue: Amount,
-  revenue_per_agent: Type.Union([Amount, Type.Null()]),
-});
-
-export const AgentRevenue = StrictObject({
-  agent_id: Type.String(),
-  revenue: Type.Union([Amount, Type.Null()], {
-    description: "null when the window's revenue came in several currencies: see by_currency",
+export const CurrencyRevenue = named(
+  "CurrencyRevenue",
+  StrictObject({
+    currency: CurrencyCode,
+    revenue: Amount,
+    revenue_per_agent: Type.Union([Amount, Type.Null()]),
   }),
-  outcomes: Type.Integer({ minimum: 0, description: "outcomes the agent recorded in the window" }),
-  by_currency: Type.Array(StrictObject({ currency: CurrencyCode, revenue: Amount })),
-});
+);
+
+export const AgentRevenue = named(
+  "AgentRevenue",
+  StrictObject({
+    agent_id: Type.String(),
+    revenue: Type.Union([Amount, Type.Null()], {
+      description: "null when the window's revenue came in several currencies: see by_currency",
+    }),
+    outcomes: Type.Integer({ minimum: 0, description: "outcomes the agent recorded in the window" }),
+    by_currency: Type.Array(StrictObject({ currency: CurrencyCode, revenue: Amount })),
+  }),
+);
 
 /** The figures of a window; the route adds which tenant and which window. */
-export const RevenueFigures = StrictObject({
-  currency: Type.Union([CurrencyCode, Type.Null()], {
-    description: "the window's one currency (USD when there was no revenue); null when mixed",
+export const RevenueFigures = named(
+  "RevenueFigures",
+  StrictObject({
+    currency: Type.Union([CurrencyCode, Type.Null()], {
+      description: "the window's one currency (USD when there was no revenue); null when mixed",
+    }),
+    revenue: Type.Union([Amount, Type.Null()]),
+    agents: Type.Integer({
+      minimum: 0,
+      description: "distinct agent_ids that wrote any entry in the window",
+    }),
+    revenue_per_agent: Type.Union([Amount, Type.Null()]),
+    by_currency: Type.Array(CurrencyRevenue),
+    by_agent: Type.Array(AgentRevenue),
   }),
-  revenue: Type.Union([Amount, Type.Null()]),
-  agents: Type.Integer({ minimum: 0, description: "distinct agent_ids that wrote any entry in the window" }),
-  revenue_per_agent: Type.Union([Amount, Type.Null()]),
-  by_currency: Type.Array(CurrencyRevenue),
-  by_agent: Type.Array(AgentRevenue),
-});
+);
 export type RevenueFigures = Static<typeof RevenueFigures>;
 export type AgentRevenue = Static<typeof AgentRevenue>;
 
 /** `GET /admin/metrics/revenue-per-agent/{tenant_id}` (CONTRACT §8). */
-export const RevenueReport = StrictObject({
-  tenant_id: Type.String(),
-  from: IsoTime,
-  to: IsoTime,
-  ...RevenueFigures.properties,
-});
+export const RevenueReport = named(
+  "RevenueReport",
+  StrictObject({
+    tenant_id: Type.String(),
+    from: IsoTime,
+    to: IsoTime,
+    ...RevenueFigures.properties,
+  }),
+);
 export type RevenueReport = Static<typeof RevenueReport>;
 
 export const RevenueQuery = QueryObject({

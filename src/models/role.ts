@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Chars } from "./chars.ts";
 import { IsoTime, StrictObject } from "./common.ts";
+import { named } from "./schema-name.ts";
 
 export const ROLE_NAME_RE = /^[a-z][a-z0-9_-]{0,63}$/;
 export const TENANT_ADMIN = "tenant_admin";
@@ -11,38 +12,50 @@ export const MAX_TOKEN_TTL_SECONDS = 366 * 86400;
 export const PERMISSION_RE =
   /^(\*|tenant:read|memory:\*|memory:(read|write|search)(:(decisions|exceptions|facts|workflows|relationships|outcomes))?)$/;
 
-export const Role = StrictObject({
-  name: Type.String(),
-  permissions: Type.Array(Type.String()),
-  description: Type.String(),
-  builtin: Type.Boolean(),
-});
+export const Role = named(
+  "Role",
+  StrictObject({
+    name: Type.String(),
+    permissions: Type.Array(Type.String()),
+    description: Type.String(),
+    builtin: Type.Boolean(),
+  }),
+);
 export type Role = Static<typeof Role>;
 
-export const RoleList = StrictObject({ roles: Type.Array(Role) });
-export const RoleDeleted = StrictObject({ deleted: Type.String() });
+export const RoleList = named("RoleList", StrictObject({ roles: Type.Array(Role) }));
+export const RoleDeleted = named("RoleDeleted", StrictObject({ deleted: Type.String() }));
 
-export const MintedToken = StrictObject({
-  token: Type.String(),
-  tenant_id: Type.String(),
-  sub: Type.String(),
-  roles: Type.Array(Type.String()),
-  ttl_seconds: Type.Integer(),
-  expires_at: IsoTime,
-});
+export const MintedToken = named(
+  "MintedToken",
+  StrictObject({
+    token: Type.String(),
+    tenant_id: Type.String(),
+    sub: Type.String(),
+    roles: Type.Array(Type.String()),
+    ttl_seconds: Type.Integer(),
+    expires_at: IsoTime,
+  }),
+);
 
-export const RoleBody = StrictObject({
-  name: Type.String({ pattern: ROLE_NAME_RE.source }),
-  permissions: Type.Array(Type.String({ pattern: PERMISSION_RE.source }), { maxItems: 64 }),
-  description: Type.Optional(Chars(0, 1024)),
-});
+export const RoleBody = named(
+  "RoleRequest",
+  StrictObject({
+    name: Type.String({ pattern: ROLE_NAME_RE.source }),
+    permissions: Type.Array(Type.String({ pattern: PERMISSION_RE.source }), { maxItems: 64 }),
+    description: Type.Optional(Chars(0, 1024)),
+  }),
+);
 export type RoleBody = Static<typeof RoleBody>;
 
-export const MintTokenBody = StrictObject({
-  roles: Type.Array(Type.String({ pattern: ROLE_NAME_RE.source }), { minItems: 1, maxItems: 32 }),
-  sub: Type.Optional(Chars(1, 128)),
-  ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKEN_TTL_SECONDS })),
-});
+export const MintTokenBody = named(
+  "MintTokenRequest",
+  StrictObject({
+    roles: Type.Array(Type.String({ pattern: ROLE_NAME_RE.source }), { minItems: 1, maxItems: 32 }),
+    sub: Type.Optional(Chars(1, 128)),
+    ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKEN_TTL_SECONDS })),
+  }),
+);
 export type MintTokenBody = Static<typeof MintTokenBody>;
 
 export const BUILTIN_TENANT_ADMIN: Role = Object.freeze({

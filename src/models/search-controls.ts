@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { LiteralUnion, StrictObject } from "./common.ts";
+import { named } from "./schema-name.ts";
 
 /** The time a recency boost measures an entry's age on. */
 export const RECENCY_FIELDS = ["valid_from", "recorded_at"] as const;
@@ -66,25 +67,28 @@ export const SEARCH_CONTROL_FIELDS = {
 };
 
 /** A result's `explain` (with `explain: true`): how its score and place came about. */
-export const ResultExplain = StrictObject({
-  matched_terms: Type.Array(Type.String(), {
-    description:
-      "The query's words (lower case) the lexical index found in the entry, stemmed as it matches: `paid` matches `pays`",
-  }),
-  relevance: Type.Number({
-    description: "The fused vector and lexical score (`scores` holds each part), before boosts",
-  }),
-  recency: Type.Optional(
-    Type.Number({ description: "The recency factor the relevance was multiplied by (with `recency`)" }),
-  ),
-  redundancy: Type.Optional(
-    Type.Number({
+export const ResultExplain = named(
+  "SearchExplain",
+  StrictObject({
+    matched_terms: Type.Array(Type.String(), {
       description:
-        "Its highest similarity to a result ranked above it (with `diversity`): the MMR penalty's base",
+        "The query's words (lower case) the lexical index found in the entry, stemmed as it matches: `paid` matches `pays`",
     }),
-  ),
-  tokens: Type.Integer({ minimum: 0, description: "Estimated tokens of the entry's content" }),
-});
+    relevance: Type.Number({
+      description: "The fused vector and lexical score (`scores` holds each part), before boosts",
+    }),
+    recency: Type.Optional(
+      Type.Number({ description: "The recency factor the relevance was multiplied by (with `recency`)" }),
+    ),
+    redundancy: Type.Optional(
+      Type.Number({
+        description:
+          "Its highest similarity to a result ranked above it (with `diversity`): the MMR penalty's base",
+      }),
+    ),
+    tokens: Type.Integer({ minimum: 0, description: "Estimated tokens of the entry's content" }),
+  }),
+);
 export type ResultExplain = Static<typeof ResultExplain>;
 
 /** The controls as the tenant actor takes them (src/memory/access.ts converts the body's). */

@@ -3,44 +3,51 @@ import { CATEGORIES } from "./category.ts";
 import { Chars } from "./chars.ts";
 import { LiteralUnion, StrictObject, Timestamp } from "./common.ts";
 import { EntryView } from "./entry.ts";
+import { named } from "./schema-name.ts";
 import { ResultExplain, SEARCH_CONTROL_FIELDS } from "./search-controls.ts";
 
 const Tag = Chars(1, 64);
 
 /** `POST /memory/search` (CONTRACT §6). */
-export const SearchBody = StrictObject({
-  query: Type.Optional(Chars(0, 4096)),
-  embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 4096 })),
-  categories: Type.Optional(
-    Type.Array(LiteralUnion(CATEGORIES), {
-      minItems: 1,
-      maxItems: CATEGORIES.length,
-    }),
-  ),
-  tags: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
-  tags_any: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
-  valid_at: Type.Optional(Timestamp),
-  as_of: Type.Optional(Timestamp),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  ...SEARCH_CONTROL_FIELDS,
-});
+export const SearchBody = named(
+  "SearchRequest",
+  StrictObject({
+    query: Type.Optional(Chars(0, 4096)),
+    embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 4096 })),
+    categories: Type.Optional(
+      Type.Array(LiteralUnion(CATEGORIES), {
+        minItems: 1,
+        maxItems: CATEGORIES.length,
+      }),
+    ),
+    tags: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
+    tags_any: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
+    valid_at: Type.Optional(Timestamp),
+    as_of: Type.Optional(Timestamp),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    ...SEARCH_CONTROL_FIELDS,
+  }),
+);
 export type SearchBody = Static<typeof SearchBody>;
 
-export const SearchResponse = StrictObject({
-  results: Type.Array(
-    StrictObject({
-      entry: EntryView,
-      score: Type.Number(),
-      scores: StrictObject({ vector: Type.Number(), lexical: Type.Number() }),
-      explain: Type.Optional(ResultExplain),
-    }),
-  ),
-  took_ms: Type.Number(),
-  pending_vectors: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      description:
-        "Present while entries of the tenant wait for the background embedder: those are found by their words only until embedded",
-    }),
-  ),
-});
+export const SearchResponse = named(
+  "SearchResults",
+  StrictObject({
+    results: Type.Array(
+      StrictObject({
+        entry: EntryView,
+        score: Type.Number(),
+        scores: StrictObject({ vector: Type.Number(), lexical: Type.Number() }),
+        explain: Type.Optional(ResultExplain),
+      }),
+    ),
+    took_ms: Type.Number(),
+    pending_vectors: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Present while entries of the tenant wait for the background embedder: those are found by their words only until embedded",
+      }),
+    ),
+  }),
+);

@@ -1,6 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
+import type { Category } from "./category.ts";
 import { QueryObject, Sha8, StrictObject } from "./common.ts";
-import { EntryView } from "./entry.ts";
+import { EntryView, entryViewOf, schemaPrefix } from "./entry.ts";
+import { named } from "./schema-name.ts";
 
 /**
  * From this similarity a live entry of the same category is listed in a write's `similar`
@@ -12,10 +14,17 @@ export const DEDUPE_THRESHOLD = 0.9;
 /** At most this many entries are listed, most similar first. */
 export const MAX_SIMILAR = 5;
 
-export const SimilarEntry = StrictObject({
-  id: Sha8,
-  score: Type.Number({ minimum: 0, maximum: 1, description: "Similarity to the written content, in [0, 1]" }),
-});
+export const SimilarEntry = named(
+  "SimilarEntry",
+  StrictObject({
+    id: Sha8,
+    score: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "Similarity to the written content, in [0, 1]",
+    }),
+  }),
+);
 export type SimilarEntry = Static<typeof SimilarEntry>;
 
 /**
@@ -34,6 +43,17 @@ export const WrittenEntry = StrictObject({
   ),
 });
 export type WrittenEntry = Static<typeof WrittenEntry>;
+
+/**
+ * A single write's answer for one category (`FactWritten`, …): that category's entry, plus
+ * `similar`. Documented narrower than the static type, like `entryViewOf`.
+ */
+export function writtenEntryOf(category: Category): typeof WrittenEntry {
+  return named(
+    `${schemaPrefix(category)}Written`,
+    StrictObject({ ...entryViewOf(category).properties, similar: WrittenEntry.properties.similar }),
+  ) as unknown as typeof WrittenEntry;
+}
 
 /** How a write treats a near-duplicate: `similar` answers the existing entry (200) instead of writing. */
 export const DedupeMode = Type.Literal("similar", {

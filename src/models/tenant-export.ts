@@ -5,6 +5,7 @@ import { IsoTime, LiteralUnion, Sha8, StrictObject, ULID_RE } from "./common.ts"
 import { DeadLetter } from "./dead-letter.ts";
 import { EntryView } from "./entry.ts";
 import { RoleBody } from "./role.ts";
+import { named } from "./schema-name.ts";
 
 /**
  * A tenant's export (`GET /admin/tenants/{tenant_id}/export`) and the body of its import: NDJSON, one
@@ -170,12 +171,15 @@ export interface NumberedRecord {
 }
 
 /** `POST /admin/tenants/{tenant_id}/import` answers what it wrote. */
-export const ImportReply = StrictObject({
-  tenant_id: Type.String(),
-  source_tenant_id: Type.String({ description: "The tenant the export was taken from" }),
-  imported: ExportCounts,
-  took_ms: Type.Number(),
-});
+export const ImportReply = named(
+  "ImportReport",
+  StrictObject({
+    tenant_id: Type.String(),
+    source_tenant_id: Type.String({ description: "The tenant the export was taken from" }),
+    imported: ExportCounts,
+    took_ms: Type.Number(),
+  }),
+);
 export type ImportReply = Static<typeof ImportReply>;
 
 /** The tenant actor's messages of export and import (part of TenantProtocol). */

@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { CATEGORIES } from "./category.ts";
 import { LiteralUnion, QueryObject, StrictObject } from "./common.ts";
+import { named } from "./schema-name.ts";
 
 /** A UTC calendar day, `YYYY-MM-DD`. */
 export const Day = Type.String({
@@ -18,23 +19,29 @@ export interface DayRange {
 const Count = Type.Integer({ minimum: 0 });
 
 /** `GET /admin/metrics/stats/{tenant_id}`: what the dashboard shows of one tenant. */
-export const TenantStatsReport = StrictObject({
-  tenant_id: Type.String(),
-  from_day: Day,
-  to_day: Day,
-  entries_per_category: StrictObject(
-    Object.fromEntries(CATEGORIES.map((c) => [c, Count])) as Record<
-      (typeof CATEGORIES)[number],
-      typeof Count
-    >,
-    { description: "entries stored per category (counters kept with each write)" },
-  ),
-  dead_letters: { ...Count, description: "dead letters kept for the tenant" },
-  writes_per_day: Type.Array(StrictObject({ day: Day, category: LiteralUnion(CATEGORIES), writes: Count }), {
-    description:
-      "entries written (by recorded_at) per UTC day in [from_day, to_day] and category; days without writes are left out",
+export const TenantStatsReport = named(
+  "TenantStats",
+  StrictObject({
+    tenant_id: Type.String(),
+    from_day: Day,
+    to_day: Day,
+    entries_per_category: StrictObject(
+      Object.fromEntries(CATEGORIES.map((c) => [c, Count])) as Record<
+        (typeof CATEGORIES)[number],
+        typeof Count
+      >,
+      { description: "entries stored per category (counters kept with each write)" },
+    ),
+    dead_letters: { ...Count, description: "dead letters kept for the tenant" },
+    writes_per_day: Type.Array(
+      StrictObject({ day: Day, category: LiteralUnion(CATEGORIES), writes: Count }),
+      {
+        description:
+          "entries written (by recorded_at) per UTC day in [from_day, to_day] and category; days without writes are left out",
+      },
+    ),
   }),
-});
+);
 export type TenantStatsReport = Static<typeof TenantStatsReport>;
 
 export const StatsQuery = QueryObject({

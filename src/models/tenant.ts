@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Chars } from "./chars.ts";
 import { IsoTime, LiteralUnion, StrictObject } from "./common.ts";
+import { named } from "./schema-name.ts";
 
 export const TENANT_STATUSES = ["active", "suspended"] as const;
 export const TenantStatus = LiteralUnion(TENANT_STATUSES);
@@ -18,50 +19,68 @@ export type Tenant = Static<typeof Tenant>;
 export const TenantParams = Type.Object({ tenant_id: Type.String({ description: "The tenant's ULID" }) });
 
 /** `name`: 1–128 characters after trimming (CONTRACT §4). */
-export const CreateTenantBody = StrictObject({
-  name: Chars(1, 512, { description: "1–128 characters after trimming; no control or format characters" }),
-});
+export const CreateTenantBody = named(
+  "CreateTenantRequest",
+  StrictObject({
+    name: Chars(1, 512, { description: "1–128 characters after trimming; no control or format characters" }),
+  }),
+);
 export type CreateTenantBody = Static<typeof CreateTenantBody>;
 
 export const MAX_TENANT_NAME = 128;
 
 /** A tenant as lists show it (CONTRACT §4). */
-export const TenantItem = StrictObject({
-  tenant_id: Type.String(),
-  name: Type.String(),
-  status: TenantStatus,
-  role_count: Type.Integer({ minimum: 1 }),
-  created_at: IsoTime,
-});
-
-export const TenantPage = StrictObject({
-  tenants: Type.Array(TenantItem),
-  next_cursor: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-});
-
-export const CreatedTenant = StrictObject({
-  tenant_id: Type.String(),
-  tenant_name: Type.String(),
-  roles: Type.Array(Type.String()),
-  token: Type.String({ description: "A JWT carrying tenant_admin" }),
-  ttl_seconds: Type.Integer(),
-});
-
-export const Me = StrictObject({
-  tenant_id: Type.String(),
-  tenant_name: Type.Union([Type.String(), Type.Null()]),
-  sub: Type.String(),
-  roles: Type.Array(Type.String()),
-  admin: Type.Boolean(),
-  expires_at: IsoTime,
-});
-
-export const TenantRemoval = StrictObject({
-  deleted: Type.String(),
-  removed: StrictObject({
-    entries: Type.Integer(),
-    dead_letters: Type.Integer(),
-    roles: Type.Integer(),
-    denials: Type.Integer(),
+export const TenantItem = named(
+  "TenantItem",
+  StrictObject({
+    tenant_id: Type.String(),
+    name: Type.String(),
+    status: TenantStatus,
+    role_count: Type.Integer({ minimum: 1 }),
+    created_at: IsoTime,
   }),
-});
+);
+
+export const TenantPage = named(
+  "TenantPage",
+  StrictObject({
+    tenants: Type.Array(TenantItem),
+    next_cursor: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  }),
+);
+
+export const CreatedTenant = named(
+  "CreatedTenant",
+  StrictObject({
+    tenant_id: Type.String(),
+    tenant_name: Type.String(),
+    roles: Type.Array(Type.String()),
+    token: Type.String({ description: "A JWT carrying tenant_admin" }),
+    ttl_seconds: Type.Integer(),
+  }),
+);
+
+export const Me = named(
+  "CallerIdentity",
+  StrictObject({
+    tenant_id: Type.String(),
+    tenant_name: Type.Union([Type.String(), Type.Null()]),
+    sub: Type.String(),
+    roles: Type.Array(Type.String()),
+    admin: Type.Boolean(),
+    expires_at: IsoTime,
+  }),
+);
+
+export const TenantRemoval = named(
+  "TenantRemoval",
+  StrictObject({
+    deleted: Type.String(),
+    removed: StrictObject({
+      entries: Type.Integer(),
+      dead_letters: Type.Integer(),
+      roles: Type.Integer(),
+      denials: Type.Integer(),
+    }),
+  }),
+);

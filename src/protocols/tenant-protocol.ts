@@ -101,11 +101,12 @@ export type TenantProtocol = {
       vectors: Array<Float32Array | undefined>;
       idempotencyKey?: string;
     };
-    reply: { status: 200 | 201; entries: Entry[]; statuses: Array<200 | 201> };
+    /** `replayed`: the stored first answer to an Idempotency-Key used before. */
+    reply: { status: 200 | 201; entries: Entry[]; statuses: Array<200 | 201>; replayed?: true };
   };
   "entry.create": {
     msg: CreateEntry;
-    reply: { status: 200 | 201; entry: Entry; similar?: SimilarEntry[] };
+    reply: { status: 200 | 201; entry: Entry; similar?: SimilarEntry[]; replayed?: true };
   };
   "entry.get": { msg: { category: Category; id: string; includeEmbedding: boolean }; reply: Entry };
   "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };

@@ -1,15 +1,16 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import { sendsHeaders } from "../http/openapi-headers.ts";
 import { unchecked } from "../http/unchecked-response.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import {
   BatchBody,
-  BatchReply,
+  batchReplyOf,
   ENTRY_INPUT,
-  EntryPage,
   EntryParams,
-  EntryView,
+  entryPageOf,
+  entryViewOf,
   IdempotencyKey,
   ListEntriesQuery,
   MAX_BATCH,
@@ -17,17 +18,22 @@ import {
 } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
 import { problems } from "../models/problem.ts";
-import { WriteQuery, WrittenEntry, writtenEntry } from "../models/similar.ts";
+import { WriteQuery, writtenEntry, writtenEntryOf } from "../models/similar.ts";
 import type { Deps } from "./deps.ts";
 
 /** `Idempotency-Key`: 1–255 visible ASCII characters (CONTRACT §5). */
 const WriteHeaders = Type.Object({ "idempotency-key": Type.Optional(IdempotencyKey) });
 /** A batch body may be this many times the single-write body limit. */
 const BATCH_BODY_FACTOR = 16;
+/** The header a replayed write is sent with (declared in the document, src/http/openapi-headers.ts). */
+const REPLAYED = "idempotent-replayed";
 
 function categoryRoutes(deps: Deps, category: Category) {
   const plural = PLURAL_OF[category];
   const tags = ["memory"];
+  const Entry = unchecked(entryViewOf(category));
+  const Written = unchecked(writtenEntryOf(category));
+  const BatchReply = unchecked(batchReplyOf(category));
   return new Elysia({ name: `routes.memory.${plural}` })
     .use(deps.authPlugin)
     .post(
@@ -41,6 +47,8 @@ function categoryRoutes(deps: Deps, category: Category) {
           query.dedupe,
         );
         set.status = reply.status;
+        if (reply.status === 201) set.headers.location = `/memory/${plural}/${reply.entry.id}`;
+        if (reply.replayed) set.headers[REPLAYED] = "true";
         return writtenEntry(reply);
       },
       {
@@ -49,13 +57,14 @@ function categoryRoutes(deps: Deps, category: Category) {
         headers: WriteHeaders,
         query: WriteQuery,
         response: {
-          200: unchecked(WrittenEntry),
-          201: unchecked(WrittenEntry),
+          200: Written,
+          201: Written,
           ...problems(400, 401, 403, 413, 415, 422, 503, 507),
         },
         detail: {
           tags,
           summary: `Create a ${category}; live near-duplicates are listed in \`similar\`, and \`?dedupe=similar\` answers one instead of writing`,
+          ...sendsHeaders({ 200: ["Idempotent-Replayed"], 201: ["Location"] }),
         },
       },
     )
@@ -69,6 +78,7 @@ function categoryRoutes(deps: Deps, category: Category) {
           headers["idempotency-key"],
         );
         set.status = reply.status;
+        if (reply.replayed) set.headers[REPLAYED] = "true";
         return { entries: reply.entries, statuses: reply.statuses };
       },
       {
@@ -76,13 +86,14 @@ function categoryRoutes(deps: Deps, category: Category) {
         ...validatedBody(BatchBody(category)),
         headers: WriteHeaders,
         response: {
-          200: unchecked(BatchReply),
-          201: unchecked(BatchReply),
+          200: BatchReply,
+          201: BatchReply,
           ...problems(400, 401, 403, 413, 415, 422, 503, 507),
         },
         detail: {
           tags,
           summary: `Create up to ${MAX_BATCH} ${plural} at once: all checked before any is written, one transaction`,
+          ...sendsHeaders({ 200: ["Idempotent-Replayed"] }),
         },
       },
     )
@@ -92,7 +103,7 @@ function categoryRoutes(deps: Deps, category: Category) {
       {
         auth: "caller",
         query: ListEntriesQuery,
-        response: { 200: unchecked(EntryPage), ...problems(401, 403, 422, 503, 507) },
+        response: { 200: unchecked(entryPageOf(category)), ...problems(401, 403, 422, 503, 507) },
         detail: {
           tags,
           summary:
@@ -108,7 +119,7 @@ function categoryRoutes(deps: Deps, category: Category) {
         auth: "caller",
         params: EntryParams,
         query: ReadEntryQuery,
-        response: { 200: unchecked(EntryView), ...problems(401, 403, 404, 410, 422, 503, 507) },
+        response: { 200: Entry, ...problems(401, 403, 404, 410, 422, 503, 507) },
         detail: { tags, summary: `Read one ${category} by its SHA-8 id` },
       },
     )
@@ -118,7 +129,7 @@ function categoryRoutes(deps: Deps, category: Category) {
       {
         auth: "caller",
         params: EntryParams,
-        response: { 200: unchecked(EntryView), ...problems(401, 403, 404, 410, 422, 503, 507) },
+        response: { 200: Entry, ...problems(401, 403, 404, 410, 422, 503, 507) },
         detail: {
           tags,
           summary: `Retract a ${category}: known no more from now on (expired_at); as_of an earlier time still sees it`,

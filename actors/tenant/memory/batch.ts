@@ -21,6 +21,8 @@ export interface BatchReply {
 export interface BatchWritten {
   status: 200 | 201;
   reply: BatchReply;
+  /** The stored first answer to an Idempotency-Key used before: nothing was written this time. */
+  replayed?: true;
   committed: Promise<void>;
 }
 

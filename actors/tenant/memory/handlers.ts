@@ -19,15 +19,17 @@ export function memoryHandlers(memory: TenantMemory): SliceHandlers<MemoryMessag
   const { writer, query, search, flush, entries } = memory;
   return {
     "entry.create": (msg) => {
-      const { status, entry, similar, committed } = memory.similar.create(msg);
+      const { status, entry, similar, replayed, committed } = memory.similar.create(msg);
       if (status === 201) flush.schedule();
+      const reply = { status, entry, ...(similar ? { similar } : {}), ...(replayed ? { replayed } : {}) };
       // Group commit: the mailbox moves on; this reply waits for its own commit.
-      return later(committed.then(() => (similar ? { status, entry, similar } : { status, entry })));
+      return later(committed.then(() => reply));
     },
     "entry.createMany": (msg) => {
       const written = writer.createMany(msg);
       if (written.status === 201) flush.schedule();
-      return later(written.committed.then(() => ({ status: written.status, ...written.reply })));
+      const replayed = written.replayed ? { replayed: written.replayed } : {};
+      return later(written.committed.then(() => ({ status: written.status, ...written.reply, ...replayed })));
     },
     "entry.get": (msg) => query.get(msg.category, msg.id, msg.includeEmbedding),
     "entry.list": (msg) => query.list(msg),

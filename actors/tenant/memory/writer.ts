@@ -36,6 +36,8 @@ export interface Prepared {
 export interface Written {
   status: 200 | 201;
   entry: Entry;
+  /** The stored first answer to an Idempotency-Key used before: nothing was written this time. */
+  replayed?: true;
   /** Resolves once the write set has committed. */
   committed: Promise<void>;
 }
@@ -78,7 +80,8 @@ export class MemoryWriter {
   create(msg: CreateEntry): Written {
     const now = this.opts.clock.now();
     const replay = replayed(this.entries, msg.idempotencyKey, msg.draft, now);
-    if (replay) return { status: 200, entry: replay.body as Entry, committed: Promise.resolve() };
+    if (replay)
+      return { status: 200, entry: replay.body as Entry, replayed: true, committed: Promise.resolve() };
     const prepared = this.prepare(msg.draft, msg.createdBy, now);
     if ("existing" in prepared)
       return { status: 200, entry: prepared.existing.entry, committed: Promise.resolve() };
@@ -96,7 +99,8 @@ export class MemoryWriter {
   createMany(msg: CreateMany): BatchWritten {
     const now = this.opts.clock.now();
     const replay = replayed(this.entries, msg.idempotencyKey, msg.drafts, now);
-    if (replay) return { status: 200, reply: replay.body as BatchReply, committed: Promise.resolve() };
+    if (replay)
+      return { status: 200, reply: replay.body as BatchReply, replayed: true, committed: Promise.resolve() };
     const overlay = new Map<string, StoredEntry>();
     const lookup: EntryLookup = (id) => overlay.get(id) ?? this.entries.get(id);
     const reply: BatchReply = { entries: [], statuses: [] };
