@@ -47,7 +47,7 @@ export const JsonRpcReply = named(
     {
       additionalProperties: false,
       description:
-        "The JSON-RPC reply. A tool refusal or failure (403, 404, 422…) is a result with isError: true and the problem document as its text",
+        "The JSON-RPC reply. A tool refusal or failure (403, 404, 422…) is a result with `isError` set to true and the problem document as its text",
     },
   ),
 );
