@@ -15,6 +15,7 @@ import { setSecrets } from "../helpers/webhooks.ts";
 const PUBLIC = new Set([
   "GET /healthz",
   "GET /openapi",
+  "GET /openapi/assets/:file",
   "GET /openapi/json",
   "POST /webhooks/:source/:tenant_id",
   "POST /admin/dashboard/session",
@@ -134,6 +135,7 @@ describe("routes reachable without a token (CONTRACT §8)", () => {
     const requests: Record<string, () => Promise<Response>> = {
       "GET /healthz": () => h.call("GET", "/healthz"),
       "GET /openapi": () => h.call("GET", "/openapi"),
+      "GET /openapi/assets/:file": () => h.call("GET", "/openapi/assets/swagger-ui.css"),
       "GET /openapi/json": () => h.call("GET", "/openapi/json"),
       // The data platform's own bearer token (not a JWT): the route checks the source's credential only.
       "POST /webhooks/:source/:tenant_id": () =>
@@ -158,6 +160,7 @@ describe("routes reachable without a token (CONTRACT §8)", () => {
     const expected: Record<string, number> = {
       "GET /healthz": 200,
       "GET /openapi": 200,
+      "GET /openapi/assets/:file": 200,
       "GET /openapi/json": 200,
       "POST /webhooks/:source/:tenant_id": 200,
       "POST /admin/dashboard/session": 303,
@@ -196,9 +199,10 @@ describe("the OpenAPI document names the challenge", () => {
           });
         if (!unauthorized) continue;
         declared++;
-        expect({ at: `${method} ${path}`, headers: Object.keys(unauthorized.headers ?? {}) }).toEqual({
+        // The challenge, beside the request id every response carries.
+        expect({ at: `${method} ${path}`, headers: Object.keys(unauthorized.headers ?? {}).sort() }).toEqual({
           at: `${method} ${path}`,
-          headers: ["WWW-Authenticate"],
+          headers: ["WWW-Authenticate", "X-Request-Id"],
         });
       }
     }
