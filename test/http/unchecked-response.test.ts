@@ -8,7 +8,7 @@ import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { errorsPlugin } from "../../src/http/errors.ts";
 import { NO_VALIDATE_KEY, unchecked } from "../../src/http/unchecked-response.ts";
-import { EntryView } from "../../src/models/entry.ts";
+import { EntryView, entryViewOf } from "../../src/models/entry.ts";
 import { SearchResponse } from "../../src/models/search.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
@@ -53,12 +53,16 @@ describe("the OpenAPI document of unchecked responses", () => {
   });
 
   test("documents the stored-entry answers with their full schemas", () => {
-    const schemaOf = (path: string, method: string) =>
-      doc.paths[path][method].responses["200"].content["application/json"].schema;
+    // Each is a named component (src/http/openapi-components.ts), referred to by $ref.
+    const schemaOf = (path: string, method: string) => {
+      const ref: string = doc.paths[path][method].responses["200"].content["application/json"].schema.$ref;
+      return doc.components.schemas[ref.replace("#/components/schemas/", "")];
+    };
     const entry = schemaOf("/memory/facts/{sha8}", "get");
-    expect(Object.keys(entry.properties).sort()).toEqual(Object.keys(EntryView.properties).sort());
+    const FactEntry = entryViewOf("fact");
+    expect(Object.keys(entry.properties).sort()).toEqual(Object.keys(FactEntry.properties).sort());
     expect(entry.additionalProperties).toBe(false);
-    expect(entry.required).toEqual(EntryView.required);
+    expect(entry.required).toEqual(FactEntry.required);
     const search = schemaOf("/memory/search", "post");
     expect(Object.keys(search.properties).sort()).toEqual(Object.keys(SearchResponse.properties).sort());
   });
