@@ -18,16 +18,22 @@ import { healthRoutes } from "./routes/health.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { memoryStreamRoutes } from "./routes/memory-stream.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
+import { telemetryPlugin } from "./telemetry/http-plugin.ts";
 
 export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } from "./compose.ts";
 
-/** The HTTP app: the errors plugin first (or thrown errors come back as 500), then body, then routes. */
+/**
+ * The HTTP app: telemetry around everything (metrics, spans, the access log), the errors plugin
+ * (before any route, or thrown errors come back as 500), then body, then routes.
+ */
 export function createApp(deps: Deps) {
   const routes = new RouteTable();
   const app = new Elysia({ normalize: false })
+    .use(telemetryPlugin(deps.telemetry, deps.clock))
     .use(errorsPlugin(console.error, routes, [dashboardErrorPage]))
     .use(bodyPlugin())
     .use(openapiPlugin(deps.config.version))
@@ -47,6 +53,7 @@ export function createApp(deps: Deps) {
     .use(adminMetricRoutes(deps))
     .use(adminDashboardRoutes(deps))
     .use(adminSystemRoutes(deps))
+    .use(metricsRoutes(deps))
     .use(webhookRoutes(deps));
   routes.load(app.routes);
   return app;

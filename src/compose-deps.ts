@@ -32,6 +32,7 @@ export type BuiltDeps = Pick<
   | "changeFeeds"
   | "eraseEntries"
   | "outbound"
+  | "telemetry"
 >;
 
 export interface DepsParts extends BuiltDeps {
@@ -56,7 +57,10 @@ export function routeDeps(parts: DepsParts): RuntimeDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const auth = new Authenticator(tokens, store);
   const guard = new Guard(store, clock, (denial) => system.ask({ type: "denial.record", denial }));
-  const rateLimiter = new RateLimiter(config.rateLimits, clock);
+  const refused = built.telemetry.metrics.rateLimited;
+  const rateLimiter = new RateLimiter(config.rateLimits, clock, (rateClass) =>
+    refused.inc({ class: rateClass }),
+  );
   const directory = new TenantDirectory(store, config.dataDir);
   const exportImport = new ExportImport({
     ...{ store, system, tenant, clock, dims: config.embeddingDims, log },
@@ -79,7 +83,7 @@ export function routeDeps(parts: DepsParts): RuntimeDeps {
     authPlugin: authPlugin(auth, guard, config.bodyLimitBytes, rateLimiter),
     tenantParam: tenantParamPlugin(directory, guard),
     rateLimiter,
-    memory: new MemoryAccess({ guard, embedder, clock, tenant }),
+    memory: new MemoryAccess({ guard, embedder, clock, tenant, telemetry: built.telemetry }),
     exportImport,
     tenant,
     limits: { ...limits, openTenants: () => tenants.active().length },

@@ -34,6 +34,8 @@ import { openSecrets } from "./secrets.ts";
 import { createJwksResolver } from "./sources/mail/jwks.ts";
 import { messagingSource } from "./sources/messaging.ts";
 import { findSource } from "./sources/registry.ts";
+import { sampleRuntime } from "./telemetry/runtime-samples.ts";
+import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
 import { Erasures } from "./tenants/erase-tenant.ts";
 import { TenantLifecycle } from "./tenants/lifecycle.ts";
 import { DiskSpace } from "./vault/disk-space.ts";
@@ -48,6 +50,8 @@ export interface ComposeOptions {
   log?: (line: string) => void;
   /** What cluster mode does differently (src/ports.ts); the single-node defaults for those not given. */
   ports?: Partial<RuntimePorts>;
+  /** Metrics, tracing, the access log (src/telemetry/); default: built from `config.telemetry`. */
+  telemetry?: Telemetry;
 }
 
 export function composeRuntime(options: ComposeOptions): Runtime {
@@ -55,6 +59,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
   const { storage, placement, erasure, figures } = withDefaults(options.ports);
 
   // Stores and shared resources.
+  const telemetry = options.telemetry ?? createTelemetry(config.telemetry, { log });
   const secrets = openSecrets(env, config.secretsFile);
   const crmMapping = new CrmMappingHolder(config.crmMappingPath, config.crmMappingIsDefault);
   // Every environment is held to its ceiling, and the data directory's disk to its reserve.
@@ -67,6 +72,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     url: config.embeddingsUrl,
     model: config.embeddingsModel,
     apiKey: config.embeddingsApiKey,
+    telemetry,
   });
   // Entries written without a vector are embedded after their answer, fairly across tenants.
   const embedding = backgroundEmbedder(embedder, { model: config.embeddingsModel, clock, log });
@@ -76,6 +82,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     // Domain errors are replies; anything else is a crash and restarts the actor from disk.
     isCrash: (error) => !(error instanceof AppError),
     onFailure: (f) => log(`[actor ${f.kind}:${f.key}] ${f.via} ${f.type} failed: ${errorText(f.error)}`),
+    telemetry,
   });
   // Each open tenant holds file descriptors: the least recently used is passivated past the bound.
   const openFiles = openFileLimit();
@@ -92,6 +99,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     maxActive: limits.maxOpenTenants,
     refusal: (tenantId) => erasures.refusal(tenantId) ?? placement.vaultRefusal(tenantId),
     embedding,
+    telemetry,
   });
   const tenant = (tenantId: string) => tenants.ref(tenantId);
 
@@ -100,7 +108,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
   const stopping = new AbortController();
   const signal = stopping.signal;
   /** What every actor kind of this part is given. */
-  const base = { config, clock, signal, log };
+  const base = { config, clock, signal, log, telemetry };
   const tenantStatus = (tenantId: string) => store.getTenant(tenantId)?.status;
   const servedHere = (tenantId: string) => placement.servedHere(tenantId);
   const statusHere = (tenantId: string) => (servedHere(tenantId) ? tenantStatus(tenantId) : undefined);
@@ -123,6 +131,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     actor: (tenantId) => connected.bridge.ref(tenantId),
     queueLimit: config.bridgeQueueLimit,
   });
+  sampleRuntime(telemetry, { actors, embedding, deliveries: ingest.counters });
   const { drivers } = connected;
   const connectors = new ConnectorSupervisor({ secrets, tenantStatus: statusHere, drivers, log });
   const audit = (event: Omit<AdminEvent, "at">) =>
@@ -174,6 +183,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     outbound,
     figures,
     log,
+    telemetry,
   });
   const started = { store, actors, tenants, connectors, connectorActors: connected, outbound, embedding };
   return { deps, actors, bridge, reload, ...lifecycleOf({ ...started, placement, stopping }) };

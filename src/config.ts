@@ -8,6 +8,11 @@ import {
   rateLimitSettingsOf,
 } from "./http/rate-limit-settings.ts";
 import { MAX_TOKEN_TTL_SECONDS } from "./models/role.ts";
+import {
+  TelemetrySettingError,
+  type TelemetrySettings,
+  telemetrySettingsOf,
+} from "./telemetry/telemetry-settings.ts";
 
 /**
  * Reads the environment once, validated. Nothing else reads process.env; per-tenant secrets go
@@ -60,6 +65,8 @@ export interface Config {
   outboundRetryMaxMs: number;
   /** Per-tenant rate limits by route class, with per-tenant overrides (src/http/rate-limit.ts). */
   rateLimits: RateLimitSettings;
+  /** The access log's level (`MEMORY_RUNTIME_LOG`) and tracing (the `OTEL_*` variables): docs/observability.md. */
+  telemetry: TelemetrySettings;
   version: string;
 }
 
@@ -125,6 +132,7 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     outboundTimeoutMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
     outboundRetryMaxMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_RETRY_MAX_SECONDS", 3600, 1, 86400) * 1000,
     rateLimits: rateLimits(env),
+    telemetry: telemetry(env, env.MEMORY_RUNTIME_VERSION || version),
     version: env.MEMORY_RUNTIME_VERSION || version,
   };
   if (embedder === "http" && !config.embeddingsUrl) {
@@ -173,6 +181,15 @@ function rateLimits(env: Env): RateLimitSettings {
     return rateLimitSettingsOf(env, { maxBuckets, holdMs });
   } catch (error) {
     if (error instanceof RateLimitSyntaxError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
+function telemetry(env: Env, version: string): TelemetrySettings {
+  try {
+    return telemetrySettingsOf(env, version);
+  } catch (error) {
+    if (error instanceof TelemetrySettingError) throw new ConfigError(error.message);
     throw error;
   }
 }

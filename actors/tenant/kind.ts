@@ -6,6 +6,7 @@ import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import type { ActorKind, ActorSystem } from "../../src/runtime/actor-system.ts";
 import type { Clock } from "../../src/runtime/clock.ts";
 import { roomForTenant } from "../../src/runtime/open-files.ts";
+import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import type { DiskSpace } from "../../src/vault/disk-space.ts";
 import { startTenant } from "./tenant.ts";
 
@@ -23,6 +24,8 @@ export interface TenantKindDeps {
   refusal: (tenantId: string) => Error | undefined;
   /** The runtime's background embedder, shared by every tenant. */
   embedding: BackgroundEmbedding;
+  /** Times each vault commit (src/telemetry/). */
+  telemetry?: Telemetry;
 }
 
 /** The tenant actors (`tenant:<id>`), each started on its first message with its vault opened. */
@@ -51,6 +54,7 @@ export function tenantKind(actors: ActorSystem, deps: TenantKindDeps): ActorKind
         onCommitted: (changes) => deps.changeFeeds.publish(tenantId, changes),
         maxBytes: config.vaultMaxBytes,
         disk: deps.disk,
+        telemetry: deps.telemetry,
       });
     },
     { maxActive: deps.maxActive },

@@ -2,6 +2,7 @@ import { isOutOfFiles, Unavailable } from "../../src/errors.ts";
 import type { Change } from "../../src/models/change.ts";
 import type { TenantStorage } from "../../src/ports.ts";
 import type { Clock } from "../../src/runtime/clock.ts";
+import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import type { DiskSpace } from "../../src/vault/disk-space.ts";
 import { storageFaultSync } from "../../src/vault/storage-faults.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
@@ -24,6 +25,8 @@ export interface VaultDeps {
   maxBytes?: number;
   /** The data directory's free space and its reserve (MEMORY_RUNTIME_DISK_RESERVE_MB). */
   disk?: DiskSpace;
+  /** Times each commit and its size (src/telemetry/). */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -43,6 +46,7 @@ export function openTenantVault<T>(tenantId: string, deps: VaultDeps, then: (vau
       now: () => deps.clock.now(),
       maxBytes: deps.maxBytes,
       disk: deps.disk,
+      telemetry: deps.telemetry,
     });
     return then(vault);
   } catch (error) {

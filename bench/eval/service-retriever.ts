@@ -75,6 +75,7 @@ export async function startService(embedder: string, callerEnv = process.env): P
     MEMORY_RUNTIME_JWT_SECRET: secret,
     MEMORY_RUNTIME_DATA_DIR: dataDir,
     MEMORY_RUNTIME_EMBEDDER: embedder,
+    MEMORY_RUNTIME_LOG: "off",
     // Rate limits guard a shared service from runaway clients; they do not change a ranking.
     MEMORY_RUNTIME_RATE_LIMITS: "off",
   });

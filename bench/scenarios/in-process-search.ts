@@ -65,6 +65,7 @@ export async function inProcessSearch(o: InProcessOptions): Promise<InProcessRes
     MEMORY_RUNTIME_JWT_SECRET: SECRET,
     MEMORY_RUNTIME_DATA_DIR: dataDir,
     MEMORY_RUNTIME_EMBEDDER: "hash",
+    MEMORY_RUNTIME_LOG: "off",
   };
   const start = () => startRuntime(env);
   let runtime: Runtime | undefined = start();

@@ -1,3 +1,5 @@
+import { instrumentedEmbedder } from "../telemetry/instrumented-embedder.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import { ClientEmbedder } from "./client-embedder.ts";
 import type { Embedder, EmbedderKind } from "./embedder.ts";
 import { HashEmbedder } from "./hash-embedder.ts";
@@ -22,9 +24,16 @@ export interface EmbedderConfig {
   timeoutMs?: number;
   /** The local embedder's model; default: the process's shared one, loaded on first use. */
   localModel?: LocalModel;
+  /** Times each call and traces it (src/telemetry/instrumented-embedder.ts). */
+  telemetry?: Telemetry;
 }
 
 export function createEmbedder(cfg: EmbedderConfig): Embedder {
+  const embedder = embedderOf(cfg);
+  return cfg.telemetry ? instrumentedEmbedder(embedder, cfg.telemetry) : embedder;
+}
+
+function embedderOf(cfg: EmbedderConfig): Embedder {
   switch (cfg.kind) {
     case "hash":
       return new HashEmbedder(cfg.dims);

@@ -27,6 +27,8 @@ export interface EmbedQueue {
   embedded(items: EmbedItem[], vectors: Float32Array[]): void;
   /** The embedder failed on items `take` handed out: they may be handed out again. */
   failed(items: EmbedItem[]): void;
+  /** Entries waiting for their vector (the metrics' backlog). */
+  pending?(): number;
 }
 
 /** What a tenant actor is given: where to attach its backlog, and what the runtime embeds with. */
@@ -88,7 +90,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
   /** When each tenant was last given a batch (a turn counter): the least recent goes next. */
   private readonly served = new Map<string, number>();
   private turn = 0;
-  private inFlight = 0;
+  private inFlightCount = 0;
   private embeddedCount = 0;
   private failures = 0;
   private lastError: { message: string; at: number } | undefined;
@@ -122,8 +124,8 @@ export class EmbedScheduler implements BackgroundEmbedding {
     const retrying = this.retryAt !== undefined && this.retryAt > clock.now();
     const out: EmbedderState = {
       kind: this.opts.embedder.kind,
-      state: retrying ? "retrying" : this.inFlight > 0 ? "embedding" : "idle",
-      in_flight: this.inFlight,
+      state: retrying ? "retrying" : this.inFlightCount > 0 ? "embedding" : "idle",
+      in_flight: this.inFlightCount,
       embedded: this.embeddedCount,
       failures: this.failures,
     };
@@ -133,6 +135,18 @@ export class EmbedScheduler implements BackgroundEmbedding {
     }
     if (retrying) out.retry_at = new Date(this.retryAt!).toISOString();
     return out;
+  }
+
+  /** Entries of the attached (open) tenants waiting for their vector: read at a metrics scrape. */
+  backlog(): number {
+    let waiting = 0;
+    for (const queue of this.queues.values()) waiting += queue.pending?.() ?? 0;
+    return waiting;
+  }
+
+  /** Batches being embedded now. */
+  inFlight(): number {
+    return this.inFlightCount;
   }
 
   /** No batch starts after this; those in flight finish, and their tenants drop what they bring. */
@@ -145,7 +159,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
   /** Starts batches while a slot is free, taking from the ready tenants in turn. */
   private pump(): void {
     const { batchSize, concurrency } = this.opts.limits;
-    while (!this.stopped && !this.retryTimer && this.inFlight < concurrency && this.ready.size > 0) {
+    while (!this.stopped && !this.retryTimer && this.inFlightCount < concurrency && this.ready.size > 0) {
       const tenantId = this.nextTenant();
       const queue = this.queues.get(tenantId);
       const items = queue?.take(batchSize) ?? [];
@@ -175,14 +189,14 @@ export class EmbedScheduler implements BackgroundEmbedding {
   }
 
   private async run(tenantId: string, queue: EmbedQueue, items: EmbedItem[]): Promise<void> {
-    this.inFlight++;
+    this.inFlightCount++;
     // An embedder may compute on this thread (hashing a whole vault after a switch): each batch
     // starts on a turn of its own, so requests waiting for the event loop are served between
     // batches, not after the whole backlog.
     await nextTurn();
     if (this.stopped) {
       // Stopped meanwhile: the items stay queued in their vaults, taken again at the next start.
-      this.inFlight--;
+      this.inFlightCount--;
       return;
     }
     let vectors: Float32Array[] | undefined;
@@ -197,7 +211,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
       this.markReady(tenantId);
       this.failed(error);
     }
-    this.inFlight--;
+    this.inFlightCount--;
     if (vectors) {
       this.failures = 0;
       this.retryAt = undefined;

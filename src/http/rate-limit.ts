@@ -25,6 +25,8 @@ export class RateLimiter {
   constructor(
     private readonly settings: RateLimitSettings,
     private readonly clock: Clock,
+    /** Hears each refusal's route class (the metrics' `memory_runtime_rate_limited_total`). */
+    private readonly onRefused?: (rateClass: RateClass) => void,
   ) {
     this.buckets = new TokenBuckets(clock, settings.maxBuckets);
   }
@@ -39,6 +41,7 @@ export class RateLimiter {
     const key = source === undefined ? `${tenantId}:${rateClass}` : `${tenantId}:${rateClass}:${source}`;
     const waitSeconds = this.buckets.take(key, limit);
     if (waitSeconds === 0) return undefined;
+    this.onRefused?.(rateClass);
     // Never held past the Retry-After it announces (whole seconds, at least 1).
     const announcedMs = Math.max(1, Math.ceil(waitSeconds)) * 1000;
     const holdMs = this.held < MAX_HELD ? Math.min(this.settings.holdMs, announcedMs) : 0;

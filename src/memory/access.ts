@@ -21,6 +21,7 @@ import type { DedupeMode, SimilarEntry } from "../models/similar.ts";
 import type { SearchResult, TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import { similarAsk } from "./similar-ask.ts";
 
 export interface MemoryAccessDeps {
@@ -28,6 +29,8 @@ export interface MemoryAccessDeps {
   embedder: Embedder;
   clock: Clock;
   tenant(tenantId: string): ActorRef<TenantProtocol>;
+  /** Times each search by mode (src/telemetry/); none in unit tests that need no metrics. */
+  telemetry?: Telemetry;
 }
 
 /** The query of a list, as received (validated by its schema). */
@@ -136,10 +139,15 @@ export class MemoryAccess {
     });
   }
 
-  async search(
-    caller: Caller,
-    body: SearchBody,
-  ): Promise<{ results: SearchResult[]; took_ms: number; pending_vectors?: number }> {
+  search(caller: Caller, body: SearchBody): Promise<SearchAnswer> {
+    const telemetry = this.deps.telemetry;
+    if (!telemetry) return this.searchNow(caller, body);
+    return telemetry.time("search", [searchMode(body, this.deps.embedder.kind)], () =>
+      this.searchNow(caller, body),
+    );
+  }
+
+  private async searchNow(caller: Caller, body: SearchBody): Promise<SearchAnswer> {
     const started = performance.now();
     const { principal, req } = caller;
     if (principal.admin)
@@ -237,6 +245,19 @@ export class MemoryAccess {
     const [vec] = await this.deps.embedder.embed([body.query]);
     return vec;
   }
+}
+
+type SearchAnswer = { results: SearchResult[]; took_ms: number; pending_vectors?: number };
+
+/** How a search finds entries, as the metrics label it: by words and vector, one of them, or neither. */
+export function searchMode(
+  body: SearchBody,
+  embedder: Embedder["kind"],
+): "hybrid" | "vector" | "lexical" | "recent" {
+  const text = Boolean(body.query?.trim());
+  const vector = body.embedding !== undefined || (text && embedder !== "client");
+  if (text) return vector ? "hybrid" : "lexical";
+  return vector ? "vector" : "recent";
 }
 
 /** A time parameter (`valid_at`, `as_of`): RFC 3339 (its schema checked the form), a real instant, default now. */

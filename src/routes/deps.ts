@@ -19,6 +19,7 @@ import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Secrets } from "../secrets.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { AuditLogs } from "../tenants/audit-logs.ts";
 import type { TenantDirectory } from "../tenants/directory.ts";
 import type { ExportImport } from "../tenants/export-import.ts";
@@ -55,6 +56,8 @@ export interface Deps {
   tenantParam: ReturnType<typeof tenantParamPlugin>;
   /** Per-tenant rate limits: the auth plugin checks token-bearing routes, the webhook route its deliveries. */
   rateLimiter: RateLimiter;
+  /** Metrics, tracing and the access log (src/telemetry/): `GET /metrics` and the request plugin. */
+  telemetry: Telemetry;
   memory: MemoryAccess;
   secrets: Secrets;
   embedder: Embedder;

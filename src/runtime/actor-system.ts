@@ -1,3 +1,4 @@
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Clock, TimerHandle } from "./clock.ts";
 import { Later } from "./later.ts";
 import { Mailbox } from "./mailbox.ts";
@@ -24,6 +25,8 @@ export interface ActorSystemOptions {
   /** Whether an error thrown by a handler is a crash (restart the actor) or an ordinary reply. */
   isCrash?: (error: unknown) => boolean;
   onFailure?: (failure: ActorFailure) => void;
+  /** Times each message by kind and type, in a child span of its asker's (src/telemetry/). */
+  telemetry?: Telemetry;
 }
 
 export interface ActorRef<P extends Protocol> {
@@ -90,6 +93,13 @@ export class ActorKind<P extends Protocol> {
     return this.restartCount;
   }
 
+  /** Messages in the mailboxes of started actors (waiting or being processed). */
+  mailboxDepth(): number {
+    let depth = 0;
+    for (const cell of this.cells.values()) depth += cell.mailbox.depth;
+    return depth;
+  }
+
   /** Stops one actor after the messages already in its mailbox. */
   passivate(key: string): Promise<void> {
     const cell = this.cells.get(key);
@@ -148,8 +158,12 @@ export class ActorKind<P extends Protocol> {
     const behaviour = await this.started(cell);
     const handler = behaviour.handlers[msg.type as keyof P & string];
     if (!handler) throw new TypeError(`actor ${this.name} has no handler for "${msg.type}"`);
+    const telemetry = this.options.telemetry;
     try {
-      return await handler(msg as never);
+      // The mailbox runs the job in its asker's async context: the span is the asker's child.
+      return await (telemetry
+        ? telemetry.time("actor.message", [this.name, msg.type], () => Promise.resolve(handler(msg as never)))
+        : handler(msg as never));
     } catch (error) {
       if (this.options.isCrash?.(error) ?? true) await this.crashed(cell, msg.type, error);
       throw error;
@@ -239,5 +253,15 @@ export class ActorSystem {
 
   async stopAll(): Promise<void> {
     await Promise.all(this.kinds.map((k) => k.stopAll()));
+  }
+
+  /** Each kind's figures now (metrics read them at scrape time). */
+  census(): Array<{ kind: string; active: number; depth: number; restarts: number }> {
+    return this.kinds.map((k) => ({
+      kind: k.name,
+      active: k.active().length,
+      depth: k.mailboxDepth(),
+      restarts: k.restarts,
+    }));
   }
 }

@@ -28,6 +28,7 @@ beforeAll(async () => {
       MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
       MEMORY_RUNTIME_DATA_DIR: join(dir, "main"),
       MEMORY_RUNTIME_EMBEDDER: "hash",
+      MEMORY_RUNTIME_LOG: "off",
     },
     log: () => undefined,
   });
@@ -242,6 +243,7 @@ describe("bridge.deliver: order, failures and bounds", () => {
         MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
         MEMORY_RUNTIME_DATA_DIR: join(dir, "bounded"),
         MEMORY_RUNTIME_EMBEDDER: "hash",
+        MEMORY_RUNTIME_LOG: "off",
         MEMORY_RUNTIME_BRIDGE_QUEUE: "5",
       },
       log: () => undefined,

@@ -6,6 +6,7 @@ import { type Env, loadConfig } from "../../src/config.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import type { RuntimePorts } from "../../src/ports.ts";
 import { type Clock, systemClock } from "../../src/runtime/clock.ts";
+import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import { assertConforms } from "./openapi-conformance.ts";
 
 export const TEST_SECRET = "test-secret-that-is-at-least-32-bytes-long!!";
@@ -51,6 +52,8 @@ export async function startHarness(
     dataDir?: string;
     /** Ports other than a single node's (src/ports.ts), kept across restarts. */
     ports?: Partial<RuntimePorts>;
+    /** The runtime's telemetry (a test's own sink or tracing), kept across restarts. */
+    telemetry?: Telemetry;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "mrt-test-"));
@@ -60,6 +63,8 @@ export async function startHarness(
     // The suite's embedder, explicitly (the runtime's default is `local`, ~12 ms a text and a model
     // to load): a test that is about another embedder says so in `opts.env`.
     MEMORY_RUNTIME_EMBEDDER: "hash",
+    // The access log stays out of the test output; test/telemetry/ turns it on with a sink of its own.
+    MEMORY_RUNTIME_LOG: "off",
     ...opts.env,
   };
   const clock = opts.clock ?? systemClock;
@@ -70,6 +75,7 @@ export async function startHarness(
       clock,
       log: () => undefined,
       ports: opts.ports,
+      telemetry: opts.telemetry,
     });
     return { runtime, app: createApp(runtime.deps) };
   };

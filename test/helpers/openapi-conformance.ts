@@ -140,9 +140,13 @@ export function checkerFromDocument(doc: Json): ConformanceChecker {
   };
 }
 
-/** The media type key of the document matching `type`: exact, `type/*` or `*\/*`. */
+/**
+ * The media type key of the document matching `type`: exact, one with parameters
+ * (`text/plain; version=0.0.4`), `type/*` or `*\/*`.
+ */
 function mediaKey(documented: Map<string, unknown>, type: string): string | undefined {
   if (documented.has(type)) return type;
+  for (const key of documented.keys()) if (key.split(";")[0]!.trim() === type) return key;
   const range = `${type.split("/")[0]}/*`;
   if (documented.has(range)) return range;
   return documented.has("*/*") ? "*/*" : undefined;

@@ -52,6 +52,8 @@ export async function startServerProcess(opts: ServerOptions): Promise<ServerPro
       HOST: "127.0.0.1",
       // The suite's embedder (the runtime's default, `local`, loads a model): `opts.env` may say otherwise.
       MEMORY_RUNTIME_EMBEDDER: "hash",
+      // No access log unless a test asks (`opts.env`): stdout is read for the server's own lines.
+      MEMORY_RUNTIME_LOG: "off",
       ...opts.env,
     }),
     stdin: "ignore",

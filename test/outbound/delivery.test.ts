@@ -425,6 +425,7 @@ describe("log lines", () => {
         MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
         MEMORY_RUNTIME_DATA_DIR: dataDir,
         MEMORY_RUNTIME_EMBEDDER: "hash",
+        MEMORY_RUNTIME_LOG: "off",
         MEMORY_RUNTIME_OUTBOUND_MAX_FAILURES: "2",
       },
       clock: logClock,

@@ -575,6 +575,7 @@ describe("GET /memory/stream: the server's own listener", () => {
         MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
         MEMORY_RUNTIME_DATA_DIR: dir,
         MEMORY_RUNTIME_EMBEDDER: "hash",
+        MEMORY_RUNTIME_LOG: "off",
         HOST: "127.0.0.1",
       },
       log: () => undefined,

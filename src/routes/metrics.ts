@@ -1,0 +1,38 @@
+import { Type } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+import { sentAs } from "../models/media-type.ts";
+import { problems } from "../models/problem.ts";
+import type { Deps } from "./deps.ts";
+
+/** The Prometheus text exposition format, version 0.0.4 (what every Prometheus server scrapes). */
+export const PROMETHEUS_TEXT = "text/plain; version=0.0.4";
+
+const Exposition = sentAs(
+  PROMETHEUS_TEXT,
+  Type.String({
+    description: "Every metric of this node in the Prometheus text format (docs/observability.md)",
+  }),
+);
+
+/**
+ * `GET /metrics`: this node's metrics for Prometheus, which scrapes with the operator's token as a
+ * bearer token (docs/observability.md, "Scraping"). Bounded labels only: per-tenant figures are on
+ * the JSON admin routes.
+ */
+export const metricsRoutes = (deps: Deps) =>
+  new Elysia({ name: "routes.metrics" }).use(deps.authPlugin).get(
+    "/metrics",
+    async ({ set }) => {
+      set.headers["content-type"] = deps.telemetry.contentType;
+      set.headers["cache-control"] = "no-store";
+      return deps.telemetry.scrape();
+    },
+    {
+      auth: "admin",
+      response: { 200: Exposition, ...problems(401, 403) },
+      detail: {
+        tags: ["admin"],
+        summary: "Prometheus metrics of this node (operator token as a bearer token)",
+      },
+    },
+  );

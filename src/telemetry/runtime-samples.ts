@@ -1,0 +1,61 @@
+/**
+ * What the runtime's own parts report at scrape time: the actors' mailboxes, the background
+ * embedder's backlog, and the per-source delivery counters the dashboard already keeps. Read only
+ * when Prometheus scrapes; nothing is counted twice on the request path.
+ */
+import type { Sample, Telemetry } from "./telemetry.ts";
+
+export interface RuntimeFigures {
+  actors: { census(): Iterable<{ kind: string; active: number; depth: number; restarts: number }> };
+  embedding: { backlog(): number; inFlight(): number };
+  /** The ingest pipeline's counters (src/ingest/delivery-counters.ts). */
+  deliveries: { snapshot(): Iterable<SourceCounts> };
+}
+
+/** One source's counts as the ingest pipeline keeps them. */
+export interface SourceCounts {
+  source: string;
+  accepted: number;
+  duplicates: number;
+  dead_lettered: number;
+  ignored: number;
+  rejected: Record<string, number>;
+}
+
+/** Registers every source above with `telemetry` (replacing a previous runtime's, after a restart). */
+export function sampleRuntime(telemetry: Telemetry, figures: RuntimeFigures): void {
+  telemetry.sample("actors", () => actorSamples(figures.actors.census()));
+  telemetry.sample("embedding", () => [
+    { metric: "embeddingBacklog", value: figures.embedding.backlog() },
+    { metric: "embeddingInFlight", value: figures.embedding.inFlight() },
+  ]);
+  telemetry.sample("webhooks", () => deliverySamples(figures.deliveries.snapshot()));
+}
+
+function* actorSamples(
+  census: Iterable<{ kind: string; active: number; depth: number; restarts: number }>,
+): Generator<Sample> {
+  for (const { kind, active, depth, restarts } of census) {
+    const labels = { kind };
+    yield { metric: "actorsActive", labels, value: active };
+    yield { metric: "actorMailboxDepth", labels, value: depth };
+    yield { metric: "actorRestarts", labels, value: restarts };
+  }
+}
+
+/** Event outcomes as the counters name them, and as the metric's `outcome` label does. */
+const OUTCOMES = [
+  ["accepted", "accepted"],
+  ["duplicates", "duplicate"],
+  ["dead_lettered", "dead_lettered"],
+  ["ignored", "ignored"],
+] as const;
+
+function* deliverySamples(counts: Iterable<SourceCounts>): Generator<Sample> {
+  for (const c of counts) {
+    for (const [field, outcome] of OUTCOMES)
+      yield { metric: "webhookEvents", labels: { source: c.source, outcome }, value: c[field] };
+    for (const [status, n] of Object.entries(c.rejected))
+      yield { metric: "webhookRejections", labels: { source: c.source, status }, value: n };
+  }
+}
