@@ -3,6 +3,7 @@ import { putEmbeddingRecords } from "./embedding-records.ts";
 import { entryRow } from "./entry-rows.ts";
 import type { TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
+import { putWebhookRecords } from "./webhook-records.ts";
 import type { WriteSet } from "./write-set.ts";
 
 /** The tables a write set's entry, ingest and embedding parts go to. */
@@ -35,6 +36,7 @@ export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[strin
   if (set.idempotency) memory.idempotency.put(set.idempotency.key, set.idempotency.record);
   if (set.dedupe) ingest.dedupe.put(set.dedupe.key, set.dedupe.record);
   if (set.embedding) putEmbeddingRecords(memory, t.vault.meta, set.embedding);
+  if (set.webhooks) putWebhookRecords(ingest, set.webhooks);
 }
 
 /** An entry and its index record (entry-rows.ts); an import writes exactly these too. */

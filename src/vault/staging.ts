@@ -1,4 +1,5 @@
 import type { StoredEntry } from "../models/stored-entry.ts";
+import { stagedWebhookValues } from "./webhook-records.ts";
 import type { WriteSet } from "./write-set.ts";
 
 /** A value written but not yet committed, with the commit it waits for. */
@@ -13,8 +14,12 @@ export interface StagedSet {
   keys: Map<string, Staged<unknown>>;
 }
 
-/** The kinds of staged keyed values: vectors, objects, idempotency, dedupe, dead letters. */
-export type StagedKind = "v" | "o" | "i" | "d" | "l";
+/**
+ * The kinds of staged keyed values: vectors, objects, idempotency, dedupe, dead letters, and the
+ * webhook operations' held events (`q`), their id index (`h`) and pause states (`s`); a held
+ * event's release is staged as null.
+ */
+export type StagedKind = "v" | "o" | "i" | "d" | "l" | "q" | "h" | "s";
 
 /**
  * The writes of a vault that are queued and not committed yet. lmdb-js batches writes into shared
@@ -96,6 +101,7 @@ export class Staging {
     if (set.idempotency) values.set(`i:${set.idempotency.key}`, set.idempotency.record);
     if (set.dedupe) values.set(`d:${set.dedupe.key}`, set.dedupe.record);
     for (const [key, value] of set.deadLetters ?? []) values.set(`l:${key}`, value);
+    for (const [key, value] of stagedWebhookValues(set.webhooks)) values.set(key, value);
     const keys = new Map<string, Staged<unknown>>();
     for (const [key, value] of values) {
       const staged = { value, commit };

@@ -11,6 +11,7 @@ import { type Database, type Key, open, type RootDatabase } from "lmdb";
 import type { Change } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
 import type { Delivery, StoredSubscription } from "../models/subscription.ts";
+import type { DeliveryRecord, HeldDelivery, SourceState } from "../models/webhook-operations.ts";
 import type { EntryRow } from "./entry-rows.ts";
 import type { DedupeRecord, IdempotencyRecord, Tombstone } from "./write-set.ts";
 
@@ -62,6 +63,14 @@ export const TABLES = {
     dedupe: table<DedupeRecord>("dedupe"),
     /** Replay ids, history ids, watch expiry, statuses; `~seq:<key>` guards snapshot order. */
     connectorState: table<unknown>("connector-state"),
+    /** [source, arrival seq] → an event delivered while its source was paused (webhook-records.ts). */
+    held: table<HeldDelivery, [string, number]>("held-deliveries"),
+    /** `source NUL event_id` → its held seq: a redelivery of a held event is a duplicate. */
+    heldIds: table<number>("held-ids"),
+    /** source → its pause state (sources never paused have none). */
+    sources: table<SourceState>("webhook-sources"),
+    /** [logged at (epoch ms), n] → one event's outcome, without its body: the delivery log. */
+    deliveryLog: table<DeliveryRecord, [number, number]>("delivery-log"),
   },
   /** What erasure leaves of an erased entry (actors/tenant/erase/). */
   erase: {

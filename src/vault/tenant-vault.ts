@@ -15,6 +15,7 @@ import { StateSeqs } from "./state-seqs.ts";
 import { guardCommitRejections, observeCommits, storageFault } from "./storage-faults.ts";
 import { StorageGauge, type StorageLimits } from "./storage-gauge.ts";
 import { type Group, openEnvironment, openGroup, type TablesOf } from "./tables.ts";
+import { onlyFrees } from "./webhook-records.ts";
 import { KeyTooLong, MAX_KEY_BYTES, oversizedKey, type WriteSet } from "./write-set.ts";
 
 export { KeyTooLong, type WriteSet } from "./write-set.ts";
@@ -192,7 +193,8 @@ export class TenantVault {
 
   /** Queues the set's transaction; resolves once it committed. */
   private commitSet(set: WriteSet): Promise<void> {
-    if (!set.erase) this.assertRoom();
+    // An erasure or a purge frees space: let through at the ceiling.
+    if (!set.erase && !onlyFrees(set)) this.assertRoom();
     // Refused before anything is queued: a key LMDB would refuse mid-set would leave half a set.
     const tooLong = oversizedKey(set);
     if (tooLong)

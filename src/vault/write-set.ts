@@ -2,6 +2,7 @@ import { ValidationFailed } from "../errors.ts";
 import type { Category } from "../models/category.ts";
 import type { ChangeDraft } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
+import { type WebhookRecords, webhookKeys } from "./webhook-records.ts";
 
 /**
  * Everything one acknowledged write changes; committed in one transaction. It is also the unit
@@ -27,6 +28,8 @@ export interface WriteSet {
   erase?: Erasure;
   /** The background embedder's records: its backlog, the vectors it made (embedding-records.ts). */
   embedding?: EmbeddingRecords;
+  /** Delivery log, held events, pause states and their purges (webhook-records.ts). */
+  webhooks?: WebhookRecords;
   /** Transaction time of the changes (default: the vault's clock at write). */
   at?: number;
 }
@@ -107,6 +110,7 @@ export function oversizedKey(set: WriteSet): number | undefined {
   if (set.idempotency) keys.push(set.idempotency.key);
   if (set.dedupe) keys.push(set.dedupe.key);
   for (const change of set.changes ?? []) keys.push(change.id);
+  keys.push(...webhookKeys(set.webhooks));
   for (const key of keys) {
     const bytes = Buffer.byteLength(key);
     if (bytes > MAX_KEY_BYTES - KEY_MARGIN) return bytes;

@@ -22,16 +22,20 @@ const ON_DISK = [
   "connector-state",
   "dead-letters",
   "dedupe",
+  "delivery-log",
   "embed-queue",
   "embeddings",
   "entries",
   "entry-rows",
+  "held-deliveries",
+  "held-ids",
   "idempotency",
   "meta",
   "objects",
   "outbound-deliveries",
   "outbound-subscriptions",
   "tombstones",
+  "webhook-sources",
 ];
 
 describe("the vault's tables, declared once", () => {
