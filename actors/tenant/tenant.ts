@@ -10,6 +10,7 @@ import { Tombstones } from "./erase/tombstones.ts";
 import { historyHandlers } from "./history/history.ts";
 import { ingestHandlers } from "./ingest/handlers.ts";
 import { TenantIngest } from "./ingest/ingest.ts";
+import { webhookOpsHandlers } from "./ingest/webhook-ops.ts";
 import { memoryHandlers } from "./memory/handlers.ts";
 import { type Background, TenantMemory } from "./memory/memory.ts";
 import { openTenantVault, type VaultDeps } from "./open-vault.ts";
@@ -63,6 +64,7 @@ function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Be
     ...statusHandlers(vault, memory, ingest),
     ...memoryHandlers(memory),
     ...ingestHandlers(ingest, () => memory.flush.schedule()),
+    ...webhookOpsHandlers({ ingest, vault, clock, onEntries: () => memory.flush.schedule() }),
     ...erasure.handlers(),
     ...historyHandlers({ entries: memory.entries, tombstones, changes: vault.changes }),
     ...outboundHandlers({ vault, query: memory.query, tombstones, deadLetters: ingest.store }),

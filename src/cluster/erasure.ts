@@ -42,7 +42,10 @@ export function compactAfterErasure(
     afterErase: async (tenantId, report) => {
       const partition = partitionOf(tenantId);
       const changed =
-        report.erased.length > 0 || report.dead_letters_removed > 0 || report.idempotency_records_removed > 0;
+        report.erased.length > 0 ||
+        report.dead_letters_removed > 0 ||
+        report.idempotency_records_removed > 0 ||
+        report.deliveries_removed > 0;
       if (!report.dry_run && (changed || compactions.owes(partition))) {
         await pendingRemovals();
         await compacted(compactions, partition);

@@ -14,6 +14,8 @@ import { vectorsOnWrite } from "../embedding/background-embedder.ts";
 import type { Embedder } from "../embedding/embedder.ts";
 import { NotFound, PayloadTooLarge } from "../errors.ts";
 import { readBodyCapped } from "../http/body.ts";
+import { requestIdOf } from "../http/request-id.ts";
+import type { HeldDelivery } from "../models/webhook-operations.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -31,7 +33,7 @@ import type { CrmMappingHolder } from "./crm-mapping-holder.ts";
 import { DeliveryCounters } from "./delivery-counters.ts";
 import { deliveryRejected } from "./delivery-refusal.ts";
 import { sanitiseHeaders } from "./headers.ts";
-import type { IngestItem, IngestSummary } from "./ingest-item.ts";
+import type { IngestItem, IngestReply, IngestSummary } from "./ingest-item.ts";
 
 /** A connector that turns an event into drafts through the platform's API (mail). */
 export interface Expander {
@@ -58,15 +60,21 @@ class Expansions {
     this.done.push({ expander, eventId });
   }
 
-  /** Runs the delivery's work and reports its outcome to every expander involved. */
-  async settle<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs the delivery's work and reports its outcome to every expander involved. An event the
+   * tenant held instead (its source paused meanwhile) kept nothing of its expansion: not committed.
+   */
+  async settle<T>(work: () => Promise<T>, heldOf: (result: T) => readonly string[] = () => []): Promise<T> {
     let committed = false;
+    let held: ReadonlySet<string> = new Set();
     try {
       const result = await work();
       committed = true;
+      held = new Set(heldOf(result));
       return result;
     } finally {
-      for (const { expander, eventId } of this.done) expander.settled?.(this.tenantId, eventId, committed);
+      for (const { expander, eventId } of this.done)
+        expander.settled?.(this.tenantId, eventId, committed && !held.has(eventId));
     }
   }
 }
@@ -96,6 +104,8 @@ export interface Arrival {
   /** Connector state committed with the delivery (replay ids), ordered by `stateSeq`. */
   state?: Array<[string, unknown]>;
   stateSeq?: number;
+  /** The X-Request-Id of the request that carried it (the delivery log's `request_id`). */
+  requestId?: string;
 }
 
 export interface ReplayReply {
@@ -155,10 +165,15 @@ export class IngestPipeline {
     if (delivery.rawBody.byteLength > limit) throw new PayloadTooLarge(`body exceeds ${limit} bytes`);
     const handshake = source.handshake?.(delivery, ctx);
     if (handshake) return handshake;
-    const summary = await this.deliver(source, tenantId, events, {
+    const reply = await this.deliver(source, tenantId, events, {
       ctx,
       headers: sanitiseHeaders(request.headers),
+      requestId: requestIdOf(request),
     });
+    const { paused, held, ...summary } = reply;
+    // A paused source's delivery is kept, not applied: 202 (a platform that expects its own
+    // acknowledgement, the CRM's SOAP ack, still gets it, with the count in its summary header).
+    if (paused) return source.respond ? source.respond({ held: held.length }) : heldAnswer(held.length);
     return source.respond ? source.respond(summary) : summary;
   }
 
@@ -168,30 +183,83 @@ export class IngestPipeline {
     tenantId: string,
     events: SourceEvent[],
     arrival: Arrival,
-  ): Promise<IngestSummary> {
+  ): Promise<IngestReply> {
     const expansions = new Expansions(tenantId);
-    const summary = await expansions.settle(async () => {
-      // Nothing delivered while suspended is lost: it waits as a dead letter, replayable after resume.
-      const items: IngestItem[] =
-        this.deps.tenantStatus(tenantId) === "suspended"
-          ? events.map((event) => ({ event, result: { ok: false as const, reason: "tenant_suspended" } }))
-          : await this.items(source, tenantId, events, arrival.ctx, expansions);
-      const last = items[items.length - 1];
-      if (last && arrival.state) {
-        last.state = [...(last.state ?? []), ...arrival.state];
-        last.stateSeq = arrival.stateSeq ?? last.stateSeq;
-      }
-      return this.deps.tenant(tenantId).ask({
-        type: "webhook.ingest",
-        delivery: { source: source.id, items, headers: arrival.headers },
-      });
-    });
+    const summary = await expansions.settle(
+      async () => {
+        // Nothing delivered while suspended is lost: it waits as a dead letter, replayable after resume.
+        const items: IngestItem[] =
+          this.deps.tenantStatus(tenantId) === "suspended"
+            ? events.map((event) => ({ event, result: { ok: false as const, reason: "tenant_suspended" } }))
+            : await this.items(source, tenantId, events, arrival.ctx, expansions);
+        const last = items[items.length - 1];
+        if (last && arrival.state) {
+          last.state = [...(last.state ?? []), ...arrival.state];
+          last.stateSeq = arrival.stateSeq ?? last.stateSeq;
+        }
+        return this.deps.tenant(tenantId).ask({
+          type: "webhook.ingest",
+          delivery: {
+            source: source.id,
+            items,
+            headers: arrival.headers,
+            requestId: arrival.requestId ?? null,
+          },
+        });
+      },
+      (reply) => reply.held,
+    );
     this.counters.delivered(source.id, summary);
     return summary;
   }
 
+  /**
+   * Applies one event a resume releases (docs/webhook-operations.md): mapped again, as a replay
+   * is (no signature check: it was verified on arrival), then applied and released by the tenant
+   * in one write. `gone`: another resume released it first.
+   */
+  async release(
+    tenantId: string,
+    held: HeldDelivery,
+    requestId: string | null,
+  ): Promise<{ outcome: string; entries: string[] }> {
+    const event: SourceEvent = {
+      event_id: held.event_id,
+      event_type: held.event_type,
+      payload: held.payload,
+    };
+    const source = this.deps.sourceOf(held.source);
+    const expansions = new Expansions(tenantId);
+    const reply = await expansions.settle(async () => {
+      const item: IngestItem = !source
+        ? { event, result: { ok: false, reason: "unknown_source" } }
+        : this.deps.tenantStatus(tenantId) === "suspended"
+          ? { event, result: { ok: false, reason: "tenant_suspended" } }
+          : (
+              await this.items(
+                source,
+                tenantId,
+                [event],
+                this.lenientContext(source, tenantId),
+                expansions,
+                true,
+              )
+            )[0]!;
+      return this.deps
+        .tenant(tenantId)
+        .ask({ type: "held.apply", source: held.source, seq: held.seq, item, requestId });
+    });
+    if (reply.outcome !== "gone") this.counters.released(held.source, reply.outcome);
+    return reply;
+  }
+
   /** Maps a dead letter again (no signature check) and records the result; unknown → 404. */
-  async replay(tenantId: string, eventId: string, sourceId?: string): Promise<ReplayReply> {
+  async replay(
+    tenantId: string,
+    eventId: string,
+    sourceId?: string,
+    requestId?: string,
+  ): Promise<ReplayReply> {
     const tenant = this.deps.tenant(tenantId);
     const record = await tenant.ask({ type: "deadletter.get", eventId, source: sourceId });
     const source = this.deps.sourceOf(record.source);
@@ -201,7 +269,8 @@ export class IngestPipeline {
     const expansions = new Expansions(tenantId);
     return expansions.settle(async () => {
       const [item] = await this.items(source, tenantId, [event], ctx, expansions, true);
-      return tenant.ask({ type: "deadletter.resolve", eventId, source: record.source, item: item! });
+      const resolve = { eventId, source: record.source, item: item!, requestId: requestId ?? null };
+      return tenant.ask({ type: "deadletter.resolve", ...resolve });
     });
   }
 
@@ -241,17 +310,18 @@ export class IngestPipeline {
     replay: boolean,
   ): Promise<IngestItem> {
     if (!replay) {
-      const seen = await this.deps
+      // Taken already (a duplicate), or to be held (its source paused): not expanded now.
+      const admission = await this.deps
         .tenant(tenantId)
         .ask({ type: "webhook.seen", source: source.id, eventId: event.event_id });
-      if (seen) return { event, result: { ok: true, drafts: [] } };
+      if (admission !== "new") return { event, result: { ok: true, drafts: [] } };
     }
     const expander = source.expandsVia ? this.deps.expanders?.[source.expandsVia] : undefined;
     if (!expander)
       return { event, result: { ok: false, reason: `${source.expandsVia ?? source.id}_api_not_configured` } };
     try {
       expansions.add(expander, event.event_id);
-      return { event, ...(await expander.expand(tenantId, event, ctx)) };
+      return { event, ...(await expander.expand(tenantId, event, ctx)), expanded: true };
     } catch (error) {
       const reason = `${source.expandsVia}_expand_failed`;
       return { event, result: { ok: false, reason, detail: errorText(error) } };
@@ -278,6 +348,11 @@ export class IngestPipeline {
       jwks: this.deps.jwks,
     };
   }
+}
+
+/** A delivery to a paused source: held, nothing written (docs/webhook-operations.md). */
+function heldAnswer(held: number): WebhookReply {
+  return { status: 202, headers: { "content-type": "application/json" }, body: JSON.stringify({ held }) };
 }
 
 /** A mapper that throws on a payload it did not expect is a dead letter, not a 500. */

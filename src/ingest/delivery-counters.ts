@@ -6,6 +6,8 @@ export interface SourceCounts {
   duplicates: number;
   dead_lettered: number;
   ignored: number;
+  /** Events held while their source was paused (applied later, when it is resumed). */
+  held: number;
   /** Deliveries refused before any event was read (bad signature 401, unknown tenant 404, 413…), by status. */
   rejected: Record<string, number>;
 }
@@ -21,12 +23,22 @@ export type DeliveryCounts = { source: string } & SourceCounts;
 export class DeliveryCounters {
   private readonly counts = new Map<string, SourceCounts>();
 
-  delivered(source: string, summary: IngestSummary): void {
+  delivered(source: string, summary: IngestSummary & { held?: readonly string[] }): void {
     const c = this.of(source);
     c.accepted += summary.accepted;
     c.duplicates += summary.duplicates;
     c.dead_lettered += summary.dead_lettered.length;
     c.ignored += summary.ignored;
+    c.held += summary.held?.length ?? 0;
+  }
+
+  /** A held event a resume applied: counted as its outcome then. */
+  released(source: string, outcome: string): void {
+    const c = this.of(source);
+    if (outcome === "accepted") c.accepted++;
+    else if (outcome === "duplicate") c.duplicates++;
+    else if (outcome === "dead_lettered") c.dead_lettered++;
+    else if (outcome === "ignored") c.ignored++;
   }
 
   rejected(source: string, status: number): void {
@@ -44,7 +56,7 @@ export class DeliveryCounters {
   private of(source: string): SourceCounts {
     let c = this.counts.get(source);
     if (!c) {
-      c = { accepted: 0, duplicates: 0, dead_lettered: 0, ignored: 0, rejected: {} };
+      c = { accepted: 0, duplicates: 0, dead_lettered: 0, ignored: 0, held: 0, rejected: {} };
       this.counts.set(source, c);
     }
     return c;

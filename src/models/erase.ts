@@ -29,6 +29,11 @@ export const EraseReport = named(
     already_erased: Type.Array(Sha8),
     dead_letters_removed: Type.Integer({ minimum: 0 }),
     idempotency_records_removed: Type.Integer({ minimum: 0 }),
+    deliveries_removed: Type.Integer({
+      minimum: 0,
+      description:
+        "Delivery log records of the erased entries (or naming the subject), and held events naming it",
+    }),
     erased_at: IsoTime,
     dry_run: Type.Boolean(),
   }),

@@ -97,12 +97,16 @@ export type CrmStreamProtocol = {
   "crm.stop": { msg: object; reply: void };
 };
 
-/** What `bridge.deliver` answers: the ids written, duplicates, dead letters and ignored events. */
+/**
+ * What `bridge.deliver` answers: the ids written, duplicates, dead letters and ignored events;
+ * `held`: 1 when the tenant paused the `messaging` source (the event waits for its resume).
+ */
 export interface BridgeResult {
   entries: string[];
   duplicates: number;
   dead_lettered: string[];
   ignored: number;
+  held: number;
 }
 
 export interface BridgeStatus {

@@ -1,6 +1,6 @@
 import type { EmbedderState } from "../embedding/embed-scheduler.ts";
 import type { FusionProfile } from "../embedding/fusion-profile.ts";
-import type { Delivery, IngestItem, IngestSummary } from "../ingest/ingest-item.ts";
+import type { Delivery, IngestItem, IngestReply } from "../ingest/ingest-item.ts";
 import type { Category } from "../models/category.ts";
 import type { Change } from "../models/change.ts";
 import type { DeadLetter } from "../models/dead-letter.ts";
@@ -12,6 +12,7 @@ import type { ResultExplain, SearchControls } from "../models/search-controls.ts
 import type { SimilarAsk, SimilarEntry } from "../models/similar.ts";
 import type { TenantTransferProtocol } from "../models/tenant-export.ts";
 import type { OutboundTenantProtocol } from "./outbound-protocol.ts";
+import type { WebhookOpsProtocol } from "./webhook-ops-protocol.ts";
 
 /** Messages of the tenant actor (actors/tenant/): one actor per tenant owns its vault and index. */
 export interface TenantHealth {
@@ -119,15 +120,17 @@ export type TenantProtocol = {
   };
   /** Moves a chunk of pending vectors into the ANN graph (`all`: every one, e.g. before a benchmark). */
   "index.flush": { msg: { all?: boolean }; reply: undefined };
-  "webhook.ingest": { msg: { delivery: Delivery }; reply: IngestSummary };
-  "webhook.seen": { msg: { source: string; eventId: string }; reply: boolean };
+  "webhook.ingest": { msg: { delivery: Delivery }; reply: IngestReply };
+  /** Whether the event was taken already, is held (its source paused), or is new: asked before an expansion. */
+  "webhook.seen": { msg: { source: string; eventId: string }; reply: "new" | "seen" | "held" };
   "deadletter.list": { msg: { status?: DeadLetter["status"]; limit: number }; reply: DeadLetter[] };
   "deadletter.get": { msg: { eventId: string; source?: string }; reply: DeadLetter };
   "deadletter.resolve": {
-    msg: { eventId: string; source: string; item: IngestItem };
+    msg: { eventId: string; source: string; item: IngestItem; requestId?: string | null };
     reply: { event_id: string; status: "replayed" | "dead"; entries?: string[]; last_error?: string };
   };
   "connector.state.get": { msg: { key: string }; reply: unknown };
   "connector.state.put": { msg: { key: string; value: unknown }; reply: undefined };
 } & OutboundTenantProtocol &
-  TenantTransferProtocol;
+  TenantTransferProtocol &
+  WebhookOpsProtocol;

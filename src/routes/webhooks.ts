@@ -9,6 +9,7 @@ import { StrictObject } from "../models/common.ts";
 import { IngestSummary, IntakeQueued } from "../models/dead-letter.ts";
 import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
+import { HeldAnswer } from "../models/webhook-operations.ts";
 import { findSource, SOURCE_IDS } from "../sources/registry.ts";
 import type { Deps } from "./deps.ts";
 
@@ -116,8 +117,9 @@ export const webhookRoutes = (deps: Deps) =>
         params: WebhookParams,
         response: {
           200: WebhookAnswer,
-          // Answered by the cluster router, never by this handler (single-node mode has no 202).
-          202: IntakeQueued,
+          // Held: the source is paused for this tenant (docs/webhook-operations.md). Queued: answered
+          // by the cluster router when the owner has not applied the delivery within its wait.
+          202: Type.Union([HeldAnswer, IntakeQueued]),
           ...problems(400, 401, 404, 413, 429, 503, 507),
         },
         detail: {

@@ -114,6 +114,7 @@ describe("bridge.deliver: the four event types", () => {
       duplicates: 0,
       dead_lettered: [],
       ignored: 1,
+      held: 0,
     });
     const check = { ...thumbs, reaction: "white_check_mark", event_ts: nextTs() };
     const result = await runtime.bridge.deliver(t.tenant_id, check);
@@ -157,6 +158,7 @@ describe("bridge.deliver: the four event types", () => {
       duplicates: 1,
       dead_lettered: [],
       ignored: 0,
+      held: 0,
     });
   });
 });
@@ -194,7 +196,7 @@ describe("bridge.deliver: order, failures and bounds", () => {
     };
     const first = await runtime.bridge.deliver(t.tenant_id, reaction);
     const eventId = `${early.channel}:${early.ts}:reaction_added`;
-    expect(first).toEqual({ entries: [], duplicates: 0, dead_lettered: [eventId], ignored: 0 });
+    expect(first).toEqual({ entries: [], duplicates: 0, dead_lettered: [eventId], ignored: 0, held: 0 });
     const letters = await call(runtime, "GET", `/admin/webhooks/dead-letters/${t.tenant_id}`, admin);
     expect(letters.body.dead_letters[0]).toMatchObject({ source: "messaging", status: "dead" });
     expect(letters.body.dead_letters[0].last_error).toStartWith("unknown_message");

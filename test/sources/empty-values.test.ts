@@ -450,6 +450,7 @@ describe("CRM stream and messaging bridge", () => {
       duplicates: 0,
       dead_lettered: ["C024BE91L:1763720000.000100:message"],
       ignored: 0,
+      held: 0,
     });
     const letter = await expectDeadLettered(
       t,

@@ -6,7 +6,7 @@
  * reads it (`connectors.messaging`).
  */
 import type { Arrival } from "../../../src/ingest/deliver.ts";
-import type { IngestSummary } from "../../../src/ingest/ingest-item.ts";
+import type { IngestReply } from "../../../src/ingest/ingest-item.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { BridgeProtocol, BridgeStatus } from "../../../src/protocols/connector-protocol.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
@@ -17,7 +17,7 @@ import type { SourceEvent } from "../../../src/sources/types.ts";
 export interface BridgeDeps {
   clock: Clock;
   /** The ingest pipeline for this tenant and the `messaging` source. */
-  deliver: (events: SourceEvent[], arrival: Omit<Arrival, "ctx">) => Promise<IngestSummary>;
+  deliver: (events: SourceEvent[], arrival: Omit<Arrival, "ctx">) => Promise<IngestReply>;
 }
 
 const STATUS_KEY = "status:messaging";
@@ -43,6 +43,7 @@ export function messagingBridgeBehaviour(deps: BridgeDeps): Behaviour<BridgeProt
             duplicates: summary.duplicates,
             dead_lettered: summary.dead_lettered,
             ignored: summary.ignored,
+            held: summary.held.length,
           };
         } catch (error) {
           status = { ...status, last_error: error instanceof Error ? error.message : String(error) };

@@ -7,6 +7,7 @@ import type { Clock } from "../../../src/runtime/clock.ts";
 import { later } from "../../../src/runtime/later.ts";
 import { markForCompaction } from "../../../src/vault/compact.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import type { WebhookRecords } from "../../../src/vault/webhook-records.ts";
 import type { Erasure } from "../../../src/vault/write-set.ts";
 import type { TenantIngest } from "../ingest/ingest.ts";
 import type { EntryStore } from "../memory/entry-store.ts";
@@ -62,15 +63,19 @@ export class TenantErasure {
     const needle = req.subject?.toLowerCase();
     const deadLetters = this.deadLettersCarrying(erasedIds, needle);
     const idempotency = this.idempotencyAnswering(erasedIds);
+    const webhooks = this.deliveriesOf(erasedIds, needle);
+    const deliveriesRemoved = (webhooks.purgedLog?.length ?? 0) + (webhooks.released?.length ?? 0);
     const report: EraseReport = {
       erased: [...matched.values()].map((s) => ({ id: s.entry.id, category: s.entry.category })),
       already_erased: alreadyErased,
       dead_letters_removed: deadLetters.length,
       idempotency_records_removed: idempotency.length,
+      deliveries_removed: deliveriesRemoved,
       erased_at: isoOf(now),
       dry_run: req.dry_run === true,
     };
-    const nothing = matched.size === 0 && deadLetters.length === 0 && idempotency.length === 0;
+    const nothing =
+      matched.size === 0 && deadLetters.length === 0 && idempotency.length === 0 && deliveriesRemoved === 0;
     if (req.dry_run || nothing) return { report, committed: Promise.resolve() };
     // Before the transaction: should the process die after it, the next open still compacts.
     markForCompaction(this.opts.vault.dir);
@@ -86,7 +91,14 @@ export class TenantErasure {
       category: s.entry.category,
       by,
     }));
-    const committed = this.opts.vault.write({ entries: [], created: [], erase: erasure, changes, at: now });
+    const committed = this.opts.vault.write({
+      entries: [],
+      created: [],
+      erase: erasure,
+      changes,
+      webhooks,
+      at: now,
+    });
     const { indexes, backlog } = this.opts.memory;
     indexes.forget(erasedIds);
     // A vector on its way for an erased entry must not be stored after the erasure.
@@ -133,6 +145,24 @@ export class TenantErasure {
       if (wrote || names) keys.push(key);
     }
     return keys;
+  }
+
+  /**
+   * The delivery log's records of the erased entries or naming the subject (ids and types only,
+   * but an event id may carry it: a mail's address), and the held events whose body names it
+   * (released without being applied: the erasure covers what has not arrived in memory yet).
+   */
+  private deliveriesOf(ids: Set<string>, needle: string | undefined): WebhookRecords {
+    const { log, held } = this.opts.ingest;
+    const names = (text: string) => needle !== undefined && text.toLowerCase().includes(needle);
+    const purgedLog = log.keysWhere(
+      (r) => r.entries.some((id) => ids.has(id)) || names(r.event_id) || names(r.event_type),
+    );
+    const released = [];
+    for (const h of held.all())
+      if (names(h.event_id) || names(JSON.stringify(h.payload ?? null)))
+        released.push({ source: h.source, seq: h.seq, event_id: h.event_id });
+    return { purgedLog, released };
   }
 
   private idempotencyAnswering(ids: Set<string>): string[] {

@@ -21,11 +21,11 @@ export function ingestHandlers(ingest: TenantIngest, onEntries: () => void): Sli
       if (summary.entries.length > 0) onEntries();
       return later(committed.then(() => summary));
     },
-    "webhook.seen": ({ source, eventId }) => ingest.seen(source, eventId),
+    "webhook.seen": ({ source, eventId }) => ingest.admission(source, eventId),
     "deadletter.list": ({ status, limit }) => listDeadLetters(store, status, limit),
     "deadletter.get": ({ eventId, source }) => deadLetterOf(store, eventId, source),
-    "deadletter.resolve": ({ eventId, source, item }) => {
-      const { reply, committed } = ingest.resolve(eventId, source, item);
+    "deadletter.resolve": ({ eventId, source, item, requestId }) => {
+      const { reply, committed } = ingest.resolve(eventId, source, item, requestId ?? null);
       return later(committed.then(() => reply));
     },
     "connector.state.get": ({ key }) => store.connectorState(key),

@@ -1,16 +1,23 @@
 import { AppError, InsufficientStorage } from "../../../src/errors.ts";
-import type { Delivery, IngestItem, IngestSummary } from "../../../src/ingest/ingest-item.ts";
+import type { Delivery, IngestItem, IngestReply } from "../../../src/ingest/ingest-item.ts";
+import { markUpkeep } from "../../../src/ingest/upkeep-marker.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { DeadLetter } from "../../../src/models/dead-letter.ts";
+import type { DeliveryOutcome } from "../../../src/models/webhook-operations.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
 import type { IngestDraft } from "../../../src/sources/types.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import type { HeldRef } from "../../../src/vault/webhook-records.ts";
 import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import type { TenantMemory } from "../memory/memory.ts";
 import { deadLetterOf, deadLetterSet, dedupeRecord, describe } from "./dead-letters.ts";
+import { DeliveryLog } from "./delivery-log.ts";
+import { HeldEvents } from "./held-events.ts";
+import { holdDelivery } from "./hold.ts";
 import { IngestStore } from "./ingest-store.ts";
 import { deadLetterKey, decisionKey, dedupeKey } from "./keys.ts";
 import { linkedDraft, UnknownReference } from "./linking.ts";
+import { mergeParts, type WebhookPart } from "./webhook-parts.ts";
 
 export interface ReplayReply {
   event_id: string;
@@ -32,48 +39,114 @@ export interface IngestOptions {
   clock: Clock;
 }
 
+/** What became of a held event that a resume applied; `gone`: released already (a concurrent resume). */
+export interface HeldApplied {
+  outcome: Exclude<DeliveryOutcome, "held"> | "gone";
+  entries: string[];
+}
+
 /**
  * Webhook and connector ingestion inside the tenant actor: dedupe on (source, event_id), then per
- * event either entries (asked of the memory slice) or a dead letter. Every event's writes commit
- * with the group commit; the reply waits for all of them.
+ * event either entries (asked of the memory slice) or a dead letter, or, while the source is
+ * paused, the event held. Each event's outcome goes into the delivery log in the write set of its
+ * last write. Every event's writes commit with the group commit; the reply waits for all of them.
  */
 export class TenantIngest {
   readonly store: IngestStore;
+  readonly log: DeliveryLog;
+  readonly held: HeldEvents;
   private readonly vault: TenantVault;
 
   constructor(private readonly opts: IngestOptions) {
     this.vault = opts.vault;
     this.store = new IngestStore(opts.vault);
+    const tables = opts.vault.tablesOf("ingest");
+    // A vault holding records that expire is marked, so the upkeep finds it while it is closed.
+    this.log = new DeliveryLog(tables.deliveryLog, () => markUpkeep(opts.vault.dir, opts.clock.now()));
+    this.held = new HeldEvents(tables, opts.vault.staging);
   }
 
-  ingest(delivery: Delivery): { summary: IngestSummary; committed: Promise<void> } {
-    const summary: IngestSummary = { accepted: 0, entries: [], duplicates: 0, dead_lettered: [], ignored: 0 };
+  ingest(delivery: Delivery): { summary: IngestReply; committed: Promise<void> } {
+    if (this.held.holding(delivery.source)) {
+      const ctx = { held: this.held, log: this.log, store: this.store, now: this.opts.clock.now() };
+      const { reply, set } = holdDelivery(ctx, delivery);
+      return { summary: reply, committed: this.vault.write(set) };
+    }
+    return this.apply(delivery);
+  }
+
+  /** A held event a resume releases, mapped again: applied as it would have been, released in the same write. */
+  applyHeld(
+    source: string,
+    seq: number,
+    item: IngestItem,
+    requestId: string | null,
+  ): { reply: HeldApplied; committed: Promise<void> } {
+    const held = this.held.get(source, seq);
+    if (!held || held.event_id !== item.event.event_id)
+      return { reply: { outcome: "gone", entries: [] }, committed: Promise.resolve() };
+    const delivery: Delivery = { source, items: [item], headers: held.headers, requestId, via: "resume" };
+    const { summary, committed } = this.apply(delivery, { source, seq, event_id: held.event_id });
+    const outcome: HeldApplied["outcome"] =
+      summary.accepted > 0
+        ? "accepted"
+        : summary.dead_lettered.length > 0
+          ? "dead_lettered"
+          : summary.duplicates > 0
+            ? "duplicate"
+            : "ignored";
+    return { reply: { outcome, entries: summary.entries }, committed };
+  }
+
+  /**
+   * Applies a delivery's events. Each event's log record (and, for a held event, its release)
+   * rides in the write set of its last write; an event that writes nothing else has them written
+   * with its connector state, or with the others' in one set at the end.
+   */
+  private apply(delivery: Delivery, release?: HeldRef): { summary: IngestReply; committed: Promise<void> } {
+    const summary: IngestReply = {
+      accepted: 0,
+      entries: [],
+      duplicates: 0,
+      dead_lettered: [],
+      ignored: 0,
+      paused: false,
+      held: [],
+    };
     const commits: Promise<void>[] = [];
+    const aside: WebhookPart[] = [];
+    const now = this.opts.clock.now();
     for (const item of delivery.items) {
       const key = dedupeKey(delivery.source, item.event.event_id);
-      if (this.store.deduped(key)) {
+      const logged = (outcome: DeliveryOutcome, entries: string[]) =>
+        this.logPart(delivery, item, outcome, entries, now, release);
+      if (this.store.deduped(key) || (!release && this.held.isHeld(delivery.source, item.event.event_id))) {
         summary.duplicates++;
-        commits.push(...this.stateOnly(item));
+        commits.push(...this.besides(item, logged("duplicate", []), aside));
         continue;
       }
       if (item.result.ok && item.result.ignored) {
         // A type the source does not map: counted, nothing kept (a redelivery is ignored again).
         summary.ignored++;
-        commits.push(...this.stateOnly(item));
+        commits.push(...this.besides(item, logged("ignored", []), aside));
         continue;
       }
-      const outcome = item.result.ok ? this.writeDrafts(delivery.source, item, key) : undefined;
+      const outcome = item.result.ok
+        ? this.writeDrafts(delivery.source, item, key, (entries) => logged("accepted", entries))
+        : undefined;
       commits.push(...(outcome?.committed ?? []));
-      commits.push(...this.splitOff(delivery, item, summary.dead_lettered));
+      commits.push(...this.splitOff(delivery, item, summary.dead_lettered, now));
       const error = item.result.ok ? outcome?.error : describe(item.result);
       if (error !== undefined) {
-        commits.push(this.deadLetter(delivery, item, key, error));
+        const part = logged("dead_lettered", outcome?.entries ?? []);
+        commits.push(this.deadLetter(delivery, item, key, error, part));
         summary.dead_lettered.push(item.event.event_id);
         continue;
       }
       summary.accepted++;
       summary.entries.push(...(outcome?.entries ?? []));
     }
+    if (aside.length > 0) commits.push(this.vault.write(emptySet(mergeParts(aside))));
     return { summary, committed: Promise.all(commits).then(() => undefined) };
   }
 
@@ -82,8 +155,10 @@ export class TenantIngest {
     return this.vault.write(emptySet({ state }));
   }
 
-  seen(source: string, eventId: string): boolean {
-    return this.store.deduped(dedupeKey(source, eventId)) !== undefined;
+  /** Whether the event was taken already (`seen`), is held while its source is paused, or is new. */
+  admission(source: string, eventId: string): "new" | "seen" | "held" {
+    if (this.store.deduped(dedupeKey(source, eventId)) !== undefined) return "seen";
+    return this.held.holding(source) || this.held.isHeld(source, eventId) ? "held" : "new";
   }
 
   /** Applies a replay's fresh mapping: entries and `replayed`, or one more failed attempt. */
@@ -91,6 +166,7 @@ export class TenantIngest {
     eventId: string,
     source: string,
     item: IngestItem,
+    requestId: string | null = null,
   ): { reply: ReplayReply; committed: Promise<void> } {
     const record = deadLetterOf(this.store, eventId, source);
     if (record.status === "replayed") {
@@ -99,20 +175,38 @@ export class TenantIngest {
         committed: Promise.resolve(),
       };
     }
-    const now = isoOf(this.opts.clock.now());
+    const at = this.opts.clock.now();
+    const now = isoOf(at);
     const key = dedupeKey(record.source, eventId);
     const outcome = item.result.ok ? this.writeDrafts(record.source, item, key) : undefined;
-    const split = this.splitOff({ source: record.source, items: [], headers: record.headers }, item, []);
+    const delivery: Delivery = {
+      source: record.source,
+      items: [],
+      headers: record.headers,
+      requestId,
+      via: "replay",
+    };
+    const split = this.splitOff(delivery, item, [], at);
     const error = item.result.ok ? outcome?.error : describe(item.result);
     const attempts = record.attempts + 1;
     const updated: DeadLetter =
       error === undefined
         ? { ...record, attempts, status: "replayed", entries: outcome?.entries ?? [], replayed_at: now }
         : { ...record, attempts, last_error: error };
+    // The replay's outcome is logged with the dead letter's update, which every replay writes.
+    const logged = this.logPart(
+      delivery,
+      item,
+      error === undefined ? "accepted" : "dead_lettered",
+      outcome?.entries ?? [],
+      at,
+    );
     const committed = Promise.all([
       ...(outcome?.committed ?? []),
       ...split,
-      this.vault.write(emptySet({ deadLetters: [[deadLetterKey(eventId, record.source), updated]] })),
+      this.vault.write(
+        emptySet({ deadLetters: [[deadLetterKey(eventId, record.source), updated]], ...logged }),
+      ),
     ]);
     const reply: ReplayReply =
       error === undefined
@@ -125,22 +219,59 @@ export class TenantIngest {
    * The parts an expansion split off an event for lacking what their entries need (a message of a
    * mail notification without a sender): each is a dead letter of its own, listed with the delivery's.
    */
-  private splitOff(delivery: Delivery, item: IngestItem, deadLettered: string[]): Promise<void>[] {
+  private splitOff(
+    delivery: Delivery,
+    item: IngestItem,
+    deadLettered: string[],
+    now: number,
+  ): Promise<void>[] {
     const commits: Promise<void>[] = [];
     for (const part of (item.result.ok && item.result.rejected) || []) {
       const key = dedupeKey(delivery.source, part.event.event_id);
       if (this.store.deduped(key)) continue;
       const failed = { ok: false as const, reason: part.reason, detail: part.detail };
-      commits.push(this.deadLetter(delivery, { event: part.event, result: failed }, key, describe(failed)));
+      const split = { event: part.event, result: failed };
+      const logged = this.logPart(delivery, split, "dead_lettered", [], now);
+      commits.push(this.deadLetter(delivery, split, key, describe(failed), logged));
       deadLettered.push(part.event.event_id);
     }
     return commits;
   }
 
-  /** Connector state of an item that writes nothing else (a duplicate, an ignored type): its position still moves on. */
-  private stateOnly(item: IngestItem): Promise<void>[] {
-    if (!item.state || item.state.length === 0) return [];
-    return [this.vault.write(emptySet({ state: item.state, stateSeq: item.stateSeq }))];
+  /**
+   * The log record of an event that writes nothing else (a duplicate, an ignored type): with its
+   * connector state, whose position still moves on, or kept aside for one set at the delivery's end.
+   */
+  private besides(item: IngestItem, part: WebhookPart, aside: WebhookPart[]): Promise<void>[] {
+    if (!item.state || item.state.length === 0) {
+      aside.push(part);
+      return [];
+    }
+    return [this.vault.write(emptySet({ state: item.state, stateSeq: item.stateSeq, ...part }))];
+  }
+
+  /** An event's delivery log record (and a held event's release), as a part of a write set. */
+  private logPart(
+    delivery: Delivery,
+    item: Pick<IngestItem, "event">,
+    outcome: DeliveryOutcome,
+    entries: string[],
+    at: number,
+    release?: HeldRef,
+  ): WebhookPart {
+    const { event_id, event_type } = item.event;
+    const via = delivery.via ?? "delivery";
+    const requestId = delivery.requestId ?? null;
+    const record = {
+      event_id,
+      source: delivery.source,
+      event_type,
+      outcome,
+      entries,
+      request_id: requestId,
+      via,
+    };
+    return { webhooks: { log: [this.log.record(record, at)], ...(release ? { released: [release] } : {}) } };
   }
 
   /**
@@ -150,15 +281,24 @@ export class TenantIngest {
    * write joins the group commit; should the process die between them, a redelivery finds the same
    * content ids and writes nothing twice.
    */
-  private writeDrafts(source: string, item: IngestItem, key: string): EventOutcome {
+  private writeDrafts(
+    source: string,
+    item: IngestItem,
+    key: string,
+    logged: (entries: string[]) => WebhookPart = () => ({}),
+  ): EventOutcome {
     const outcome: EventOutcome = { entries: [], committed: [] };
     const drafts = item.result.ok ? item.result.drafts : [];
     const now = this.opts.clock.now();
-    const closing = (lastId?: string): Partial<WriteSet> => ({
-      dedupe: dedupeRecord(key, now, lastId === undefined ? outcome.entries : [...outcome.entries, lastId]),
-      ...(item.state ? { state: item.state } : {}),
-      ...(item.stateSeq !== undefined ? { stateSeq: item.stateSeq } : {}),
-    });
+    const closing = (lastId?: string): Partial<WriteSet> => {
+      const entries = lastId === undefined ? outcome.entries : [...outcome.entries, lastId];
+      return {
+        dedupe: dedupeRecord(key, now, entries),
+        ...(item.state ? { state: item.state } : {}),
+        ...(item.stateSeq !== undefined ? { stateSeq: item.stateSeq } : {}),
+        ...logged(entries),
+      };
+    };
     for (const [i, ingest] of drafts.entries()) {
       const last = i === drafts.length - 1;
       try {
@@ -216,8 +356,17 @@ export class TenantIngest {
     });
   }
 
-  private deadLetter(delivery: Delivery, item: IngestItem, key: string, error: string): Promise<void> {
+  private deadLetter(
+    delivery: Delivery,
+    item: IngestItem,
+    key: string,
+    error: string,
+    logged: WebhookPart,
+  ): Promise<void> {
     const now = this.opts.clock.now();
-    return this.vault.write(deadLetterSet(this.opts.tenantId, delivery, item, { key, now }, error));
+    return this.vault.write({
+      ...deadLetterSet(this.opts.tenantId, delivery, item, { key, now }, error),
+      ...logged,
+    });
   }
 }

@@ -1,0 +1,92 @@
+/**
+ * The webhook operations' background upkeep (docs/webhook-operations.md#retention), on the
+ * injected clock: at start and then every hour, for each tenant served here whose vault is open,
+ * or whose upkeep marker (upkeep-marker.ts) says it is due, it asks the tenant to purge what
+ * retention lets go of, and continues any resume that a restart interrupted.
+ */
+
+import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
+import type { Retention } from "../protocols/webhook-ops-protocol.ts";
+import type { ActorRef } from "../runtime/actor-system.ts";
+import type { Clock, TimerHandle } from "../runtime/clock.ts";
+import { upkeepDue } from "./upkeep-marker.ts";
+import type { WebhookOperations } from "./webhook-operations.ts";
+
+export const UPKEEP_INTERVAL_MS = 3_600_000;
+
+/** Purge rounds per tenant and pass at most (each removes up to 10,000 records). */
+const MAX_ROUNDS = 100;
+
+export interface UpkeepDeps {
+  clock: Clock;
+  retention: Retention;
+  /** Tenants this node serves. */
+  tenants(): string[];
+  /** Whether the tenant's actor (and vault) is open now. */
+  isOpen(tenantId: string): boolean;
+  vaultDir(tenantId: string): string;
+  tenant(tenantId: string): ActorRef<TenantProtocol>;
+  operations: WebhookOperations;
+  log: (line: string) => void;
+}
+
+export class WebhookUpkeep {
+  private timer: TimerHandle | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: UpkeepDeps) {}
+
+  /** The first pass at once (a resume cut short by a restart goes on), then every interval. */
+  start(): void {
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+  }
+
+  /** One pass over the tenants served here; a pass already running is joined. */
+  pass(): Promise<void> {
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = this.deps.clock.setTimeout(() => {
+      void this.pass().finally(() => this.schedule(UPKEEP_INTERVAL_MS));
+    }, ms);
+  }
+
+  private async run(): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const tenantId of this.deps.tenants()) {
+      if (this.stopped) return;
+      const due = upkeepDue(this.deps.vaultDir(tenantId));
+      if (!this.deps.isOpen(tenantId) && (due === undefined || due > now)) continue;
+      try {
+        await this.tend(tenantId, now);
+      } catch (error) {
+        // One tenant's failure (a full disk, a vault that cannot open now) waits for the next pass.
+        this.deps.log(
+          `[webhook upkeep ${tenantId}] ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+  }
+
+  private async tend(tenantId: string, now: number): Promise<void> {
+    const tenant = this.deps.tenant(tenantId);
+    let resuming: string[] = [];
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const report = await tenant.ask({ type: "webhooks.purge", now, retention: this.deps.retention });
+      resuming = report.resuming;
+      if (!report.more) break;
+    }
+    for (const source of resuming) await this.deps.operations.resume(tenantId, source, null);
+  }
+}

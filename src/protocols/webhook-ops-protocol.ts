@@ -1,0 +1,87 @@
+import type { IngestItem } from "../ingest/ingest-item.ts";
+import type { DeadLetter } from "../models/dead-letter.ts";
+import type {
+  DeliveryOutcome,
+  DeliveryRecord,
+  HeldDelivery,
+  SourceState,
+  SourceStatus,
+} from "../models/webhook-operations.ts";
+
+/** The delivery log's filter, times in epoch ms (inclusive). */
+export interface DeliveryLogQuery {
+  source?: string;
+  event_id?: string;
+  outcome?: DeliveryOutcome;
+  from?: number;
+  to?: number;
+  limit: number;
+  cursor?: string;
+}
+
+/** Dead letters a bulk replay selects: status `dead`, in arrival order, after `after`. */
+export interface DeadLetterSelection {
+  source?: string;
+  event_type?: string;
+  /** Epoch ms on `received_at`, inclusive. */
+  from?: number;
+  to?: number;
+  limit: number;
+  /** The position of the last letter a previous call considered. */
+  after?: { received_at: string; event_id: string; source: string };
+}
+
+/** How long what the webhook operations keep is kept (days; `deadDays` undefined: dead letters stay). */
+export interface Retention {
+  deliveryLogDays: number;
+  deadLetterDays: number;
+  deadDays?: number;
+}
+
+export interface PurgeReport {
+  delivery_log: number;
+  dead_letters: number;
+  /** More expired records than one message removes: ask again. */
+  more: boolean;
+  /** Sources whose resume did not finish (a restart in the middle): the upkeep continues them. */
+  resuming: string[];
+  /** When the next record expires (epoch ms), or 0 with a resume to continue; null: nothing expires. */
+  next_due: number | null;
+}
+
+/** Per source, what the tenant holds of it. */
+export interface SourceFigures {
+  state?: SourceState;
+  held: number;
+  dead_letters: number;
+}
+
+/** The tenant actor's messages of the webhook operations (actors/tenant/ingest/webhook-ops.ts). */
+export type WebhookOpsProtocol = {
+  /** Holds the source's events from now on (idempotent). */
+  "source.pause": { msg: { source: string }; reply: { status: SourceStatus; held: number } };
+  /** Marks a resume begun; the events stay held until `held.next` finds none left. */
+  "source.resume": { msg: { source: string }; reply: { status: SourceStatus; held: number } };
+  /**
+   * The oldest event still held, for a resume to release; with none left, a source resuming turns
+   * active in the same message (so no arrival is held after the last one is released).
+   */
+  "held.next": {
+    msg: { source: string };
+    reply: { next?: HeldDelivery; status: SourceStatus; resuming: boolean };
+  };
+  /** A held event, mapped again, applied and released in the same write. */
+  "held.apply": {
+    msg: { source: string; seq: number; item: IngestItem; requestId: string | null };
+    reply: { outcome: Exclude<DeliveryOutcome, "held"> | "gone"; entries: string[] };
+  };
+  "sources.figures": { msg: object; reply: Record<string, SourceFigures> };
+  "deliveries.page": {
+    msg: DeliveryLogQuery;
+    reply: { deliveries: DeliveryRecord[]; next_cursor: string | null };
+  };
+  /** Dead letters to replay, oldest first; `more`: others match after the last one. */
+  "deadletter.select": { msg: DeadLetterSelection; reply: { letters: DeadLetter[]; more: boolean } };
+  /** Removes what retention lets go of, a bounded number at a time. */
+  "webhooks.purge": { msg: { now: number; retention: Retention }; reply: PurgeReport };
+};
