@@ -5,6 +5,7 @@ import { openapiPlugin } from "./http/openapi.ts";
 import { RouteTable } from "./http/route-table.ts";
 import { adminAuditRoutes } from "./routes/admin-audit.ts";
 import { adminDashboardRoutes, dashboardErrorPage } from "./routes/admin-dashboard.ts";
+import { adminDashboardTenantRoutes } from "./routes/admin-dashboard-tenant.ts";
 import { adminEraseRoutes } from "./routes/admin-erase.ts";
 import { adminMetricRoutes } from "./routes/admin-metrics.ts";
 import { adminRoleRoutes } from "./routes/admin-roles.ts";
@@ -52,6 +53,7 @@ export function createApp(deps: Deps) {
     .use(adminSubscriptionRoutes(deps))
     .use(adminMetricRoutes(deps))
     .use(adminDashboardRoutes(deps))
+    .use(adminDashboardTenantRoutes(deps))
     .use(adminSystemRoutes(deps))
     .use(metricsRoutes(deps))
     .use(webhookRoutes(deps));

@@ -25,7 +25,8 @@ export function statusHandlers(
     },
     "tenant.stats": ({ fromDay, toDay }) => ({
       entries_per_category: vault.counters.perCategory(),
-      dead_letters: ingest.store.deadLetterCount(),
+      // Open ones only: a replayed dead letter is kept, but it is no longer the operator's work.
+      dead_letters: ingest.store.openDeadLetterCount(),
       writes_per_day: vault.counters.writesPerDay(fromDay, toDay),
     }),
   };

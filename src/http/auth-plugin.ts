@@ -7,13 +7,14 @@ import type { Guard } from "../auth/guard.ts";
 import { UnsupportedMediaType } from "../errors.ts";
 import { parseAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
-import { RAW_BODY, readJsonBody } from "./body.ts";
+import { RAW_BODY, readFormBody, readJsonBody } from "./body.ts";
+import { ADMIN_COOKIE, adminCookieOf, requireFormToken, sameOrigin } from "./dashboard-form.ts";
 import { isNdjson } from "./ndjson.ts";
 import { type RateLimiter, rateClassOf } from "./rate-limit.ts";
 import { checkBody } from "./validate-body.ts";
 
 /** The cookie the dashboard's token form sets: the operator's token, accepted on GET requests only. */
-export const ADMIN_COOKIE = "memory_admin";
+export { ADMIN_COOKIE };
 
 /** `caller`: any valid token (tenant or operator); `admin`: the operator's token only. */
 export type AuthLevel = "caller" | "admin";
@@ -27,7 +28,9 @@ export type AuthOption = AuthLevel | { level: AuthLevel; bodyLimit: number };
  * (an anonymous caller gets 401, never a schema hint). Handlers receive `principal` and `req`.
  * A suspended tenant's token stops here (403 `tenant_suspended`); so does a tenant token on an
  * admin route (403, audited). The admin cookie counts on GET requests only, so a page cannot be
- * made to post with the operator's authority. The caller's rate limit is checked here too (429
+ * made to post with the operator's authority; the one exception is a route that declares
+ * `{ adminForm }` instead of `auth`: a dashboard form (dashboard-form.ts: same origin and the page's
+ * form token). The caller's rate limit is checked here too (429
  * `rate_limited`, declared on every route that uses the plugin), before the body is read.
  */
 export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number, limiter: RateLimiter) {
@@ -35,18 +38,20 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
   // denial), whether the body's reader, the transform or the resolve asks first. A request whose
   // token is cached is admitted without an await; the promise is kept only when there is one.
   const admitted = new WeakMap<Request, Caller | Promise<Caller>>();
-  const admittedCaller = (request: Request, level: AuthLevel): Caller | Promise<Caller> => {
+  const admittedCaller = (request: Request, level: AuthLevel, form = false): Caller | Promise<Caller> => {
     let known = admitted.get(request);
     if (known === undefined) {
-      known = admit(request, level);
+      known = admit(request, level, form);
       admitted.set(request, known);
     }
     return known;
   };
-  const admit = (request: Request, level: AuthLevel): Caller | Promise<Caller> => {
+  const admit = (request: Request, level: AuthLevel, form: boolean): Caller | Promise<Caller> => {
     const principal = auth.known(request);
     if (principal === undefined)
-      return auth.authenticate(request, cookieToken(request)).then((found) => checked(found, request, level));
+      return auth
+        .authenticate(request, cookieToken(request, form))
+        .then((found) => checked(found, request, level));
     try {
       return checked(principal, request, level);
     } catch (error) {
@@ -90,6 +95,25 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
       // and the 400 and 413 of the body this plugin reads for every route, one that takes none too.
       response: problems(400, 413, 429),
     }),
+    // A dashboard form (an HTML form's fields, at most `limit` bytes) posted by the operator: the
+    // cookie counts when the request is same-origin, and the form must then carry the page's form
+    // token (checked once the fields are read and valid, before the handler). `refusals` declares
+    // this plugin's 400, 413 and 429 as the route answers them (the dashboard's pages).
+    adminForm: (option: { limit: number; refusals: Record<number, TSchema> }) => ({
+      parse: parseAs("urlencoded", async ({ request }: { request: Request }) => {
+        await admittedCaller(request, "admin", true);
+        return readFormBody(request, option.limit);
+      }),
+      async transform({ request }) {
+        await admittedCaller(request, "admin", true);
+      },
+      resolve: async ({ request, body }) => {
+        const caller = await admittedCaller(request, "admin", true);
+        requireFormToken(request, body);
+        return caller;
+      },
+      response: option.refusals,
+    }),
     // Macro hooks run in the order a route names them: after `auth`, so a refused caller never
     // learns the schema; before Elysia's own validation, which a hostile body could crash.
     checkBody: (check: TypeCheck<TSchema>) => ({
@@ -105,13 +129,9 @@ function levelOf(option: AuthOption): AuthLevel {
   return typeof option === "string" ? option : option.level;
 }
 
-function cookieToken(request: Request): string | undefined {
-  if (request.method !== "GET" && request.method !== "HEAD") return undefined;
-  const header = request.headers.get("cookie");
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === ADMIN_COOKIE) return part.slice(at + 1).trim() || undefined;
-  }
-  return undefined;
+/** The admin cookie, where it counts: a GET or HEAD, or a dashboard form posted from this origin. */
+function cookieToken(request: Request, form: boolean): string | undefined {
+  const reads = request.method === "GET" || request.method === "HEAD";
+  if (!reads && !(form && request.method === "POST" && sameOrigin(request))) return undefined;
+  return adminCookieOf(request);
 }

@@ -1,15 +1,12 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { NotFound } from "../errors.ts";
 import { LiteralUnion, QueryInteger, QueryObject } from "../models/common.ts";
 import { DEAD_LETTER_STATUSES, DeadLetterList, ReplayReply } from "../models/dead-letter.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
-import { SOURCE_IDS } from "../sources/registry.ts";
+import { REPLAYABLE_SOURCES, replayDeadLetter } from "./dead-letter-replay.ts";
 import type { Deps } from "./deps.ts";
 
-/** Event ids come from sources and are clipped to 512 characters there; the lookup is an exact key match. */
-const MAX_EVENT_ID = 512;
 const tags = ["admin"];
 
 const DeadLetterQuery = QueryObject({
@@ -18,7 +15,7 @@ const DeadLetterQuery = QueryObject({
 });
 /** The messaging bridge's dead letters are replayable too, though it has no webhook route. */
 const ReplayQuery = QueryObject({
-  source: Type.Optional(LiteralUnion([...SOURCE_IDS, "messaging"])),
+  source: Type.Optional(LiteralUnion(REPLAYABLE_SOURCES)),
 });
 const ReplayParams = Type.Object({ tenant_id: Type.String(), event_id: Type.String() });
 
@@ -49,20 +46,13 @@ export const adminWebhookRoutes = (deps: Deps) =>
     )
     .post(
       "/replay/:tenant_id/:event_id",
-      async ({ tenant, params, query, principal }) => {
-        const tenantId = tenant.tenant_id;
-        const eventId = params.event_id;
-        if (eventId.length < 1 || eventId.length > MAX_EVENT_ID) throw new NotFound("no such dead letter");
-        const reply = await deps.ingest.replay(tenantId, eventId, query.source);
-        await deps.audit({
-          action: "deadletter.replayed",
+      ({ tenant, params, query, principal }) =>
+        replayDeadLetter(deps, {
+          tenantId: tenant.tenant_id,
+          eventId: params.event_id,
+          source: query.source,
           sub: principal.sub,
-          tenant_id: tenantId,
-          target: eventId,
-          details: { status: reply.status, entries: reply.entries?.length ?? 0 },
-        });
-        return reply;
-      },
+        }),
       {
         auth: "admin",
         tenant: "any",

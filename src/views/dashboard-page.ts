@@ -2,10 +2,12 @@ import type { DeliveryCounts } from "../ingest/delivery-counters.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";
 import type { Denial } from "../models/denial.ts";
 import type { RevenueReport } from "../models/revenue.ts";
-import { type BarRow, type Series, stackedBars, stackedColumns } from "./charts.ts";
+import { type BarRow, stackedBars } from "./charts.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
 import { page } from "./page.ts";
 import { SIGN_OUT_PATH } from "./sign-in-page.ts";
+import { tenantPagePath } from "./tenant-page.ts";
+import { writesChart } from "./writes-chart.ts";
 
 export interface TenantRow {
   tenant_id: string;
@@ -33,15 +35,6 @@ export interface DashboardModel {
   denials: Denial[];
 }
 
-const CATEGORY_COLOURS: Record<Category, string> = {
-  decision: "#4e79a7",
-  exception: "#e15759",
-  fact: "#59a14f",
-  workflow: "#edc948",
-  relationship: "#b07aa1",
-  outcome: "#f28e2b",
-};
-
 export function dashboardPage(m: DashboardModel): string {
   return page(
     "Dashboard · typed-memory runtime",
@@ -50,7 +43,7 @@ export function dashboardPage(m: DashboardModel): string {
 <main>
 ${summaryCards(m)}
 ${tenantsSection(m)}
-<section id="writes"><h2>Writes per day (last ${m.days.length} days, tenants on this page)</h2>${writesChart(m)}</section>
+<section id="writes"><h2>Writes per day (last ${m.days.length} days, tenants on this page)</h2>${writesChart(m.days, m.writesPerDay)}</section>
 ${revenueSection(m.tenants)}
 ${deliveriesSection(m.deliveries)}
 ${denialsSection(m.denials)}
@@ -63,19 +56,19 @@ function summaryCards(m: DashboardModel): SafeHtml {
   const deadLetters = m.tenants.reduce((sum, t) => sum + t.dead_letters, 0);
   const card = (label: string, value: number) =>
     html`<div class="card"><b>${formatNumber(value)}</b>${label}</div>`;
-  return html`<div class="cards">${card("tenants", m.tenantCount)}${card("entries (this page)", entries)}${card("dead letters (this page)", deadLetters)}${card("recent denials", m.denials.length)}</div><p></p>`;
+  return html`<div class="cards">${card("tenants", m.tenantCount)}${card("entries (this page)", entries)}${card("open dead letters (this page)", deadLetters)}${card("recent denials", m.denials.length)}</div><p></p>`;
 }
 
 function tenantsSection(m: DashboardModel): SafeHtml {
   const rows = m.tenants.map(
     (
       t,
-    ) => html`<tr data-tenant="${t.tenant_id}"><td>${t.name}<br><code class="muted">${t.tenant_id}</code></td>
+    ) => html`<tr data-tenant="${t.tenant_id}"><td><a href="${tenantPagePath(t.tenant_id)}">${t.name}</a><br><code class="muted">${t.tenant_id}</code></td>
 <td class="status-${t.status}">${t.status}</td>
 ${t.unavailable === undefined ? countCells(t) : html`<td colspan="8" class="muted">unavailable: ${t.unavailable}</td>`}</tr>`,
   );
   return html`<section id="tenants"><h2>Tenants</h2><table>
-<thead><tr><th>tenant</th><th>status</th>${CATEGORIES.map((c) => html`<th class="n">${c}</th>`)}<th class="n">entries</th><th class="n">dead letters</th></tr></thead>
+<thead><tr><th>tenant</th><th>status</th>${CATEGORIES.map((c) => html`<th class="n">${c}</th>`)}<th class="n">entries</th><th class="n">open dead letters</th></tr></thead>
 <tbody>${rows.length > 0 ? rows : html`<tr><td colspan="10" class="muted">No tenants yet.</td></tr>`}</tbody></table>
 ${m.nextPage ? html`<p><a href="${m.nextPage}">Next tenants →</a></p>` : ""}</section>`;
 }
@@ -83,15 +76,6 @@ ${m.nextPage ? html`<p><a href="${m.nextPage}">Next tenants →</a></p>` : ""}</
 function countCells(t: TenantRow): SafeHtml {
   return html`${CATEGORIES.map((c) => html`<td class="n">${formatNumber(t.entries[c])}</td>`)}
 <td class="n"><b>${formatNumber(total(t.entries))}</b></td><td class="n">${formatNumber(t.dead_letters)}</td>`;
-}
-
-function writesChart(m: DashboardModel): SafeHtml {
-  const series: Series[] = CATEGORIES.map((c) => ({
-    name: c,
-    colour: CATEGORY_COLOURS[c],
-    values: m.writesPerDay[c],
-  }));
-  return stackedColumns("Entries written per day, by category", m.days, series);
 }
 
 function revenueSection(tenants: TenantRow[]): SafeHtml {

@@ -1,27 +1,37 @@
 import { createHash } from "node:crypto";
 import { html, SafeHtml } from "./html.ts";
+import { CATEGORY_SWATCH_CSS } from "./writes-chart.ts";
 
 const CSS = `
-body{font-family:system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-header{display:flex;justify-content:space-between;align-items:center;padding:12px 24px;background:#1d2330;color:#fff}
+body{font-family:system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9;overflow-wrap:break-word}
+header{display:flex;flex-wrap:wrap;gap:4px 16px;justify-content:space-between;align-items:center;padding:12px 24px;background:#1d2330;color:#fff}
 header a{color:#cfe0ff}
 main{padding:16px 24px;max-width:1200px}
-section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:12px 16px;margin:0 0 16px}
+section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:12px 16px;margin:0 0 16px;overflow-x:auto}
 h1{font-size:18px;margin:0}
 h2{font-size:15px;margin:0 0 8px}
 table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eceff3;vertical-align:top}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.content{min-width:14em}
 .cards{display:flex;gap:12px;flex-wrap:wrap}
 .card{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 14px;min-width:120px}
 .card b{display:block;font-size:20px}
 .status-suspended{color:#b3261e;font-weight:600}
 .muted{color:#6b7280}
 .error{color:#b3261e}
+.notice{border:1px solid #cfe3cf;background:#eef6ee;border-radius:6px;padding:8px 12px}
+.tag{font-size:11px;background:#eceff3;border-radius:3px;padding:0 4px}
 figure{margin:0}figure svg{max-width:780px}figcaption{font-size:12px;color:#6b7280}
 form.sign-in{display:flex;flex-direction:column;gap:8px;max-width:420px}
+form.inline{display:inline;margin:0}
 input[type=password]{font:inherit;padding:6px}
 button{font:inherit;padding:6px 12px;width:max-content}
+.chart-legend{display:none;font-size:12px;margin:4px 0 0}
+.swatch{display:inline-block;width:10px;height:10px;margin:0 4px 0 0}
+@media (max-width:600px){header,main{padding-left:10px;padding-right:10px}section{padding:10px}th,td{padding:3px 5px}.card{min-width:0;flex:1 1 40%;box-sizing:border-box}
+.writes-chart svg text{font-size:20px}.writes-chart svg .legend{display:none}.chart-legend{display:block}}
+${CATEGORY_SWATCH_CSS}
 `;
 
 const STYLE_HASH = createHash("sha256").update(CSS).digest("base64");

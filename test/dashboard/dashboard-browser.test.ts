@@ -1,7 +1,9 @@
 /**
  * The operator dashboard in a real browser: Debian's chromium, driven by playwright-core. Signs in
  * through the page's own form, reads a tenant's counts and charts, saves a screenshot under
- * test-artifacts/, and checks the cookie's attributes and that it does not authorise a POST.
+ * test-artifacts/, and checks the cookie's attributes and that it does not authorise a POST. At a
+ * phone's width (390 px), the overview and a tenant's page fit without scrolling sideways, the
+ * row's link opens the tenant's page, and its replay button replays a dead letter.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
@@ -54,11 +56,17 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function signIn(page: Page): Promise<void> {
-  const first = await page.goto(`${base}/admin/dashboard`);
+async function signIn(page: Page, at = base, token = h.adminToken): Promise<void> {
+  const first = await page.goto(`${at}/admin/dashboard`);
   expect(first?.status()).toBe(401);
-  await page.fill("input[name=token]", h.adminToken);
-  await Promise.all([page.waitForURL(`${base}/admin/dashboard`), page.click("button[type=submit]")]);
+  await page.fill("input[name=token]", token);
+  await Promise.all([page.waitForURL(`${at}/admin/dashboard`), page.click("button[type=submit]")]);
+}
+
+/** Whether the page is wider than the window: a phone would scroll it sideways. */
+function overflowsSideways(page: Page): Promise<boolean> {
+  // A string: the test's TypeScript has no DOM types; the browser evaluates it.
+  return page.evaluate<boolean>("document.documentElement.scrollWidth > window.innerWidth");
 }
 
 describe("the dashboard in headless chromium", () => {
@@ -119,6 +127,115 @@ describe("the dashboard in headless chromium", () => {
     expect(response).toBeDefined();
     expect(await context.cookies()).toEqual([]);
     expect(await page.locator("input[name=token]").count()).toBe(1);
+    await context.close();
+  });
+});
+
+describe("at a phone's width: the overview, a tenant's page and its replay button", () => {
+  const PHONE = {
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 1,
+  };
+  const SCRIPT = "<script>document.title='owned'</script> Acme's <b>buyer</b> is Ada";
+  // Its own runtime: what this block writes and replays leaves the figures above as they are.
+  let phone: Harness;
+  let phoneServer: ReturnType<typeof Bun.serve>;
+  let at: string;
+  let id: string;
+  let eventId: string;
+
+  beforeAll(async () => {
+    phone = await startHarness();
+    phoneServer = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (request) => phone.app.handle(request),
+    });
+    at = `http://127.0.0.1:${phoneServer.port}`;
+    const tenant = await phone.createTenant(`${HOSTILE} Worldwide`);
+    id = tenant.tenant_id;
+    const wrote = await phone.call("POST", "/memory/facts", {
+      token: tenant.token,
+      body: { content: SCRIPT },
+    });
+    expect(wrote.status).toBe(201);
+    // A ✅ before its message: a dead letter; once the message is in, a replay makes the decision.
+    const reaction = {
+      type: "reaction_added",
+      user: "U3",
+      reaction: "white_check_mark",
+      item: { channel: "C1", ts: "1.1" },
+    };
+    eventId = "C1:1.1:reaction_added";
+    expect((await phone.runtime.bridge.deliver(id, reaction as never)).dead_lettered).toEqual([eventId]);
+    await phone.runtime.bridge.deliver(id, {
+      type: "message",
+      channel: "C1",
+      user: "U1",
+      text: "Ship it",
+      ts: "1.1",
+    } as never);
+    expect((await phone.call("GET", "/admin/tenants", { token: tenant.token })).status).toBe(403);
+  });
+
+  afterAll(async () => {
+    phoneServer?.stop(true);
+    await phone?.close();
+  });
+
+  test("the overview fits 390 px, and the tenant's row links to its page", async () => {
+    const context = await browser.newContext(PHONE);
+    const page = await context.newPage();
+    await signIn(page, at, phone.adminToken);
+    expect(await overflowsSideways(page)).toBe(false);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-phone.png`, fullPage: true });
+    await Promise.all([
+      page.waitForURL(`${at}/admin/dashboard/tenants/${id}`),
+      page.click(`#tenants tr[data-tenant="${id}"] a`),
+    ]);
+    expect(await page.locator("#tenant h2").textContent()).toContain(HOSTILE);
+    await context.close();
+  });
+
+  test("the tenant's page fits 390 px; hostile content stays text; nothing is loaded from elsewhere", async () => {
+    const context = await browser.newContext(PHONE);
+    const requested: string[] = [];
+    context.on("request", (request) => requested.push(request.url()));
+    const page = await context.newPage();
+    await signIn(page, at, phone.adminToken);
+    const response = await page.goto(`${at}/admin/dashboard/tenants/${id}`);
+    expect(response?.status()).toBe(200);
+    expect(await page.evaluate<number>("window.innerWidth")).toBe(390);
+    expect(await overflowsSideways(page)).toBe(false);
+    expect(await page.title()).toContain(HOSTILE);
+    expect(await page.locator("script, img, b:text('buyer')").count()).toBe(0);
+    expect(await page.locator("#entries td.content", { hasText: "buyer" }).textContent()).toBe(SCRIPT);
+    expect(await page.locator(`#dead-letters tr[data-dead-letter="${eventId}"]`).count()).toBe(1);
+    expect(await page.locator('#connectors tr[data-connector="messaging"] b').textContent()).toBe("active");
+    expect(await page.locator("#denials tbody tr").count()).toBe(1);
+    await page.screenshot({ path: `${ARTIFACTS}/tenant-page-phone.png`, fullPage: true });
+    expect(existsSync(`${ARTIFACTS}/tenant-page-phone.png`)).toBe(true);
+    expect(requested.length).toBeGreaterThan(0);
+    expect(requested.filter((url) => !url.startsWith(`${at}/`))).toEqual([]);
+    await context.close();
+  });
+
+  test("the replay button replays the dead letter and comes back to the page saying so", async () => {
+    const context = await browser.newContext(PHONE);
+    const page = await context.newPage();
+    await signIn(page, at, phone.adminToken);
+    await page.goto(`${at}/admin/dashboard/tenants/${id}`);
+    await Promise.all([
+      page.waitForURL(/\?replayed=replayed&/),
+      page.click(`#dead-letters tr[data-dead-letter="${eventId}"] button`),
+    ]);
+    expect(await page.locator("p.notice").textContent()).toContain(`Event ${eventId} replayed`);
+    expect(await page.locator(`#dead-letters tr[data-dead-letter="${eventId}"] button`).count()).toBe(0);
+    expect(await page.locator("#dead-letters h2").textContent()).toContain("0 open");
+    expect(await overflowsSideways(page)).toBe(false);
     await context.close();
   });
 });

@@ -25,8 +25,21 @@ export class IngestStore {
     return (this.staging.key("o", objectKey) as string | undefined) ?? this.tables.objects.get(objectKey);
   }
 
+  /** Every dead letter kept, replayed ones included (what erasing the tenant removes). */
   deadLetterCount(): number {
     return storedCount(this.tables.deadLetters);
+  }
+
+  /**
+   * Dead letters still open: not replayed (`status: "dead"`), pending writes overlaid. A replayed
+   * record stays kept for its history, but it is no longer work for the operator, so the
+   * dashboard's count leaves it out. One pass over the dead letters (the list route reads them
+   * the same way): they are the exceptions of a tenant's traffic, and retention purges replayed ones.
+   */
+  openDeadLetterCount(): number {
+    let open = 0;
+    for (const record of this.allDeadLetters()) if ((record as { status?: string }).status === "dead") open++;
+    return open;
   }
 
   /** Dead letters of one event id (one per source that used it), pending writes first. */

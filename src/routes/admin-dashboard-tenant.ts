@@ -1,0 +1,98 @@
+/**
+ * One tenant's dashboard page (`GET /admin/dashboard/tenants/{tenant_id}`), linked from each row of
+ * the overview, and its forms: the replay of a dead letter (`POST …/replay`), answered with a
+ * redirect back to the page. Same auth as the overview (the operator's token, or the dashboard's
+ * cookie); the forms take the cookie only from a page of this origin carrying its form token
+ * (src/http/dashboard-form.ts). Errors are pages for a person (dashboardErrorPage).
+ */
+import { Type } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+import { formTokenFor } from "../http/dashboard-form.ts";
+import { validatedBody } from "../http/validate-body.ts";
+import { Chars } from "../models/chars.ts";
+import { LiteralUnion, QueryObject } from "../models/common.ts";
+import { DEAD_LETTER_STATUSES } from "../models/dead-letter.ts";
+import { problems } from "../models/problem.ts";
+import { TenantParams } from "../models/tenant.ts";
+import { PAGE_HEADERS } from "../views/page.ts";
+import { tenantPage, tenantPagePath } from "../views/tenant-page.ts";
+import { HtmlPage, pages, Redirect, DASHBOARD_TAGS as tags } from "./dashboard-parts.ts";
+import { MAX_EVENT_ID, REPLAYABLE_SOURCES, replayDeadLetter } from "./dead-letter-replay.ts";
+import type { Deps } from "./deps.ts";
+import { tenantPageModel } from "./tenant-page-model.ts";
+
+/** A form of a few short fields: never a way to push a large body. */
+const FORM_LIMIT = 16 * 1024;
+
+const TenantPageQuery = QueryObject({
+  replayed: Type.Optional(LiteralUnion(DEAD_LETTER_STATUSES, { description: "what the last replay did" })),
+  event: Type.Optional(Chars(1, MAX_EVENT_ID, { description: "the event the last replay was of" })),
+});
+const ReplayForm = Type.Object(
+  {
+    event_id: Chars(1, MAX_EVENT_ID, { description: "the dead letter's event id" }),
+    source: LiteralUnion(REPLAYABLE_SOURCES, { description: "the dead letter's source" }),
+    form_token: Type.Optional(
+      Chars(1, 128, { description: "the page's form token (needed with the cookie)" }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const adminDashboardTenantRoutes = (deps: Deps) =>
+  new Elysia({ name: "routes.admin.dashboard.tenant" })
+    .use(deps.authPlugin)
+    .use(deps.tenantParam)
+    .get(
+      "/admin/dashboard/tenants/:tenant_id",
+      async ({ tenant, query, request, set }) => {
+        const model = await tenantPageModel(deps, {
+          tenant,
+          formToken: formTokenFor(request),
+          replayed:
+            query.replayed && query.event ? { status: query.replayed, event: query.event } : undefined,
+        });
+        Object.assign(set.headers, PAGE_HEADERS);
+        return tenantPage(model);
+      },
+      {
+        auth: "admin",
+        tenant: "any",
+        params: TenantParams,
+        query: TenantPageQuery,
+        response: { 200: HtmlPage, ...pages(401, 403, 404, 422), ...problems(503, 507) },
+        detail: {
+          tags,
+          summary:
+            "One tenant's page: figures, writes per day, recent entries, dead letters with replay, connector health, denials",
+        },
+      },
+    )
+    .post(
+      "/admin/dashboard/tenants/:tenant_id/replay",
+      async ({ tenant, body, principal, set }) => {
+        const reply = await replayDeadLetter(deps, {
+          tenantId: tenant.tenant_id,
+          eventId: body.event_id,
+          source: body.source,
+          sub: principal.sub,
+        });
+        const back = new URLSearchParams({ replayed: reply.status, event: body.event_id });
+        set.status = 303;
+        set.headers.location = `${tenantPagePath(tenant.tenant_id)}?${back}#dead-letters`;
+        set.headers["cache-control"] = "no-store";
+        return "";
+      },
+      {
+        adminForm: { limit: FORM_LIMIT, refusals: pages(400, 413, 429) },
+        tenant: "any",
+        params: TenantParams,
+        ...validatedBody(ReplayForm),
+        response: { 303: Redirect, ...pages(401, 403, 404, 422), ...problems(503, 507) },
+        detail: {
+          tags,
+          summary:
+            "The tenant page's replay button: replays one dead letter as POST /admin/webhooks/replay does, then redirects back",
+        },
+      },
+    );

@@ -1,0 +1,156 @@
+import type { EmbedderState } from "../embedding/embed-scheduler.ts";
+import { CATEGORIES, type Category } from "../models/category.ts";
+import type { DeadLetter } from "../models/dead-letter.ts";
+import type { Denial } from "../models/denial.ts";
+import type { Entry } from "../models/entry.ts";
+import { connectorsSection } from "./connector-health.ts";
+import { formatNumber, html, type SafeHtml } from "./html.ts";
+import { page } from "./page.ts";
+import { postForm } from "./post-form.ts";
+import { SIGN_OUT_PATH } from "./sign-in-page.ts";
+import { writesChart } from "./writes-chart.ts";
+
+/** The operator's overview, and each tenant's page under it. */
+export const OVERVIEW_PATH = "/admin/dashboard";
+const TENANT_PAGES = `${OVERVIEW_PATH}/tenants`;
+
+export function tenantPagePath(tenantId: string): string {
+  return `${TENANT_PAGES}/${encodeURIComponent(tenantId)}`;
+}
+
+/** Where a dead letter's replay form posts. */
+export function replayFormPath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/replay`;
+}
+
+/** Shown at most, each: the page stays one screen of each kind on a phone. */
+export const RECENT_ENTRIES = 20;
+export const DEAD_LETTERS_SHOWN = 20;
+export const DENIALS_SHOWN = 20;
+/** An entry's content is cut here on the page (the API has all of it). */
+const CONTENT_SHOWN = 280;
+
+/** Everything one tenant's page shows; the route gathers it, this module only renders it. */
+export interface TenantPageModel {
+  version: string;
+  generatedAt: string;
+  tenant: { tenant_id: string; name: string; status: string; created_at: string };
+  /** The form token of the operator's session (src/http/dashboard-form.ts); every form carries it. */
+  formToken: string | undefined;
+  /** What the last replay did, from the redirect that came back here. */
+  replayed?: { event: string; status: "replayed" | "dead" };
+  figures: TenantFigures;
+  /** UTC days, oldest first, and per category the entries written on each. */
+  days: string[];
+  writesPerDay: Record<Category, number[]>;
+  recentEntries: Entry[];
+  deadLetters: DeadLetter[];
+  /** The connectors' stored statuses by name (`crm`, `mail`, `messaging`), as tenant health has them. */
+  connectors: Record<string, unknown>;
+  denials: Denial[];
+  // Issue 23, item 5: each source's status (active or paused, held events) goes here as a
+  // `sources` field, rendered in a section of its own (see tenantPage).
+}
+
+export interface TenantFigures {
+  entries: Record<Category, number>;
+  /** Dead letters not replayed, and all kept (replayed ones too). */
+  openDeadLetters: number;
+  deadLettersKept: number;
+  vault: { present: boolean; entries: number };
+  /** `pending`: vectors not in the ANN graph yet; `pending_vectors`: the embedder's backlog. */
+  index: { vectors: number; pending: number; pending_vectors: number; embedder?: EmbedderState };
+}
+
+export function tenantPage(m: TenantPageModel): string {
+  const t = m.tenant;
+  const sections: Array<SafeHtml | string> = [
+    replayNotice(m.replayed),
+    figuresSection(m.figures),
+    html`<section id="writes"><h2>Writes per day (last ${m.days.length} days)</h2>${writesChart(m.days, m.writesPerDay)}</section>`,
+    entriesSection(m.recentEntries),
+    deadLettersSection(m, m.deadLetters),
+    // Issue 23, item 5: the sources section goes here: each source's status and held events, with
+    // a pause or resume button made by postForm (as the replay button is), posted to a route of
+    // src/routes/admin-dashboard-tenant.ts declared with `adminForm`.
+    connectorsSection(m.connectors),
+    denialsSection(m.denials),
+  ];
+  return page(
+    `${t.name} · Dashboard · typed-memory runtime`,
+    html`<header><h1><a href="${OVERVIEW_PATH}">Typed-memory runtime</a> · tenant</h1>
+<nav><span class="muted">v${m.version} · ${m.generatedAt}</span> · <a href="${SIGN_OUT_PATH}">Sign out</a></nav></header>
+<main>
+<section id="tenant"><h2>${t.name}</h2>
+<p><code>${t.tenant_id}</code> · <span class="status-${t.status}">${t.status}</span> · created ${t.created_at}</p>
+<p><a href="${OVERVIEW_PATH}">← All tenants</a></p></section>
+${sections}
+</main>`,
+  );
+}
+
+function replayNotice(replayed: TenantPageModel["replayed"]): SafeHtml | string {
+  if (!replayed) return "";
+  return replayed.status === "replayed"
+    ? html`<p class="notice" role="status">Event <code>${replayed.event}</code> replayed: its entries are written.</p>`
+    : html`<p class="notice error" role="status">Event <code>${replayed.event}</code> is still dead: its new error is below.</p>`;
+}
+
+function figuresSection(f: TenantFigures): SafeHtml {
+  const card = (label: string, value: number) =>
+    html`<div class="card"><b>${formatNumber(value)}</b>${label}</div>`;
+  const total = CATEGORIES.reduce((sum, c) => sum + f.entries[c], 0);
+  const embedder = f.index.embedder;
+  return html`<section id="figures"><h2>Figures</h2>
+<div class="cards">${card("entries", total)}${card("open dead letters", f.openDeadLetters)}${card("vectors indexed", f.index.vectors)}${card("embedding backlog", f.index.pending_vectors)}</div>
+<table><thead><tr>${CATEGORIES.map((c) => html`<th class="n">${c}</th>`)}</tr></thead>
+<tbody><tr data-figures="entries">${CATEGORIES.map((c) => html`<td class="n">${formatNumber(f.entries[c])}</td>`)}</tr></tbody></table>
+<p class="muted">Vault ${f.vault.present ? "open" : "not created yet"} · ${formatNumber(f.index.pending)} vectors waiting for the graph (searched exactly meanwhile) · ${formatNumber(f.deadLettersKept)} dead letters kept, replayed ones included${
+    embedder
+      ? html` · embedder <b>${embedder.kind}</b>: ${embedder.state}, ${formatNumber(embedder.embedded)} made since start${
+          embedder.last_error ? html`, last error ${embedder.last_error}` : ""
+        }`
+      : ""
+  }</p></section>`;
+}
+
+function entriesSection(entries: Entry[]): SafeHtml {
+  const rows = entries.map(
+    (e) => html`<tr data-entry="${e.id}"><td>${e.recorded_at}</td><td>${e.category}</td>
+<td class="content">${clip(e.content)}${(e.tags ?? []).map((tag) => html` <span class="tag">${tag}</span>`)}</td>
+<td><code>${e.id}</code><br><span class="muted">${e.agent_id ?? e.created_by ?? ""}</span></td></tr>`,
+  );
+  return html`<section id="entries"><h2>Recent entries (newest ${RECENT_ENTRIES})</h2><table>
+<thead><tr><th>recorded</th><th>category</th><th>content</th><th>id · by</th></tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="4" class="muted">No entries yet.</td></tr>`}</tbody></table></section>`;
+}
+
+function deadLettersSection(m: TenantPageModel, letters: DeadLetter[]): SafeHtml {
+  const action = replayFormPath(m.tenant.tenant_id);
+  const rows = letters.map(
+    (
+      d,
+    ) => html`<tr data-dead-letter="${d.event_id}" class="status-${d.status}"><td>${d.received_at}</td><td>${d.source}</td>
+<td><code>${d.event_id}</code><br><span class="muted">${d.event_type}</span></td><td class="n">${d.attempts}</td>
+<td>${d.status === "dead" ? d.last_error : html`replayed ${d.replayed_at ?? ""}: ${formatNumber(d.entries?.length ?? 0)} entries`}</td>
+<td>${d.status === "dead" ? postForm(action, { event_id: d.event_id, source: d.source }, "Replay", m.formToken) : ""}</td></tr>`,
+  );
+  return html`<section id="dead-letters"><h2>Dead letters (${formatNumber(m.figures.openDeadLetters)} open; newest ${DEAD_LETTERS_SHOWN})</h2><table>
+<thead><tr><th>received</th><th>source</th><th>event</th><th class="n">attempts</th><th>error or outcome</th><th></th></tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="6" class="muted">No dead letters.</td></tr>`}</tbody></table>
+<p class="muted">Replay maps the stored event again (no second signature check) and is recorded in the admin audit log.</p></section>`;
+}
+
+function denialsSection(denials: Denial[]): SafeHtml {
+  const rows = denials.map(
+    (d) =>
+      html`<tr><td>${d.at}</td><td>${d.sub}</td><td><code>${d.method} ${d.path}</code></td><td>${d.permission}</td><td>${d.reason}</td></tr>`,
+  );
+  return html`<section id="denials"><h2>Recent denials</h2><table>
+<thead><tr><th>at</th><th>sub</th><th>request</th><th>permission</th><th>reason</th></tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="5" class="muted">No denials.</td></tr>`}</tbody></table></section>`;
+}
+
+function clip(text: string): string {
+  return text.length <= CONTENT_SHOWN ? text : `${text.slice(0, CONTENT_SHOWN - 1)}…`;
+}
