@@ -1,4 +1,5 @@
 import { hoistNamedSchemas } from "./openapi-components.ts";
+import { type EmbeddingRule, writeEmbeddingRule } from "./openapi-embedding.ts";
 import { declareResponseHeaders } from "./openapi-headers.ts";
 import { fileByMediaType } from "./openapi-media-types.ts";
 
@@ -18,10 +19,11 @@ export const SERVERS = [{ url: "/", description: "This service (where this docum
  *   schema's `type` and `description` where the media types belong; such a response has no content.
  * - 401s name their `WWW-Authenticate` challenge (docs/auth.md), which no route schema can declare.
  * - Response headers (src/http/openapi-headers.ts): `X-Request-Id`, `Retry-After`, `Location`, …
+ * - Vectors (src/http/openapi-embedding.ts): the configured dimension, and when writes take one.
  * - Named schemas (src/http/openapi-components.ts): each under `components.schemas`, referred to.
  * - `servers`: this service.
  */
-export function finishDocument(generated: Json): Json {
+export function finishDocument(generated: Json, embedding?: EmbeddingRule): Json {
   const doc = structuredClone(generated);
   for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
     for (const operation of Object.values(item) as Json[]) {
@@ -39,6 +41,7 @@ export function finishDocument(generated: Json): Json {
     }
   }
   declareResponseHeaders(doc);
+  writeEmbeddingRule(doc, embedding);
   hoistNamedSchemas(doc);
   return { openapi: doc.openapi, info: doc.info, servers: SERVERS, ...doc };
 }

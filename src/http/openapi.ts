@@ -1,5 +1,6 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
+import type { EmbeddingRule } from "./openapi-embedding.ts";
 import { finishDocument } from "./openapi-finish.ts";
 import { documentRoutePaths, OPENAPI_JSON_PATH } from "./openapi-paths.ts";
 import { openapiViewerRoutes, VIEWER_PATH } from "./openapi-viewer.ts";
@@ -17,7 +18,7 @@ const TITLE = "Typed-memory runtime";
  * the document's own routes, which the generator is told to skip (src/http/openapi-paths.ts). One
  * transform (`finishDocument`, src/http/openapi-finish.ts) then says what the generator cannot.
  */
-export function openapiPlugin(version: string) {
+export function openapiPlugin(version: string, embedding?: EmbeddingRule) {
   const finished = new WeakMap<object, Json>();
   return (
     new Elysia({ name: "openapi-document" })
@@ -25,7 +26,7 @@ export function openapiPlugin(version: string) {
       .onAfterHandle(({ responseValue }) => {
         if (!isDocument(responseValue)) return;
         // The plugin answers the same object until routes are added: it is finished once.
-        const done = finished.get(responseValue) ?? finishDocument(responseValue);
+        const done = finished.get(responseValue) ?? finishDocument(responseValue, embedding);
         finished.set(responseValue, done);
         return done;
       })

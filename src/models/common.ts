@@ -6,12 +6,26 @@ import {
   type TUnion,
   Type,
 } from "@sinclair/typebox";
-import { t } from "elysia";
+import { checkedKind } from "./checked-kind.ts";
 
-/** RFC 3339 with an explicit offset; normalised to UTC milliseconds by `toUtcTimestamp`. */
-export const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+/**
+ * RFC 3339 with an explicit offset; normalised to UTC milliseconds by `toUtcTimestamp`. ASCII digits
+ * (`[0-9]`, not `\d`, which some validators read as any Unicode digit), months, hours, minutes and
+ * seconds in range (no leap second); the day is checked against its month by `parseTimestamp`.
+ */
+export const RFC3339 =
+  /^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt ](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$/;
 
-export const Timestamp = Type.String({
+const timestamp = checkedKind<string>(
+  "Timestamp",
+  (_schema, value) => typeof value === "string" && value.length <= 40 && parseTimestamp(value) !== undefined,
+  () => "Expected an RFC 3339 timestamp with an offset, of a real day (2026-05-01T09:30:00Z)",
+);
+
+/** A timestamp a request gives: the document's `format: date-time` and pattern, checked as `parseTimestamp` reads it. */
+export const Timestamp = timestamp({
+  type: "string",
+  format: "date-time",
   pattern: RFC3339.source,
   maxLength: 40,
   description: "RFC 3339 timestamp",
@@ -26,12 +40,33 @@ if (!FormatRegistry.Has("date-time"))
 /** A time as the API answers it: RFC 3339 in UTC with milliseconds. */
 export const IsoTime = Type.String({ format: "date-time", description: "RFC 3339, UTC, milliseconds" });
 
+/** A number as JSON writes it (`20`, `1e2`, `20.0`): a query integer is one whose value is an integer. */
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+const queryInteger = checkedKind<number>(
+  "QueryInteger",
+  (schema, value) => {
+    const n = typeof value === "string" && JSON_NUMBER.test(value) ? Number(value) : value;
+    return (
+      typeof n === "number" &&
+      Number.isSafeInteger(n) &&
+      n >= (schema.minimum as number) &&
+      n <= (schema.maximum as number)
+    );
+  },
+  (schema) => `Expected an integer from ${schema.minimum} to ${schema.maximum}`,
+);
+
 /**
- * An integer in a query string. Elysia's own integer type accepts the digits of a query parameter
- * and converts them (a plain TypeBox integer would refuse every string).
+ * An integer in a query string: the document says `type: integer` with its bounds, and the service
+ * takes a number written as JSON writes it whose value is such an integer (`?limit=20`, `1e2`) and
+ * hands the route a number. (Elysia's `t.Integer`
+ * is a union of a string and an integer, which leaked into the document and its refusals.)
  */
 export function QueryInteger(options: { minimum: number; maximum: number; default?: number }) {
-  return t.Integer(options);
+  return Type.Transform(queryInteger({ ...options, type: "integer" }))
+    .Decode((value) => Number(value))
+    .Encode((value) => value);
 }
 
 /** A query string's parameters: those named are checked, others are ignored (Elysia would refuse them). */
@@ -39,11 +74,21 @@ export function QueryObject<T extends TProperties>(properties: T) {
   return Type.Object(properties, { additionalProperties: true });
 }
 
+/**
+ * `?cursor=`: opaque, the `next_cursor` of the previous page (base64url, at most 64 characters). An
+ * empty value is a value like any other, and not one this API returns: omit the parameter for the
+ * first page. Any other cursor is refused (422).
+ */
+export const Cursor = Type.String({
+  pattern: "^[A-Za-z0-9_-]{1,64}$",
+  description: "The next_cursor of the previous page (opaque; omit for the first page)",
+});
+
 /** `?limit=&cursor=` of a paged list. */
 export function PageQuery(max: number, fallback: number) {
   return QueryObject({
     limit: Type.Optional(QueryInteger({ minimum: 1, maximum: max, default: fallback })),
-    cursor: Type.Optional(Type.String({ maxLength: 128, description: "next_cursor of the previous page" })),
+    cursor: Type.Optional(Cursor),
   });
 }
 
@@ -65,7 +110,10 @@ export function parseTimestamp(value: string): number | undefined {
 function realCalendarTime(value: string): boolean {
   const num = (from: number, len: number) => Number(value.slice(from, from + len));
   const [year, month, day] = [num(0, 4), num(5, 2), num(8, 2)];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999 (0000 is a leap year, 1900 not).
+  const lastDay = new Date(0);
+  lastDay.setUTCFullYear(year, month, 0);
+  const daysInMonth = lastDay.getUTCDate();
   return (
     month >= 1 &&
     month <= 12 &&

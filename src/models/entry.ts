@@ -2,6 +2,7 @@ import { type Static, type TOptional, type TProperties, Type } from "@sinclair/t
 import { CATEGORIES, type Category } from "./category.ts";
 import { Chars } from "./chars.ts";
 import {
+  Cursor,
   IsoTime,
   LiteralUnion,
   NextCursor,
@@ -11,6 +12,7 @@ import {
   StrictObject,
   Timestamp,
 } from "./common.ts";
+import { EmbeddingField } from "./embedding-field.ts";
 import { named } from "./schema-name.ts";
 
 /** Fields every category shares (CONTRACT §5). */
@@ -31,7 +33,7 @@ const base = {
       url: Type.Optional(Chars(1, 2048)),
     }),
   ),
-  embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 4096 })),
+  embedding: Type.Optional(EmbeddingField("write")),
   tenant_id: Type.Optional(Chars(0, 64)),
 };
 
@@ -270,7 +272,7 @@ export function batchReplyOf(category: Category): typeof BatchReply {
 /** `GET /memory/{category}` (CONTRACT §5). */
 export const ListEntriesQuery = QueryObject({
   limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 500, default: 50 })),
-  cursor: Type.Optional(Type.String({ maxLength: 128 })),
+  cursor: Type.Optional(Cursor),
   tag: Type.Optional(Chars(1, 64)),
   valid_at: Type.Optional(Timestamp),
   as_of: Type.Optional(Timestamp),

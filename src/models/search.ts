@@ -2,6 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { CATEGORIES } from "./category.ts";
 import { Chars } from "./chars.ts";
 import { LiteralUnion, StrictObject, Timestamp } from "./common.ts";
+import { EmbeddingField } from "./embedding-field.ts";
 import { EntryView } from "./entry.ts";
 import { named } from "./schema-name.ts";
 import { ResultExplain, SEARCH_CONTROL_FIELDS } from "./search-controls.ts";
@@ -13,7 +14,7 @@ export const SearchBody = named(
   "SearchRequest",
   StrictObject({
     query: Type.Optional(Chars(0, 4096)),
-    embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 4096 })),
+    embedding: Type.Optional(EmbeddingField("search")),
     categories: Type.Optional(
       Type.Array(LiteralUnion(CATEGORIES), {
         minItems: 1,
