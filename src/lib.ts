@@ -21,6 +21,7 @@ import type { RuntimePorts } from "./ports.ts";
 import type { ReloadReport } from "./routes/deps.ts";
 import { closeMemoryStreams } from "./routes/memory-stream.ts";
 import type { Clock } from "./runtime/clock.ts";
+import type { Telemetry } from "./telemetry/telemetry.ts";
 
 export { BridgeEventInvalid, BridgeNotServedHere, BridgeQueueFull } from "./bridge/bridge.ts";
 export type { BridgeEvent } from "./bridge/events.ts";
@@ -42,6 +43,8 @@ export interface RuntimeOptions {
    * src/ports.ts); cluster mode passes its own (src/cluster/serve.ts). Default: a single node.
    */
   ports?: Partial<RuntimePorts>;
+  /** Metrics, tracing and the access log (docs/observability.md); default: from `config`, lines to stdout. */
+  telemetry?: Telemetry;
 }
 
 export interface MemoryRuntime {
@@ -69,6 +72,7 @@ export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
     clock: options.clock,
     log: options.log,
     ports: options.ports,
+    telemetry: options.telemetry,
   });
   const app = createApp(internals.deps);
   internals.startConnectors();
@@ -90,6 +94,8 @@ export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
       if (listening) await app.stop();
       listening = false;
       await internals.stop();
+      // The spans still batched are exported before the process ends.
+      await internals.deps.telemetry.shutdown();
     },
   };
 }

@@ -18,6 +18,7 @@ import type { Clock } from "../../src/runtime/clock.ts";
 import type { Secrets } from "../../src/secrets.ts";
 import { crmSource } from "../../src/sources/crm/source.ts";
 import { messagingSource } from "../../src/sources/messaging.ts";
+import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import { CRM_REQUIRED, crmStreamBehaviour } from "./crm-stream/actor.ts";
 import { mailWatchBehaviour } from "./mail-watch/actor.ts";
 import { messagingBridgeBehaviour } from "./messaging-bridge/actor.ts";
@@ -47,6 +48,8 @@ export interface ConnectorActorsDeps {
   ingest: () => IngestPipeline;
   signal: AbortSignal;
   log: (line: string) => void;
+  /** Connector states counted and platform calls timed (src/telemetry/). */
+  telemetry?: Telemetry;
 }
 
 export interface ConnectorActors {
@@ -62,7 +65,7 @@ export interface ConnectorActors {
 }
 
 export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps): ConnectorActors {
-  const { config, clock, secrets, signal, log } = deps;
+  const { config, clock, secrets, signal, log, telemetry } = deps;
   const forever = { idleMs: Number.POSITIVE_INFINITY };
   const mailWatch: ActorKind<MailWatchProtocol> = actors.kind<MailWatchProtocol>(
     "mail-watch",
@@ -79,6 +82,7 @@ export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps):
         replay: (eventId) => deps.ingest().replay(tenantId, eventId, "mail"),
         signal,
         log,
+        telemetry,
       }),
     forever,
   );
@@ -103,6 +107,7 @@ export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps):
         silenceMs: config.streamSilenceMs,
         signal,
         log,
+        telemetry,
       }),
     forever,
   );

@@ -47,11 +47,20 @@ export interface EncodedMessage {
   payload: Uint8Array;
 }
 
-export function encodeRequest(request: Request, body: Uint8Array): EncodedMessage {
+/**
+ * The request as a message; `trace` (the forwarding span's `traceparent`, `tracestate`) replaces
+ * the client's, so the owner's spans are children of the hop.
+ */
+export function encodeRequest(
+  request: Request,
+  body: Uint8Array,
+  trace: Record<string, string> = {},
+): EncodedMessage {
   const h = natsHeaders();
   h.set(METHOD, request.method);
   h.set(URL_HEADER, request.url);
-  h.set(HEADERS, JSON.stringify(headerPairs(request.headers)));
+  const pairs = headerPairs(request.headers).filter(([name]) => !(name in trace));
+  h.set(HEADERS, JSON.stringify([...pairs, ...Object.entries(trace)]));
   return { headers: h, payload: body };
 }
 

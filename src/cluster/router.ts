@@ -11,6 +11,7 @@ import type { Msg, Subscription } from "@nats-io/transport-node";
 import { type AppError, Unavailable } from "../errors.ts";
 import { problemResponse } from "../http/errors.ts";
 import { assignRequestId, requestIdOf } from "../http/request-id.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import { BODY_LENGTH, BODY_SUBJECT, BodyParts, offerBody, pullBody } from "./forward-body.ts";
 import {
   decodeRequest,
@@ -43,6 +44,8 @@ export interface RouterOptions {
   beforeServe?: (tenantId: string) => Promise<void>;
   /** Wall-clock time, for forwarded requests' deadlines (the runtime's injected clock). */
   now?: () => number;
+  /** Times each forward, in a `cluster.forward` span whose `traceparent` the owner receives. */
+  telemetry?: Telemetry;
 }
 
 export const DEFAULT_ROUTER_OPTIONS: RouterOptions = {
@@ -119,22 +122,47 @@ export class ClusterRouter {
     return this.forwardBody(request, tenantId, partition, await BodyParts.of(request, this.partSize()));
   }
 
+  /**
+   * Forwards the request, timed; with tracing on in a `cluster.forward` span (the child of the
+   * client's `traceparent`, if any) whose own trace context the owner receives in `trace`.
+   */
   private forwardBody(
     request: Request,
     tenantId: string,
     partition: number,
     body: Awaited<ReturnType<typeof BodyParts.of>>,
   ): Promise<Response> {
+    const telemetry = this.options.telemetry;
+    const trace: Record<string, string> = {};
+    const forward = () => this.forwardTo(request, tenantId, partition, body, trace);
+    if (!telemetry) return forward();
+    return telemetry.underRemoteParent(request.headers, () =>
+      telemetry.time("cluster.forward", [], async (timing) => {
+        timing.inject(trace);
+        const answer = await forward();
+        if (answer.status >= 500) timing.fail(`HTTP ${answer.status}`);
+        return answer;
+      }),
+    );
+  }
+
+  private forwardTo(
+    request: Request,
+    tenantId: string,
+    partition: number,
+    body: Awaited<ReturnType<typeof BodyParts.of>>,
+    trace: Record<string, string>,
+  ): Promise<Response> {
     return this.untilOwned(request, partition, async (owner) => {
       if ("whole" in body)
         return owner === this.node.nodeId
           ? this.serveOwned(rebuilt(request, body.whole), tenantId)
-          : this.ask(owner, request, body.whole);
+          : this.ask(owner, request, body.whole, trace);
       // Parts already sent to an owner that then failed cannot be sent again: the client retries.
       if (body.parts.started) return this.bodyLost(request);
       return owner === this.node.nodeId
         ? this.serveOwned(rebuilt(request, body.parts.stream()), tenantId)
-        : this.askWithBodyInParts(owner, request, body.parts);
+        : this.askWithBodyInParts(owner, request, body.parts, trace);
     });
   }
 
@@ -188,10 +216,11 @@ export class ClusterRouter {
     owner: string,
     request: Request,
     parts: BodyParts,
+    trace: Record<string, string>,
   ): Promise<Response | undefined> {
     const activity = new EventTarget();
     const offer = offerBody(this.node.nc, parts, () => activity.dispatchEvent(new Event("pull")));
-    const { headers, payload } = this.withDeadline(encodeRequest(request, new Uint8Array()));
+    const { headers, payload } = this.withDeadline(encodeRequest(request, new Uint8Array(), trace));
     headers.set(BODY_SUBJECT, offer.subject);
     const declared = request.headers.get("content-length");
     if (declared) headers.set(BODY_LENGTH, declared);
@@ -219,8 +248,13 @@ export class ClusterRouter {
   }
 
   /** The owner's answer, or undefined when it is no owner any more or does not answer. */
-  private async ask(owner: string, request: Request, body: Uint8Array): Promise<Response | undefined> {
-    const { headers, payload } = this.withDeadline(encodeRequest(request, body));
+  private async ask(
+    owner: string,
+    request: Request,
+    body: Uint8Array,
+    trace: Record<string, string>,
+  ): Promise<Response | undefined> {
+    const { headers, payload } = this.withDeadline(encodeRequest(request, body, trace));
     const reply = await requestInParts(
       this.node.nc,
       httpSubject(owner),

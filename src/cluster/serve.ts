@@ -210,6 +210,7 @@ export async function serveClusterNode(
     beforeServe: knowTenant,
     intake,
     now: () => clock.now(),
+    telemetry: runtime.internals.deps.telemetry,
   });
   router.listen();
   // The dashboard's figures of other nodes' tenants are asked through it (cluster-ports.ts).

@@ -114,6 +114,11 @@ export function createMetrics(register: Registry) {
       "Subscriptions waiting for a retry after a failed delivery",
       [],
     ),
+    clusterForwards: histogram(
+      "cluster_forward_seconds",
+      "Requests forwarded to the node owning their tenant (cluster mode), by outcome (error: no answer or a 5xx)",
+      ["outcome"],
+    ),
     rateLimited: counter(
       "rate_limited_total",
       "Requests refused 429 by a tenant's rate limit, by route class",

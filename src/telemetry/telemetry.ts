@@ -27,6 +27,8 @@ export interface TimedLabels {
   "outbound.delivery": readonly [];
   /** [connector: crm-stream | mail-watch] */
   "connector.call": readonly [string];
+  /** A request forwarded to the node owning its tenant (cluster mode). */
+  "cluster.forward": readonly [];
 }
 export type Timed = keyof TimedLabels;
 
@@ -68,6 +70,11 @@ export interface Telemetry {
    * returned removes it. Sources must be quick and synchronous.
    */
   sample(key: string, read: () => Iterable<Sample>): () => void;
+  /**
+   * Runs `fn` under the trace a request's `traceparent` names (a request that does not reach this
+   * node's app, such as one cluster mode forwards); `fn` itself with tracing off.
+   */
+  underRemoteParent<T>(headers: Headers, fn: () => T): T;
   /** A connector of a tenant is in `state` now (`stopped` forgets it); exposed counted by state. */
   connectorState(connector: string, tenantId: string, state: string): void;
   /** The text exposition of every metric (`GET /metrics`). */
@@ -193,6 +200,10 @@ class RuntimeTelemetry implements Telemetry {
     };
   }
 
+  underRemoteParent<T>(headers: Headers, fn: () => T): T {
+    return this.tracing ? this.tracing.withContext(this.tracing.extract(headers), fn) : fn();
+  }
+
   connectorState(connector: string, tenantId: string, state: string): void {
     let tenants = this.connectorStates.get(connector);
     if (!tenants) {
@@ -236,7 +247,12 @@ class RuntimeTelemetry implements Telemetry {
 }
 
 /** Operations traced even without a parent span: they start work of their own. */
-const ROOTS: ReadonlySet<Timed> = new Set<Timed>(["embedding", "outbound.delivery", "connector.call"]);
+const ROOTS: ReadonlySet<Timed> = new Set<Timed>([
+  "embedding",
+  "outbound.delivery",
+  "connector.call",
+  "cluster.forward",
+]);
 
 const SAMPLED: readonly SampledMetric[] = [
   "actorMailboxDepth",
@@ -265,6 +281,7 @@ function observe<K extends Timed>(
   else if (what === "search") metrics.search.observe({ mode: l[0]!, outcome }, seconds);
   else if (what === "embedding") metrics.embedding.observe({ embedder: l[0]!, outcome }, seconds);
   else if (what === "outbound.delivery") metrics.outboundDeliveries.observe({ outcome }, seconds);
+  else if (what === "cluster.forward") metrics.clusterForwards.observe({ outcome }, seconds);
   else metrics.connectorCalls.observe({ connector: l[0]!, outcome }, seconds);
 }
 
@@ -282,6 +299,8 @@ function startSpanOf<K extends Timed>(tracing: Tracing, what: K, labels: TimedLa
       return tracing.startSpan("embedding", { attributes: { "embedding.embedder": l[0] } });
     case "outbound.delivery":
       return tracing.startSpan("outbound.delivery", { kind: SpanKind.CLIENT });
+    case "cluster.forward":
+      return tracing.startSpan("cluster.forward", { kind: SpanKind.CLIENT });
     case "connector.call":
       return tracing.startSpan(`connector ${l[0]}`, {
         kind: SpanKind.CLIENT,

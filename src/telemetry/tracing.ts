@@ -42,6 +42,8 @@ export interface Tracing {
   startSpan(name: string, options?: { kind?: SpanKind; attributes?: Attributes; parent?: Context }): Span;
   /** Runs `fn` with `span` as the active span, so the spans it starts are its children. */
   within<T>(span: Span, fn: () => T): T;
+  /** Runs `fn` in `context` (a remote parent `extract` found). */
+  withContext<T>(context: Context, fn: () => T): T;
   /** The active context (the request's or the actor message's span). */
   active(): Context;
   /** Whether a span is active here (a request's, or any operation's it caused). */
@@ -92,6 +94,7 @@ export function startTracing(
         options.parent ?? contexts.active(),
       ),
     within: (span, fn) => contexts.with(trace.setSpan(contexts.active(), span), fn),
+    withContext: (context, fn) => contexts.with(context, fn),
     active: () => contexts.active(),
     inSpan: () => trace.getSpan(contexts.active()) !== undefined,
     inject: (headers, span) => {

@@ -29,6 +29,7 @@ import { boundedFetch, errorMessage } from "../../../src/connectors/transport.ts
 import type { CrmStatus, CrmStreamProtocol } from "../../../src/protocols/connector-protocol.ts";
 import type { Behaviour } from "../../../src/runtime/protocol.ts";
 import type { Secrets } from "../../../src/secrets.ts";
+import { tracedFetch } from "../../../src/telemetry/traced-fetch.ts";
 import { type ConnectionDeps, CrmConnection } from "./connection.ts";
 import { CrmJwtBearerClient } from "./crm-auth.ts";
 import { type Deliver, ingestStreamEvent } from "./events.ts";
@@ -63,7 +64,8 @@ class CrmStream {
   ) {
     this.state = new CrmStreamState(tenantId, deps, () => this.connection.auth?.assertions);
     this.connection = new CrmConnection(this.state, deps);
-    this.fetchImpl = boundedFetch(deps.fetch ?? fetch, deps.signal, REQUEST_TIMEOUT_MS);
+    const fetched = tracedFetch(deps.fetch ?? fetch, deps.telemetry, "crm-stream");
+    this.fetchImpl = boundedFetch(fetched, deps.signal, REQUEST_TIMEOUT_MS);
     deps.signal?.addEventListener("abort", () => this.connection.halt(), { once: true });
   }
 

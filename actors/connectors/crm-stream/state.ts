@@ -8,6 +8,7 @@ import type { CrmStatus } from "../../../src/protocols/connector-protocol.ts";
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
 import type { ActorRef } from "../../../src/runtime/actor-system.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
+import type { Telemetry } from "../../../src/telemetry/telemetry.ts";
 
 export const CRM_STATE = { replay: "crm:replay", status: "status:crm" } as const;
 
@@ -22,6 +23,8 @@ export interface CrmStateDeps {
   tenant: ActorRef<TenantProtocol>;
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Counts the connector by state (metrics) and times its calls. */
+  telemetry?: Telemetry;
 }
 
 export class CrmStreamState {
@@ -53,6 +56,7 @@ export class CrmStreamState {
 
   update(patch: Partial<CrmStatus>): void {
     this.status = { ...this.status, ...patch };
+    if (patch.state) this.deps.telemetry?.connectorState("crm-stream", this.tenantId, patch.state);
   }
 
   nowIso(): string {

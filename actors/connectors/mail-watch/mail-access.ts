@@ -7,6 +7,8 @@ import { boundedFetch, errorMessage } from "../../../src/connectors/transport.ts
 import type { Clock } from "../../../src/runtime/clock.ts";
 import type { Secrets } from "../../../src/secrets.ts";
 import { MailApiClient, MailApiError } from "../../../src/sources/mail/api.ts";
+import type { Telemetry } from "../../../src/telemetry/telemetry.ts";
+import { tracedFetch } from "../../../src/telemetry/traced-fetch.ts";
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -25,6 +27,8 @@ export interface MailAccessDeps {
   apiBaseUrl: string;
   signal?: AbortSignal;
   fetch?: typeof fetch;
+  /** Times each call to the mail API (src/telemetry/traced-fetch.ts). */
+  telemetry?: Telemetry;
 }
 
 export class MailAccess {
@@ -60,7 +64,11 @@ export class MailAccess {
         clientSecret: creds.clientSecret,
         refreshToken: creds.refreshToken,
         clock: this.deps.clock,
-        fetch: boundedFetch(this.deps.fetch ?? fetch, this.deps.signal, REQUEST_TIMEOUT_MS),
+        fetch: boundedFetch(
+          tracedFetch(this.deps.fetch ?? fetch, this.deps.telemetry, "mail-watch"),
+          this.deps.signal,
+          REQUEST_TIMEOUT_MS,
+        ),
       });
       this.client = { key, api };
     }

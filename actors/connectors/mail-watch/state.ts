@@ -7,6 +7,7 @@ import { isoOf } from "../../../src/models/common.ts";
 import type { MailStatus } from "../../../src/protocols/connector-protocol.ts";
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
 import type { ActorRef } from "../../../src/runtime/actor-system.ts";
+import type { Telemetry } from "../../../src/telemetry/telemetry.ts";
 import type { CatchUpQueue } from "./catch-up.ts";
 import { ExpansionMemory } from "./expansion-memory.ts";
 import { type StoredWatch, storedWatchOf } from "./watch-schedule.ts";
@@ -21,6 +22,8 @@ export const MAIL_STATE = {
 
 export interface MailStateDeps {
   tenant: ActorRef<TenantProtocol>;
+  /** Counts the connector by state (metrics) and times its calls. */
+  telemetry?: Telemetry;
   /** Aborted when the runtime stops: in-flight calls end and no timer fires afterwards. */
   signal?: AbortSignal;
   log?: (line: string) => void;
@@ -56,6 +59,7 @@ export class MailWatchState {
 
   update(patch: Partial<MailStatus>): void {
     this.status = { ...this.status, ...patch };
+    if (patch.state) this.deps.telemetry?.connectorState("mail-watch", this.tenantId, patch.state);
   }
 
   log(line: string): void {

@@ -27,6 +27,7 @@ import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
 import type { ActorRef } from "../../../src/runtime/actor-system.ts";
 import type { Clock, TimerHandle } from "../../../src/runtime/clock.ts";
 import type { Behaviour, MessageOf } from "../../../src/runtime/protocol.ts";
+import type { Sample, Telemetry } from "../../../src/telemetry/telemetry.ts";
 
 /** Changes read from the log per ask. */
 const BATCH = 100;
@@ -53,6 +54,8 @@ export interface OutboundDeps {
   /** Monotonic milliseconds for measuring durations (default performance.now). */
   monotonic?: () => number;
   log?: (line: string) => void;
+  /** Times each delivery in a span whose `traceparent` the request carries; reads the backlog at scrapes. */
+  telemetry?: Telemetry;
 }
 
 /** One subscription's delivery state in this worker. */
@@ -74,6 +77,9 @@ interface Lane {
   internalErrors: number;
 }
 
+/** What one attempt came to: the receiver's status (null: no answer) and why it failed. */
+type Posted = { status: number | null; error?: string };
+
 export function outboundBehaviour(tenantId: string, deps: OutboundDeps): Behaviour<OutboundProtocol> {
   return new OutboundWorker(tenantId, deps).behaviour();
 }
@@ -87,6 +93,7 @@ class OutboundWorker {
   private readonly requests = new AbortController();
   private readonly fetchImpl: typeof fetch;
   private readonly monotonic: () => number;
+  private readonly unsample: (() => void) | undefined;
 
   constructor(
     private readonly tenantId: string,
@@ -95,6 +102,21 @@ class OutboundWorker {
     this.fetchImpl = deps.fetch ?? fetch;
     this.monotonic = deps.monotonic ?? (() => performance.now());
     deps.signal?.addEventListener("abort", () => this.halt(), { once: true });
+    this.unsample = deps.telemetry?.sample(`outbound:${tenantId}`, () => this.samples());
+  }
+
+  /** The metrics' backlog: events read and not yet delivered, and the lanes waiting for a retry. */
+  private samples(): Sample[] {
+    let queued = 0;
+    let retrying = 0;
+    for (const lane of this.lanes.values()) {
+      queued += lane.queue.length;
+      if (lane.timer) retrying++;
+    }
+    return [
+      { metric: "outboundQueued", value: queued },
+      { metric: "outboundRetrying", value: retrying },
+    ];
   }
 
   behaviour(): Behaviour<OutboundProtocol> {
@@ -125,6 +147,7 @@ class OutboundWorker {
 
   private halt(): void {
     this.halted = true;
+    this.unsample?.();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     for (const lane of this.lanes.values()) lane.timer?.cancel();
@@ -250,17 +273,25 @@ class OutboundWorker {
           durationMs: Math.max(0, Math.round((this.monotonic() - started) * 100) / 100),
         },
       });
-    void this.post(lane.sub.url, headers, body).then(({ status, error }) => {
+    void this.traced(headers, () => this.post(lane.sub.url, headers, body)).then(({ status, error }) => {
       if (!this.stopped) report(status, error);
     });
   }
 
+  /** The attempt timed, in an `outbound.delivery` span whose `traceparent` goes in `headers`. */
+  private traced(headers: Record<string, string>, attempt: () => Promise<Posted>): Promise<Posted> {
+    const telemetry = this.deps.telemetry;
+    if (!telemetry) return attempt();
+    return telemetry.time("outbound.delivery", [], async (timing) => {
+      timing.inject(headers);
+      const posted = await attempt();
+      if (posted.error !== undefined) timing.fail(posted.error);
+      return posted;
+    });
+  }
+
   /** POSTs one event; never throws. Redirects are not followed: a 3xx is a failure. */
-  private async post(
-    url: string,
-    headers: Record<string, string>,
-    body: string,
-  ): Promise<{ status: number | null; error?: string }> {
+  private async post(url: string, headers: Record<string, string>, body: string): Promise<Posted> {
     const timeout = new AbortController();
     const timer = this.deps.clock.setTimeout(() => timeout.abort(), this.deps.timeoutMs);
     try {

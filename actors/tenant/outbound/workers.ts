@@ -6,6 +6,7 @@ import type { OutboundProtocol } from "../../../src/protocols/outbound-protocol.
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
 import type { ActorKind, ActorSystem } from "../../../src/runtime/actor-system.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
+import type { Telemetry } from "../../../src/telemetry/telemetry.ts";
 import { tenantDir } from "../../../src/vault/tenant-paths.ts";
 import { outboundBehaviour } from "./delivery-worker.ts";
 
@@ -23,6 +24,7 @@ export interface OutboundWorkersDeps {
   /** The runtime stopping: requests end and nothing new starts. */
   signal: AbortSignal;
   log: (line: string) => void;
+  telemetry?: Telemetry;
 }
 
 /**
@@ -49,6 +51,7 @@ export function outboundWorkers(actors: ActorSystem, deps: OutboundWorkersDeps):
         backoff: { baseMs: OUTBOUND_RETRY_BASE_MS, maxMs: config.outboundRetryMaxMs },
         signal,
         log: deps.log,
+        telemetry: deps.telemetry,
       }),
     { idleMs: Number.POSITIVE_INFINITY },
   );
