@@ -2,6 +2,7 @@
 //   MEMORY_RUNTIME_JWT_SECRET=$(openssl rand -base64 48) bun run docs/examples/embed-bridge.ts
 import { SignJWT } from "jose";
 import { createRuntime } from "typed-memory-runtime";
+import { createClient } from "typed-memory-runtime/client";
 
 const secret = process.env.MEMORY_RUNTIME_JWT_SECRET ?? "";
 const runtime = createRuntime({
@@ -18,14 +19,15 @@ const admin = await new SignJWT({ tenant_id: "00000000000000000000000000", roles
   .setSubject("operator")
   .setExpirationTime("5m")
   .sign(new TextEncoder().encode(secret));
-const created = await runtime.app.handle(
-  new Request("http://localhost/admin/tenants", {
-    method: "POST",
-    headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: `Chat workspace ${new Date().toISOString()}` }),
-  }),
-);
-const { tenant_id: tenantId } = await created.json();
+// The typed client (typed-memory-runtime/client) reaches the embedded runtime through its app.
+const api = createClient({
+  baseUrl: "http://localhost",
+  token: admin,
+  fetch: (request) => runtime.app.handle(request),
+});
+const created = await api.admin.tenants.create({ name: `Chat workspace ${new Date().toISOString()}` });
+if (created.error) throw new Error(`creating the tenant: ${created.error.detail}`);
+const tenantId = created.data.tenant_id;
 
 // A message becomes a fact.
 const message = await runtime.bridge.deliver(tenantId, {
