@@ -22,7 +22,11 @@ const PUBLIC = new Set([
   "GET /admin/dashboard/sign-out",
 ]);
 /** Pages for a person answer their 401 with the sign-in form, not a problem document. */
-const PAGES = new Set(["GET /admin/dashboard"]);
+const PAGES = new Set([
+  "GET /admin/dashboard",
+  "GET /admin/dashboard/tenants/:tenant_id",
+  "POST /admin/dashboard/tenants/:tenant_id/replay",
+]);
 const NO_TOKEN = 'Bearer realm="memory-runtime"';
 const BAD_TOKEN = 'Bearer realm="memory-runtime", error="invalid_token"';
 const hostileParam = "..%2F..%2Fetc%2Fpasswd";
