@@ -19,6 +19,8 @@ export interface SourceCounts {
   duplicates: number;
   dead_lettered: number;
   ignored: number;
+  /** Held while their source was paused (src/ingest/webhook-operations.ts). */
+  held: number;
   rejected: Record<string, number>;
 }
 
@@ -49,6 +51,7 @@ const OUTCOMES = [
   ["duplicates", "duplicate"],
   ["dead_lettered", "dead_lettered"],
   ["ignored", "ignored"],
+  ["held", "held"],
 ] as const;
 
 function* deliverySamples(counts: Iterable<SourceCounts>): Generator<Sample> {
