@@ -2715,7 +2715,7 @@ export interface components {
                 relationship: number;
                 outcome: number;
             };
-            /** @description dead letters kept for the tenant */
+            /** @description open dead letters: those not replayed */
             dead_letters: number;
             /** @description entries written (by recorded_at) per UTC day in [from_day, to_day] and category; days without writes are left out */
             writes_per_day: {

@@ -32,7 +32,7 @@ export const TenantStatsReport = named(
       >,
       { description: "entries stored per category (counters kept with each write)" },
     ),
-    dead_letters: { ...Count, description: "dead letters kept for the tenant" },
+    dead_letters: { ...Count, description: "open dead letters: those not replayed" },
     writes_per_day: Type.Array(
       StrictObject({ day: Day, category: LiteralUnion(CATEGORIES), writes: Count }),
       {
