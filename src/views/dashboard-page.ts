@@ -14,6 +14,7 @@ export interface TenantRow {
   name: string;
   status: string;
   entries: Record<Category, number>;
+  /** Open dead letters: those not replayed. */
   dead_letters: number;
   revenue: RevenueReport;
   /** Why the tenant's figures could not be read for this page (the counts are then not shown). */

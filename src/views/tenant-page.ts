@@ -105,7 +105,7 @@ function figuresSection(f: TenantFigures): SafeHtml {
 <div class="cards">${card("entries", total)}${card("open dead letters", f.openDeadLetters)}${card("vectors indexed", f.index.vectors)}${card("embedding backlog", f.index.pending_vectors)}</div>
 <table><thead><tr>${CATEGORIES.map((c) => html`<th class="n">${c}</th>`)}</tr></thead>
 <tbody><tr data-figures="entries">${CATEGORIES.map((c) => html`<td class="n">${formatNumber(f.entries[c])}</td>`)}</tr></tbody></table>
-<p class="muted">Vault ${f.vault.present ? "open" : "not created yet"} · ${formatNumber(f.index.pending)} vectors waiting for the graph (searched exactly meanwhile) · ${formatNumber(f.deadLettersKept)} dead letters kept, replayed ones included${
+<p class="muted">Vault ${f.vault.present ? "open" : "not created yet"} · vectors waiting for the graph (searched exactly meanwhile): ${formatNumber(f.index.pending)} · dead letters kept, replayed ones included: ${formatNumber(f.deadLettersKept)}${
     embedder
       ? html` · embedder <b>${embedder.kind}</b>: ${embedder.state}, ${formatNumber(embedder.embedded)} made since start${
           embedder.last_error ? html`, last error ${embedder.last_error}` : ""
