@@ -3,6 +3,7 @@ import { bodyPlugin } from "./http/body.ts";
 import { errorsPlugin } from "./http/errors.ts";
 import { openapiPlugin } from "./http/openapi.ts";
 import { RouteTable } from "./http/route-table.ts";
+import { shutdownGatePlugin } from "./http/shutdown-gate.ts";
 import { adminAuditRoutes } from "./routes/admin-audit.ts";
 import { adminDashboardRoutes, dashboardErrorPage } from "./routes/admin-dashboard.ts";
 import { adminDashboardTenantRoutes } from "./routes/admin-dashboard-tenant.ts";
@@ -36,6 +37,7 @@ export function createApp(deps: Deps) {
   const app = new Elysia({ normalize: false })
     .use(telemetryPlugin(deps.telemetry, deps.clock))
     .use(errorsPlugin(console.error, routes, [dashboardErrorPage]))
+    .use(shutdownGatePlugin(deps.shutdown))
     .use(bodyPlugin())
     .use(openapiPlugin(deps.config.version))
     .use(healthRoutes(deps))

@@ -4,13 +4,15 @@ import { TokenService } from "./auth/tokens.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { authPlugin } from "./http/auth-plugin.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { ShutdownGate } from "./http/shutdown-gate.ts";
 import { tenantParamPlugin } from "./http/tenant-param.ts";
 import { MemoryAccess } from "./memory/access.ts";
-import type { FiguresReader } from "./ports.ts";
+import type { FiguresReader, ReadinessProbe } from "./ports.ts";
 import type { TenantProtocol } from "./protocols/tenant-protocol.ts";
 import { localFigures } from "./routes/admin-metrics.ts";
 import type { Deps } from "./routes/deps.ts";
 import type { ActorKind } from "./runtime/actor-system.ts";
+import { readinessOf } from "./runtime-readiness.ts";
 import type { RuntimeDeps } from "./runtime-shape.ts";
 import { AuditLogs } from "./tenants/audit-logs.ts";
 import { TenantDirectory } from "./tenants/directory.ts";
@@ -42,16 +44,18 @@ export interface DepsParts extends BuiltDeps {
   limits: { openFiles: number; maxOpenTenants: number };
   /** The figures port; the local tenant actors answer when absent. */
   figures?: FiguresReader;
+  /** The readiness port (cluster mode); a single node's own checks only when absent. */
+  readiness?: ReadinessProbe;
   log: (line: string) => void;
 }
 
 /**
  * The routes' dependencies (src/routes/deps.ts): the services compose.ts built, and those made
  * only for the routes: auth (tokens, caller, guard, rate limits and their plugins), the tenant
- * directory, memory access, export and import, figures.
+ * directory, memory access, export and import, figures, readiness and the shutdown gate.
  */
 export function routeDeps(parts: DepsParts): RuntimeDeps {
-  const { figures, log, limits, tenants, ...built } = parts;
+  const { figures, readiness, log, limits, tenants, ...built } = parts;
   const { config, clock, store, system, outbound, embedder } = built;
   const tenant = (tenantId: string) => tenants.ref(tenantId);
   const tokens = new TokenService(config.jwtSecret, clock);
@@ -73,6 +77,7 @@ export function routeDeps(parts: DepsParts): RuntimeDeps {
     // An import's line may hold a body's worth of entry or dead letter, in a JSON record.
     limits: { maxLineBytes: config.bodyLimitBytes * 4, maxBodyBytes: config.importLimitBytes },
   });
+  const shutdown = new ShutdownGate();
   return {
     ...built,
     tenants: directory,
@@ -89,5 +94,7 @@ export function routeDeps(parts: DepsParts): RuntimeDeps {
     limits: { ...limits, openTenants: () => tenants.active().length },
     tenantFigures: figures ?? localFigures({ tenants: directory, tenant }),
     startedAt: clock.now(),
+    readiness: readinessOf({ gate: shutdown, store, probe: readiness }),
+    shutdown,
   };
 }

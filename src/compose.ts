@@ -56,7 +56,7 @@ export interface ComposeOptions {
 
 export function composeRuntime(options: ComposeOptions): Runtime {
   const { config, env, clock = systemClock, log = console.error } = options;
-  const { storage, placement, erasure, figures } = withDefaults(options.ports);
+  const { storage, placement, erasure, figures, readiness } = withDefaults(options.ports);
 
   // Stores and shared resources.
   const telemetry = options.telemetry ?? createTelemetry(config.telemetry, { log });
@@ -182,11 +182,13 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     eraseEntries: (tenantId, request, by) => erasures.eraseEntries(tenantId, request, by),
     outbound,
     figures,
+    readiness,
     log,
     telemetry,
   });
   const started = { store, actors, tenants, connectors, connectorActors: connected, outbound, embedding };
-  return { deps, actors, bridge, reload, ...lifecycleOf({ ...started, placement, stopping }) };
+  const gate = deps.shutdown;
+  return { deps, actors, bridge, reload, ...lifecycleOf({ ...started, placement, stopping, gate }) };
 }
 
 function errorText(error: unknown): string {

@@ -65,6 +65,8 @@ export interface Config {
   outboundRetryMaxMs: number;
   /** Per-tenant rate limits by route class, with per-tenant overrides (src/http/rate-limit.ts). */
   rateLimits: RateLimitSettings;
+  /** At a stop: how long requests in flight may take to finish before their connections are closed. */
+  shutdownTimeoutMs: number;
   /** The access log's level (`MEMORY_RUNTIME_LOG`) and tracing (the `OTEL_*` variables): docs/observability.md. */
   telemetry: TelemetrySettings;
   version: string;
@@ -132,6 +134,7 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     outboundTimeoutMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
     outboundRetryMaxMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_RETRY_MAX_SECONDS", 3600, 1, 86400) * 1000,
     rateLimits: rateLimits(env),
+    shutdownTimeoutMs: integer(env, "MEMORY_RUNTIME_SHUTDOWN_TIMEOUT_SECONDS", 20, 1, 3600) * 1000,
     telemetry: telemetry(env, env.MEMORY_RUNTIME_VERSION || version),
     version: env.MEMORY_RUNTIME_VERSION || version,
   };

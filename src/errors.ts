@@ -13,6 +13,8 @@ export class AppError extends Error {
   readonly title: string = "Internal error";
   readonly headers: Record<string, string> = {};
   errors?: FieldError[];
+  /** Members of its problem document beyond the standard ones (RFC 9457 §3.2), e.g. `checks`. */
+  extensions?: Record<string, unknown>;
 }
 
 export class BadRequest extends AppError {
@@ -151,11 +153,34 @@ export class SecretMissing extends AppError {
 /** The service cannot take this request now (no file descriptor, storage busy); retry later. */
 export class Unavailable extends AppError {
   override readonly status = 503;
-  override readonly code = "unavailable";
-  override readonly title = "Service unavailable";
+  override readonly code: string = "unavailable";
+  override readonly title: string = "Service unavailable";
   constructor(message: string, retryAfterSeconds = 1) {
     super(message);
     this.headers["retry-after"] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  }
+}
+
+/**
+ * The server is stopping (SIGTERM): it finishes the requests it has and takes no new one. Sent
+ * with `Connection: close`, so the client's next attempt opens a connection to another instance.
+ */
+export class ShuttingDown extends Unavailable {
+  override readonly code = "shutting_down";
+  override readonly title = "Shutting down";
+  constructor() {
+    super("the server is shutting down; retry (another instance will answer)", 1);
+    this.headers.connection = "close";
+  }
+}
+
+/** `GET /readyz`: the runtime should not receive traffic now; `checks` says which check failed. */
+export class NotReady extends Unavailable {
+  override readonly code = "not_ready";
+  override readonly title = "Not ready";
+  constructor(failed: string[], checks: Record<string, unknown>) {
+    super(failed.join("; "), 1);
+    this.extensions = { checks };
   }
 }
 

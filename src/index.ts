@@ -4,6 +4,9 @@ import { type ClusterRuntime, createClusterRuntime, serveClusterNode } from "./c
 import { ConfigError } from "./config.ts";
 import { createRuntime, type MemoryRuntime } from "./lib.ts";
 
+/** What closing takes after the requests' deadline (mailboxes drained, indexes saved, vaults closed) at most. */
+const CLOSE_ALLOWANCE_MS = 10_000;
+
 async function main(): Promise<void> {
   let runtime: MemoryRuntime;
   let cluster: ClusterConfig | undefined;
@@ -35,12 +38,35 @@ async function main(): Promise<void> {
     void runtime.reload().then((report) => console.log(`memory-runtime: SIGHUP: ${JSON.stringify(report)}`));
   });
   let stopping = false;
+  const timeoutMs = runtime.internals.deps.config.shutdownTimeoutMs;
+  // docs/operations.md, "Graceful shutdown": readiness fails and new requests get 503 at once; the
+  // requests in flight have `timeoutMs` to finish; then mailboxes drain, indexes are saved, vaults close.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`memory-runtime: ${signal}: draining actors and closing vaults`);
-    await (served ? served.stop() : runtime.stop());
-    process.exit(0);
+    const began = performance.now();
+    console.log(
+      `memory-runtime: ${signal}: stopping: finishing the requests in flight (at most ${timeoutMs / 1000} s)`,
+    );
+    // A stop wedged past its bound (a vault that does not close) must not outlive the orchestrator's grace.
+    setTimeout(() => {
+      console.error(
+        `memory-runtime: ${signal}: not stopped ${(timeoutMs + CLOSE_ALLOWANCE_MS) / 1000} s later; exiting`,
+      );
+      process.exit(1);
+    }, timeoutMs + CLOSE_ALLOWANCE_MS);
+    try {
+      const drained = await (served ? served.stop() : runtime.stop());
+      const cut = drained.cut > 0 ? `, ${drained.cut} cut at the deadline` : "";
+      const ms = Math.round(performance.now() - began);
+      console.log(`memory-runtime: stopped in ${ms} ms (${drained.inFlight} requests were in flight${cut})`);
+      process.exit(0);
+    } catch (error) {
+      console.error(
+        `memory-runtime: ${signal}: the stop failed: ${error instanceof Error ? error.stack : error}`,
+      );
+      process.exit(1);
+    }
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -17,6 +17,7 @@ import type { BridgeResult, MessagingBridge } from "./bridge/bridge.ts";
 import { composeRuntime, type Runtime } from "./compose.ts";
 import { type Config, type Env, loadConfig } from "./config.ts";
 import { serverOptions } from "./http/server-options.ts";
+import { type DrainReport, drainRequests } from "./http/shutdown-gate.ts";
 import type { RuntimePorts } from "./ports.ts";
 import type { ReloadReport } from "./routes/deps.ts";
 import { closeMemoryStreams } from "./routes/memory-stream.ts";
@@ -28,7 +29,7 @@ export type { BridgeEvent } from "./bridge/events.ts";
 export { type Config, ConfigError, type Env } from "./config.ts";
 export { AppError, NotFound, ValidationFailed } from "./errors.ts";
 export { type Clock, ManualClock, systemClock } from "./runtime/clock.ts";
-export type { App, BridgeResult, ReloadReport };
+export type { App, BridgeResult, DrainReport, ReloadReport };
 
 export interface RuntimeOptions {
   /** Variables (CONTRACT §9 and per-tenant secrets); default: the process environment. */
@@ -56,11 +57,18 @@ export interface MemoryRuntime {
   listen(port?: number): { port: number; url: string };
   /** Re-reads the secrets file and the CRM mapping; connectors follow the secrets. */
   reload(): Promise<ReloadReport>;
-  /** Stops listening, drains every actor, closes every vault. */
-  stop(): Promise<void>;
+  /**
+   * Stops gracefully (docs/operations.md, "Graceful shutdown"): readiness fails and new requests
+   * are refused (503) at once; the requests in flight finish (within MEMORY_RUNTIME_SHUTDOWN_TIMEOUT_SECONDS,
+   * else their connections are closed); then the listener closes, every actor's mailbox drains,
+   * the indexes are saved and every vault closes.
+   */
+  stop(): Promise<DrainReport>;
   /** The composed internals (services, actor system), for operations and tests. */
   internals: Runtime;
 }
+
+const NOTHING: DrainReport = { inFlight: 0, cut: 0 };
 
 /** Builds a runtime; its connectors start for every tenant whose secrets exist. */
 export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
@@ -89,13 +97,18 @@ export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
       return { port: bound, url: `http://${config.host}:${bound}` };
     },
     async stop() {
-      // Open streams first: the server's stop waits for every open response.
-      closeMemoryStreams(internals.deps);
-      if (listening) await app.stop();
+      const { deps } = internals;
+      deps.shutdown.begin();
+      // Open streams first: they never end on their own, and the drain waits for every open response.
+      closeMemoryStreams(deps);
+      const server = listening ? app.server : null;
+      const drained = server ? await drainRequests(server, config.shutdownTimeoutMs, deps.clock) : NOTHING;
+      if (listening) await app.stop(drained.cut > 0);
       listening = false;
       await internals.stop();
       // The spans still batched are exported before the process ends.
       await internals.deps.telemetry.shutdown();
+      return drained;
     },
   };
 }

@@ -9,6 +9,7 @@
  * the actor protocols' types.
  */
 import type { EraseReport } from "./models/erase.ts";
+import type { ReadinessCheck } from "./models/probes.ts";
 import type { RevenueReport, Window } from "./models/revenue.ts";
 import type { DayRange } from "./models/tenant-stats.ts";
 import type { TenantStats } from "./protocols/tenant-protocol.ts";
@@ -68,6 +69,12 @@ export interface TenantFigures {
  */
 export type FiguresReader = (request: FiguresRequest) => Promise<TenantFigures>;
 
+/**
+ * Readiness beyond the runtime's own checks (`GET /readyz`): cluster mode's node has joined, caught
+ * up and serves the partitions it should own (src/cluster/readiness.ts). Read at each probe.
+ */
+export type ReadinessProbe = () => ReadinessCheck;
+
 export interface RuntimePorts {
   storage: TenantStorage;
   placement: Placement;
@@ -77,6 +84,8 @@ export interface RuntimePorts {
    * the routes that read the same figures).
    */
   figures?: FiguresReader;
+  /** Default: none (a single node is ready once its store is open and it is not stopping). */
+  readiness?: ReadinessProbe;
 }
 
 /** A single node: the vault as it is, nothing to seal. */
@@ -104,5 +113,6 @@ export function withDefaults(given: Partial<RuntimePorts> = {}): RuntimePorts {
     placement: given.placement ?? servedEverywhere,
     erasure: given.erasure ?? nothingAfterErasure,
     figures: given.figures,
+    readiness: given.readiness,
   };
 }

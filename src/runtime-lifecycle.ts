@@ -1,4 +1,5 @@
 import type { ConnectorSupervisor } from "./connectors/supervisor.ts";
+import type { ShutdownGate } from "./http/shutdown-gate.ts";
 import type { OutboundEvents } from "./outbound/outbound.ts";
 import type { Placement } from "./ports.ts";
 import type { TenantProtocol } from "./protocols/tenant-protocol.ts";
@@ -19,6 +20,8 @@ export interface LifecycleParts {
   stopping: AbortController;
   /** The background embedder: stopped before the tenant actors, so no vector arrives after them. */
   embedding: { stop(): void };
+  /** Closed first at stop (if the server's drain has not already): readiness fails, requests are refused. */
+  gate: ShutdownGate;
 }
 
 type Lifecycle = Pick<
@@ -52,6 +55,7 @@ export function lifecycleOf(parts: LifecycleParts): Lifecycle {
       );
     },
     stop: async () => {
+      parts.gate.begin();
       // Connectors first: close streams, cancel timers, then let their mailboxes drain.
       connectors.halt();
       stopping.abort();

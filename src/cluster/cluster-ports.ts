@@ -6,7 +6,8 @@
  * - placement: a tenant's vault opens here only while this node serves its partition; what runs on
  *   its own (connectors, outbound workers, the bridge) also waits for the system state;
  * - erasure: answered once the partition is compacted (erasure.ts);
- * - figures: asked of the node serving the tenant, through the router (remote-figures.ts).
+ * - figures: asked of the node serving the tenant, through the router (remote-figures.ts);
+ * - readiness: the node joined, caught up and serving its partitions (readiness.ts).
  */
 import { Unavailable } from "../errors.ts";
 import type { RuntimePorts } from "../ports.ts";
@@ -17,6 +18,7 @@ import { compactAfterErasure, type PartitionCompactions } from "./erasure.ts";
 import { importSeal } from "./import-log.ts";
 import type { NodeState } from "./node-state.ts";
 import { partitionOf } from "./partition.ts";
+import { clusterReadiness } from "./readiness.ts";
 import { figuresThroughRouter } from "./remote-figures.ts";
 
 export function clusterPorts(state: NodeState, clock: Clock, log: (line: string) => void): RuntimePorts {
@@ -53,6 +55,8 @@ export function clusterPorts(state: NodeState, clock: Clock, log: (line: string)
     ),
     // The dashboard (served by any node) reads each tenant's figures from the node serving it.
     figures: figuresThroughRouter((request) => state.routing().handle(request), clock),
+    // `GET /readyz`: joined, caught up, and serving the partitions this node should own.
+    readiness: clusterReadiness(state),
   };
 }
 

@@ -11,7 +11,9 @@
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { serverOptions } from "../http/server-options.ts";
+import { type DrainReport, drainRequests } from "../http/shutdown-gate.ts";
 import { createRuntime, type MemoryRuntime, type RuntimeOptions } from "../lib.ts";
+import { closeMemoryStreams } from "../routes/memory-stream.ts";
 import { systemClock } from "../runtime/clock.ts";
 import { clusterPorts } from "./cluster-ports.ts";
 import { type ClusterConfig, derivedAdvertiseUrl } from "./config.ts";
@@ -39,8 +41,11 @@ export interface ClusterRuntime {
 export interface ClusterServer {
   node: ClusterNode;
   url: string;
-  /** Releases the leases (so the others take over at once), then stops the runtime. */
-  stop(): Promise<void>;
+  /**
+   * Drains the requests in flight (readiness fails and new ones are refused meanwhile), releases
+   * the leases (so the others take over at once), then stops the runtime.
+   */
+  stop(): Promise<DrainReport>;
 }
 
 /**
@@ -227,7 +232,11 @@ export async function serveClusterNode(
     node,
     url: `http://${config.host}:${server.port}`,
     stop: async () => {
-      await server.stop();
+      const deps = runtime.internals.deps;
+      deps.shutdown.begin();
+      closeMemoryStreams(deps);
+      const drained = await drainRequests(server, config.shutdownTimeoutMs, clock);
+      await server.stop(drained.cut > 0);
       router.stop();
       intake.stop();
       periodic.stop();
@@ -238,6 +247,7 @@ export async function serveClusterNode(
       await runtime.stop();
       // Served elsewhere from now on: a stopped node keeps no tenant data.
       await localCopies.removeAllStopped();
+      return drained;
     },
   };
 }

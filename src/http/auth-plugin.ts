@@ -19,8 +19,14 @@ export { ADMIN_COOKIE };
 /** `caller`: any valid token (tenant or operator); `admin`: the operator's token only. */
 export type AuthLevel = "caller" | "admin";
 
-/** A level, or a level with the body limit of a route that takes more than the default (a batch). */
-export type AuthOption = AuthLevel | { level: AuthLevel; bodyLimit: number };
+/**
+ * A level, or a level with the body limit of a route that takes more than the default (a batch),
+ * or with `refusals`: how this plugin's refusals (400, 413, 429) are declared on a route that
+ * answers them otherwise than as problem documents (the dashboard's pages).
+ */
+export type AuthOption =
+  | AuthLevel
+  | { level: AuthLevel; bodyLimit?: number; refusals?: Record<number, TSchema> };
 
 /**
  * The one auth plugin: a route declares `{ auth: "caller" | "admin" }` (first among its options),
@@ -85,7 +91,10 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
       // The reader always answers (an empty body is null); "json" tells the OpenAPI document.
       parse: parseAs(
         "json",
-        readAfterAuth(levelOf(option), typeof option === "string" ? bodyLimit : option.bodyLimit),
+        readAfterAuth(
+          levelOf(option),
+          typeof option === "string" ? bodyLimit : (option.bodyLimit ?? bodyLimit),
+        ),
       ),
       async transform({ request }) {
         await admittedCaller(request, levelOf(option));
@@ -93,7 +102,7 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
       resolve: ({ request }) => admittedCaller(request, levelOf(option)),
       // Merged into the route's own responses, so the OpenAPI document lists them on each: the 429,
       // and the 400 and 413 of the body this plugin reads for every route, one that takes none too.
-      response: problems(400, 413, 429),
+      response: (typeof option === "object" && option.refusals) || problems(400, 413, 429),
     }),
     // A dashboard form (an HTML form's fields, at most `limit` bytes) posted by the operator: the
     // cookie counts when the request is same-origin, and the form must then carry the page's form

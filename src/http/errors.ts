@@ -37,7 +37,9 @@ export function problemResponse(error: AppError, requestId: string): Response {
     request_id: requestId,
     ...(error.errors && error.errors.length > 0 ? { errors: error.errors } : {}),
   };
-  return new Response(JSON.stringify(body), {
+  // Extension members (RFC 9457 §3.2: the 503 `not_ready`'s `checks`) never replace a standard one.
+  const document = error.extensions ? { ...error.extensions, ...body } : body;
+  return new Response(JSON.stringify(document), {
     status: error.status,
     headers: { "content-type": PROBLEM_JSON, "x-request-id": requestId, ...error.headers },
   });
@@ -144,6 +146,10 @@ export const errorsPlugin = (
   new Elysia({ name: "errors" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = assignRequestId(request);
+      // A path the router would hand to a less specific route (`GET /memory/facts/batch` to
+      // `/memory/facts/:sha8`) is refused here, as the 405 of its own resource.
+      const allow = routes?.refusal(request.method, requestInfo(request).path);
+      if (allow) throw new MethodNotAllowed(request.method, allow);
     })
     .onError({ as: "global" }, async ({ error, request }) => {
       const appError = await durableDenial(

@@ -15,6 +15,7 @@ import type { Tenant } from "../models/tenant.ts";
 import type { FiguresRequest, TenantFigures } from "../ports.ts";
 import type { TenantStats } from "../protocols/tenant-protocol.ts";
 import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
+import { errorPage } from "../views/error-page.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
 import { SESSION_PATH, SIGN_OUT_PATH, signInPage } from "../views/sign-in-page.ts";
 import { emptyRevenueReport, metricWindow } from "./admin-metrics.ts";
@@ -39,10 +40,18 @@ const SignInForm = Type.Object(
 const HtmlPage = sentAs("text/html", Type.String({ description: "an HTML page" }));
 const Redirect = Type.String({ description: "empty; Location names the next page" });
 
-/** The dashboard's refusals are pages for a person: the sign-in form, saying why (dashboardErrorPage). */
+/**
+ * The dashboard's refusals are pages for a person (dashboardErrorPage): the sign-in form, saying
+ * why, for a 401 or 403; an error page, with the error's headers, for any other.
+ */
 function pages(...statuses: number[]): Record<number, typeof HtmlPage> {
   const out: Record<number, typeof HtmlPage> = {};
-  for (const status of statuses) out[status] = { ...HtmlPage, description: "The sign-in form, saying why" };
+  for (const status of statuses)
+    out[status] = {
+      ...HtmlPage,
+      description:
+        status === 401 || status === 403 ? "The sign-in form, saying why" : "An error page, saying why",
+    };
   return out;
 }
 const tags = ["dashboard"];
@@ -61,7 +70,8 @@ export const adminDashboardRoutes = (deps: Deps) =>
         return dashboardPage(await dashboardModel(deps, query, request));
       },
       {
-        auth: "admin",
+        // Its refusals are pages too: a 429 keeps its Retry-After on one (dashboardErrorPage).
+        auth: { level: "admin", refusals: pages(400, 413, 429) },
         query: DashboardQuery,
         response: { 200: HtmlPage, ...pages(401, 403, 422), ...problems(503, 507) },
         detail: {
@@ -123,8 +133,10 @@ function isHttps(request: Request): boolean {
 }
 
 /**
- * The dashboard's errors are pages for a person: no token → 401 with the sign-in form; a refused
- * token (expired, a tenant's: 403) → the form saying why; a stale cookie is cleared.
+ * The dashboard's errors are pages for a person. Those a sign-in cures show the form: no token →
+ * 401 with the form; a refused token (expired, a tenant's: 403) → the form saying why; a stale
+ * cookie is cleared. Any other (a 405, a 422, a 429) is an error page saying what went wrong.
+ * Either keeps the error's own headers: a 401's WWW-Authenticate, a 405's Allow, a 429's Retry-After.
  */
 export function dashboardErrorPage(
   request: Request,
@@ -133,18 +145,27 @@ export function dashboardErrorPage(
 ): Response | undefined {
   const { path } = requestInfo(request);
   if (!path.startsWith(DASHBOARD_PATH) || error.status >= 500) return undefined;
-  // The error's own headers too: a 401's WWW-Authenticate challenge, a 405's Allow.
   const headers: Record<string, string> = { ...error.headers, ...PAGE_HEADERS, "x-request-id": requestId };
   if (error.status === 401 && request.headers.get("cookie")?.includes(`${ADMIN_COOKIE}=`))
     headers["set-cookie"] = adminCookie("", 0, isHttps(request));
-  return new Response(signInPage(messageOf(error)), { status: error.status, headers });
+  const body =
+    error.status === 401 || error.status === 403
+      ? signInPage(signInMessage(error))
+      : errorPage({
+          status: error.status,
+          title: error.title,
+          detail: error.message || error.title,
+          errors: error.errors,
+          requestId,
+          back: DASHBOARD_PATH,
+        });
+  return new Response(body, { status: error.status, headers });
 }
 
-function messageOf(error: AppError): string | undefined {
+function signInMessage(error: AppError): string | undefined {
   if (error.status === 401)
     return error.message === "missing bearer token" ? undefined : `The token was refused: ${error.message}.`;
-  if (error.status === 403) return "That token is not the operator's: sign in with the admin token.";
-  return error.message;
+  return "That token is not the operator's: sign in with the admin token.";
 }
 
 async function dashboardModel(

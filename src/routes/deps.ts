@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import type { Embedder } from "../embedding/embedder.ts";
 import type { authPlugin } from "../http/auth-plugin.ts";
 import type { RateLimiter } from "../http/rate-limit.ts";
+import type { ShutdownGate } from "../http/shutdown-gate.ts";
 import type { tenantParamPlugin } from "../http/tenant-param.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
@@ -18,6 +19,7 @@ import type { SystemProtocol } from "../protocols/system-protocol.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { ReadinessReport } from "../runtime-readiness.ts";
 import type { Secrets } from "../secrets.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { AuditLogs } from "../tenants/audit-logs.ts";
@@ -86,4 +88,8 @@ export interface Deps {
    * Rejects with Unavailable when they cannot be had in time.
    */
   tenantFigures: FiguresReader;
+  /** `GET /readyz`'s checks, each reported (src/runtime-readiness.ts). */
+  readiness(): ReadinessReport;
+  /** The stop as HTTP sees it: once begun, readiness fails and new requests are refused (503). */
+  shutdown: ShutdownGate;
 }

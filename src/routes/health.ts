@@ -1,14 +1,44 @@
 import { Elysia } from "elysia";
+import { NotReady } from "../errors.ts";
 import { Healthz, TenantHealthView } from "../models/health.ts";
+import { Liveness, NotReadyProblem, Readiness } from "../models/probes.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
 import type { Deps } from "./deps.ts";
 
-/** `/healthz` (no auth) and the per-tenant health. */
+/**
+ * `/healthz` (no auth), the orchestrator's probes `/livez` and `/readyz` (no auth: kubelet sends no
+ * token; docs/operations.md) and the per-tenant health.
+ */
 export const healthRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.health" })
     .use(deps.authPlugin)
     .use(deps.tenantParam)
+    .get("/livez", () => ({ status: "ok" as const }), {
+      response: { 200: Liveness },
+      detail: {
+        tags: ["health"],
+        summary: "Liveness: the process answers (a failing probe means restart it)",
+        security: [],
+      },
+    })
+    .get(
+      "/readyz",
+      () => {
+        const { checks, failed } = deps.readiness();
+        if (failed.length > 0) throw new NotReady(failed, checks);
+        return { status: "ready" as const, checks };
+      },
+      {
+        response: { 200: Readiness, 503: NotReadyProblem },
+        detail: {
+          tags: ["health"],
+          summary:
+            "Readiness: the system store open, the server not stopping and, in cluster mode, the node serving its partitions (503 names the failed check)",
+          security: [],
+        },
+      },
+    )
     .get(
       "/healthz",
       () => ({

@@ -392,6 +392,11 @@ export class SystemStore {
 
   private closed = false;
 
+  /** Until `close`: what `GET /readyz` checks. */
+  get open(): boolean {
+    return !this.closed;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

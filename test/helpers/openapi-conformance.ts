@@ -85,12 +85,20 @@ export function checkerFromDocument(doc: Json): ConformanceChecker {
     }
   }
 
+  // A path belongs to the most specific template matching it, whatever the method (OpenAPI: concrete
+  // paths first): `GET /memory/facts/batch` is the batch path's, which has no GET, so a route miss
+  // (405) that no operation answers, never `GET /memory/facts/{sha8}`'s.
   const match = (method: string, path: string): Operation | undefined => {
     const pathname = path.split(/[?#]/, 1)[0] ?? path;
+    let literals = -1;
     let best: Operation | undefined;
     for (const op of operations) {
-      if (op.method !== method.toUpperCase() || !op.regex.test(pathname)) continue;
-      if (!best || op.literals > best.literals) best = op;
+      if (op.literals < literals || !op.regex.test(pathname)) continue;
+      if (op.literals > literals) {
+        literals = op.literals;
+        best = undefined;
+      }
+      if (op.method === method.toUpperCase()) best = op;
     }
     return best;
   };

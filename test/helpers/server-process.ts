@@ -16,6 +16,11 @@ export interface ServerProcess {
   log(): string;
   /** Everything the server wrote to stdout so far (its start, reload and signal lines). */
   output(): string;
+  /**
+   * Resolves once stdout holds a match of `pattern` (at once if it already does): the server's own
+   * line is the event. Rejects if stdout ends first.
+   */
+  printed(pattern: RegExp): Promise<string>;
 }
 
 export interface ServerOptions {
@@ -63,15 +68,48 @@ export async function startServerProcess(opts: ServerOptions): Promise<ServerPro
   const log = () => tail(logPath);
   const timeout = setTimeout(() => proc.kill(9), opts.readyTimeoutMs ?? 20_000);
   try {
-    const stdout = { text: "" };
+    const stdout: Seen = { text: "", waiters: new Set() };
     const listening = await listeningPort(proc.stdout, stdout);
     if (listening === undefined)
       throw new Error(`server exited (${await proc.exited}) before listening: ${log()}`);
     const output = () => stdout.text;
-    return { proc, base: `http://127.0.0.1:${listening.port}`, banner: listening.banner, log, output };
+    const printed = (pattern: RegExp) => waitFor(stdout, pattern);
+    return {
+      proc,
+      base: `http://127.0.0.1:${listening.port}`,
+      banner: listening.banner,
+      log,
+      output,
+      printed,
+    };
   } finally {
     clearTimeout(timeout);
   }
+}
+
+/** What the server printed so far, and who waits for a line of it. */
+interface Seen {
+  text: string;
+  /** Called after each chunk, and with `ended` once stdout closes. */
+  waiters: Set<(ended: boolean) => void>;
+  ended?: boolean;
+}
+
+function waitFor(seen: Seen, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = (ended: boolean) => {
+      const match = pattern.exec(seen.text);
+      if (match) {
+        seen.waiters.delete(check);
+        resolve(match[0]);
+      } else if (ended) {
+        seen.waiters.delete(check);
+        reject(new Error(`stdout ended without ${pattern}: ${seen.text.slice(-500)}`));
+      }
+    };
+    seen.waiters.add(check);
+    check(seen.ended === true);
+  });
 }
 
 /**
@@ -80,7 +118,7 @@ export async function startServerProcess(opts: ServerOptions): Promise<ServerPro
  */
 async function listeningPort(
   stdout: ReadableStream<Uint8Array>,
-  seen: { text: string },
+  seen: Seen,
 ): Promise<{ port: number; banner: string } | undefined> {
   const reader = stdout.getReader();
   const decoder = new TextDecoder();
@@ -99,15 +137,18 @@ async function listeningPort(
 async function drain(
   reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> },
   decoder: TextDecoder,
-  seen: { text: string },
+  seen: Seen,
 ): Promise<void> {
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return;
+      if (done) break;
       seen.text += decoder.decode(value, { stream: true });
+      for (const waiter of [...seen.waiters]) waiter(false);
     }
   } catch {}
+  seen.ended = true;
+  for (const waiter of [...seen.waiters]) waiter(true);
 }
 
 function tail(path: string): string {

@@ -61,13 +61,15 @@ describe("problem documents from the app", () => {
   });
 
   test("a known path asked with another method is a 405 problem naming the methods it serves", async () => {
+    // HEAD is served wherever GET is, so Allow names it (every route: method-not-allowed.test.ts).
     const cases: Array<[string, string, string]> = [
-      ["DELETE", "/healthz", "GET"],
-      ["PUT", "/memory/facts", "GET, POST"],
-      ["PATCH", "/memory/facts/0123abcd", "DELETE, GET"],
+      ["DELETE", "/healthz", "GET, HEAD"],
+      ["PUT", "/memory/facts", "GET, HEAD, POST"],
+      ["PATCH", "/memory/facts/0123abcd", "DELETE, GET, HEAD"],
       ["GET", "/memory/search", "POST"],
+      ["GET", "/memory/facts/batch", "POST"],
       ["GET", "/webhooks/data/01JDB2X6J3KQ5W8Z3M4N7P9R2S", "POST"],
-      ["PUT", "/admin/roles/01JDB2X6J3KQ5W8Z3M4N7P9R2S", "GET, POST"],
+      ["PUT", "/admin/roles/01JDB2X6J3KQ5W8Z3M4N7P9R2S", "GET, HEAD, POST"],
     ];
     for (const [method, path, allow] of cases) {
       const res = await h.call(method, path);

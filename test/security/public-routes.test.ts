@@ -14,6 +14,8 @@ import { setSecrets } from "../helpers/webhooks.ts";
 /** The routes anyone may call, as `METHOD /path/:param`. */
 const PUBLIC = new Set([
   "GET /healthz",
+  "GET /livez",
+  "GET /readyz",
   "GET /openapi",
   "GET /openapi/assets/:file",
   "GET /openapi/json",
@@ -138,6 +140,8 @@ describe("routes reachable without a token (CONTRACT §8)", () => {
     setSecrets(h, tenant_id, { DATA_WEBHOOK_TOKEN: dataToken });
     const requests: Record<string, () => Promise<Response>> = {
       "GET /healthz": () => h.call("GET", "/healthz"),
+      "GET /livez": () => h.call("GET", "/livez"),
+      "GET /readyz": () => h.call("GET", "/readyz"),
       "GET /openapi": () => h.call("GET", "/openapi"),
       "GET /openapi/assets/:file": () => h.call("GET", "/openapi/assets/swagger-ui.css"),
       "GET /openapi/json": () => h.call("GET", "/openapi/json"),
@@ -163,6 +167,8 @@ describe("routes reachable without a token (CONTRACT §8)", () => {
     };
     const expected: Record<string, number> = {
       "GET /healthz": 200,
+      "GET /livez": 200,
+      "GET /readyz": 200,
       "GET /openapi": 200,
       "GET /openapi/assets/:file": 200,
       "GET /openapi/json": 200,
