@@ -11,6 +11,10 @@
  *   knows the matched route and the caller, and records everything.
  * With tracing off no span object is made; per request there is one small record (status, time),
  * the metric observations and, unless the log is off, the log line.
+ *
+ * Elysia runs `afterResponse` for every answer a route or the error handler produced, a 404 and an
+ * error thrown by an `onRequest` hook included, but not for a Response an `onRequest` hook returns:
+ * such a hook throws its refusal instead (as the shutdown gate does), or its answers go unrecorded.
  */
 import { Elysia } from "elysia";
 import type { Principal } from "../auth/caller.ts";
@@ -36,25 +40,31 @@ export const UNMATCHED = "unmatched";
 export function telemetryPlugin(telemetry: Telemetry, clock: Clock) {
   const answered = new WeakMap<Request, Answered>();
   const { tracing, metrics, accessLog } = telemetry;
-  return new Elysia({ name: "telemetry" })
-    .wrap(
-      (fetch) => (request: Request) =>
-        answerOf(request, fetch as unknown as (request: Request) => Response | Promise<Response>),
-    )
-    .onAfterResponse({ as: "global" }, ({ request, route, params, ...context }) => {
-      const seen = answered.get(request);
-      if (seen === undefined) return;
-      answered.delete(request);
-      const method = METHODS.has(request.method) ? request.method : "other";
-      const template = route ? templateOf(route) : UNMATCHED;
-      const labels = { method, route: template, status: String(seen.status) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, seen.seconds);
-      if (seen.span) endRequestSpan(seen.span, method, template, seen.status);
-      if (!accessLog.enabled) return;
-      const principal = (context as { principal?: Principal }).principal;
-      accessLog.write(recordOf(request, method, template, seen, principal, params, clock));
-    });
+  return (
+    new Elysia({ name: "telemetry" })
+      // Elysia's higher-order function around its fetch (also what @elysiajs/opentelemetry uses):
+      // the one place that sees the final Response and can run the whole request in a context.
+      .wrap(
+        (fetch) => (request: Request) =>
+          answerOf(request, fetch as unknown as (request: Request) => Response | Promise<Response>),
+      )
+      // The context read field by field (no rest spread: that would copy it for every request).
+      .onAfterResponse({ as: "global" }, (context) => {
+        const { request, route, params } = context;
+        const seen = answered.get(request);
+        if (seen === undefined) return;
+        answered.delete(request);
+        const method = METHODS.has(request.method) ? request.method : "other";
+        const template = route ? templateOf(route) : UNMATCHED;
+        const labels = { method, route: template, status: String(seen.status) };
+        metrics.httpRequests.inc(labels);
+        metrics.httpDuration.observe(labels, seen.seconds);
+        if (seen.span) endRequestSpan(seen.span, method, template, seen.status);
+        if (!accessLog.enabled) return;
+        const principal = (context as { principal?: Principal }).principal;
+        accessLog.write(recordOf(request, method, template, seen, principal, params, clock));
+      })
+  );
 
   function answerOf(
     request: Request,
