@@ -52,6 +52,7 @@ export async function writesAreNarrowedPerCategory(client: MemoryClient): Promis
   // The path-typed methods narrow by path just the same.
   const raw = await client.POST("/memory/facts", { body: { content: "x" } });
   if (raw.data) expectTypeOf(raw.data.category).toEqualTypeOf<"fact">();
+  if (raw.error) expectTypeOf(raw.error).toEqualTypeOf<Problem>();
 }
 
 export async function wrongInputsAreRefused(client: MemoryClient): Promise<void> {
