@@ -76,7 +76,7 @@ describe("the API page in headless chromium, offline but for the service", () =>
     const blocks = page.locator(".opblock");
     await blocks.first().waitFor({ timeout: 20_000 });
     expect(await blocks.count()).toBe(all.length);
-    expect(await page.locator(".info .title").first().innerText()).toContain(doc.info.title);
+    expect(await page.locator(".info .title").first().textContent()).toContain(doc.info.title);
 
     // Operation names as the document gives them: summaries and operation ids.
     const texts = await page.locator(".opblock-summary").allInnerTexts();
@@ -123,7 +123,7 @@ describe("the API page in headless chromium, offline but for the service", () =>
     const block = page.locator("#operations-memory-postMemoryFacts");
     await block.waitFor({ timeout: 20_000 });
     await block.locator(".opblock-body").waitFor({ timeout: 20_000 });
-    const body = await block.innerText();
+    const body = (await block.textContent()) ?? "";
     // The documented headers and statuses of a write: the 201's Location, the request id.
     for (const text of ["201", "Location", "X-Request-Id", "Idempotent-Replayed", "application/problem+json"])
       expect({ text, shown: body.includes(text) }).toEqual({ text, shown: true });
