@@ -56,7 +56,8 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
         return tenantPage(model);
       },
       {
-        auth: "admin",
+        // Its refusals are pages too: a 429 keeps its Retry-After on one (dashboardErrorPage).
+        auth: { level: "admin", refusals: pages(400, 413, 429) },
         tenant: "any",
         params: TenantParams,
         query: TenantPageQuery,

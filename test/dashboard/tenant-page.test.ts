@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { BridgeEvent } from "../../src/bridge/events.ts";
+import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
@@ -119,6 +120,38 @@ describe("GET /admin/dashboard/tenants/{tenant_id}: who may see it", () => {
       token: h.adminToken,
     });
     expectPage(res, 422);
+  });
+});
+
+describe("the operator's rate limit", () => {
+  test("a 429 on the page or the form is an error page keeping Retry-After", async () => {
+    const limited = await startHarness({
+      clock: new ManualClock(STARTED_AT),
+      env: {
+        [`MEMORY_RUNTIME_RATE_LIMITS_${OPERATOR_TENANT_ID}`]: "admin=1:2",
+        MEMORY_RUNTIME_RATE_LIMIT_HOLD_MS: "0",
+      },
+    });
+    try {
+      const t = await limited.createTenant();
+      const path = pagePath(t.tenant_id);
+      expect((await limited.call("GET", path, { token: limited.adminToken })).status).toBe(200);
+      const refusals = [
+        await limited.call("GET", path, { token: limited.adminToken }),
+        await limited.call("POST", replayPath(t.tenant_id), {
+          token: limited.adminToken,
+          raw: formBody({ event_id: "x", source: "messaging" }),
+          headers: FORM,
+        }),
+      ];
+      for (const res of refusals) {
+        expectPage(res, 429);
+        expect(res.headers.get("retry-after")).toBe("1");
+        expect(await res.text()).toContain("429 Rate limited");
+      }
+    } finally {
+      await limited.close();
+    }
   });
 });
 
