@@ -26,6 +26,7 @@ export type BuiltDeps = Pick<
   | "clock"
   | "secrets"
   | "ingest"
+  | "webhooks"
   | "crmMapping"
   | "system"
   | "lifecycle"

@@ -19,6 +19,7 @@ import { createEmbedder } from "./embedding/create-embedder.ts";
 import { AppError } from "./errors.ts";
 import { CrmMappingHolder } from "./ingest/crm-mapping-holder.ts";
 import { IngestPipeline } from "./ingest/deliver.ts";
+import { webhookOperations } from "./ingest/webhook-upkeep.ts";
 import { ChangeFeeds } from "./memory/change-feed.ts";
 import type { AdminEvent } from "./models/admin-event.ts";
 import { isoOf } from "./models/common.ts";
@@ -125,6 +126,8 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     tenantStatus,
     sourceOf: (id) => (id === messagingSource.id ? messagingSource : findSource(id)),
   });
+  // Pausing sources, the delivery log, bulk replay; retention and interrupted resumes in the background.
+  const { webhooks, upkeep } = webhookOperations({ config, clock, log, ingest, tenants, store, servedHere });
   const bridge = new MessagingBridge({
     tenantExists: (tenantId) => store.getTenant(tenantId) !== undefined,
     servedHere,
@@ -172,6 +175,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     embedder,
     secrets,
     ingest,
+    webhooks,
     crmMapping,
     system,
     lifecycle: new TenantLifecycle({ system, connectors, audit: outbound.following(audit), erasure }),
@@ -187,8 +191,8 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     telemetry,
   });
   const started = { store, actors, tenants, connectors, connectorActors: connected, outbound, embedding };
-  const gate = deps.shutdown;
-  return { deps, actors, bridge, reload, ...lifecycleOf({ ...started, placement, stopping, gate }) };
+  const parts = { ...started, placement, stopping, gate: deps.shutdown, webhookUpkeep: upkeep };
+  return { deps, actors, bridge, reload, webhookUpkeep: upkeep, ...lifecycleOf(parts) };
 }
 
 function errorText(error: unknown): string {

@@ -65,10 +65,12 @@ export interface Config {
   outboundRetryMaxMs: number;
   /** Per-tenant rate limits by route class, with per-tenant overrides (src/http/rate-limit.ts). */
   rateLimits: RateLimitSettings;
-  /** At a stop: how long requests in flight may take to finish before their connections are closed. */
-  shutdownTimeoutMs: number;
+  /** How long the delivery log and dead letters are kept (docs/webhook-operations.md#retention), in days. */
+  webhookRetention: { deliveryLogDays: number; deadLetterDays: number; deadDays?: number };
   /** The access log's level (`MEMORY_RUNTIME_LOG`) and tracing (the `OTEL_*` variables): docs/observability.md. */
   telemetry: TelemetrySettings;
+  /** At a stop: how long requests in flight may take to finish before their connections are closed. */
+  shutdownTimeoutMs: number;
   version: string;
 }
 
@@ -134,8 +136,14 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     outboundTimeoutMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
     outboundRetryMaxMs: integer(env, "MEMORY_RUNTIME_OUTBOUND_RETRY_MAX_SECONDS", 3600, 1, 86400) * 1000,
     rateLimits: rateLimits(env),
-    shutdownTimeoutMs: integer(env, "MEMORY_RUNTIME_SHUTDOWN_TIMEOUT_SECONDS", 20, 1, 3600) * 1000,
+    webhookRetention: {
+      deliveryLogDays: integer(env, "MEMORY_RUNTIME_DELIVERY_LOG_DAYS", 30, 1, 36_500),
+      deadLetterDays: integer(env, "MEMORY_RUNTIME_DEAD_LETTER_DAYS", 90, 1, 36_500),
+      // Unset: a dead letter never replayed is kept until it is replayed or erased.
+      deadDays: optionalInteger(env, "MEMORY_RUNTIME_DEAD_LETTER_DEAD_DAYS", 1, 36_500),
+    },
     telemetry: telemetry(env, env.MEMORY_RUNTIME_VERSION || version),
+    shutdownTimeoutMs: integer(env, "MEMORY_RUNTIME_SHUTDOWN_TIMEOUT_SECONDS", 20, 1, 3600) * 1000,
     version: env.MEMORY_RUNTIME_VERSION || version,
   };
   if (embedder === "http" && !config.embeddingsUrl) {

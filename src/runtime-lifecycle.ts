@@ -20,6 +20,8 @@ export interface LifecycleParts {
   stopping: AbortController;
   /** The background embedder: stopped before the tenant actors, so no vector arrives after them. */
   embedding: { stop(): void };
+  /** The webhook operations' retention and unfinished resumes: started with the connectors, stopped first. */
+  webhookUpkeep: { start(): void; stop(): void };
   /** Closed first at stop (if the server's drain has not already): readiness fails, requests are refused. */
   gate: ShutdownGate;
 }
@@ -35,6 +37,7 @@ export function lifecycleOf(parts: LifecycleParts): Lifecycle {
   const signal = stopping.signal;
   return {
     startConnectors: () => {
+      parts.webhookUpkeep.start();
       for (const tenant of store.listTenants()) void connectors.reconcile(tenant.tenant_id);
       outbound.startAll(store.listTenants().map((t) => t.tenant_id));
     },
@@ -56,6 +59,7 @@ export function lifecycleOf(parts: LifecycleParts): Lifecycle {
     },
     stop: async () => {
       parts.gate.begin();
+      parts.webhookUpkeep.stop();
       // Connectors first: close streams, cancel timers, then let their mailboxes drain.
       connectors.halt();
       stopping.abort();

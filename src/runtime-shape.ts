@@ -3,6 +3,7 @@
  * the runtime's lifecycle. `src/lib.ts` wraps it for embedding; cluster mode drives placement.
  */
 import type { MessagingBridge } from "./bridge/bridge.ts";
+import type { WebhookUpkeep } from "./ingest/webhook-upkeep.ts";
 import type { CrmStatus, MailStatus } from "./protocols/connector-protocol.ts";
 import type { Deps, ReloadReport } from "./routes/deps.ts";
 import type { ActorSystem } from "./runtime/actor-system.ts";
@@ -32,6 +33,8 @@ export interface Runtime {
   placementChanged(tenantIds: readonly string[]): Promise<void>;
   /** Drains every actor and closes every vault and the system store. */
   stop(): Promise<void>;
+  /** Retention of the delivery log and dead letters, and resumes a restart cut short (started with the connectors). */
+  webhookUpkeep: WebhookUpkeep;
 }
 
 export interface ConnectorStarts {

@@ -4,13 +4,15 @@
  * or whose upkeep marker (upkeep-marker.ts) says it is due, it asks the tenant to purge what
  * retention lets go of, and continues any resume that a restart interrupted.
  */
-
+import type { Config } from "../config.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { Retention } from "../protocols/webhook-ops-protocol.ts";
-import type { ActorRef } from "../runtime/actor-system.ts";
+import type { ActorKind, ActorRef } from "../runtime/actor-system.ts";
 import type { Clock, TimerHandle } from "../runtime/clock.ts";
+import { tenantDir } from "../vault/tenant-paths.ts";
+import type { IngestPipeline } from "./deliver.ts";
 import { upkeepDue } from "./upkeep-marker.ts";
-import type { WebhookOperations } from "./webhook-operations.ts";
+import { PAUSABLE_SOURCES, WebhookOperations } from "./webhook-operations.ts";
 
 export const UPKEEP_INTERVAL_MS = 3_600_000;
 
@@ -89,4 +91,37 @@ export class WebhookUpkeep {
     }
     for (const source of resuming) await this.deps.operations.resume(tenantId, source, null);
   }
+}
+
+export interface WebhookOperationsParts {
+  config: Config;
+  clock: Clock;
+  log: (line: string) => void;
+  ingest: IngestPipeline;
+  tenants: ActorKind<TenantProtocol>;
+  store: { listTenants(): Array<{ tenant_id: string }> };
+  /** Whether this node serves the tenant (cluster mode: only its owner purges and resumes). */
+  servedHere: (tenantId: string) => boolean;
+}
+
+/** The webhook operations' service and its upkeep, as the composition root wires them. */
+export function webhookOperations(parts: WebhookOperationsParts) {
+  const { config, clock, log, ingest, tenants, store, servedHere } = parts;
+  const tenant = (tenantId: string) => tenants.ref(tenantId);
+  const webhooks = new WebhookOperations({ ingest, tenant, sources: PAUSABLE_SOURCES });
+  const upkeep = new WebhookUpkeep({
+    clock,
+    retention: config.webhookRetention,
+    tenants: () =>
+      store
+        .listTenants()
+        .map((t) => t.tenant_id)
+        .filter(servedHere),
+    isOpen: (tenantId) => tenants.isActive(tenantId),
+    vaultDir: (tenantId) => tenantDir(config.dataDir, tenantId),
+    tenant,
+    operations: webhooks,
+    log,
+  });
+  return { webhooks, upkeep };
 }

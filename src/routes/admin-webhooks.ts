@@ -1,9 +1,15 @@
-import { Type } from "@sinclair/typebox";
+import { type TSchema, Type } from "@sinclair/typebox";
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { Elysia } from "elysia";
+import { requestIdOf } from "../http/request-id.ts";
+import { PAUSABLE_SOURCES } from "../ingest/webhook-operations.ts";
 import { LiteralUnion, QueryInteger, QueryObject } from "../models/common.ts";
 import { DEAD_LETTER_STATUSES, DeadLetterList, ReplayReply } from "../models/dead-letter.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
+import { type BulkReplayFilter, BulkReplayReply, bulkReplayBody } from "../models/webhook-operations.ts";
+import { adminWebhookDeliveryRoutes } from "./admin-webhook-deliveries.ts";
+import { adminWebhookSourceRoutes } from "./admin-webhook-sources.ts";
 import { REPLAYABLE_SOURCES, replayDeadLetter } from "./dead-letter-replay.ts";
 import type { Deps } from "./deps.ts";
 
@@ -18,9 +24,30 @@ const ReplayQuery = QueryObject({
   source: Type.Optional(LiteralUnion(REPLAYABLE_SOURCES)),
 });
 const ReplayParams = Type.Object({ tenant_id: Type.String(), event_id: Type.String() });
+/**
+ * No body (read as null): every dead letter still dead, 100 at most. Checked by our compiled
+ * check (arrays and scalars refused: Elysia's own lets them through as `{}`); the schema documents it.
+ */
+const bulkBody = bulkReplayBody(PAUSABLE_SOURCES);
+const BulkReplayBody = {
+  body: Type.Optional(bulkBody),
+  checkBody: TypeCompiler.Compile(
+    Type.Union([bulkBody, Type.Undefined(), Type.Null()]),
+  ) as TypeCheck<TSchema>,
+};
+
+/**
+ * The admin webhook routes: dead letters and their replay (here), pausing sources
+ * (admin-webhook-sources.ts), the delivery log (admin-webhook-deliveries.ts).
+ */
+export const adminWebhookRoutes = (deps: Deps) =>
+  new Elysia({ name: "routes.admin.webhooks.all" })
+    .use(deadLetterRoutes(deps))
+    .use(adminWebhookSourceRoutes(deps))
+    .use(adminWebhookDeliveryRoutes(deps));
 
 /** Dead letters and their replay (admin only). Replay maps the stored payload again, with no signature check. */
-export const adminWebhookRoutes = (deps: Deps) =>
+const deadLetterRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.admin.webhooks", prefix: "/admin/webhooks" })
     .use(deps.authPlugin)
     .use(deps.tenantParam)
@@ -46,12 +73,13 @@ export const adminWebhookRoutes = (deps: Deps) =>
     )
     .post(
       "/replay/:tenant_id/:event_id",
-      ({ tenant, params, query, principal }) =>
+      ({ tenant, params, query, principal, request }) =>
         replayDeadLetter(deps, {
           tenantId: tenant.tenant_id,
           eventId: params.event_id,
           source: query.source,
           sub: principal.sub,
+          requestId: requestIdOf(request),
         }),
       {
         auth: "admin",
@@ -60,5 +88,33 @@ export const adminWebhookRoutes = (deps: Deps) =>
         query: ReplayQuery,
         response: { 200: ReplayReply, ...problems(401, 403, 404, 422, 503, 507) },
         detail: { tags, summary: "Replay one dead-lettered event (no second signature check)" },
+      },
+    )
+    .post(
+      "/replay/:tenant_id",
+      async ({ tenant, body, principal, request }) => {
+        const tenantId = tenant.tenant_id;
+        const filter: BulkReplayFilter = body ?? {};
+        const reply = await deps.webhooks.bulkReplay(tenantId, filter, requestIdOf(request));
+        const { source, event_type, from, to } = filter;
+        await deps.audit({
+          action: "deadletter.bulk_replayed",
+          sub: principal.sub,
+          tenant_id: tenantId,
+          target: null,
+          details: { replayed: reply.replayed, dead: reply.dead, source, event_type, from, to },
+        });
+        return reply;
+      },
+      {
+        auth: "admin",
+        tenant: "any",
+        params: TenantParams,
+        ...BulkReplayBody,
+        response: { 200: BulkReplayReply, ...problems(400, 401, 403, 404, 413, 422, 503, 507) },
+        detail: {
+          tags,
+          summary: "Replay the dead letters still dead that match, oldest first (at most `limit`, ≤ 1000)",
+        },
       },
     );

@@ -20,12 +20,14 @@ export interface ReplayAsked {
   source?: string;
   /** Who asked (the audit log's `sub`). */
   sub: string;
+  /** The request's X-Request-Id, for the delivery log. */
+  requestId?: string;
 }
 
 export async function replayDeadLetter(deps: Deps, asked: ReplayAsked): Promise<ReplayReply> {
   const { tenantId, eventId } = asked;
   if (eventId.length < 1 || eventId.length > MAX_EVENT_ID) throw new NotFound("no such dead letter");
-  const reply = await deps.ingest.replay(tenantId, eventId, asked.source);
+  const reply = await deps.ingest.replay(tenantId, eventId, asked.source, asked.requestId);
   await deps.audit({
     action: "deadletter.replayed",
     sub: asked.sub,

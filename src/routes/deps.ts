@@ -9,6 +9,7 @@ import type { ShutdownGate } from "../http/shutdown-gate.ts";
 import type { tenantParamPlugin } from "../http/tenant-param.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
+import type { WebhookOperations } from "../ingest/webhook-operations.ts";
 import type { MemoryAccess } from "../memory/access.ts";
 import type { ChangeFeeds } from "../memory/change-feed.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
@@ -64,6 +65,8 @@ export interface Deps {
   secrets: Secrets;
   embedder: Embedder;
   ingest: IngestPipeline;
+  /** Pausing sources, the delivery log and bulk replay (docs/webhook-operations.md). */
+  webhooks: WebhookOperations;
   crmMapping: CrmMappingHolder;
   system: ActorRef<SystemProtocol>;
   tenant(tenantId: string): ActorRef<TenantProtocol>;

@@ -3,7 +3,7 @@ import { putEmbeddingRecords } from "./embedding-records.ts";
 import { entryRow } from "./entry-rows.ts";
 import type { TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
-import { putWebhookRecords } from "./webhook-records.ts";
+import { heldIdKey, type WebhookRecords } from "./webhook-records.ts";
 import type { WriteSet } from "./write-set.ts";
 
 /** The tables a write set's entry, ingest and embedding parts go to. */
@@ -43,4 +43,20 @@ export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[strin
 export function putEntry(memory: TablesOf<"memory">, s: StoredEntry): void {
   memory.entries.put(s.entry.id, s);
   memory.rows.put(s.seq, entryRow(s));
+}
+
+/** The plain puts and removals of a write set's webhook part, joining its transaction. */
+export function putWebhookRecords(ingest: TablesOf<"ingest">, records: WebhookRecords): void {
+  for (const [key, record] of records.log ?? []) ingest.deliveryLog.put(key, record);
+  for (const held of records.held ?? []) {
+    ingest.held.put([held.source, held.seq], held);
+    ingest.heldIds.put(heldIdKey(held.source, held.event_id), held.seq);
+  }
+  for (const ref of records.released ?? []) {
+    ingest.held.remove([ref.source, ref.seq]);
+    ingest.heldIds.remove(heldIdKey(ref.source, ref.event_id));
+  }
+  for (const [source, state] of records.sources ?? []) ingest.sources.put(source, state);
+  for (const key of records.purgedLog ?? []) ingest.deliveryLog.remove(key);
+  for (const key of records.purgedDeadLetters ?? []) ingest.deadLetters.remove(key);
 }

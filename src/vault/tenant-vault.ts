@@ -15,8 +15,7 @@ import { StateSeqs } from "./state-seqs.ts";
 import { guardCommitRejections, observeCommits, storageFault } from "./storage-faults.ts";
 import { StorageGauge, type StorageLimits } from "./storage-gauge.ts";
 import { type Group, openEnvironment, openGroup, type TablesOf } from "./tables.ts";
-import { onlyFrees } from "./webhook-records.ts";
-import { KeyTooLong, MAX_KEY_BYTES, oversizedKey, type WriteSet } from "./write-set.ts";
+import { KeyTooLong, MAX_KEY_BYTES, onlyFrees, oversizedKey, type WriteSet } from "./write-set.ts";
 
 export { KeyTooLong, type WriteSet } from "./write-set.ts";
 

@@ -1,6 +1,4 @@
 import type { DeliveryRecord, HeldDelivery, SourceState } from "../models/webhook-operations.ts";
-import type { TablesOf } from "./tables.ts";
-import type { WriteSet } from "./write-set.ts";
 
 /** A delivery log key: when the outcome was logged (epoch ms), then a number unique within that ms. */
 export type LogKey = [number, number];
@@ -42,22 +40,6 @@ export function heldStageKey(source: string, seq: number): string {
   return `${source}\u0000${seq}`;
 }
 
-/** The plain puts and removals of a write set's webhook part, joining its transaction. */
-export function putWebhookRecords(ingest: TablesOf<"ingest">, records: WebhookRecords): void {
-  for (const [key, record] of records.log ?? []) ingest.deliveryLog.put(key, record);
-  for (const held of records.held ?? []) {
-    ingest.held.put([held.source, held.seq], held);
-    ingest.heldIds.put(heldIdKey(held.source, held.event_id), held.seq);
-  }
-  for (const ref of records.released ?? []) {
-    ingest.held.remove([ref.source, ref.seq]);
-    ingest.heldIds.remove(heldIdKey(ref.source, ref.event_id));
-  }
-  for (const [source, state] of records.sources ?? []) ingest.sources.put(source, state);
-  for (const key of records.purgedLog ?? []) ingest.deliveryLog.remove(key);
-  for (const key of records.purgedDeadLetters ?? []) ingest.deadLetters.remove(key);
-}
-
 /**
  * The values a write set's webhook part stages until it commits, by staging key: held records
  * (`q`) and their id index (`h`), a release staged as null; pause states (`s`). The delivery log
@@ -83,15 +65,4 @@ export function webhookKeys(records: WebhookRecords | undefined): string[] {
     ...(records.held ?? []).map((h) => heldIdKey(h.source, h.event_id)),
     ...(records.purgedDeadLetters ?? []),
   ];
-}
-
-/**
- * A set that only removes records (retention): let through at the vault's size ceiling, as an
- * erasure is, since it frees space.
- */
-export function onlyFrees(set: WriteSet): boolean {
-  const w = set.webhooks;
-  if (!w || set.entries.length > 0 || set.deadLetters || set.dedupe || set.state || set.objects) return false;
-  if (set.idempotency || set.vectors || set.embedding || set.changes?.length) return false;
-  return !w.log?.length && !w.held?.length && !w.sources?.length;
 }

@@ -117,3 +117,14 @@ export function oversizedKey(set: WriteSet): number | undefined {
   }
   return undefined;
 }
+
+/**
+ * A set that only removes records (retention): let through at the vault's size ceiling, as an
+ * erasure is, since it frees space.
+ */
+export function onlyFrees(set: WriteSet): boolean {
+  const w = set.webhooks;
+  if (!w || set.entries.length > 0 || set.deadLetters || set.dedupe || set.state || set.objects) return false;
+  if (set.idempotency || set.vectors || set.embedding || set.changes?.length) return false;
+  return !w.log?.length && !w.held?.length && !w.sources?.length;
+}
