@@ -220,7 +220,9 @@ export class ActorKind<P extends Protocol> {
       void this.passivate(cell.key);
       return;
     }
-    const wait = Math.max(1, this.options.idleMs - idleFor);
+    // Still busy past its idle time: looked at again a whole idle period later, not at the next
+    // millisecond (a manual clock moved days ahead while a message waits would spin on it).
+    const wait = idleFor >= this.options.idleMs ? this.options.idleMs : this.options.idleMs - idleFor;
     cell.idleTimer = this.options.clock.setTimeout(() => this.checkIdle(cell), wait);
   }
 

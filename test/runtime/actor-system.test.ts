@@ -128,6 +128,22 @@ describe("ActorSystem", () => {
     await f.system.stopAll();
   });
 
+  test("an actor busy when its idle time is up is looked at again an idle period later: a far jump of the clock ends", async () => {
+    const f = fixture({ idleMs: 1000 });
+    const ref = f.kind.ref("a");
+    const gate = deferred();
+    const busy = ref.ask({ type: "wait", gate: gate.promise, label: "long" });
+    await afterPendingMicrotasks(); // the message has started and holds the mailbox
+    f.clock.advance(30 * 86_400_000); // a month, in timers of one idle period each
+    expect(f.clock.pending()).toBe(1);
+    expect(f.kind.isActive("a")).toBe(true);
+    gate.resolve();
+    expect(await busy).toBe("long");
+    f.clock.advance(1000);
+    expect(f.kind.isActive("a")).toBe(false);
+    await f.system.stopAll();
+  });
+
   test("each message pushes passivation back by idleMs", async () => {
     const f = fixture({ idleMs: 1000 });
     const ref = f.kind.ref("a");
