@@ -1,0 +1,52 @@
+/** Shared helpers of the webhook operations' tests (pause, delivery log, bulk replay, retention). */
+import type { Harness } from "./harness.ts";
+
+export const WAREHOUSE_TOKEN = "warehouse-token-of-the-tests";
+
+/** A tenant whose `warehouse` source is set up (a bearer token). */
+export async function warehouseTenant(h: Harness): Promise<{ id: string; token: string }> {
+  const { tenant_id, token } = await h.createTenant();
+  h.env[`WAREHOUSE_WEBHOOK_TOKEN_${tenant_id}`] = WAREHOUSE_TOKEN;
+  return { id: tenant_id, token };
+}
+
+export interface Row {
+  event_id: string;
+  kind?: string;
+  content?: string;
+  [field: string]: unknown;
+}
+
+/** Posts warehouse rows (facts unless said otherwise), signed with the tenant's token unless `token` says else. */
+export function deliver(
+  h: Harness,
+  tenantId: string,
+  rows: Row[],
+  opts: { token?: string; requestId?: string } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
+): Promise<{ status: number; body: any; res: Response }> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${opts.token ?? WAREHOUSE_TOKEN}`,
+    "content-type": "application/json",
+  };
+  if (opts.requestId) headers["x-request-id"] = opts.requestId;
+  const body = JSON.stringify(rows.map((r) => ({ kind: "fact", ...r })));
+  return h.json("POST", `/webhooks/warehouse/${tenantId}`, { raw: body, headers });
+}
+
+export function fact(eventId: string, content = `fact of ${eventId}`): Row {
+  return { event_id: eventId, content };
+}
+
+/** The tenant's facts written from an event id (every version: the count says whether it was written once). */
+export async function factsOf(
+  h: Harness,
+  token: string,
+): Promise<Array<{ id: string; content: string; source?: { event_id?: string } }>> {
+  const { body } = await h.json("GET", "/memory/facts?limit=500", { token });
+  return body.items;
+}
+
+export function admin(h: Harness, method: string, path: string, body?: unknown) {
+  return h.json(method, path, { token: h.adminToken, body });
+}

@@ -1,0 +1,171 @@
+/**
+ * Bulk replay (docs/webhook-operations.md#bulk-replay): POST /admin/webhooks/replay/{tenant_id}
+ * {source?, from?, to?, event_type?, limit?, cursor?}. Dead letters are made by delivering to a
+ * suspended tenant (kept as `tenant_suspended`), which replay once it is resumed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
+import { admin, deliver, fact, factsOf, type Row, warehouseTenant } from "../helpers/webhook-ops.ts";
+
+let h: Harness;
+const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
+beforeAll(async () => {
+  h = await startHarness({ clock });
+});
+afterAll(() => h.close());
+
+const replay = (tenantId: string, body?: unknown) =>
+  admin(h, "POST", `/admin/webhooks/replay/${tenantId}`, body);
+
+/** Delivers each row while the tenant is suspended (a second apart), then resumes it: one dead letter each. */
+async function withDeadLetters(rows: Row[]) {
+  const t = await warehouseTenant(h);
+  await admin(h, "POST", `/admin/tenants/${t.id}/suspend`);
+  for (const row of rows) {
+    const { body } = await deliver(h, t.id, [row]);
+    expect(body.dead_lettered).toEqual([row.event_id]);
+    clock.advance(1000);
+  }
+  await admin(h, "POST", `/admin/tenants/${t.id}/resume`);
+  return t;
+}
+
+describe("POST /admin/webhooks/replay/{tenant_id}", () => {
+  test("replays every dead letter still dead, oldest first, in pages of `limit` followed by next_cursor", async () => {
+    const t = await withDeadLetters([fact("d-1"), fact("d-2"), fact("d-3")]);
+    const first = await replay(t.id, { limit: 2 });
+    expect(first.status).toBe(200);
+    expect(first.body.results.map((r: { event_id: string }) => r.event_id)).toEqual(["d-1", "d-2"]);
+    expect(first.body).toMatchObject({ replayed: 2, dead: 0 });
+    expect(first.body.results[0]).toMatchObject({ source: "warehouse", status: "replayed" });
+    expect(first.body.results[0].entries).toHaveLength(1);
+    expect(typeof first.body.next_cursor).toBe("string");
+    const second = await replay(t.id, { limit: 2, cursor: first.body.next_cursor });
+    expect(second.body.results.map((r: { event_id: string }) => r.event_id)).toEqual(["d-3"]);
+    expect(second.body.next_cursor).toBeNull();
+    expect((await factsOf(h, t.token)).map((f) => f.source?.event_id).sort()).toEqual(["d-1", "d-2", "d-3"]);
+    // Nothing left: an empty answer.
+    expect((await replay(t.id)).body).toEqual({ results: [], replayed: 0, dead: 0, next_cursor: null });
+    // Logged as replays.
+    const { body: log } = await admin(h, "GET", `/admin/webhooks/deliveries/${t.id}?outcome=accepted`);
+    expect(log.deliveries.map((d: { via: string }) => d.via)).toEqual(["replay", "replay", "replay"]);
+  });
+
+  test("one that fails again is answered dead with its error, and the cursor moves past it", async () => {
+    const bad = { event_id: "still-bad", kind: "relationship", content: "nobody" };
+    const t = await warehouseTenant(h);
+    expect((await deliver(h, t.id, [bad])).body.dead_lettered).toEqual(["still-bad"]);
+    clock.advance(1000);
+    const good = await withDeadLettersFor(t.id, [fact("fine")]);
+    const first = await replay(good, { limit: 1 });
+    expect(first.body).toMatchObject({ replayed: 0, dead: 1 });
+    expect(first.body.results[0]).toMatchObject({ event_id: "still-bad", status: "dead" });
+    expect(first.body.results[0].last_error).toStartWith("missing_field");
+    const next = await replay(good, { limit: 1, cursor: first.body.next_cursor });
+    expect(next.body.results).toMatchObject([{ event_id: "fine", status: "replayed" }]);
+  });
+
+  test("filters by source, event_type and received_at (from and to inclusive)", async () => {
+    const t = await withDeadLetters([
+      fact("f-1"),
+      { event_id: "w-1", kind: "workflow", content: "a workflow" },
+      fact("f-2"),
+      fact("f-3"),
+    ]);
+    const start = clock.now() - 4000;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const ids = async (body: unknown) =>
+      (await replay(t.id, body)).body.results.map((r: { event_id: string }) => r.event_id);
+    expect(await ids({ source: "payments" })).toEqual([]);
+    expect(await ids({ event_type: "workflow" })).toEqual(["w-1"]);
+    expect(await ids({ from: iso(start + 2000), to: iso(start + 2000) })).toEqual(["f-2"]);
+    expect(await ids({ source: "warehouse", to: iso(start) })).toEqual(["f-1"]);
+    expect(await ids({})).toEqual(["f-3"]);
+  });
+
+  test("a bulk and a single replay of one letter at once write it once", async () => {
+    const t = await withDeadLetters([fact("race-1", "raced fact"), fact("race-2")]);
+    const [bulk, single] = await Promise.all([
+      replay(t.id),
+      admin(h, "POST", `/admin/webhooks/replay/${t.id}/race-1`),
+    ]);
+    expect(bulk.status).toBe(200);
+    expect(single.status).toBe(200);
+    const fromBulk = bulk.body.results.find((r: { event_id: string }) => r.event_id === "race-1");
+    expect(fromBulk).toMatchObject({ status: "replayed" });
+    expect(single.body).toMatchObject({ event_id: "race-1", status: "replayed" });
+    expect(single.body.entries).toEqual(fromBulk.entries);
+    const facts = await factsOf(h, t.token);
+    expect(facts.filter((f) => f.source?.event_id === "race-1")).toHaveLength(1);
+    const { body: letters } = await admin(h, "GET", `/admin/webhooks/dead-letters/${t.id}`);
+    const letter = letters.dead_letters.find((d: { event_id: string }) => d.event_id === "race-1");
+    expect(letter).toMatchObject({ status: "replayed", attempts: 2 });
+  });
+
+  test("is in the admin audit log, with its counts and filters", async () => {
+    const t = await withDeadLetters([fact("audited")]);
+    await replay(t.id, { source: "warehouse" });
+    const { body } = await admin(h, "GET", "/admin/audit/events?limit=10");
+    const event = body.events.find(
+      (e: { action: string; tenant_id: string }) =>
+        e.action === "deadletter.bulk_replayed" && e.tenant_id === t.id,
+    );
+    expect(event).toMatchObject({
+      sub: "operator",
+      target: null,
+      details: { replayed: 1, dead: 0, source: "warehouse" },
+    });
+  });
+
+  test("bad input is a 422 and writes nothing; another tenant's token a 403; an unknown tenant a 404", async () => {
+    const t = await withDeadLetters([fact("untouched")]);
+    const bad: unknown[] = [
+      { limit: 0 },
+      { limit: 1001 },
+      { limit: "abc" },
+      { limit: 2.5 },
+      { from: "yesterday" },
+      { to: "2026-13-01T00:00:00Z" },
+      { from: "2026-11-21T10:00:00Z", to: "2026-11-20T10:00:00Z" },
+      { source: "no_such_source" },
+      { event_type: "" },
+      { cursor: "not-a-cursor" },
+      { surprise: true },
+      [],
+      "text",
+    ];
+    for (const body of bad) {
+      const r = await replay(t.id, body);
+      expect({ body, status: r.status, code: r.body.code }).toEqual({
+        body,
+        status: 422,
+        code: "validation_failed",
+      });
+    }
+    const broken = await h.json("POST", `/admin/webhooks/replay/${t.id}`, {
+      token: h.adminToken,
+      raw: "{not json",
+      headers: { "content-type": "application/json" },
+    });
+    expect(broken.status).toBe(400);
+    expect(await factsOf(h, t.token)).toEqual([]);
+    const other = await warehouseTenant(h);
+    expect(
+      (await h.json("POST", `/admin/webhooks/replay/${t.id}`, { token: other.token, body: {} })).status,
+    ).toBe(403);
+    expect((await replay("01JDB2X6J3KQ5W8Z3M4N7P9R2S", {})).status).toBe(404);
+    expect((await h.json("POST", `/admin/webhooks/replay/${t.id}`, { body: {} })).status).toBe(401);
+  });
+});
+
+/** Dead letters for an existing tenant (suspended, delivered, resumed). */
+async function withDeadLettersFor(tenantId: string, rows: Row[]): Promise<string> {
+  await admin(h, "POST", `/admin/tenants/${tenantId}/suspend`);
+  for (const row of rows) {
+    await deliver(h, tenantId, [row]);
+    clock.advance(1000);
+  }
+  await admin(h, "POST", `/admin/tenants/${tenantId}/resume`);
+  return tenantId;
+}
