@@ -59,6 +59,7 @@ function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Be
     deadLetters: ingest.store,
     afterImport: () => skipImportedHistory(vault, vault.changes.last()),
     seal: () => deps.storage.sealImport(tenantId, vault),
+    exportRefusal: () => ingest.held.exportRefusal(),
   });
   const handlers: Handlers<TenantProtocol> = {
     ...statusHandlers(vault, memory, ingest),

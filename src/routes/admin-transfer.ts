@@ -63,7 +63,8 @@ export const adminTransferRoutes = (deps: Deps) =>
         auth: "admin",
         tenant: "any",
         params: TenantParams,
-        response: { 200: ExportBody, ...problems(401, 403, 404, 503, 507) },
+        // 409: a source is paused (its held events are not exported): resume it first.
+        response: { 200: ExportBody, ...problems(401, 403, 404, 409, 503, 507) },
         detail: {
           tags,
           summary:

@@ -210,6 +210,19 @@ describe("pause and resume a source", () => {
     expect(after.dead_letters.map((d: { event_id: string }) => d.event_id)).toEqual(["bad-rel"]);
   });
 
+  test("an export waits while a source is paused or holds events (409): they would not travel with it", async () => {
+    const t = await warehouseTenant(h);
+    await pause(t.id);
+    expect((await deliver(h, t.id, [fact("travel-1")])).status).toBe(202);
+    const blocked = await admin(h, "GET", `/admin/tenants/${t.id}/export`);
+    refused(blocked, 409, "conflict");
+    expect(blocked.body.detail).toContain("warehouse");
+    await resume(t.id);
+    const exported = await h.call("GET", `/admin/tenants/${t.id}/export`, { token: h.adminToken });
+    expect(exported.status).toBe(200);
+    expect(await exported.text()).toContain("travel-1");
+  });
+
   test("GET lists every source, each with its status and counts", async () => {
     const t = await warehouseTenant(h);
     await pause(t.id, "payments");

@@ -99,6 +99,15 @@ export class HeldEvents {
     return counts;
   }
 
+  /** Why the tenant cannot be exported now: a source paused, or events still held (not exported). */
+  exportRefusal(): string | undefined {
+    const paused = [...this.states()].filter(([, s]) => s.status === "paused").map(([source]) => source);
+    const held = [...this.counts()].filter(([, n]) => n > 0).map(([source]) => source);
+    const sources = [...new Set([...paused, ...held])].sort();
+    if (sources.length === 0) return undefined;
+    return `sources ${sources.join(", ")} are paused or hold events, which an export does not carry: resume them first`;
+  }
+
   /** Every committed held event (an erasure looks for its subject in them). */
   *all(): Generator<HeldDelivery> {
     for (const { value } of this.tables.held.getRange()) yield value;

@@ -48,6 +48,11 @@ export interface TransferOptions {
   afterImport: () => Promise<unknown>;
   /** The import's last step, before it is answered (the storage port's `sealImport`). */
   seal: () => Promise<void>;
+  /**
+   * Why an export must wait, if it must: events held by a paused source are not exported (an
+   * import would drop them, though their platforms were told they were kept).
+   */
+  exportRefusal?: () => string | undefined;
 }
 
 /**
@@ -149,6 +154,8 @@ export class TenantTransfer {
   }
 
   private openExport(): { session: number; counts: ExportCounts } {
+    const refused = this.opts.exportRefusal?.();
+    if (refused) throw new Conflict(refused);
     if (this.exports.size >= MAX_EXPORTS)
       throw new Unavailable(`${MAX_EXPORTS} exports of this tenant are already running`, RETRY_S);
     const snapshot = new ExportSnapshot(this.opts.vault.readTransaction(), this.transferTables());
