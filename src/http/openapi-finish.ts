@@ -1,3 +1,4 @@
+import { OptionalKind } from "@sinclair/typebox";
 import { hoistNamedSchemas } from "./openapi-components.ts";
 import { type EmbeddingRule, writeEmbeddingRule } from "./openapi-embedding.ts";
 import { declareResponseHeaders } from "./openapi-headers.ts";
@@ -19,12 +20,21 @@ export const SERVERS = [{ url: "/", description: "This service (where this docum
  *   schema's `type` and `description` where the media types belong; such a response has no content.
  * - 401s name their `WWW-Authenticate` challenge (docs/auth.md), which no route schema can declare.
  * - Response headers (src/http/openapi-headers.ts): `X-Request-Id`, `Retry-After`, `Location`, …
+ * - Optional bodies. The generator marks every request body required; a route whose body schema
+ *   is `Type.Optional(…)` takes a request without one (`requestBody.required: false`).
  * - Vectors (src/http/openapi-embedding.ts): the configured dimension, and when writes take one.
  * - Named schemas (src/http/openapi-components.ts): each under `components.schemas`, referred to.
  * - `servers`: this service.
  */
 export function finishDocument(generated: Json, embedding?: EmbeddingRule): Json {
+  // Read before the copy: the mark of an optional schema is a symbol, which structuredClone drops.
+  const optional = optionalBodies(generated);
   const doc = structuredClone(generated);
+  for (const [path, method] of optional) {
+    const body = ((doc.paths as Record<string, Record<string, Json>>)[path]?.[method]?.requestBody ??
+      {}) as Json;
+    body.required = false;
+  }
   for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
     for (const operation of Object.values(item) as Json[]) {
       const responses = (operation?.responses ?? {}) as Record<string, Json>;
@@ -44,6 +54,19 @@ export function finishDocument(generated: Json, embedding?: EmbeddingRule): Json
   writeEmbeddingRule(doc, embedding);
   hoistNamedSchemas(doc);
   return { openapi: doc.openapi, info: doc.info, servers: SERVERS, ...doc };
+}
+
+/** Each operation (`[path, method]`) whose request body schema is `Type.Optional(…)`. */
+function optionalBodies(doc: Json): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, Json>>))
+    for (const [method, operation] of Object.entries(item)) {
+      const content = ((operation?.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
+      const schemas = Object.values(content).map((media) => media?.schema as { [OptionalKind]?: string });
+      if (schemas.length > 0 && schemas.every((schema) => schema?.[OptionalKind] === "Optional"))
+        out.push([path, method]);
+    }
+  return out;
 }
 
 /** The 401's challenge: the API's realm, or on the webhook route the bearer sources' own. */

@@ -21,9 +21,20 @@ const base = {
   tags: Type.Optional(Type.Array(Chars(1, 64), { maxItems: 64 })),
   data: Type.Optional(Type.Object({}, { additionalProperties: true, description: "≤ 16 KiB as JSON" })),
   valid_from: Type.Optional(Timestamp),
-  valid_to: Type.Optional(Type.Union([Timestamp, Type.Null()])),
-  supersedes: Type.Optional(Sha8),
-  corrects: Type.Optional(Sha8),
+  valid_to: Type.Optional(
+    Type.Union([Timestamp, Type.Null()], {
+      description: "After valid_from (422 otherwise); null: open-ended",
+    }),
+  ),
+  supersedes: Type.Optional({
+    ...Sha8,
+    description:
+      "An entry of this tenant that this one replaces; this one must become valid after it (422 otherwise)",
+  }),
+  corrects: Type.Optional({
+    ...Sha8,
+    description: "An entry of this tenant that this one corrects (422 otherwise)",
+  }),
   agent_id: Type.Optional(Chars(1, 128)),
   source: Type.Optional(
     StrictObject({
@@ -73,27 +84,46 @@ export const TYPED_FIELDS = {
     object: Chars(1, 1024),
   },
   outcome: {
-    decision_id: Sha8,
+    decision_id: { ...Sha8, description: "A decision of this tenant (422 otherwise)" },
     result: Type.Union([Type.Literal("success"), Type.Literal("failure"), Type.Literal("neutral")]),
     amount: Type.Optional(Money),
     currency: Type.Optional(Currency),
   },
 } as const;
 
-export const DecisionInput = named("DecisionInput", StrictObject({ ...base, ...TYPED_FIELDS.decision }));
-export const ExceptionInput = named("ExceptionInput", StrictObject({ ...base, ...TYPED_FIELDS.exception }));
-export const FactInput = named("FactInput", StrictObject({ ...base, ...TYPED_FIELDS.fact }));
-export const WorkflowInput = named("WorkflowInput", StrictObject({ ...base, ...TYPED_FIELDS.workflow }));
+/**
+ * An entry links to at most one other: `supersedes` or `corrects`, not both (the writer checks it).
+ * Said with `dependentSchemas`, not a top-level `not`, which Elysia reads as a list.
+ */
+const ONE_LINK = { dependentSchemas: { supersedes: { not: { required: ["corrects"] } } } };
+
+export const DecisionInput = named(
+  "DecisionInput",
+  StrictObject({ ...base, ...TYPED_FIELDS.decision }, ONE_LINK),
+);
+export const ExceptionInput = named(
+  "ExceptionInput",
+  StrictObject({ ...base, ...TYPED_FIELDS.exception }, ONE_LINK),
+);
+export const FactInput = named("FactInput", StrictObject({ ...base, ...TYPED_FIELDS.fact }, ONE_LINK));
+export const WorkflowInput = named(
+  "WorkflowInput",
+  StrictObject({ ...base, ...TYPED_FIELDS.workflow }, ONE_LINK),
+);
 export const RelationshipInput = named(
   "RelationshipInput",
-  StrictObject({ ...base, ...TYPED_FIELDS.relationship }),
+  StrictObject({ ...base, ...TYPED_FIELDS.relationship }, ONE_LINK),
 );
-export const OutcomeInput = named("OutcomeInput", StrictObject({ ...base, ...TYPED_FIELDS.outcome }));
+export const OutcomeInput = named(
+  "OutcomeInput",
+  StrictObject({ ...base, ...TYPED_FIELDS.outcome }, ONE_LINK),
+);
 
 /** `Idempotency-Key` of a write (a header over HTTP, an argument over MCP): 1–255 visible ASCII characters. */
 export const IdempotencyKey = Type.String({
   pattern: "^[\\x21-\\x7e]{1,255}$",
-  description: "A retry within 24 h with the same key answers the first response",
+  description:
+    "A retry within 24 h with the same key and the same body answers the first response (`Idempotent-Replayed: true`); the same key with another body is refused (422 `idempotency_mismatch`)",
 });
 
 export const ENTRY_INPUT = {

@@ -1,23 +1,38 @@
 import { Type } from "@sinclair/typebox";
+import { CATEGORIES } from "./category.ts";
+import { TextMatching } from "./checked-kind.ts";
 import { QueryObject } from "./common.ts";
 import { sentAs } from "./media-type.ts";
 
 /** A position in the tenant's change log, as SSE `id:` lines carry it: decimal digits. */
 const LAST_EVENT_ID_PATTERN = "^[0-9]{1,15}$";
 
+/**
+ * A comma-separated list as the route reads it (src/memory/entry-stream-source.ts): blanks around
+ * an item and empty items are ignored, so the pattern allows them; `item` is one item, trimmed.
+ */
+const commaList = (item: string) => `^\\s*(?:${item}\\s*)?(?:,\\s*(?:${item}\\s*)?)*$`;
+const CATEGORY_NAME = `(?:${CATEGORIES.join("|")})`;
+/** A tag: 1–64 characters, no comma, no blank at either end. */
+const TAG = "[^,\\s](?:[^,]{0,62}[^,\\s])?";
+
 /** `GET /memory/stream?categories=&tags=&last_event_id=`: the lists are parsed by the route (commas). */
 export const StreamQuery = QueryObject({
   categories: Type.Optional(
-    Type.String({
+    TextMatching({
+      pattern: commaList(CATEGORY_NAME),
       maxLength: 256,
-      description:
-        "Comma-separated singular category names (`fact,decision`); default: every category the caller may read",
+      description: `Comma-separated singular category names (\`fact,decision\`: ${CATEGORIES.join(", ")}); blanks around a name and empty items are ignored; none named (\`categories=\`): every category the caller may read, as when absent`,
+      rule: `a comma-separated list of category names: ${CATEGORIES.join(", ")}`,
     }),
   ),
   tags: Type.Optional(
-    Type.String({
+    TextMatching({
+      pattern: commaList(TAG),
       maxLength: 64 * 65,
-      description: "Comma-separated tags (at most 64, each 1–64 characters): an entry must carry all of them",
+      description:
+        "Comma-separated tags, each 1–64 characters (blanks around a tag and empty items are ignored): an entry must carry all of them. At most 64 distinct tags (422 beyond)",
+      rule: "comma-separated tags of 1–64 characters each",
     }),
   ),
   last_event_id: Type.Optional(

@@ -51,6 +51,11 @@ export function problems(...statuses: number[]): Record<number, TSchema> {
   return out;
 }
 
+/** One error status's problem document, described for the route (what it means there). */
+export function problemWith(status: number, description: string): Record<number, TSchema> {
+  return { [status]: sentAs(PROBLEM_JSON, { ...Problem, description }) };
+}
+
 /**
  * Cluster mode's 307 (docs/cluster.md, "Redirects"): a node that does not serve the tenant sends
  * what NATS cannot carry to the owner's advertised URL, path and query kept.

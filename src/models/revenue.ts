@@ -68,7 +68,8 @@ export type RevenueReport = Static<typeof RevenueReport>;
 export const RevenueQuery = QueryObject({
   from: Type.Optional({
     ...Timestamp,
-    description: "window start, inclusive (default: 30 days before `to`)",
+    description:
+      "window start, inclusive (default: 30 days before `to`); before `to`, and not before year 0000 (422 otherwise)",
   }),
   to: Type.Optional({ ...Timestamp, description: "window end, exclusive (default: now)" }),
 });

@@ -51,7 +51,11 @@ export type RoleBody = Static<typeof RoleBody>;
 export const MintTokenBody = named(
   "MintTokenRequest",
   StrictObject({
-    roles: Type.Array(Type.String({ pattern: ROLE_NAME_RE.source }), { minItems: 1, maxItems: 32 }),
+    roles: Type.Array(Type.String({ pattern: ROLE_NAME_RE.source }), {
+      minItems: 1,
+      maxItems: 32,
+      description: "Roles of the tenant's library (a role it does not hold is a 422)",
+    }),
     sub: Type.Optional(Chars(1, 128)),
     ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKEN_TTL_SECONDS })),
   }),

@@ -26,13 +26,36 @@ export const MAX_SUBSCRIPTIONS = 20;
 /** Attempts kept in each subscription's delivery log (the newest). */
 export const DELIVERY_LOG_LIMIT = 200;
 
+/**
+ * The receiver URL a subscription takes, as one pattern (the route checks it again with the URL
+ * parser, src/outbound/subscription-url.ts): https, or http to a loopback host; a host of DNS
+ * labels (letters, digits, single hyphens; the last one starting with a letter, so never read as an
+ * IPv4 number) or a dotted IPv4 address; a port up to 65535; no userinfo; the rest in URI
+ * characters. Every URL it allows is an RFC 3986 URI that the WHATWG parser reads without change.
+ */
+const LABEL = "[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*";
+const LAST_LABEL = "[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*";
+const OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
+const HOST = `(?:(?:${LABEL}\\.)*${LAST_LABEL}|(?:${OCTET}\\.){3}${OCTET}|\\[::1\\])`;
+const LOOPBACK = "(?:127\\.0\\.0\\.1|localhost|\\[::1\\])";
+const PORT = "(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?";
+const URI_CHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})";
+const SUBSCRIPTION_URL_PATTERN = `^(?:https://${HOST}|http://${LOOPBACK})${PORT}(?:/${URI_CHAR}*)?(?:\\?(?:${URI_CHAR}|\\?)*)?(?:#(?:${URI_CHAR}|\\?)*)?$`;
+
+/** `whsec_` and the padded base64 of 24–64 bytes (32 to 88 characters), as src/outbound/signing.ts checks it. */
+const B64 = "[A-Za-z0-9+/]";
+const SECRET_PATTERN = `^whsec_(?:(?:${B64}{4}){8,20}(?:${B64}{2}==|${B64}{3}=)?|(?:${B64}{4}){21}(?:${B64}{2}==)?)$`;
+
 export const SubscriptionBody = named(
   "SubscriptionRequest",
   StrictObject({
     url: Type.String({
+      format: "uri",
+      pattern: SUBSCRIPTION_URL_PATTERN,
       minLength: 1,
       maxLength: 2048,
-      description: "Where events are POSTed: https (plain http only for loopback hosts), no credentials",
+      description:
+        "Where events are POSTed: an https URL (plain http only to 127.0.0.1, localhost or [::1]) whose host is a DNS name or an IPv4 address, with no user or password; path, query and fragment in URI characters (RFC 3986, non-ASCII percent-encoded)",
     }),
     events: Type.Array(LiteralUnion(SUBSCRIBABLE_EVENTS), {
       minItems: 1,
@@ -42,9 +65,10 @@ export const SubscriptionBody = named(
     }),
     secret: Type.Optional(
       Type.String({
+        pattern: SECRET_PATTERN,
         minLength: 1,
         maxLength: 200,
-        description: "whsec_ and the base64 of 24–64 random bytes; generated when absent",
+        description: "whsec_ and the base64 (padded) of 24–64 random bytes; generated when absent",
       }),
     ),
   }),

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { Chars } from "./chars.ts";
+import { TextMatching } from "./checked-kind.ts";
 import { IsoTime, LiteralUnion, StrictObject } from "./common.ts";
 import { named } from "./schema-name.ts";
 
@@ -18,11 +18,23 @@ export type Tenant = Static<typeof Tenant>;
 /** The `{tenant_id}` of a path. */
 export const TenantParams = Type.Object({ tenant_id: Type.String({ description: "The tenant's ULID" }) });
 
-/** `name`: 1–128 characters after trimming (CONTRACT §4). */
+/** Characters a tenant name may not hold: control, format, surrogate, line and paragraph separators. */
+const UNPRINTABLE = "\\p{Cc}\\p{Cf}\\p{Cs}\\p{Zl}\\p{Zp}";
+
+/**
+ * `name`: 1–128 characters after trimming, none of them unprintable (CONTRACT §4; the system actor
+ * checks the same rule when it stores the name, actors/system.ts). Blanks around it are trimmed.
+ */
 export const CreateTenantBody = named(
   "CreateTenantRequest",
   StrictObject({
-    name: Chars(1, 512, { description: "1–128 characters after trimming; no control or format characters" }),
+    name: TextMatching({
+      pattern: `^\\s*[^\\s${UNPRINTABLE}](?:[^${UNPRINTABLE}]{0,126}[^\\s${UNPRINTABLE}])?\\s*$`,
+      maxLength: 512,
+      description:
+        "1–128 characters after trimming blanks at either end; no control, format, line or paragraph separator characters (and no lone surrogate). A name used already (case-insensitive) is a 409",
+      rule: "1–128 characters after trimming, none of them control, format or separator characters",
+    }),
   }),
 );
 export type CreateTenantBody = Static<typeof CreateTenantBody>;

@@ -8,7 +8,14 @@ import { ROLE_NAME_RE, Role, RoleBody, RoleDeleted, RoleList } from "../models/r
 import { TenantParams } from "../models/tenant.ts";
 import type { Deps } from "./deps.ts";
 
-const RoleParams = Type.Object({ tenant_id: Type.String(), role_name: Type.String({ maxLength: 256 }) });
+const RoleParams = Type.Object({
+  tenant_id: Type.String(),
+  role_name: Type.String({
+    maxLength: 256,
+    description:
+      "A role of the tenant's library (404 otherwise); the built-in tenant_admin cannot be deleted (422)",
+  }),
+});
 const tags = ["admin"];
 
 /** The tenant's role library (admin only). */

@@ -6,7 +6,7 @@ import type { Log } from "../mcp/results.ts";
 import { mcpServer, serveMcp } from "../mcp/server.ts";
 import { memoryTools } from "../mcp/tools.ts";
 import { JsonRpcMessage, JsonRpcReply } from "../models/mcp.ts";
-import { problems } from "../models/problem.ts";
+import { problems, problemWith } from "../models/problem.ts";
 import type { Deps } from "./deps.ts";
 
 const DESCRIPTION = [
@@ -16,6 +16,19 @@ const DESCRIPTION = [
   "`Content-Type: application/json`; replies are JSON. GET and DELETE are 405: a stateless server",
   "offers no SSE stream and has no session to end.",
 ].join(" ");
+
+/** What the streamable HTTP transport asks of `Accept`: both media types named, in any order. */
+const ACCEPT_PARAMETER = {
+  name: "Accept",
+  in: "header" as const,
+  required: true,
+  description:
+    "Must name both application/json and text/event-stream (`application/json, text/event-stream`); otherwise 406",
+  schema: {
+    type: "string" as const,
+    pattern: "application/json.*text/event-stream|text/event-stream.*application/json",
+  },
+};
 
 /** `POST /mcp`: authorises like every route, then hands the JSON-RPC message to the MCP tools. */
 export const mcpRoutes = (deps: Deps, log: Log = console.error) => {
@@ -38,9 +51,17 @@ export const mcpRoutes = (deps: Deps, log: Log = console.error) => {
       response: {
         200: JsonRpcReply,
         202: Type.Null({ description: "A notification or a response: accepted, no body" }),
-        ...problems(400, 401, 403, 406, 413, 415, 422),
+        ...problems(400, 401, 403, 413, 415, 422),
+        ...problemWith(406, "`Accept` does not name both application/json and text/event-stream"),
       },
-      detail: { tags: ["mcp"], summary: "MCP endpoint for agents (JSON-RPC)", description: DESCRIPTION },
+      detail: {
+        tags: ["mcp"],
+        summary: "MCP endpoint for agents (JSON-RPC)",
+        description: DESCRIPTION,
+        // Checked by the MCP transport (406), not by a route schema (which would answer 422): the
+        // generator writes no parameters of its own for this route, so these are kept as they are.
+        parameters: [ACCEPT_PARAMETER],
+      },
     },
   );
 };

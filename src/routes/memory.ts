@@ -17,12 +17,15 @@ import {
   ReadEntryQuery,
 } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
-import { problems } from "../models/problem.ts";
+import { problems, problemWith } from "../models/problem.ts";
 import { WriteQuery, writtenEntry, writtenEntryOf } from "../models/similar.ts";
 import type { Deps } from "./deps.ts";
 
 /** `Idempotency-Key`: 1–255 visible ASCII characters (CONTRACT §5). */
 const WriteHeaders = Type.Object({ "idempotency-key": Type.Optional(IdempotencyKey) });
+/** What a write's 422 means besides a body the schema refuses. */
+const IDEMPOTENT_422 =
+  "Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`)";
 /** A batch body may be this many times the single-write body limit. */
 const BATCH_BODY_FACTOR = 16;
 /** The header a replayed write is sent with (declared in the document, src/http/openapi-headers.ts). */
@@ -59,7 +62,8 @@ function categoryRoutes(deps: Deps, category: Category) {
         response: {
           200: Written,
           201: Written,
-          ...problems(400, 401, 403, 413, 415, 422, 503, 507),
+          ...problems(400, 401, 403, 413, 415, 503, 507),
+          ...problemWith(422, IDEMPOTENT_422),
         },
         detail: {
           tags,
@@ -88,7 +92,8 @@ function categoryRoutes(deps: Deps, category: Category) {
         response: {
           200: BatchReply,
           201: BatchReply,
-          ...problems(400, 401, 403, 413, 415, 422, 503, 507),
+          ...problems(400, 401, 403, 413, 415, 503, 507),
+          ...problemWith(422, IDEMPOTENT_422),
         },
         detail: {
           tags,

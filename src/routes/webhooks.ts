@@ -54,7 +54,15 @@ const WEBHOOK_BODY = {
   description: "The source's native delivery, signed as the source signs it (docs/webhooks.md)",
   required: false,
   content: {
-    "application/json": { schema: {} },
+    "application/json": {
+      schema: {
+        description:
+          "An event object, or an array of event objects (at most 1,000); each source reads its own fields and envelope (a body that is not its form is a 400)",
+        anyOf: [{ type: "object" }, { type: "array", items: { type: "object" }, maxItems: 1000 }] as Array<
+          { type: "object" } | { type: "array"; items: { type: "object" }; maxItems: number }
+        >,
+      },
+    },
     "application/x-www-form-urlencoded": {
       schema: { type: "object", additionalProperties: { type: "string" } },
     },
