@@ -39,7 +39,9 @@ export function createApp(deps: Deps) {
     .use(errorsPlugin(console.error, routes, [dashboardErrorPage]))
     .use(shutdownGatePlugin(deps.shutdown))
     .use(bodyPlugin())
-    .use(openapiPlugin(deps.config.version))
+    .use(
+      openapiPlugin(deps.config.version, { embedder: deps.config.embedder, dims: deps.config.embeddingDims }),
+    )
     .use(healthRoutes(deps))
     .use(tenantRoutes(deps))
     .use(searchRoutes(deps))
