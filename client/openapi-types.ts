@@ -1258,7 +1258,7 @@ export interface components {
             expires_at: string;
         };
         CreateTenantRequest: {
-            /** @description 1–128 characters after trimming; no control or format characters */
+            /** @description 1–128 characters after trimming blanks at either end; no control, format, line or paragraph separator characters (and no lone surrogate). A name used already (case-insensitive) is a 409 */
             name: string;
         };
         CreatedTenant: {
@@ -1394,9 +1394,9 @@ export interface components {
              * @description RFC 3339 timestamp
              */
             valid_to?: string | null;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one replaces; this one must become valid after it (422 otherwise) */
             supersedes?: string;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
             agent_id?: string;
             source?: {
@@ -1516,7 +1516,7 @@ export interface components {
             subject?: string;
             predicate?: string;
             object?: string;
-            /** @description SHA-8 entry id */
+            /** @description A decision of this tenant (422 otherwise) */
             decision_id?: string;
             /** @enum {string} */
             result?: "success" | "failure" | "neutral";
@@ -1602,6 +1602,7 @@ export interface components {
             erased_at: string;
             dry_run: boolean;
         };
+        /** @description Name what to erase: ids, subject or tags (at least one; `{}` is a 422) */
         EraseRequest: {
             /** @description entries by id */
             ids?: string[];
@@ -1611,7 +1612,7 @@ export interface components {
             tags?: string[];
             /** @description answer what would be erased, erase nothing */
             dry_run?: boolean;
-        };
+        } | unknown | unknown | unknown;
         ExceptionBatchInput: {
             entries: components["schemas"]["ExceptionInput"][];
         };
@@ -1691,9 +1692,9 @@ export interface components {
              * @description RFC 3339 timestamp
              */
             valid_to?: string | null;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one replaces; this one must become valid after it (422 otherwise) */
             supersedes?: string;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
             agent_id?: string;
             source?: {
@@ -1846,9 +1847,9 @@ export interface components {
              * @description RFC 3339 timestamp
              */
             valid_to?: string | null;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one replaces; this one must become valid after it (422 otherwise) */
             supersedes?: string;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
             agent_id?: string;
             source?: {
@@ -2013,19 +2014,78 @@ export interface components {
             };
             took_ms: number;
         };
-        /** @description A JSON-RPC 2.0 request, notification or response (one message, no batch) */
+        /** @description A JSON-RPC 2.0 request, notification, result or error (one message, no batch) */
         JsonRpcMessage: {
             /** @constant */
             jsonrpc: "2.0";
             /** @description Echoed in the reply */
-            id?: string | number;
+            id: string | number;
             /** @description e.g. initialize, tools/list, tools/call */
-            method?: string;
+            method: string;
             params?: {
+                _meta?: {
+                    progressToken?: string | number;
+                    "io.modelcontextprotocol/related-task"?: {
+                        taskId: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
+        } | {
+            /** @constant */
+            jsonrpc: "2.0";
+            /** @description e.g. initialize, tools/list, tools/call */
+            method: string;
+            params?: {
+                _meta?: {
+                    progressToken?: string | number;
+                    "io.modelcontextprotocol/related-task"?: {
+                        taskId: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            jsonrpc: "2.0";
+            /** @description Echoed in the reply */
+            id: string | number;
+            result: {
+                _meta?: {
+                    progressToken?: string | number;
+                    "io.modelcontextprotocol/related-task"?: {
+                        taskId: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            jsonrpc: "2.0";
+            /** @description Echoed in the reply */
+            id?: string | number;
+            error: {
+                code: number;
+                message: string;
+                data?: unknown;
+            } & {
+                [key: string]: unknown;
+            };
         };
         /** @description The JSON-RPC reply. A tool refusal or failure (403, 404, 422…) is a result with `isError` set to true and the problem document as its text */
         JsonRpcReply: {
@@ -2046,6 +2106,7 @@ export interface components {
             status: "ok";
         };
         MintTokenRequest: {
+            /** @description Roles of the tenant's library (a role it does not hold is a 422) */
             roles: string[];
             sub?: string;
             ttl_seconds?: number;
@@ -2093,7 +2154,7 @@ export interface components {
             statuses: number[];
         };
         OutcomeEntry: {
-            /** @description SHA-8 entry id */
+            /** @description A decision of this tenant (422 otherwise) */
             decision_id?: string;
             /** @enum {string} */
             result?: "success" | "failure" | "neutral";
@@ -2167,9 +2228,9 @@ export interface components {
              * @description RFC 3339 timestamp
              */
             valid_to?: string | null;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one replaces; this one must become valid after it (422 otherwise) */
             supersedes?: string;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
             agent_id?: string;
             source?: {
@@ -2181,7 +2242,7 @@ export interface components {
             /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
             embedding?: number[];
             tenant_id?: string;
-            /** @description SHA-8 entry id */
+            /** @description A decision of this tenant (422 otherwise) */
             decision_id: string;
             /** @enum {string} */
             result: "success" | "failure" | "neutral";
@@ -2194,7 +2255,7 @@ export interface components {
             next_cursor: string | null;
         };
         OutcomeWritten: {
-            /** @description SHA-8 entry id */
+            /** @description A decision of this tenant (422 otherwise) */
             decision_id?: string;
             /** @enum {string} */
             result?: "success" | "failure" | "neutral";
@@ -2362,9 +2423,9 @@ export interface components {
              * @description RFC 3339 timestamp
              */
             valid_to?: string | null;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one replaces; this one must become valid after it (422 otherwise) */
             supersedes?: string;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
             agent_id?: string;
             source?: {
@@ -2627,11 +2688,14 @@ export interface components {
             subscriptions: components["schemas"]["Subscription"][];
         };
         SubscriptionRequest: {
-            /** @description Where events are POSTed: https (plain http only for loopback hosts), no credentials */
+            /**
+             * Format: uri
+             * @description Where events are POSTed: an https URL (plain http only to 127.0.0.1, localhost or [::1]) whose host is a DNS name or an IPv4 address, with no user or password; path, query and fragment in URI characters (RFC 3986, non-ASCII percent-encoded)
+             */
             url: string;
             /** @description The change types to deliver */
             events: ("entry.created" | "entry.superseded" | "entry.corrected" | "entry.retracted" | "decision.resolved" | "deadletter.created")[];
-            /** @description whsec_ and the base64 of 24–64 random bytes; generated when absent */
+            /** @description whsec_ and the base64 (padded) of 24–64 random bytes; generated when absent */
             secret?: string;
         };
         TenantHealth: {
@@ -2702,9 +2766,15 @@ export interface components {
         };
         TenantStats: {
             tenant_id: string;
-            /** @description UTC day, YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description UTC day, YYYY-MM-DD
+             */
             from_day: string;
-            /** @description UTC day, YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description UTC day, YYYY-MM-DD
+             */
             to_day: string;
             /** @description entries stored per category (counters kept with each write) */
             entries_per_category: {
@@ -2719,7 +2789,10 @@ export interface components {
             dead_letters: number;
             /** @description entries written (by recorded_at) per UTC day in [from_day, to_day] and category; days without writes are left out */
             writes_per_day: {
-                /** @description UTC day, YYYY-MM-DD */
+                /**
+                 * Format: date
+                 * @description UTC day, YYYY-MM-DD
+                 */
                 day: string;
                 /** @enum {string} */
                 category: "decision" | "exception" | "fact" | "workflow" | "relationship" | "outcome";
@@ -2815,9 +2888,9 @@ export interface components {
              * @description RFC 3339 timestamp
              */
             valid_to?: string | null;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one replaces; this one must become valid after it (422 otherwise) */
             supersedes?: string;
-            /** @description SHA-8 entry id */
+            /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
             agent_id?: string;
             source?: {
@@ -3667,7 +3740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3799,7 +3872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4419,7 +4492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4551,7 +4624,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5171,7 +5244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5303,7 +5376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5923,7 +5996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6055,7 +6128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6675,7 +6748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6807,7 +6880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7427,7 +7500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7559,7 +7632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8101,11 +8174,14 @@ export interface operations {
     postMcp: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description Must name both application/json and text/event-stream (`application/json, text/event-stream`); otherwise 406 */
+                Accept: string;
+            };
             path?: never;
             cookie?: never;
         };
-        /** @description A JSON-RPC 2.0 request, notification or response (one message, no batch) */
+        /** @description A JSON-RPC 2.0 request, notification, result or error (one message, no batch) */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["JsonRpcMessage"];
@@ -8162,7 +8238,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The client does not accept the media type answered */
+            /** @description `Accept` does not name both application/json and text/event-stream */
             406: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8923,6 +8999,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body over the limit */
             413: {
                 headers: {
@@ -9118,6 +9204,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Name what to erase: ids, subject or tags (at least one; `{}` is a 422) */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EraseRequest"];
@@ -9998,7 +10085,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @enum {string} */
@@ -11708,14 +11795,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Body not parseable */
+            /** @description An error page, saying why */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description The sign-in form, saying why */
@@ -11750,14 +11837,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Body over the limit */
+            /** @description An error page, saying why */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description An error page, saying why */
@@ -11770,7 +11857,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description An error page, saying why */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11778,7 +11865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description A secret is missing, or no resource is free (Retry-After) */
@@ -12096,7 +12183,7 @@ export interface operations {
         /** @description The source's native delivery, signed as the source signs it (docs/webhooks.md) */
         requestBody?: {
             content: {
-                "application/json": unknown;
+                "application/json": Record<string, never> | Record<string, never>[];
                 "application/x-www-form-urlencoded": {
                     [key: string]: string;
                 };
