@@ -3,6 +3,7 @@ import { type ClusterConfig, clusterConfigOf } from "./cluster/config.ts";
 import { type ClusterRuntime, createClusterRuntime, serveClusterNode } from "./cluster/serve.ts";
 import { ConfigError } from "./config.ts";
 import { createRuntime, type MemoryRuntime } from "./lib.ts";
+import { stdoutSink } from "./telemetry/access-log.ts";
 
 /** What closing takes after the requests' deadline (mailboxes drained, indexes saved, vaults closed) at most. */
 const CLOSE_ALLOWANCE_MS = 10_000;
@@ -15,8 +16,10 @@ async function main(): Promise<void> {
     // Cluster mode only when MEMORY_RUNTIME_CLUSTER_URL is set (docs/cluster.md): its ports go in
     // when the runtime is composed.
     cluster = clusterConfigOf(process.env);
-    clustered = cluster ? createClusterRuntime({ env: process.env }) : undefined;
-    runtime = clustered?.runtime ?? createRuntime({ env: process.env });
+    // The access log goes to stdout (docs/observability.md#access-log).
+    const options = { env: process.env, accessLog: stdoutSink };
+    clustered = cluster ? createClusterRuntime(options) : undefined;
+    runtime = clustered?.runtime ?? createRuntime(options);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`memory-runtime: refusing to start: ${error.message}`);

@@ -22,7 +22,8 @@ import type { RuntimePorts } from "./ports.ts";
 import type { ReloadReport } from "./routes/deps.ts";
 import { closeMemoryStreams } from "./routes/memory-stream.ts";
 import type { Clock } from "./runtime/clock.ts";
-import type { Telemetry } from "./telemetry/telemetry.ts";
+import type { LogSink } from "./telemetry/access-log.ts";
+import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
 
 export { BridgeEventInvalid, BridgeNotServedHere, BridgeQueueFull } from "./bridge/bridge.ts";
 export type { BridgeEvent } from "./bridge/events.ts";
@@ -44,7 +45,12 @@ export interface RuntimeOptions {
    * src/ports.ts); cluster mode passes its own (src/cluster/serve.ts). Default: a single node.
    */
   ports?: Partial<RuntimePorts>;
-  /** Metrics, tracing and the access log (docs/observability.md); default: from `config`, lines to stdout. */
+  /**
+   * Where the access log's lines go (docs/observability.md#access-log), one call per line: the
+   * server passes stdout; by default none is written, so your program's stdout stays its own.
+   */
+  accessLog?: LogSink;
+  /** Metrics, tracing and the access log, built by you (tests); default: from `config` and `accessLog`. */
   telemetry?: Telemetry;
 }
 
@@ -80,7 +86,8 @@ export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
     clock: options.clock,
     log: options.log,
     ports: options.ports,
-    telemetry: options.telemetry,
+    telemetry:
+      options.telemetry ?? createTelemetry(config.telemetry, { sink: options.accessLog, log: options.log }),
   });
   const app = createApp(internals.deps);
   internals.startConnectors();

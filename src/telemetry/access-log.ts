@@ -1,6 +1,6 @@
 /**
  * The access log: one JSON line per request (docs/observability.md, "Access log"), written through
- * a sink (stdout by default; tests capture it). A line holds who asked what and how it went: never
+ * a sink: the server's is stdout (src/index.ts); an embedding program chooses its own or none. A line holds who asked what and how it went: never
  * a token, a body, a query string or a header value.
  *
  * Levels: `error` for a 5xx; `warn` for the refusals an operator watches (401, 403, 429); `info`
@@ -47,12 +47,12 @@ export class AccessLog {
 
   constructor(
     level: LogLevel,
-    private readonly sink: LogSink,
+    private readonly sink: LogSink | undefined,
   ) {
-    this.threshold = SEVERITY[level];
+    this.threshold = sink ? SEVERITY[level] : 0;
   }
 
-  /** Whether any line is written at all (`off` skips even building the record). */
+  /** Whether any line is written at all (`off`, or no sink, skips even building the record). */
   get enabled(): boolean {
     return this.threshold > 0;
   }
@@ -73,6 +73,6 @@ export class AccessLog {
       tenant_id: record.tenantId ?? null,
       principal: record.principal ?? null,
     });
-    this.sink(line);
+    this.sink?.(line);
   }
 }

@@ -10,7 +10,7 @@
  * at scrape time through `sample`, so they cost nothing between scrapes.
  */
 import type { Counter, Gauge, Registry } from "prom-client";
-import { AccessLog, type LogSink, stdoutSink } from "./access-log.ts";
+import { AccessLog, type LogSink } from "./access-log.ts";
 import { type Metrics, metricsRegistry } from "./metrics.ts";
 import type { TelemetrySettings } from "./telemetry-settings.ts";
 import { type Span, SpanKind, SpanStatusCode, startTracing, type Tracing } from "./tracing.ts";
@@ -87,7 +87,10 @@ export interface Telemetry {
 }
 
 export interface TelemetryOptions {
-  /** Where access-log lines go; default stdout. */
+  /**
+   * Where access-log lines go: the server passes stdout (src/index.ts); without a sink none is
+   * written, so a program embedding the runtime keeps its stdout to itself unless it asks.
+   */
   sink?: LogSink;
   /** Operational messages (an exporter failing); never a secret. */
   log?: (line: string) => void;
@@ -134,12 +137,7 @@ export function createTelemetry(settings: TelemetrySettings, options: TelemetryO
         failing = true;
       })
     : undefined;
-  return new RuntimeTelemetry(
-    register,
-    metrics,
-    tracing,
-    new AccessLog(settings.log, options.sink ?? stdoutSink),
-  );
+  return new RuntimeTelemetry(register, metrics, tracing, new AccessLog(settings.log, options.sink));
 }
 
 class RuntimeTelemetry implements Telemetry {
