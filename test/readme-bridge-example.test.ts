@@ -35,7 +35,7 @@ test("the bridge example writes the message as a fact and the ✅ as a decision 
   );
   expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: "" });
   const out = JSON.parse(done.stdout);
-  const empty = { duplicates: 0, dead_lettered: [], ignored: 0 };
+  const empty = { duplicates: 0, dead_lettered: [], ignored: 0, held: 0 };
   expect(out.message).toEqual({ entries: [expect.stringMatching(/^[0-9a-f]{8}$/)], ...empty });
   expect(out.reaction).toEqual({ entries: [expect.stringMatching(/^[0-9a-f]{8}$/)], ...empty });
   const [factId] = out.message.entries;

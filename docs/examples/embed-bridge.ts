@@ -37,7 +37,7 @@ const message = await runtime.bridge.deliver(tenantId, {
   text: "We ship on Friday",
   ts: "1763720000.000100",
 });
-// { entries: ["<fact id>"], duplicates: 0, dead_lettered: [], ignored: 0 }
+// { entries: ["<fact id>"], duplicates: 0, dead_lettered: [], ignored: 0, held: 0 }
 
 // A ✅ on that message promotes it to a decision; `user` is who reacted.
 const reaction = await runtime.bridge.deliver(tenantId, {
@@ -46,7 +46,7 @@ const reaction = await runtime.bridge.deliver(tenantId, {
   reaction: "white_check_mark",
   item: { type: "message", channel: "C024BE91L", ts: "1763720000.000100" },
 });
-// { entries: ["<decision id>"], duplicates: 0, dead_lettered: [], ignored: 0 }
+// { entries: ["<decision id>"], duplicates: 0, dead_lettered: [], ignored: 0, held: 0 }
 
 console.log(JSON.stringify({ tenant_id: tenantId, message, reaction }));
 await runtime.stop();
