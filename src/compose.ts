@@ -134,7 +134,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     actor: (tenantId) => connected.bridge.ref(tenantId),
     queueLimit: config.bridgeQueueLimit,
   });
-  sampleRuntime(telemetry, { actors, embedding, deliveries: ingest.counters });
+  sampleRuntime(telemetry, { actors, embedding, deliveries: ingest.counters, operations: ingest.figures });
   const { drivers } = connected;
   const connectors = new ConnectorSupervisor({ secrets, tenantStatus: statusHere, drivers, log });
   const audit = (event: Omit<AdminEvent, "at">) =>

@@ -34,6 +34,7 @@ import { DeliveryCounters } from "./delivery-counters.ts";
 import { deliveryRejected } from "./delivery-refusal.ts";
 import { sanitiseHeaders } from "./headers.ts";
 import type { IngestItem, IngestReply, IngestSummary } from "./ingest-item.ts";
+import { WebhookFigures } from "./webhook-figures.ts";
 
 /** A connector that turns an event into drafts through the platform's API (mail). */
 export interface Expander {
@@ -124,6 +125,8 @@ const HARD_CAP_FACTOR = 4;
 export class IngestPipeline {
   /** What became of each source's deliveries since the process started (the dashboard shows them). */
   readonly counters = new DeliveryCounters();
+  /** Paused sources, held events, releases, replays and purges on this node (the metrics read them). */
+  readonly figures = new WebhookFigures();
 
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -210,6 +213,7 @@ export class IngestPipeline {
       (reply) => reply.held,
     );
     this.counters.delivered(source.id, summary);
+    if (summary.paused) this.figures.held(tenantId, source.id, summary.held.length);
     return summary;
   }
 
@@ -249,7 +253,10 @@ export class IngestPipeline {
         .tenant(tenantId)
         .ask({ type: "held.apply", source: held.source, seq: held.seq, item, requestId });
     });
-    if (reply.outcome !== "gone") this.counters.released(held.source, reply.outcome);
+    if (reply.outcome !== "gone") {
+      this.counters.released(held.source, reply.outcome);
+      this.figures.released(tenantId, held.source, reply.outcome);
+    }
     return reply;
   }
 
@@ -267,11 +274,13 @@ export class IngestPipeline {
     const ctx = this.lenientContext(source, tenantId);
     const event = { event_id: record.event_id, event_type: record.event_type, payload: record.payload };
     const expansions = new Expansions(tenantId);
-    return expansions.settle(async () => {
+    const reply = await expansions.settle(async () => {
       const [item] = await this.items(source, tenantId, [event], ctx, expansions, true);
       const resolve = { eventId, source: record.source, item: item!, requestId: requestId ?? null };
       return tenant.ask({ type: "deadletter.resolve", ...resolve });
     });
+    this.figures.replayed(reply.status);
+    return reply;
   }
 
   /** map → expand → embed, per event; `replay`: a dead letter the tenant already knows of. */

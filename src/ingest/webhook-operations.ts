@@ -16,10 +16,12 @@ import type {
   SourceView,
 } from "../models/webhook-operations.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
+import type { PurgeReport } from "../protocols/webhook-ops-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import { messagingSource } from "../sources/messaging.ts";
 import { SOURCE_IDS } from "../sources/registry.ts";
 import type { IngestPipeline } from "./deliver.ts";
+import type { WebhookFigures } from "./webhook-figures.ts";
 
 /** Every source a tenant's events come from: the 22 webhook sources and the messaging bridge. */
 export const PAUSABLE_SOURCES: readonly string[] = [...SOURCE_IDS, messagingSource.id];
@@ -52,6 +54,8 @@ export class WebhookOperations {
 
   async pause(tenantId: string, source: string): Promise<SourceStatusReply> {
     const reply = await this.deps.tenant(tenantId).ask({ type: "source.pause", source });
+    this.figures.changed(source, "paused");
+    this.figures.set(tenantId, source, { paused: true, held: reply.held });
     return { source, ...reply };
   }
 
@@ -64,7 +68,13 @@ export class WebhookOperations {
     const key = `${tenantId}\u0000${source}`;
     const running = this.resumes.get(key);
     if (running) return running;
-    const run = this.release(tenantId, source, requestId).finally(() => this.resumes.delete(key));
+    this.figures.changed(source, "resumed");
+    const run = this.release(tenantId, source, requestId)
+      .then((reply) => {
+        this.figures.set(tenantId, source, { paused: reply.status === "paused", held: reply.held });
+        return reply;
+      })
+      .finally(() => this.resumes.delete(key));
     this.resumes.set(key, run);
     return run;
   }
@@ -72,7 +82,7 @@ export class WebhookOperations {
   /** Every source, its pause state and what the tenant holds of it. */
   async sources(tenantId: string): Promise<SourceView[]> {
     const figures = await this.deps.tenant(tenantId).ask({ type: "sources.figures" });
-    return this.deps.sources.map((source) => {
+    const views: SourceView[] = this.deps.sources.map((source) => {
       const f = figures[source];
       return {
         source,
@@ -83,6 +93,23 @@ export class WebhookOperations {
         changed_at: f?.state ? isoOf(f.state.changed_at) : null,
       };
     });
+    this.figures.setAll(
+      tenantId,
+      views.map((v) => ({ ...v, paused: v.status === "paused" })),
+    );
+    return views;
+  }
+
+  /** What the upkeep's purge of a tenant said: its sources' state and what retention removed. */
+  observed(tenantId: string, report: PurgeReport): void {
+    this.figures.setAll(tenantId, report.sources);
+    this.figures.purgedRecords("delivery_log", report.delivery_log);
+    this.figures.purgedRecords("dead_letter", report.dead_letters);
+  }
+
+  /** The node's figures (src/ingest/webhook-figures.ts). */
+  get figures(): WebhookFigures {
+    return this.deps.ingest.figures;
   }
 
   async deliveries(tenantId: string, filter: DeliveryLogFilter) {

@@ -66,7 +66,10 @@ export class WebhookUpkeep {
 
   private async run(): Promise<void> {
     const now = this.deps.clock.now();
-    for (const tenantId of this.deps.tenants()) {
+    const served = this.deps.tenants();
+    // Figures of tenants deleted or moved away are dropped.
+    this.deps.operations.figures.keepOnly(new Set(served));
+    for (const tenantId of served) {
       if (this.stopped) return;
       const due = upkeepDue(this.deps.vaultDir(tenantId));
       if (!this.deps.isOpen(tenantId) && (due === undefined || due > now)) continue;
@@ -86,6 +89,7 @@ export class WebhookUpkeep {
     let resuming: string[] = [];
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const report = await tenant.ask({ type: "webhooks.purge", now, retention: this.deps.retention });
+      this.deps.operations.observed(tenantId, report);
       resuming = report.resuming;
       if (!report.more) break;
     }

@@ -45,8 +45,10 @@ export interface PurgeReport {
   more: boolean;
   /** Sources whose resume did not finish (a restart in the middle): the upkeep continues them. */
   resuming: string[];
-  /** When the next record expires (epoch ms), or 0 with a resume to continue; null: nothing expires. */
+  /** When the next record expires (epoch ms), or 0 with a source paused or resuming; null: nothing expires. */
   next_due: number | null;
+  /** Sources paused or holding events (the node's metrics learn them from here after a restart). */
+  sources: Array<{ source: string; paused: boolean; held: number }>;
 }
 
 /** Per source, what the tenant holds of it. */

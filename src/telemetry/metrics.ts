@@ -90,6 +90,36 @@ export function createMetrics(register: Registry) {
       "Webhook deliveries refused before any event was read, by source and HTTP status",
       ["source", "status"],
     ),
+    webhookSourcesPaused: gauge(
+      "webhook_sources_paused",
+      "Tenants served here with the source paused, as last learned (a pause or resume, a delivery held, the hourly upkeep), by source",
+      ["source"],
+    ),
+    webhookHeldEvents: gauge(
+      "webhook_held_events",
+      "Events held by paused sources of tenants served here, waiting for a resume, as last learned, by source",
+      ["source"],
+    ),
+    webhookSourceChanges: counter(
+      "webhook_source_changes_total",
+      "Pauses and resumes asked of this node, by source and status (paused, resumed)",
+      ["source", "status"],
+    ),
+    webhookHeldReleased: counter(
+      "webhook_held_released_total",
+      "Held events a resume applied, by source and outcome (accepted, duplicate, dead_lettered, ignored)",
+      ["source", "outcome"],
+    ),
+    deadLetterReplays: counter(
+      "dead_letter_replays_total",
+      "Dead letters replayed (one by one or in bulk), by the status they ended in (replayed, dead)",
+      ["status"],
+    ),
+    webhookRetentionPurged: counter(
+      "webhook_retention_purged_total",
+      "Records retention removed, by record (delivery_log, dead_letter)",
+      ["record"],
+    ),
     connectors: gauge("connectors", "Connectors running on this node, by connector and state", [
       "connector",
       "state",

@@ -10,6 +10,17 @@ export interface RuntimeFigures {
   embedding: { backlog(): number; inFlight(): number };
   /** The ingest pipeline's counters (src/ingest/delivery-counters.ts). */
   deliveries: { snapshot(): Iterable<SourceCounts> };
+  /** The webhook operations' figures (src/ingest/webhook-figures.ts). */
+  operations?: { snapshot(): OperationFigures };
+}
+
+/** Paused sources and held events, summed per source; pauses, releases, replays and purges since start. */
+export interface OperationFigures {
+  sources: Iterable<{ source: string; paused: number; held: number }>;
+  changes: Iterable<{ source: string; status: string; count: number }>;
+  released: Iterable<{ source: string; outcome: string; count: number }>;
+  replays: Iterable<{ status: string; count: number }>;
+  purged: Iterable<{ record: string; count: number }>;
 }
 
 /** One source's counts as the ingest pipeline keeps them. */
@@ -32,6 +43,23 @@ export function sampleRuntime(telemetry: Telemetry, figures: RuntimeFigures): vo
     { metric: "embeddingInFlight", value: figures.embedding.inFlight() },
   ]);
   telemetry.sample("webhooks", () => deliverySamples(figures.deliveries.snapshot()));
+  const { operations } = figures;
+  if (operations) telemetry.sample("webhook-operations", () => operationSamples(operations.snapshot()));
+}
+
+function* operationSamples(f: OperationFigures): Generator<Sample> {
+  for (const { source, paused, held } of f.sources) {
+    yield { metric: "webhookSourcesPaused", labels: { source }, value: paused };
+    yield { metric: "webhookHeldEvents", labels: { source }, value: held };
+  }
+  for (const { source, status, count } of f.changes)
+    yield { metric: "webhookSourceChanges", labels: { source, status }, value: count };
+  for (const { source, outcome, count } of f.released)
+    yield { metric: "webhookHeldReleased", labels: { source, outcome }, value: count };
+  for (const { status, count } of f.replays)
+    yield { metric: "deadLetterReplays", labels: { status }, value: count };
+  for (const { record, count } of f.purged)
+    yield { metric: "webhookRetentionPurged", labels: { record }, value: count };
 }
 
 function* actorSamples(

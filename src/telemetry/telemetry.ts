@@ -49,6 +49,12 @@ export type SampledMetric =
   | "embeddingInFlight"
   | "webhookEvents"
   | "webhookRejections"
+  | "webhookSourcesPaused"
+  | "webhookHeldEvents"
+  | "webhookSourceChanges"
+  | "webhookHeldReleased"
+  | "deadLetterReplays"
+  | "webhookRetentionPurged"
   | "outboundQueued"
   | "outboundRetrying";
 
@@ -260,6 +266,12 @@ const SAMPLED: readonly SampledMetric[] = [
   "embeddingInFlight",
   "webhookEvents",
   "webhookRejections",
+  "webhookSourcesPaused",
+  "webhookHeldEvents",
+  "webhookSourceChanges",
+  "webhookHeldReleased",
+  "deadLetterReplays",
+  "webhookRetentionPurged",
   "outboundQueued",
   "outboundRetrying",
 ];

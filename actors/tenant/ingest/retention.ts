@@ -37,16 +37,33 @@ export function purgeSet(
       purgedDeadLetters.push(deadLetterKey(record.event_id, record.source));
     else more = true;
   }
-  const resuming = [...ingest.held.states()].filter(([, s]) => s.resuming).map(([source]) => source);
+  const states = ingest.held.states();
+  const resuming = [...states].filter(([, s]) => s.resuming).map(([source]) => source);
+  const sources = holds(states, ingest.held.counts());
+  // A paused source is looked at every pass: the node's figures of it stay current.
+  const watched = sources.some((s) => s.paused);
   const report: PurgeReport = {
     delivery_log: purgedLog.length,
     dead_letters: purgedDeadLetters.length,
     more,
     resuming,
-    next_due: resuming.length > 0 ? 0 : more ? now : (nextDue ?? null),
+    next_due: resuming.length > 0 || watched ? 0 : more ? now : (nextDue ?? null),
+    sources,
   };
   const nothing = purgedLog.length === 0 && purgedDeadLetters.length === 0;
   return { report, set: nothing ? undefined : emptySet({ webhooks: { purgedLog, purgedDeadLetters } }) };
+}
+
+/** Sources paused or holding events. */
+function holds(states: Map<string, { status: string }>, counts: Map<string, number>): PurgeReport["sources"] {
+  const names = new Set([...states.keys(), ...counts.keys()]);
+  return [...names]
+    .map((source) => ({
+      source,
+      paused: states.get(source)?.status === "paused",
+      held: counts.get(source) ?? 0,
+    }))
+    .filter((s) => s.paused || s.held > 0);
 }
 
 /** When a dead letter may go: after its replay, or (configured) after its arrival while still dead. */

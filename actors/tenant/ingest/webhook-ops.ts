@@ -40,6 +40,8 @@ export function webhookOpsHandlers(deps: WebhookOpsDeps): SliceHandlers<keyof We
       const current = ingest.held.state(source);
       if (current?.status === "paused" && !current.resuming)
         return { status: "paused" as const, held: heldOf(source) };
+      // Looked at by every pass of the upkeep while paused (src/ingest/upkeep-marker.ts).
+      setUpkeepDue(vault.dir, 0);
       // Pausing a source whose resume is under way stops the release where it is.
       const committed = setState(source, "paused", false);
       return later(committed.then(() => ({ status: "paused" as const, held: heldOf(source) })));
