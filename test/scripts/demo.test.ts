@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { cleanEnv } from "../helpers/spawn.ts";
 
 const DAYS = 4;
 const ROOT = join(import.meta.dir, "..", "..");
@@ -27,7 +28,8 @@ async function linesOf(stdout: ReadableStream<Uint8Array>, keys: string[]): Prom
       for (const key of keys) if (line.startsWith(`${key}: `)) found[key] = line.slice(key.length + 2).trim();
     if (keys.every((key) => found[key] !== undefined)) return found;
   }
-  throw new Error(`the demo stopped before printing ${keys.join(", ")}:\n${text}`);
+  const stderr = await new Response(demo.stderr).text();
+  throw new Error(`the demo stopped before printing ${keys.join(", ")}:\n${text}\n${stderr}`);
 }
 
 beforeAll(async () => {
@@ -36,7 +38,8 @@ beforeAll(async () => {
     ["bun", "run", "demo", "--port", "0", "--days", String(DAYS), "--data-dir", join(dir, "data")],
     {
       cwd: ROOT,
-      env: { ...process.env, MEMORY_RUNTIME_EMBEDDER: "hash", MEMORY_RUNTIME_JWT_SECRET: undefined },
+      // Not this process's variables: other test files set some (PORT, MEMORY_RUNTIME_*).
+      env: cleanEnv({}),
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
