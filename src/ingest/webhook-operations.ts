@@ -79,6 +79,12 @@ export class WebhookOperations {
     return run;
   }
 
+  /** Every source as a tenant that never paused one has them (a vault not made yet: nothing to ask). */
+  idle(): SourceView[] {
+    const idle = { status: "active" as const, resuming: false, held: 0, dead_letters: 0, changed_at: null };
+    return this.deps.sources.map((source) => ({ source, ...idle }));
+  }
+
   /** Every source, its pause state and what the tenant holds of it. */
   async sources(tenantId: string): Promise<SourceView[]> {
     const figures = await this.deps.tenant(tenantId).ask({ type: "sources.figures" });

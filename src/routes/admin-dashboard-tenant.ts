@@ -1,21 +1,25 @@
 /**
  * One tenant's dashboard page (`GET /admin/dashboard/tenants/{tenant_id}`), linked from each row of
- * the overview, and its forms: the replay of a dead letter (`POST …/replay`), answered with a
- * redirect back to the page. Same auth as the overview (the operator's token, or the dashboard's
- * cookie); the forms take the cookie only from a page of this origin carrying its form token
- * (src/http/dashboard-form.ts). Errors are pages for a person (dashboardErrorPage).
+ * the overview, and its forms: the replay of a dead letter (`POST …/replay`) and the pause or resume
+ * of a source (`POST …/sources`), each answered with a redirect back to the page. Same auth as the
+ * overview (the operator's token, or the dashboard's cookie); the forms take the cookie only from a
+ * page of this origin carrying its form token (src/http/dashboard-form.ts). Errors are pages for a person (dashboardErrorPage).
  */
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { formTokenFor } from "../http/dashboard-form.ts";
+import { requestIdOf } from "../http/request-id.ts";
 import { validatedBody } from "../http/validate-body.ts";
+import { PAUSABLE_SOURCES } from "../ingest/webhook-operations.ts";
 import { Chars } from "../models/chars.ts";
 import { LiteralUnion, QueryObject } from "../models/common.ts";
 import { DEAD_LETTER_STATUSES } from "../models/dead-letter.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
+import { SOURCE_STATUSES } from "../models/webhook-operations.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
 import { tenantPage, tenantPagePath } from "../views/tenant-page.ts";
+import { changeSource } from "./admin-webhook-sources.ts";
 import { HtmlPage, pages, Redirect, DASHBOARD_TAGS as tags } from "./dashboard-parts.ts";
 import { MAX_EVENT_ID, REPLAYABLE_SOURCES, replayDeadLetter } from "./dead-letter-replay.ts";
 import type { Deps } from "./deps.ts";
@@ -27,7 +31,21 @@ const FORM_LIMIT = 16 * 1024;
 const TenantPageQuery = QueryObject({
   replayed: Type.Optional(LiteralUnion(DEAD_LETTER_STATUSES, { description: "what the last replay did" })),
   event: Type.Optional(Chars(1, MAX_EVENT_ID, { description: "the event the last replay was of" })),
+  changed: Type.Optional(
+    LiteralUnion(SOURCE_STATUSES, { description: "the source's status after the last pause or resume" }),
+  ),
+  source: Type.Optional(LiteralUnion(PAUSABLE_SOURCES, { description: "the source last paused or resumed" })),
 });
+const SourceForm = Type.Object(
+  {
+    source: LiteralUnion(PAUSABLE_SOURCES, { description: "a webhook source id, or messaging" }),
+    action: LiteralUnion(["pause", "resume"] as const),
+    form_token: Type.Optional(
+      Chars(1, 128, { description: "the page's form token (needed with the cookie)" }),
+    ),
+  },
+  { additionalProperties: true },
+);
 const ReplayForm = Type.Object(
   {
     event_id: Chars(1, MAX_EVENT_ID, { description: "the dead letter's event id" }),
@@ -51,6 +69,8 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
           formToken: formTokenFor(request),
           replayed:
             query.replayed && query.event ? { status: query.replayed, event: query.event } : undefined,
+          sourceChanged:
+            query.changed && query.source ? { status: query.changed, source: query.source } : undefined,
         });
         Object.assign(set.headers, PAGE_HEADERS);
         return tenantPage(model);
@@ -65,7 +85,7 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary:
-            "One tenant's page: figures, writes per day, recent entries, dead letters with replay, connector health, denials",
+            "One tenant's page: figures, writes per day, recent entries, dead letters with replay, sources with pause and resume, connector health, denials",
         },
       },
     )
@@ -94,6 +114,35 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
           tags,
           summary:
             "The tenant page's replay button: replays one dead letter as POST /admin/webhooks/replay does, then redirects back",
+        },
+      },
+    )
+    .post(
+      "/admin/dashboard/tenants/:tenant_id/sources",
+      async ({ tenant, body, principal, request, set }) => {
+        const reply = await changeSource(deps, {
+          tenantId: tenant.tenant_id,
+          source: body.source,
+          action: body.action,
+          sub: principal.sub,
+          requestId: requestIdOf(request),
+        });
+        const back = new URLSearchParams({ changed: reply.status, source: reply.source });
+        set.status = 303;
+        set.headers.location = `${tenantPagePath(tenant.tenant_id)}?${back}#sources`;
+        set.headers["cache-control"] = "no-store";
+        return "";
+      },
+      {
+        adminForm: { limit: FORM_LIMIT, refusals: pages(400, 413, 429) },
+        tenant: "any",
+        params: TenantParams,
+        ...validatedBody(SourceForm),
+        response: { 303: Redirect, ...pages(401, 403, 404, 422), ...problems(503, 507) },
+        detail: {
+          tags,
+          summary:
+            "The tenant page's pause and resume buttons: as POST /admin/webhooks/sources/…/pause and /resume do, then redirects back",
         },
       },
     );

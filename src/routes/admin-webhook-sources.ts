@@ -17,6 +17,32 @@ function knownSource(source: string): string {
   return source;
 }
 
+export interface SourceChange {
+  tenantId: string;
+  source: string;
+  action: "pause" | "resume";
+  /** Who asked (the audit log's `sub`). */
+  sub: string;
+  requestId: string | null;
+}
+
+/**
+ * A pause or a resume, as the admin routes and the dashboard's buttons both do it: the source
+ * checked (unknown: 404), the operation, then the admin audit log.
+ */
+export async function changeSource(deps: Deps, asked: SourceChange): Promise<SourceStatusReply> {
+  const { tenantId, action, sub } = asked;
+  const source = knownSource(asked.source);
+  const reply =
+    action === "pause"
+      ? await deps.webhooks.pause(tenantId, source)
+      : await deps.webhooks.resume(tenantId, source, asked.requestId);
+  const details = action === "pause" ? { held: reply.held } : { status: reply.status, held: reply.held };
+  const event = action === "pause" ? "webhook_source.paused" : "webhook_source.resumed";
+  await deps.audit({ action: event, sub, tenant_id: tenantId, target: source, details });
+  return reply;
+}
+
 /**
  * Pausing and resuming a tenant's source (docs/webhook-operations.md): while paused its deliveries
  * are verified and held (202), then applied in arrival order by the resume. Admin only, audited.
@@ -34,18 +60,14 @@ export const adminWebhookSourceRoutes = (deps: Deps) =>
     })
     .post(
       "/:tenant_id/:source/pause",
-      async ({ tenant, params, principal }) => {
-        const tenantId = tenant.tenant_id;
-        const reply = await deps.webhooks.pause(tenantId, knownSource(params.source));
-        await deps.audit({
-          action: "webhook_source.paused",
+      ({ tenant, params, principal, request }) =>
+        changeSource(deps, {
+          tenantId: tenant.tenant_id,
+          source: params.source,
+          action: "pause",
           sub: principal.sub,
-          tenant_id: tenantId,
-          target: reply.source,
-          details: { held: reply.held },
-        });
-        return reply;
-      },
+          requestId: requestIdOf(request),
+        }),
       {
         auth: "admin",
         tenant: "any",
@@ -59,19 +81,14 @@ export const adminWebhookSourceRoutes = (deps: Deps) =>
     )
     .post(
       "/:tenant_id/:source/resume",
-      async ({ tenant, params, principal, request }) => {
-        const tenantId = tenant.tenant_id;
-        const source = knownSource(params.source);
-        const reply = await deps.webhooks.resume(tenantId, source, requestIdOf(request));
-        await deps.audit({
-          action: "webhook_source.resumed",
+      ({ tenant, params, principal, request }) =>
+        changeSource(deps, {
+          tenantId: tenant.tenant_id,
+          source: params.source,
+          action: "resume",
           sub: principal.sub,
-          tenant_id: tenantId,
-          target: source,
-          details: { status: reply.status, held: reply.held },
-        });
-        return reply;
-      },
+          requestId: requestIdOf(request),
+        }),
       {
         auth: "admin",
         tenant: "any",

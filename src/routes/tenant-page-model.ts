@@ -33,6 +33,7 @@ export interface PageAsked {
   tenant: Tenant;
   formToken: string | undefined;
   replayed?: TenantPageModel["replayed"];
+  sourceChanged?: TenantPageModel["sourceChanged"];
 }
 
 export async function tenantPageModel(deps: Deps, asked: PageAsked): Promise<TenantPageModel> {
@@ -41,13 +42,14 @@ export async function tenantPageModel(deps: Deps, asked: PageAsked): Promise<Ten
   const now = deps.clock.now();
   const days = lastDays(now, CHART_DAYS);
   const present = deps.tenants.vaultPresent(id);
-  const [stats, health, recentEntries, deadLetters] = await Promise.all([
+  const [stats, health, recentEntries, deadLetters, sources] = await Promise.all([
     tenantStats(deps, id, { fromDay: days[0]!, toDay: days[days.length - 1]! }),
     present ? deps.tenant(id).ask({ type: "tenant.health" }) : NO_VAULT,
     present ? newestEntries(deps, id, now) : [],
     present
       ? deps.tenant(id).ask({ type: "deadletter.list", limit: DEAD_LETTERS_SHOWN })
       : ([] as DeadLetter[]),
+    present ? deps.webhooks.sources(id) : deps.webhooks.idle(),
   ]);
   return {
     version: deps.config.version,
@@ -68,6 +70,8 @@ export async function tenantPageModel(deps: Deps, asked: PageAsked): Promise<Ten
     deadLetters,
     connectors: health.connectors,
     denials: deps.auditLogs.denials(id, DENIALS_SHOWN).items,
+    sources,
+    sourceChanged: asked.sourceChanged,
   };
 }
 

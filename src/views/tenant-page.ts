@@ -3,11 +3,13 @@ import { CATEGORIES, type Category } from "../models/category.ts";
 import type { DeadLetter } from "../models/dead-letter.ts";
 import type { Denial } from "../models/denial.ts";
 import type { Entry } from "../models/entry.ts";
+import type { SourceView } from "../models/webhook-operations.ts";
 import { connectorsSection } from "./connector-health.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
 import { page } from "./page.ts";
 import { postForm } from "./post-form.ts";
 import { SIGN_OUT_PATH } from "./sign-in-page.ts";
+import { sourcesSection } from "./sources-section.ts";
 import { writesChart } from "./writes-chart.ts";
 
 /** The operator's overview, and each tenant's page under it. */
@@ -16,6 +18,11 @@ const TENANT_PAGES = `${OVERVIEW_PATH}/tenants`;
 
 export function tenantPagePath(tenantId: string): string {
   return `${TENANT_PAGES}/${encodeURIComponent(tenantId)}`;
+}
+
+/** Where a source's pause or resume button posts. */
+export function sourceFormPath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/sources`;
 }
 
 /** Where a dead letter's replay form posts. */
@@ -48,8 +55,10 @@ export interface TenantPageModel {
   /** The connectors' stored statuses by name (`crm`, `mail`, `messaging`), as tenant health has them. */
   connectors: Record<string, unknown>;
   denials: Denial[];
-  // Issue 23, item 5: each source's status (active or paused, held events) goes here as a
-  // `sources` field, rendered in a section of its own (see tenantPage).
+  /** Each source's status, held events and dead letters (docs/webhook-operations.md). */
+  sources: SourceView[];
+  /** What the last pause or resume button did, from the redirect that came back here. */
+  sourceChanged?: { source: string; status: "active" | "paused" };
 }
 
 export interface TenantFigures {
@@ -70,9 +79,12 @@ export function tenantPage(m: TenantPageModel): string {
     html`<section id="writes"><h2>Writes per day (last ${m.days.length} days)</h2>${writesChart(m.days, m.writesPerDay)}</section>`,
     entriesSection(m.recentEntries),
     deadLettersSection(m, m.deadLetters),
-    // Issue 23, item 5: the sources section goes here: each source's status and held events, with
-    // a pause or resume button made by postForm (as the replay button is), posted to a route of
-    // src/routes/admin-dashboard-tenant.ts declared with `adminForm`.
+    sourcesSection({
+      action: sourceFormPath(m.tenant.tenant_id),
+      formToken: m.formToken,
+      sources: m.sources,
+      changed: m.sourceChanged,
+    }),
     connectorsSection(m.connectors),
     denialsSection(m.denials),
   ];
