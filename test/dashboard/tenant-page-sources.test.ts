@@ -104,12 +104,13 @@ describe("the sources on a tenant's page", () => {
 
   test("a bad form is a 422 page and changes nothing; a tenant's token a 403", async () => {
     const t = await warehouseTenant(h);
-    for (const fields of [
+    const bad: Array<Record<string, string>> = [
       { source: "no_such_source", action: "pause" },
       { source: "warehouse", action: "explode" },
       { action: "pause" },
       { source: "warehouse" },
-    ]) {
+    ];
+    for (const fields of bad) {
       const res = await press(t.id, fields);
       expect(res.status).toBe(422);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
