@@ -19,7 +19,16 @@ import { named } from "./schema-name.ts";
 const base = {
   content: Chars(1, 32_768),
   tags: Type.Optional(Type.Array(Chars(1, 64), { maxItems: 64 })),
-  data: Type.Optional(Type.Object({}, { additionalProperties: true, description: "≤ 16 KiB as JSON" })),
+  data: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          "Any JSON object of at most 16 KiB as JSON, with no key `__proto__` at any depth (422 otherwise)",
+      },
+    ),
+  ),
   valid_from: Type.Optional(Timestamp),
   valid_to: Type.Optional(
     Type.Union([Timestamp, Type.Null()], {
@@ -45,7 +54,9 @@ const base = {
     }),
   ),
   embedding: Type.Optional(EmbeddingField("write")),
-  tenant_id: Type.Optional(Chars(0, 64)),
+  tenant_id: Type.Optional(
+    Chars(0, 64, { description: "The caller's own tenant, if given (a write into another tenant is a 403)" }),
+  ),
 };
 
 const Currency = Type.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217" });

@@ -5,6 +5,7 @@
  */
 import { type Static, type TLiteral, type TUnion, Type } from "@sinclair/typebox";
 import {
+  Cursor,
   IsoTime,
   LiteralUnion,
   NextCursor,
@@ -64,7 +65,7 @@ export const deliveryQuery = (ids: readonly string[]) =>
     from: Type.Optional(Timestamp),
     to: Type.Optional(Timestamp),
     limit: Type.Optional(QueryInteger({ minimum: 1, maximum: MAX_DELIVERY_PAGE, default: 100 })),
-    cursor: Type.Optional(Type.String({ maxLength: 128, description: "next_cursor of the previous page" })),
+    cursor: Type.Optional(Cursor),
   });
 
 export const SOURCE_STATUSES = ["active", "paused"] as const;
@@ -128,7 +129,12 @@ export const bulkReplayBody = (ids: readonly string[]) =>
     to: Type.Optional(Timestamp),
     event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BULK_REPLAY, default: 100 })),
-    cursor: Type.Optional(Type.String({ maxLength: 512, description: "next_cursor of the previous call" })),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: "^[A-Za-z0-9_-]{1,512}$",
+        description: "The next_cursor of the previous call (opaque; omit for the first)",
+      }),
+    ),
   });
 /** What a bulk replay selects (the body, its source checked). */
 export interface BulkReplayFilter {

@@ -8,7 +8,10 @@
 import fc from "fast-check";
 import { type ConformanceChecker, checkerFromDocument } from "../helpers/openapi-conformance.ts";
 import { type Answer, sendFetch, sendRaw } from "./client.ts";
+import { type ContractFigures, runContract } from "./contract-check.ts";
+import { contractPools } from "./contract-pools.ts";
 import { hostileBodies } from "./corpus.ts";
+import { resolverOf, validatorOf } from "./doc-schemas.ts";
 import { requestArbitrary } from "./generator.ts";
 import { operationsOf } from "./operations.ts";
 import type { FuzzRequest, RequestKind } from "./request.ts";
@@ -24,6 +27,11 @@ export interface CampaignOptions {
   batchSize?: number;
   concurrency?: number;
   log?: (line: string) => void;
+  /**
+   * The contract checks (contract-check.ts), run before the random requests: this many positive
+   * and negative requests per operation. Absent: not run.
+   */
+  contract?: { positivePerOperation: number; negativePerOperation: number };
 }
 
 export interface FailureExample {
@@ -59,6 +67,8 @@ export interface Figures {
   /** The server's resident memory (MiB); `limitGrowth` bounds VmRSS peak minus start. */
   rssMiB: MemoryFigures & { limitGrowth: number };
   failures: FailureExample[];
+  /** The contract checks' figures, when they ran. */
+  contract?: ContractFigures;
   ok: boolean;
 }
 
@@ -87,9 +97,30 @@ async function fuzz(target: FuzzTarget, opts: CampaignOptions, started: number):
   const arbitrary = requestArbitrary(ops, target.pools, hostileBodies());
   const checker = checkerFromDocument(target.doc);
   const pid = target.server.proc.pid;
-  const memory = new MemoryWatch(pid);
+  let memory = new MemoryWatch(pid);
   const figures = emptyFigures(opts, ops.length, memory.figures());
   const covered = new Set<string>();
+  if (opts.contract) {
+    // The target's embedder: test/helpers/server-process.ts starts the server with `hash`.
+    const pools = await contractPools(target.server.base, ops, target.pools, "hash");
+    figures.contract = await runContract(
+      ops,
+      { pools, resolve: resolverOf(target.doc) },
+      {
+        ...opts.contract,
+        seed: opts.seed,
+        concurrency: opts.concurrency ?? 8,
+        validator: validatorOf(target.doc),
+        send: (req) => exercise(target, checker, req, figures),
+      },
+    );
+    log(
+      `contract: ${figures.contract.totals.positive.sent} positive, ${figures.contract.totals.negative.sent} negative, disagreements ${figures.contract.totals.positive.disagreements + figures.contract.totals.negative.disagreements}`,
+    );
+    // The memory bound is on the random requests: the contract checks create tenants and entries
+    // that stay, so the watch starts again after them.
+    memory = new MemoryWatch(pid);
+  }
   const batchSize = opts.batchSize ?? 250;
   const batches = Math.ceil(opts.requests / batchSize);
   for (let batch = 0; batch < batches; batch++) {
@@ -120,7 +151,7 @@ function emptyFigures(opts: CampaignOptions, total: number, memory: MemoryFigure
     tried: 0,
     seconds: 0,
     byStatus: {},
-    byKind: { schema: 0, hostile: 0, webhook: 0, unrouted: 0, raw: 0 },
+    byKind: { schema: 0, hostile: 0, webhook: 0, unrouted: 0, raw: 0, positive: 0, negative: 0 },
     byOperation: {},
     operations: { covered: 0, total, missing: [] },
     fiveXX: 0,
@@ -147,7 +178,9 @@ function verdictOk(f: Figures): boolean {
     f.health.failures === 0 &&
     !f.health.serverExited &&
     f.operations.missing.length === 0 &&
-    growth <= f.rssMiB.limitGrowth
+    growth <= f.rssMiB.limitGrowth &&
+    (f.contract === undefined ||
+      f.contract.totals.positive.disagreements + f.contract.totals.negative.disagreements === 0)
   );
 }
 
@@ -181,7 +214,13 @@ function sendInLane(target: FuzzTarget, req: FuzzRequest): Promise<Answer> {
   return answer;
 }
 
-async function exercise(target: FuzzTarget, checker: ConformanceChecker, req: FuzzRequest, f: Figures) {
+/** Sends one request and inspects its answer; returns the answer (undefined when there was none). */
+async function exercise(
+  target: FuzzTarget,
+  checker: ConformanceChecker,
+  req: FuzzRequest,
+  f: Figures,
+): Promise<Answer | undefined> {
   const answer = await sendInLane(target, req);
   f.tried++;
   f.byKind[req.kind]++;
@@ -194,11 +233,11 @@ async function exercise(target: FuzzTarget, checker: ConformanceChecker, req: Fu
   if (answer.timedOut) {
     f.timeouts++;
     example(f, req, answer, "timeout", `no answer within the deadline (${answer.transportError ?? ""})`);
-    return;
+    return undefined;
   }
   if (answer.status === 0) {
     f.closedWithoutAnswer++;
-    return;
+    return undefined;
   }
   const body = Buffer.from(answer.body).toString("utf8");
   const byHttpLayer = !/^x-request-id:/im.test(answer.headers);
@@ -211,6 +250,7 @@ async function exercise(target: FuzzTarget, checker: ConformanceChecker, req: Fu
     example(f, req, answer, finding.kind, finding.detail);
   }
   if (!req.raw && !byHttpLayer) await checkConformance(checker, req, answer, f);
+  return answer;
 }
 
 /**

@@ -15,7 +15,9 @@ export interface Operation {
   method: string;
   template: string;
   params: Parameter[];
-  body?: { contentTypes: string[]; schema: Json };
+  body?: { contentTypes: string[]; schema: Json; schemas: Record<string, Json> };
+  /** The document's `requestBody.required`. */
+  bodyRequired: boolean;
 }
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
@@ -26,7 +28,8 @@ export function operationsOf(doc: Json): Operation[] {
     for (const [method, op] of Object.entries(item)) {
       if (!METHODS.includes(method)) continue;
       const operation = op as Json;
-      const content = ((operation.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
+      const requestBody = operation.requestBody as Json | undefined;
+      const content = (requestBody?.content ?? {}) as Record<string, Json>;
       const contentTypes = Object.keys(content);
       out.push({
         key: `${method.toUpperCase()} ${template}`,
@@ -40,8 +43,13 @@ export function operationsOf(doc: Json): Operation[] {
         })),
         body:
           contentTypes.length > 0
-            ? { contentTypes, schema: (content[contentTypes[0]!]?.schema ?? {}) as Json }
+            ? {
+                contentTypes,
+                schema: (content[contentTypes[0]!]?.schema ?? {}) as Json,
+                schemas: Object.fromEntries(contentTypes.map((t) => [t, (content[t]?.schema ?? {}) as Json])),
+              }
             : undefined,
+        bodyRequired: requestBody?.required === true,
       });
     }
   }

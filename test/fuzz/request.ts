@@ -1,7 +1,7 @@
 /** One generated request, and the pools of known values the generators draw from. */
 import type { Credential } from "./tokens.ts";
 
-export type RequestKind = "schema" | "hostile" | "webhook" | "unrouted" | "raw";
+export type RequestKind = "schema" | "hostile" | "webhook" | "unrouted" | "raw" | "positive" | "negative";
 
 export interface FuzzRequest {
   kind: RequestKind;
@@ -38,6 +38,8 @@ export interface Pools {
   /** Tenants with every webhook secret planted. */
   webhookTenants: string[];
   entryIds: string[];
+  /** Entries of the fixture tenant whose owner token the contract checks use; its decision first. */
+  ownEntryIds: string[];
   eventIds: string[];
   roleNames: string[];
   subscriptionIds: string[];

@@ -1,14 +1,18 @@
 /**
- * `bun run fuzz`: the fuzz campaign (campaign.ts) against a real server process. Environment:
- * `FUZZ_REQUESTS` (default 10000), `FUZZ_SEED` (default random; printed, to replay a run),
- * `FUZZ_RSS_GROWTH_MB` (default 384: the bound on the server's RSS growth), `FUZZ_CONCURRENCY`
- * (default 8). Prints the figures, writes them to test-artifacts/fuzz-latest.json, and exits 1 on
- * any failure.
+ * `bun run fuzz`: the fuzz campaign (campaign.ts) against a real server process: first the contract
+ * checks over every operation of the served document (contract-check.ts: positive acceptance and
+ * negative rejection), then the random requests. Environment: `FUZZ_REQUESTS` (default 10000),
+ * `FUZZ_CONTRACT_PER_OP` (default 60: positive and as many negative requests per operation),
+ * `FUZZ_SEED` (default random; printed, to replay a run), `FUZZ_RSS_GROWTH_MB` (default 384: the
+ * bound on the server's RSS growth), `FUZZ_CONCURRENCY` (default 8). Prints the figures (a table
+ * per operation for the contract checks), writes them to test-artifacts/fuzz-latest.json, and
+ * exits 1 on any failure.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../helpers/spawn.ts";
 import { type Figures, runCampaign } from "./campaign.ts";
+import { contractReport } from "./contract-report.ts";
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -38,6 +42,7 @@ fuzz: seed ${f.seed}, ${f.tried} requests tried in ${f.seconds} s (${kinds})
   health checks: ${f.health.checks}, failed: ${f.health.failures}${f.health.serverExited ? " (server exited)" : ""}
   server RSS: start ${f.rssMiB.start} MiB, peak ${f.rssMiB.peak} MiB, end ${f.rssMiB.end} MiB (growth ${growth} MiB, bound ${f.rssMiB.limitGrowth} MiB)
     of which private (RssAnon): start ${f.rssMiB.anonStart} MiB, peak ${f.rssMiB.anonPeak} MiB, end ${f.rssMiB.anonEnd} MiB; mapped files at the end ${f.rssMiB.fileEnd} MiB`);
+  if (f.contract) console.log(contractReport(f.contract));
   for (const e of f.nonConformant.examples) console.log(`  not in the document: ${e}`);
   for (const e of f.failures)
     console.log(`  FAIL ${e.kind} ${e.operation} → ${e.status}: ${e.detail}\n    ${e.request}`);
@@ -49,6 +54,10 @@ const figures = await runCampaign({
   seed: intFromEnv("FUZZ_SEED", Math.floor(Math.random() * 2 ** 31) + 1),
   rssGrowthLimitMiB: intFromEnv("FUZZ_RSS_GROWTH_MB", 384),
   concurrency: intFromEnv("FUZZ_CONCURRENCY", 8),
+  contract: {
+    positivePerOperation: intFromEnv("FUZZ_CONTRACT_PER_OP", 60),
+    negativePerOperation: intFromEnv("FUZZ_CONTRACT_PER_OP", 60),
+  },
   log: (line) => console.log(line),
 });
 print(figures);

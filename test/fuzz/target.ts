@@ -196,7 +196,8 @@ async function buildFixtures(
     });
   }
 
-  const entryIds = [...(await seedEntries(call, a.token)), ...(await seedEntries(call, b.token))];
+  const ownEntryIds = await seedEntries(call, a.token);
+  const entryIds = [...ownEntryIds, ...(await seedEntries(call, b.token))];
   const eventIds = await seedDeadLetters(call, a.tenant_id, planted.data);
   const subscription = await call("POST", `/admin/subscriptions/${a.tenant_id}`, {
     token: admin,
@@ -239,6 +240,7 @@ async function buildFixtures(
       victimIds: [v1.tenant_id, v2.tenant_id, UNKNOWN_TENANT],
       webhookTenants,
       entryIds: [...entryIds, "00000000", "ffffffff"],
+      ownEntryIds,
       eventIds: [...eventIds, "no-such-event"],
       roleNames: [...Object.keys(roles), "tenant_admin", "ghost"],
       subscriptionIds: [subscription.body.id, "sub_01JDB2X6J3KQ5W8Z3M4N7P9R2S"],
