@@ -1397,7 +1397,7 @@ export interface components {
         DecisionInput: {
             content: string;
             tags?: string[];
-            /** @description ≤ 16 KiB as JSON */
+            /** @description Any JSON object of at most 16 KiB as JSON, with no key `__proto__` at any depth (422 otherwise) */
             data?: {
                 [key: string]: unknown;
             };
@@ -1424,6 +1424,7 @@ export interface components {
             };
             /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
             embedding?: number[];
+            /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             rationale?: string;
             options?: string[];
@@ -1695,7 +1696,7 @@ export interface components {
         ExceptionInput: {
             content: string;
             tags?: string[];
-            /** @description ≤ 16 KiB as JSON */
+            /** @description Any JSON object of at most 16 KiB as JSON, with no key `__proto__` at any depth (422 otherwise) */
             data?: {
                 [key: string]: unknown;
             };
@@ -1722,6 +1723,7 @@ export interface components {
             };
             /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
             embedding?: number[];
+            /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             /** @enum {string} */
             severity?: "low" | "medium" | "high" | "critical";
@@ -1850,7 +1852,7 @@ export interface components {
         FactInput: {
             content: string;
             tags?: string[];
-            /** @description ≤ 16 KiB as JSON */
+            /** @description Any JSON object of at most 16 KiB as JSON, with no key `__proto__` at any depth (422 otherwise) */
             data?: {
                 [key: string]: unknown;
             };
@@ -1877,6 +1879,7 @@ export interface components {
             };
             /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
             embedding?: number[];
+            /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
         };
         FactPage: {
@@ -2231,7 +2234,7 @@ export interface components {
         OutcomeInput: {
             content: string;
             tags?: string[];
-            /** @description ≤ 16 KiB as JSON */
+            /** @description Any JSON object of at most 16 KiB as JSON, with no key `__proto__` at any depth (422 otherwise) */
             data?: {
                 [key: string]: unknown;
             };
@@ -2258,6 +2261,7 @@ export interface components {
             };
             /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
             embedding?: number[];
+            /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             /** @description A decision of this tenant (422 otherwise) */
             decision_id: string;
@@ -2426,7 +2430,7 @@ export interface components {
         RelationshipInput: {
             content: string;
             tags?: string[];
-            /** @description ≤ 16 KiB as JSON */
+            /** @description Any JSON object of at most 16 KiB as JSON, with no key `__proto__` at any depth (422 otherwise) */
             data?: {
                 [key: string]: unknown;
             };
@@ -2453,6 +2457,7 @@ export interface components {
             };
             /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
             embedding?: number[];
+            /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             subject: string;
             predicate: string;
@@ -2891,7 +2896,7 @@ export interface components {
         WorkflowInput: {
             content: string;
             tags?: string[];
-            /** @description ≤ 16 KiB as JSON */
+            /** @description Any JSON object of at most 16 KiB as JSON, with no key `__proto__` at any depth (422 otherwise) */
             data?: {
                 [key: string]: unknown;
             };
@@ -2918,6 +2923,7 @@ export interface components {
             };
             /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
             embedding?: number[];
+            /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             steps?: string[];
         };
@@ -10120,7 +10126,7 @@ export interface operations {
                     event_type?: string;
                     /** @default 100 */
                     limit?: number;
-                    /** @description next_cursor of the previous call */
+                    /** @description The next_cursor of the previous call (opaque; omit for the first) */
                     cursor?: string;
                 };
             };
