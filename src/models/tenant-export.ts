@@ -75,7 +75,7 @@ export function zeroCounts(): ExportCounts {
  * the legacy sequence mark and the counters' version. Other meta keys are not the export's business.
  */
 export const COUNTER_KEY_RE = new RegExp(
-  `^(n:(${CATEGORIES.join("|")})|w:\\d{4}-\\d{2}-\\d{2}:(${CATEGORIES.join("|")})|seq|counters)$`,
+  `^(n:(${CATEGORIES.join("|")})|w:[0-9]{4}-[0-9]{2}-[0-9]{2}:(${CATEGORIES.join("|")})|seq|counters)$`,
 );
 
 /** A key of a string-keyed database: LMDB takes at most 1978 bytes (checked in bytes on import). */
