@@ -120,7 +120,9 @@ export class TenantIngest {
       const key = dedupeKey(delivery.source, item.event.event_id);
       const logged = (outcome: DeliveryOutcome, entries: string[]) =>
         this.logPart(delivery, item, outcome, entries, now, release);
-      if (this.store.deduped(key) || (!release && this.held.isHeld(delivery.source, item.event.event_id))) {
+      // No held-event lookup here: a source holds events only while paused, and a paused source's
+      // deliveries are held (holdDelivery), never applied; a release applies its own event.
+      if (this.store.deduped(key)) {
         summary.duplicates++;
         commits.push(...this.besides(item, logged("duplicate", []), aside));
         continue;
