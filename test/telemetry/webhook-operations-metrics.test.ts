@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 /** A value, 0 when the family has no series at all (a gauge whose every series went to zero). */
-function valueOf(s: Scrape, name: string, labels: Record<string, string> = {}): number {
+function seriesValue(s: Scrape, name: string, labels: Record<string, string> = {}): number {
   return s.families[name] ? s.value(name, labels) : 0;
 }
 
@@ -111,7 +111,7 @@ describe("webhook operations' metrics", () => {
     await admin("POST", `/admin/webhooks/sources/${t}/warehouse/pause`);
     await deliver(h, t, [fact("r-1"), fact("r-2")]);
     await h.restart();
-    expect(valueOf(await scrapeNow(), "memory_runtime_webhook_held_events")).toBe(0);
+    expect(seriesValue(await scrapeNow(), "memory_runtime_webhook_held_events")).toBe(0);
     await h.runtime.webhookUpkeep.pass();
     const learned = await scrapeNow();
     expect(
