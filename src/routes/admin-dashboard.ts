@@ -5,20 +5,27 @@ import { type AppError, Unavailable } from "../errors.ts";
 import { ADMIN_COOKIE } from "../http/auth-plugin.ts";
 import { readFormBody } from "../http/body.ts";
 import { validatedBody } from "../http/validate-body.ts";
-import { CATEGORIES, type Category } from "../models/category.ts";
 import { Chars } from "../models/chars.ts";
 import { isoOf, PageQuery } from "../models/common.ts";
 import type { Denial } from "../models/denial.ts";
-import { parseAs, sentAs } from "../models/media-type.ts";
+import { parseAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import type { Tenant } from "../models/tenant.ts";
 import type { FiguresRequest, TenantFigures } from "../ports.ts";
-import type { TenantStats } from "../protocols/tenant-protocol.ts";
 import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
 import { errorPage } from "../views/error-page.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
 import { SESSION_PATH, SIGN_OUT_PATH, signInPage } from "../views/sign-in-page.ts";
 import { emptyRevenueReport, metricWindow } from "./admin-metrics.ts";
+import {
+  CHART_DAYS,
+  DASHBOARD_TAGS,
+  HtmlPage,
+  lastDays,
+  pages,
+  Redirect,
+  writesPerDay,
+} from "./dashboard-parts.ts";
 import type { Deps } from "./deps.ts";
 import { noStats } from "./tenant-stats.ts";
 import { tenantCursor, tenantCursorOf } from "./tenants.ts";
@@ -26,35 +33,16 @@ import { tenantCursor, tenantCursorOf } from "./tenants.ts";
 export const DASHBOARD_PATH = "/admin/dashboard";
 /** The cookie is sent back on the admin pages only. */
 const COOKIE_PATH = "/admin";
-const CHART_DAYS = 30;
 const DENIALS_SHOWN = 20;
 /** A JWT fits easily; a form is never a way to push a large body. */
 const FORM_LIMIT = 16 * 1024;
-const DAY_MS = 24 * 3600 * 1000;
 
 const DashboardQuery = PageQuery(100, 25);
 const SignInForm = Type.Object(
   { token: Chars(1, 8192, { description: "the operator's (admin) JWT" }) },
   { additionalProperties: true },
 );
-const HtmlPage = sentAs("text/html", Type.String({ description: "an HTML page" }));
-const Redirect = Type.String({ description: "empty; Location names the next page" });
-
-/**
- * The dashboard's refusals are pages for a person (dashboardErrorPage): the sign-in form, saying
- * why, for a 401 or 403; an error page, with the error's headers, for any other.
- */
-function pages(...statuses: number[]): Record<number, typeof HtmlPage> {
-  const out: Record<number, typeof HtmlPage> = {};
-  for (const status of statuses)
-    out[status] = {
-      ...HtmlPage,
-      description:
-        status === 401 || status === 403 ? "The sign-in form, saying why" : "An error page, saying why",
-    };
-  return out;
-}
-const tags = ["dashboard"];
+const tags = DASHBOARD_TAGS;
 
 /**
  * The operator dashboard (CONTRACT §8): `GET /admin/dashboard` renders the page; its token form posts
@@ -229,28 +217,6 @@ async function figuresOf(deps: Deps, asked: FiguresRequest): Promise<RowFigures>
     const revenue = emptyRevenueReport(asked.tenantId, asked.window);
     return { stats: noStats(), revenue, unavailable: error.message };
   }
-}
-
-/** The last `count` UTC days, oldest first, today included. */
-function lastDays(now: number, count: number): string[] {
-  const today = Date.UTC(
-    new Date(now).getUTCFullYear(),
-    new Date(now).getUTCMonth(),
-    new Date(now).getUTCDate(),
-  );
-  return Array.from({ length: count }, (_, i) => isoOf(today - (count - 1 - i) * DAY_MS).slice(0, 10));
-}
-
-function writesPerDay(days: string[], stats: TenantStats[]): Record<Category, number[]> {
-  const index = new Map(days.map((d, i) => [d, i]));
-  const out = Object.fromEntries(CATEGORIES.map((c) => [c, days.map(() => 0)])) as Record<Category, number[]>;
-  for (const s of stats) {
-    for (const w of s.writes_per_day) {
-      const i = index.get(w.day);
-      if (i !== undefined) out[w.category][i]! += w.writes;
-    }
-  }
-  return out;
 }
 
 /** The newest denials of the tenants on the page, newest first. */

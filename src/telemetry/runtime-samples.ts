@@ -1,3 +1,4 @@
+import type { DeliveryCounts } from "../ingest/delivery-counters.ts";
 /**
  * What the runtime's own parts report at scrape time: the actors' mailboxes, the background
  * embedder's backlog, and the per-source delivery counters the dashboard already keeps. Read only
@@ -9,7 +10,7 @@ export interface RuntimeFigures {
   actors: { census(): Iterable<{ kind: string; active: number; depth: number; restarts: number }> };
   embedding: { backlog(): number; inFlight(): number };
   /** The ingest pipeline's counters (src/ingest/delivery-counters.ts). */
-  deliveries: { snapshot(): Iterable<SourceCounts> };
+  deliveries: { snapshot(): Iterable<DeliveryCounts> };
   /** The webhook operations' figures (src/ingest/webhook-figures.ts). */
   operations?: { snapshot(): OperationFigures };
 }
@@ -21,18 +22,6 @@ export interface OperationFigures {
   released: Iterable<{ source: string; outcome: string; count: number }>;
   replays: Iterable<{ status: string; count: number }>;
   purged: Iterable<{ record: string; count: number }>;
-}
-
-/** One source's counts as the ingest pipeline keeps them. */
-export interface SourceCounts {
-  source: string;
-  accepted: number;
-  duplicates: number;
-  dead_lettered: number;
-  ignored: number;
-  /** Held while their source was paused (src/ingest/webhook-operations.ts). */
-  held: number;
-  rejected: Record<string, number>;
 }
 
 /** Registers every source above with `telemetry` (replacing a previous runtime's, after a restart). */
@@ -82,7 +71,7 @@ const OUTCOMES = [
   ["held", "held"],
 ] as const;
 
-function* deliverySamples(counts: Iterable<SourceCounts>): Generator<Sample> {
+function* deliverySamples(counts: Iterable<DeliveryCounts>): Generator<Sample> {
   for (const c of counts) {
     for (const [field, outcome] of OUTCOMES)
       yield { metric: "webhookEvents", labels: { source: c.source, outcome }, value: c[field] };
