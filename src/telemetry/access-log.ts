@@ -3,7 +3,7 @@
  * a sink: the server's is stdout (src/index.ts); an embedding program chooses its own or none. A line holds who asked what and how it went: never
  * a token, a body, a query string or a header value.
  *
- * Levels: `error` for a 5xx; `warn` for the refusals an operator watches (401, 403, 429); `info`
+ * Levels: `error` for a 5xx (a probe's 503, "not ready", is `warn`); `warn` for the refusals an operator watches (401, 403, 429); `info`
  * for the rest; `debug` for a successful probe or scrape (`/metrics`, `/livez`, `/readyz`,
  * `/healthz`), so probes every few seconds do not drown the log at the default level, `info`.
  */
@@ -36,7 +36,8 @@ export interface AccessRecord {
 }
 
 export function levelOf(status: number, route: string): Exclude<LogLevel, "off"> {
-  if (status >= 500) return "error";
+  // A probe's 503 is its answer (not ready, or draining), not a failure of the service.
+  if (status >= 500) return PROBES.has(route) && status === 503 ? "warn" : "error";
   if (status === 401 || status === 403 || status === 429) return "warn";
   if (status < 400 && PROBES.has(route)) return "debug";
   return "info";

@@ -146,7 +146,8 @@ describe("in process, at debug", () => {
 describe("levels and MEMORY_RUNTIME_LOG", () => {
   test("a 5xx is an error; 429 a warning; a failed probe is not debug", () => {
     expect(levelOf(500, "/memory/facts")).toBe("error");
-    expect(levelOf(503, "/readyz")).toBe("error");
+    expect(levelOf(503, "/readyz")).toBe("warn");
+    expect(levelOf(503, "/memory/facts")).toBe("error");
     expect(levelOf(429, "/memory/search")).toBe("warn");
     expect(levelOf(404, "/memory/facts/{sha8}")).toBe("info");
     expect(levelOf(200, "/livez")).toBe("debug");
