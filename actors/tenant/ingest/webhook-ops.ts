@@ -44,7 +44,10 @@ export function webhookOpsHandlers(deps: WebhookOpsDeps): SliceHandlers<keyof We
       setUpkeepDue(vault.dir, 0);
       // Pausing a source whose resume is under way stops the release where it is.
       const committed = setState(source, "paused", false);
-      return later(committed.then(() => ({ status: "paused" as const, held: heldOf(source) })));
+      // Counted now, in the actor's turn: once the commit settles the actor may have stopped and
+      // closed the vault (a tenant deleted meanwhile), and a state write changes no held count.
+      const held = heldOf(source);
+      return later(committed.then(() => ({ status: "paused" as const, held })));
     },
     "source.resume": ({ source }) => {
       const current = ingest.held.state(source);
@@ -53,7 +56,8 @@ export function webhookOpsHandlers(deps: WebhookOpsDeps): SliceHandlers<keyof We
       // Due at once: should the process stop before the release ends, the upkeep continues it.
       setUpkeepDue(vault.dir, 0);
       const committed = setState(source, "paused", true, current.changed_at);
-      return later(committed.then(() => ({ status: "paused" as const, held: heldOf(source) })));
+      const held = heldOf(source);
+      return later(committed.then(() => ({ status: "paused" as const, held })));
     },
     "held.next": ({ source }) => {
       const state = ingest.held.state(source);
