@@ -131,7 +131,9 @@ export const bulkReplayBody = (ids: readonly string[]) =>
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BULK_REPLAY, default: 100 })),
     cursor: Type.Optional(
       Type.String({
-        pattern: "^[A-Za-z0-9_-]{1,512}$",
+        // It carries the last letter's event id (up to 512 characters, any Unicode, JSON-escaped):
+        // room for the longest a source keeps.
+        pattern: "^[A-Za-z0-9_-]{1,8192}$",
         description: "The next_cursor of the previous call (opaque; omit for the first)",
       }),
     ),

@@ -111,7 +111,7 @@ const deadLetterRoutes = (deps: Deps) =>
         tenant: "any",
         params: TenantParams,
         ...BulkReplayBody,
-        response: { 200: BulkReplayReply, ...problems(400, 401, 403, 404, 413, 422, 503, 507) },
+        response: { 200: BulkReplayReply, ...problems(400, 401, 403, 404, 413, 415, 422, 503, 507) },
         detail: {
           tags,
           summary: "Replay the dead letters still dead that match, oldest first (at most `limit`, ≤ 1000)",

@@ -66,6 +66,17 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
     expect(next.body.results).toMatchObject([{ event_id: "fine", status: "replayed" }]);
   });
 
+  test("a cursor after the longest event id a source keeps (512 characters, multi-byte) is taken back", async () => {
+    const longest = "é😀a".repeat(128);
+    expect(longest.length).toBe(512);
+    const t = await withDeadLetters([fact(longest), fact("after-long")]);
+    const first = await replay(t.id, { limit: 1 });
+    expect(first.body.results.map((r: { event_id: string }) => r.event_id)).toEqual([longest]);
+    const next = await replay(t.id, { limit: 1, cursor: first.body.next_cursor });
+    expect(next.status).toBe(200);
+    expect(next.body.results.map((r: { event_id: string }) => r.event_id)).toEqual(["after-long"]);
+  });
+
   test("filters by source, event_type and received_at (from and to inclusive)", async () => {
     const t = await withDeadLetters([
       fact("f-1"),
@@ -149,6 +160,16 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
       headers: { "content-type": "application/json" },
     });
     expect(broken.status).toBe(400);
+    // An NDJSON stream (the import's media type) to this JSON route: the documented 415.
+    const ndjson = await h.json("POST", `/admin/webhooks/replay/${t.id}`, {
+      token: h.adminToken,
+      raw: "{}\n{}\n",
+      headers: { "content-type": "application/x-ndjson" },
+    });
+    expect({ status: ndjson.status, code: ndjson.body.code }).toEqual({
+      status: 415,
+      code: "unsupported_media_type",
+    });
     expect(await factsOf(h, t.token)).toEqual([]);
     const other = await warehouseTenant(h);
     expect(
