@@ -2,7 +2,7 @@ import type { Staging } from "../../../src/vault/staging.ts";
 import { storedCount, type TablesOf } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { DedupeRecord } from "../../../src/vault/write-set.ts";
-import { nulJoined } from "./keys.ts";
+import { deadLetterKey, nulJoined } from "./keys.ts";
 
 /**
  * Reads of the ingest slice's tables (src/vault/tables.ts, `ingest`): dedupe records, the objects
@@ -53,7 +53,7 @@ export class IngestStore {
     // range is bounded on the bare id and each committed key is rebuilt as the string it was.
     const range = this.tables.deadLetters.getRange({ start: eventId, end: `${eventId}\u0001` });
     for (const { key, value } of range) {
-      const written = nulJoined(key);
+      const written = writtenKey(key, value);
       if (written.startsWith(prefix) && !found.has(written)) found.set(written, value);
     }
     return [...found.values()];
@@ -63,7 +63,7 @@ export class IngestStore {
   allDeadLetters(): unknown[] {
     const all = new Map<string, unknown>();
     // Keyed as the pending ones are, or a record being replayed would be listed twice.
-    for (const { key, value } of this.tables.deadLetters.getRange()) all.set(nulJoined(key), value);
+    for (const { key, value } of this.tables.deadLetters.getRange()) all.set(writtenKey(key, value), value);
     for (const [key, value] of this.staging.keys("l")) all.set(key, value);
     return [...all.values()];
   }
@@ -84,4 +84,16 @@ export class IngestStore {
     for (const { key, value } of range) out[key.slice("status:".length)] = value;
     return out;
   }
+}
+
+/**
+ * The string a dead letter was written under. Rebuilt from the record itself, which names its event
+ * id and source: lmdb-js reads some keys back as arrays of parts (a NUL inside), and a long one
+ * starting with a control character as an array holding a byte buffer, which no join restores.
+ */
+function writtenKey(key: unknown, value: unknown): string {
+  const record = value as { event_id?: unknown; source?: unknown } | null;
+  if (typeof record?.event_id === "string" && typeof record.source === "string")
+    return deadLetterKey(record.event_id, record.source);
+  return nulJoined(key);
 }
