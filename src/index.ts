@@ -3,7 +3,7 @@ import { type ClusterConfig, clusterConfigOf } from "./cluster/config.ts";
 import { type ClusterRuntime, createClusterRuntime, serveClusterNode } from "./cluster/serve.ts";
 import { ConfigError } from "./config.ts";
 import { createRuntime, type MemoryRuntime } from "./lib.ts";
-import { stdoutSink } from "./telemetry/access-log.ts";
+import { flushStdout, stdoutSink } from "./telemetry/access-log.ts";
 
 /** What closing takes after the requests' deadline (mailboxes drained, indexes saved, vaults closed) at most. */
 const CLOSE_ALLOWANCE_MS = 10_000;
@@ -18,6 +18,8 @@ async function main(): Promise<void> {
     cluster = clusterConfigOf(process.env);
     // The access log goes to stdout (docs/observability.md#access-log).
     const options = { env: process.env, accessLog: stdoutSink };
+    // The lines of the last event-loop turn go out with the process (the sink writes once a turn).
+    process.on("exit", flushStdout);
     clustered = cluster ? createClusterRuntime(options) : undefined;
     runtime = clustered?.runtime ?? createRuntime(options);
   } catch (error) {

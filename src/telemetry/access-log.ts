@@ -12,10 +12,23 @@ import type { LogLevel } from "./telemetry-settings.ts";
 /** Where log lines go: one call per line, without its newline. */
 export type LogSink = (line: string) => void;
 
-/** Writes to stdout. */
+/**
+ * Writes to stdout, the lines of one event-loop turn in one write: a write per line was a system
+ * call per request (measured: ~10% of a GET's throughput). The lines of the turn a process dies
+ * in can be lost; a stopping server's last lines are flushed by `flushStdout`.
+ */
 export const stdoutSink: LogSink = (line) => {
-  process.stdout.write(`${line}\n`);
+  pending.push(line);
+  if (pending.length === 1) setImmediate(flushStdout);
 };
+const pending: string[] = [];
+
+/** Writes the lines `stdoutSink` still holds. */
+export function flushStdout(): void {
+  if (pending.length === 0) return;
+  process.stdout.write(`${pending.join("\n")}\n`);
+  pending.length = 0;
+}
 
 const SEVERITY: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
 

@@ -40,6 +40,19 @@ export const UNMATCHED = "unmatched";
 export function telemetryPlugin(telemetry: Telemetry, clock: Clock) {
   const answered = new WeakMap<Request, Answered>();
   const { tracing, metrics, accessLog } = telemetry;
+  // prom-client hashes a label object on every call (its keys sorted and joined); the children of
+  // one method, route and status are looked up once and kept (bounded: routes × methods × statuses).
+  const series = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${route} ${status}`;
+    let found = series.get(key);
+    if (found === undefined) {
+      const labels = { method, route, status: String(status) };
+      found = { count: metrics.httpRequests.labels(labels), duration: metrics.httpDuration.labels(labels) };
+      series.set(key, found);
+    }
+    return found;
+  };
   return (
     new Elysia({ name: "telemetry" })
       // Elysia's higher-order function around its fetch (also what @elysiajs/opentelemetry uses):
@@ -56,9 +69,9 @@ export function telemetryPlugin(telemetry: Telemetry, clock: Clock) {
         answered.delete(request);
         const method = METHODS.has(request.method) ? request.method : "other";
         const template = route ? templateOf(route) : UNMATCHED;
-        const labels = { method, route: template, status: String(seen.status) };
-        metrics.httpRequests.inc(labels);
-        metrics.httpDuration.observe(labels, seen.seconds);
+        const series = seriesOf(method, template, seen.status);
+        series.count.inc();
+        series.duration.observe(seen.seconds);
         if (seen.span) endRequestSpan(seen.span, method, template, seen.status);
         if (!accessLog.enabled) return;
         const principal = (context as { principal?: Principal }).principal;
