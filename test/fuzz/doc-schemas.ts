@@ -6,10 +6,10 @@
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
+import { REF_PREFIX, withComponentRefs } from "../helpers/component-refs.ts";
 
 type Json = Record<string, unknown>;
 
-const REF_PREFIX = "#/components/schemas/";
 const COMPONENTS_ID = "urn:fuzz:components";
 
 /** The schema `$ref` names, its sibling keywords kept (OpenAPI 3.1 allows them); others as they are. */
@@ -38,29 +38,17 @@ export function validatorOf(doc: Json): SchemaValidator {
   const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true });
   addFormats(ajv);
   const defs = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
-  ajv.addSchema({ $id: COMPONENTS_ID, $defs: withComponentRefs(defs) });
+  ajv.addSchema({ $id: COMPONENTS_ID, $defs: withComponentRefs(defs, COMPONENTS_ID) });
   const compiled = new Map<string, ValidateFunction>();
   return {
     valid(schema, value) {
       const key = JSON.stringify(schema);
       let validate = compiled.get(key);
       if (!validate) {
-        validate = ajv.compile(withComponentRefs(schema) as Json);
+        validate = ajv.compile(withComponentRefs(schema, COMPONENTS_ID) as Json);
         compiled.set(key, validate);
       }
       return validate(value) === true;
     },
   };
-}
-
-function withComponentRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withComponentRefs);
-  if (!value || typeof value !== "object") return value;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(value as Json))
-    out[k] =
-      k === "$ref" && typeof v === "string" && v.startsWith(REF_PREFIX)
-        ? `${COMPONENTS_ID}#/$defs/${v.slice(REF_PREFIX.length)}`
-        : withComponentRefs(v);
-  return out;
 }

@@ -12,6 +12,7 @@
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
+import { withComponentRefs } from "./component-refs.ts";
 
 type Json = Record<string, unknown>;
 
@@ -42,13 +43,13 @@ export function checkerFromDocument(doc: Json): ConformanceChecker {
   ajv.addVocabulary(["discriminator", "xml", "externalDocs", "example"]);
   // The named schemas, added once: each response schema refers to them by `$ref`.
   const defs = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
-  ajv.addSchema({ $id: COMPONENTS_ID, $defs: withComponentRefs(defs) });
+  ajv.addSchema({ $id: COMPONENTS_ID, $defs: withComponentRefs(defs, COMPONENTS_ID) });
   const compiled = new Map<string, ValidateFunction>();
   const validatorOf = (schema: Json): ValidateFunction => {
     const key = JSON.stringify(schema);
     let validate = compiled.get(key);
     if (!validate) {
-      validate = ajv.compile(withComponentRefs(schema) as Json);
+      validate = ajv.compile(withComponentRefs(schema, COMPONENTS_ID) as Json);
       compiled.set(key, validate);
     }
     return validate;
@@ -176,20 +177,6 @@ function templateRegex(template: string): RegExp {
 }
 
 const COMPONENTS_ID = "urn:openapi:components";
-const REF_PREFIX = "#/components/schemas/";
-
-/** `#/components/schemas/X` becomes a reference into the schema holding them all (COMPONENTS_ID). */
-function withComponentRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withComponentRefs);
-  if (!value || typeof value !== "object") return value;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(value as Json))
-    out[k] =
-      k === "$ref" && typeof v === "string" && v.startsWith(REF_PREFIX)
-        ? `${COMPONENTS_ID}#/$defs/${v.slice(REF_PREFIX.length)}`
-        : withComponentRefs(v);
-  return out;
-}
 
 function describe(error: ErrorObject): string {
   const params = Object.keys(error.params ?? {}).length ? ` ${JSON.stringify(error.params)}` : "";
