@@ -5,13 +5,10 @@
  * operations from the files this service serves (src/http/openapi-viewer.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import type { Browser } from "playwright-core";
+import { ARTIFACTS, launchChromium } from "./helpers/chromium.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
-
-/** Debian's package (installed by .ci/run); CHROMIUM_PATH overrides it. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ARTIFACTS = "test-artifacts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read field by field
 type Json = Record<string, any>;
@@ -23,16 +20,11 @@ let base: string;
 let doc: Json;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: run .ci/run, or set CHROMIUM_PATH`);
   h = await startHarness();
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) });
   base = `http://127.0.0.1:${server.port}`;
   doc = (await (await fetch(`${base}/openapi/json`)).json()) as Json;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -7,12 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { ARTIFACTS, launchChromium } from "../helpers/chromium.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
-/** Debian's package (installed by .ci/run); CHROMIUM_PATH overrides it. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ARTIFACTS = "test-artifacts";
 const HOSTILE = `<img src=x onerror="document.title='owned'"><script>document.title='owned'</script> & "Co"`;
 
 let h: Harness;
@@ -22,7 +20,6 @@ let base: string;
 let tenantId: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: run .ci/run, or set CHROMIUM_PATH`);
   h = await startHarness();
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) });
   base = `http://127.0.0.1:${server.port}`;
@@ -43,11 +40,7 @@ beforeAll(async () => {
     headers: { "stripe-signature": "t=1,v1=00" },
   });
   expect(refused.status).toBe(401);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
