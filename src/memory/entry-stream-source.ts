@@ -25,6 +25,7 @@ const AGENT_CHANGES: ReadonlySet<ChangeType> = new Set<ChangeType>([
   "entry.retracted",
   "entry.erased",
   "decision.resolved",
+  "exception.resolved",
 ]);
 
 const MAX_TAGS = 64;

@@ -15,6 +15,7 @@ export const CHANGE_TYPES = [
   "entry.retracted",
   "entry.erased",
   "decision.resolved",
+  "exception.resolved",
   "deadletter.created",
 ] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];

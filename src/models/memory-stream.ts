@@ -59,7 +59,7 @@ export const EntryEventStream = sentAs(
   Type.String({
     description: [
       "Server-sent events, one per change of the caller's tenant that the caller may read, oldest first:",
-      "`id: <change seq>`, `event: <entry.created | entry.superseded | entry.corrected | entry.retracted | entry.erased | decision.resolved>`,",
+      "`id: <change seq>`, `event: <entry.created | entry.superseded | entry.corrected | entry.retracted | entry.erased | decision.resolved | exception.resolved>`,",
       '`data: {"change": {seq, at, type, id, category, by, related?}, "entry": <the entry as GET /memory/{category}/{id} answers it now>}`',
       "(one line of JSON; for `entry.erased`, `entry` is only `{id, category, erased_at}`).",
       "The stream starts with a `retry:` hint; `: ping` comments keep it alive (MEMORY_RUNTIME_STREAM_HEARTBEAT_SECONDS).",

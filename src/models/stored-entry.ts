@@ -10,4 +10,9 @@ export interface StoredEntry {
   entry: Entry;
   /** `valid_to` before a superseding entry closed it; present only once superseded. */
   prior_valid_to?: string | null;
+  /**
+   * An exception's `status` as written, before a lifecycle event closing its object resolved it
+   * (actors/tenant/ingest/timeline.ts): its identity is the entry as first written.
+   */
+  prior_status?: "open" | "resolved";
 }

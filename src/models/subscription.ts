@@ -12,6 +12,7 @@ export const SUBSCRIBABLE_EVENTS = [
   "entry.corrected",
   "entry.retracted",
   "decision.resolved",
+  "exception.resolved",
   "deadletter.created",
 ] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];

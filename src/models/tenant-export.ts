@@ -111,6 +111,7 @@ export const StoredEntryRecord = StrictObject({
   seq: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   entry: EntryView,
   prior_valid_to: Type.Optional(Type.Union([IsoTime, Type.Null()])),
+  prior_status: Type.Optional(Type.Union([Type.Literal("open"), Type.Literal("resolved")])),
 });
 
 /** An erased entry's trace (the fields an import needs; others the vault keeps are carried along). */

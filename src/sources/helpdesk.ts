@@ -28,6 +28,8 @@ function typeOf(ev: Event): string | undefined {
 const ticket = (ev: Event, path: string) => textAt(ev, `detail.${path}`);
 /** The ticket id (`detail.id`), which every mapping requires. */
 const ticketId = (ev: Event) => ticket(ev, "id")!;
+/** The ticket every event is about: its lifecycle's object. */
+const ticketObject = (ev: Event) => `ticket:${ticketId(ev)}`;
 const title = (ev: Event) => {
   const subject = ticket(ev, "subject");
   return `ticket #${ticketId(ev)}${subject ? ` "${subject}"` : ""}`;
@@ -81,6 +83,8 @@ export const helpdeskSource = defineSource({
       },
       tags: (ev) => ["ticket", "created", lower(at(ev, "detail.priority")), ...ticketTags(ev)],
       data: ticketData,
+      object: ticketObject,
+      lifecycle: "state",
       validFrom: (ev) => at(ev, "detail.created_at") ?? ev.time,
     },
     [SOLVED]: {
@@ -91,7 +95,8 @@ export const helpdeskSource = defineSource({
       fields: () => ({ result: "success" }),
       tags: (ev) => ["ticket", "solved", ...ticketTags(ev)],
       data: (ev) => ({ ...ticketData(ev), previous_status: lower(at(ev, "event.previous")) }),
-      object: (ev) => `ticket:${ticketId(ev)}`,
+      object: ticketObject,
+      lifecycle: "close",
       validFrom: (ev) => ev.time,
     },
     [URGENT]: {
@@ -105,6 +110,8 @@ export const helpdeskSource = defineSource({
       fields: () => ({ severity: "critical", status: "open" }),
       tags: (ev) => ["ticket", "urgent", ...ticketTags(ev)],
       data: (ev) => ({ ...ticketData(ev), previous_priority: lower(at(ev, "event.previous")) }),
+      // Of its ticket: resolved when the ticket is solved.
+      object: ticketObject,
       validFrom: (ev) => ev.time,
     },
     [`${PREFIX}ticket.comment_added`]: {

@@ -252,7 +252,8 @@ function mapClosedWon(ev: Event, event: SourceEvent, deal: string): IngestDraft 
     valid_from: isoFromEpoch(ev.occurredAt),
     source: sourceOf(ID, event),
   });
-  return { draft, object_key: `${ID}:deal:${String(ev.objectId)}`, supersede_previous: true };
+  // The deal's last state: its stage ends here, and what is open about it is resolved.
+  return { draft, object_key: `${ID}:deal:${String(ev.objectId)}`, lifecycle: "close" };
 }
 
 function mapClosedLost(ev: Event, event: SourceEvent, deal: string): IngestDraft {
@@ -273,8 +274,8 @@ function mapClosedLost(ev: Event, event: SourceEvent, deal: string): IngestDraft
     valid_from: isoFromEpoch(ev.occurredAt),
     source: sourceOf(ID, event),
   });
-  // Linked to the deal but not superseding: an exception does not replace a stage decision.
-  return { draft, object_key: `${ID}:deal:${String(ev.objectId)}` };
+  // Still an exception (SOURCES.md), and the deal's last state: its stage decision ends here.
+  return { draft, object_key: `${ID}:deal:${String(ev.objectId)}`, lifecycle: "close" };
 }
 
 function mapStage(ev: Event, event: SourceEvent, deal: string, stage: string): IngestDraft {
@@ -288,7 +289,7 @@ function mapStage(ev: Event, event: SourceEvent, deal: string, stage: string): I
     valid_from: isoFromEpoch(ev.occurredAt),
     source: sourceOf(ID, event),
   });
-  return { draft, object_key: `${ID}:deal:${String(ev.objectId)}`, supersede_previous: true };
+  return { draft, object_key: `${ID}:deal:${String(ev.objectId)}`, lifecycle: "state" };
 }
 
 function mapDealChange(ev: Event, event: SourceEvent): MapResult {

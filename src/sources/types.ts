@@ -48,10 +48,22 @@ export interface SourceEvent {
  * resolves the latest decision written for that object key; without one it is written as a fact
  * tagged `outcome` (SOURCES.md, the eighteen other sources).
  */
+export type Lifecycle = "state" | "close";
+
 export interface IngestDraft {
   draft: EntryDraft;
   object_key?: string;
+  /** The same as `lifecycle: "state"` (the earlier name). */
   supersede_previous?: boolean;
+  /**
+   * What the entry does to its object (docs/source-mappings.md, "Lifecycles"), in the platform's
+   * event time whatever the arrival order: `state` is the object's state from its valid_from,
+   * ending the state before it and ended by the one after; `close` ends the object (its state
+   * gets its valid_to, its open decisions and exceptions, and those linked to it, are resolved).
+   */
+  lifecycle?: Lifecycle;
+  /** Other objects (object keys) the entry belongs to: it is resolved when one of them closes. */
+  links?: string[];
   outcome_of?: string;
   /**
    * The event id (same source) of a message this decision promotes (the messaging bridge's ✅):

@@ -10,6 +10,7 @@ import type { PlatformSender, Signed } from "../fakes/senders/sender.ts";
 import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 import { PLURAL, readEntry, setSecrets } from "../helpers/webhooks.ts";
+import { describeLifecycles, type LifecycleSample } from "./lifecycle-conformance.ts";
 
 export interface MappedSample {
   /** What the sample is, as the test names it ("payment succeeded"). */
@@ -32,6 +33,8 @@ export interface SourceSpec {
   unmapped(): string;
   /** Extra tests for this source (handshakes, outcome linking, official libraries). */
   more?(ctx: SpecContext): void;
+  /** Its closing events, each with the entries it closes (lifecycle-conformance.ts). */
+  lifecycles?: readonly LifecycleSample[];
 }
 
 export interface SpecContext {
@@ -196,18 +199,9 @@ export function describeSource(spec: SourceSpec): void {
     });
   });
 
-  if (spec.more) {
-    describe(`${sender.source}: specifics`, () => {
-      spec.more?.({
-        harness: () => h,
-        clock,
-        tenant,
-        post,
-        deliver,
-        url,
-      });
-    });
-  }
+  const context: SpecContext = { harness: () => h, clock, tenant, post, deliver, url };
+  if (spec.more) describe(`${sender.source}: specifics`, () => spec.more?.(context));
+  if (spec.lifecycles) describeLifecycles(context, spec.lifecycles);
 }
 
 /** The delivery's headers without any credential: only its content type. */

@@ -79,6 +79,33 @@ describeSource({
       },
     },
   ],
+  lifecycles: [
+    {
+      name: "ticket solved",
+      before: [
+        { body: () => zendeskEvent("ticket.created"), category: "workflow", closed: "ended" },
+        {
+          body: () =>
+            zendeskEvent(
+              "ticket.priority_changed",
+              { current: "URGENT", previous: "HIGH" },
+              ticketDetail({ priority: "URGENT" }),
+            ),
+          category: "exception",
+          closed: "resolved",
+        },
+      ],
+      closing: {
+        body: () =>
+          zendeskEvent(
+            "ticket.status_changed",
+            { current: "SOLVED", previous: "OPEN" },
+            ticketDetail({ status: "SOLVED" }),
+          ),
+        category: "fact",
+      },
+    },
+  ],
   // A status change the table does not cover (only a change to solved is an outcome).
   unmapped: () =>
     zendeskEvent(

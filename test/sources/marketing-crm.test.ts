@@ -252,7 +252,7 @@ describe("marketing_crm mapping", () => {
         },
       }),
     ]);
-    const { draft, object_key, supersede_previous } = onlyDraft(source.map(ev!, ctx));
+    const { draft, object_key, lifecycle } = onlyDraft(source.map(ev!, ctx));
     expect(draft).toMatchObject({
       category: "decision",
       stage: "closed_won",
@@ -265,7 +265,7 @@ describe("marketing_crm mapping", () => {
     });
     expect(draft.content).toContain("Acme renewal was closed won for 12500.5 EUR");
     expect(object_key).toBe("marketing_crm:deal:901");
-    expect(supersede_previous).toBe(true);
+    expect(lifecycle).toBe("close");
   });
 
   test("dealstage closedlost → exception with the reason", () => {

@@ -18,6 +18,7 @@ const AS_SEEN: Partial<Record<Change["type"], HistoryEventType>> = {
   "entry.superseded": "superseded_by",
   "entry.corrected": "corrected_by",
   "decision.resolved": "resolved_by",
+  "exception.resolved": "resolved_by",
   "entry.retracted": "retracted",
   "entry.erased": "erased",
 };

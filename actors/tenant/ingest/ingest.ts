@@ -17,6 +17,7 @@ import { holdDelivery } from "./hold.ts";
 import { IngestStore } from "./ingest-store.ts";
 import { deadLetterKey, decisionKey, dedupeKey } from "./keys.ts";
 import { linkedDraft, UnknownReference } from "./linking.ts";
+import { place, type TimelineReads } from "./timeline.ts";
 import { mergeParts, type WebhookPart } from "./webhook-parts.ts";
 
 export interface ReplayReply {
@@ -337,25 +338,37 @@ export class TenantIngest {
     now: number,
     closing?: (id: string) => Partial<WriteSet>,
   ) {
-    const draft = linkedDraft({ store: this.store, entries: this.opts.memory.entries }, ingest, source, item);
+    const linked = linkedDraft(
+      { store: this.store, entries: this.opts.memory.entries },
+      ingest,
+      source,
+      item,
+    );
+    // Its place on its object's timeline (timeline.ts): in event time, closing what it ends.
+    const placed = place(this.timelineReads, ingest, linked, now);
     const objectKey = ingest.object_key;
     const alongside = (id: string): Partial<WriteSet> => {
       const closed = closing?.(id) ?? {};
+      if (placed) return { ...closed, objects: placed.objects(id) };
       if (!objectKey) return closed;
       const objects: Array<[string, string]> = [[objectKey, id]];
-      if (draft.category === "decision") objects.push([decisionKey(objectKey), id]);
+      if (linked.category === "decision") objects.push([decisionKey(objectKey), id]);
       return { ...closed, objects };
     };
-    // A source asking to link the object's latest entry: superseded if the new one is valid after it.
-    const follows = ingest.supersede_previous && objectKey ? this.store.objectLatest(objectKey) : undefined;
     return this.opts.memory.entryFromEvent({
-      draft,
+      draft: placed?.draft ?? linked,
       by: `connector:${source}`,
       vector,
       now,
-      follows,
+      effects: placed?.effects,
       alongside,
     });
+  }
+
+  /** What placing an entry on its timelines reads: the objects index and the entries, pending writes overlaid. */
+  private get timelineReads(): TimelineReads {
+    const entries = this.opts.memory.entries;
+    return { object: (key) => this.store.objectLatest(key), entry: (id) => entries.get(id) };
   }
 
   private deadLetter(

@@ -15,6 +15,11 @@ export function decisionKey(objectKey: string): string {
   return `decision\u0000${objectKey}`;
 }
 
+/** The objects-index key under which an object's timeline is kept (timeline.ts). */
+export function timelineKey(objectKey: string): string {
+  return `timeline\u0000${objectKey}`;
+}
+
 /** A NUL-separated string key as written: lmdb-js may read it back as the array of its parts. */
 export function nulJoined(key: unknown): string {
   return Array.isArray(key) ? key.join("\u0000") : String(key);

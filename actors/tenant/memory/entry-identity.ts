@@ -27,21 +27,26 @@ const SERVER_MANAGED: Partial<Record<Entry["category"], string>> = { decision: "
 
 /**
  * The canonical identity text of an entry as first written. `priorValidTo` is the `valid_to` it had
- * before a supersession closed it (StoredEntry.prior_valid_to), so a stored entry keeps the identity
- * it was written with.
+ * before a supersession closed it (StoredEntry.prior_valid_to), `priorStatus` an exception's status
+ * before its object's lifecycle resolved it, so a stored entry keeps the identity it was written with.
  */
-export function identityText(entry: Entry, priorValidTo?: string | null): string {
+export function identityText(
+  entry: Entry,
+  priorValidTo?: string | null,
+  priorStatus?: "open" | "resolved",
+): string {
   const body: Record<string, unknown> = {};
   const serverManaged = SERVER_MANAGED[entry.category];
   for (const [key, value] of Object.entries(entry)) {
     if (!NOT_BODY.has(key) && key !== serverManaged) body[key] = value;
   }
   if (priorValidTo !== undefined) body.valid_to = priorValidTo;
+  if (priorStatus !== undefined) body.status = priorStatus;
   return canonicalJson({ tenant: entry.tenant_id, category: entry.category, body });
 }
 
 function storedIdentityText(stored: StoredEntry): string {
-  return identityText(stored.entry, stored.prior_valid_to);
+  return identityText(stored.entry, stored.prior_valid_to, stored.prior_status);
 }
 
 /** The identity of the earlier rule, kept only to find entries stored under it. */

@@ -39,9 +39,10 @@ export class LegacyIds {
       return stored !== undefined && !followsCurrentRule(stored, hash);
     });
     this.present = legacy;
-    void (legacy ? meta.put(LEGACY_KEY, 1) : meta.put(CHECKED_KEY, vault.changes.last())).catch(
-      () => undefined,
-    );
+    const recorded = legacy
+      ? vault.recordHint(LEGACY_KEY, 1)
+      : vault.recordHint(CHECKED_KEY, vault.changes.last());
+    void recorded.catch(() => undefined);
   }
 
   /**
@@ -56,7 +57,7 @@ export class LegacyIds {
     this.unrecorded = 0;
     const meta = this.vault.tablesOf("vault").meta;
     if (meta.get(CHECKED_KEY) === undefined) return;
-    void meta.put(CHECKED_KEY, this.vault.changes.current()).catch(() => undefined);
+    void this.vault.recordHint(CHECKED_KEY, this.vault.changes.current()).catch(() => undefined);
   }
 
   /** Records that everything written so far follows the current rule (this slice wrote it). */
@@ -64,13 +65,13 @@ export class LegacyIds {
     const meta = this.vault.tablesOf("vault").meta;
     // A check forgotten since (an import began) stays forgotten: the import's entries are not ours.
     if (this.present || meta.get(CHECKED_KEY) === undefined) return;
-    void meta.put(CHECKED_KEY, this.vault.changes.last()).catch(() => undefined);
+    void this.vault.recordHint(CHECKED_KEY, this.vault.changes.last()).catch(() => undefined);
   }
 }
 
 /** Forgets the check (an import brings entries of another runtime): the next open checks them all. */
 export function forgetLegacyCheck(vault: TenantVault): Promise<boolean> {
-  return vault.tablesOf("vault").meta.remove(CHECKED_KEY);
+  return vault.recordHint(CHECKED_KEY, null);
 }
 
 /** Ids of the entries created after change-log position `after`. */
@@ -83,7 +84,7 @@ function createdSince(vault: TenantVault, after: number): string[] {
 
 /** Whether the entry's id is one of the first slots of its current-rule id chain. */
 export function followsCurrentRule(stored: StoredEntry, hash: Sha8): boolean {
-  const identity = identityText(stored.entry, stored.prior_valid_to);
+  const identity = identityText(stored.entry, stored.prior_valid_to, stored.prior_status);
   if (hash(identity) === stored.entry.id) return true;
   for (let counter = 1; counter < CHAIN_SLOTS; counter++)
     if (hash(`${identity}#${counter}`) === stored.entry.id) return true;

@@ -1,4 +1,6 @@
 import type { BackgroundEmbedding } from "../../../src/embedding/embed-scheduler.ts";
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { ChangeDraft } from "../../../src/models/change.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
@@ -14,7 +16,7 @@ import { MemoryIndexes } from "./indexes.ts";
 import { MemoryQuery } from "./query.ts";
 import { MemorySearch } from "./search.ts";
 import { SimilarWrites } from "./similar-write.ts";
-import { MemoryWriter } from "./writer.ts";
+import { MemoryWriter, type Prepared } from "./writer.ts";
 
 export interface MemoryOptions {
   tenantId: string;
@@ -34,6 +36,13 @@ export interface Background {
   storeVectors(items: EmbeddedItem[], vectors: Float32Array[]): Promise<unknown>;
 }
 
+/** What an event's entry does to other entries besides its own links (EventEntry.effects). */
+export interface Effects {
+  stored: StoredEntry;
+  updates: StoredEntry[];
+  changes: ChangeDraft[];
+}
+
 /** A source event's entry (the ingest slice's ask): who wrote it, and what goes with it. */
 export interface EventEntry {
   draft: EntryDraft;
@@ -41,8 +50,12 @@ export interface EventEntry {
   by: string;
   vector?: Float32Array;
   now: number;
-  /** The source's latest entry about the same object: superseded if live and the draft is valid after it. */
-  follows?: string;
+  /**
+   * What the write does besides, given the entry as prepared and the updates it implies already
+   * (its object's timeline, actors/tenant/ingest/timeline.ts): the entry as it is stored, and the
+   * other entries it changes (an update of an entry listed already takes its place).
+   */
+  effects?: (stored: StoredEntry, updates: StoredEntry[]) => Effects;
   /** The ingest records written in the same transaction as the entry, given its id. */
   alongside?: (id: string) => Partial<WriteSet>;
 }
@@ -102,8 +115,8 @@ export class TenantMemory {
    */
   entryFromEvent(e: EventEntry): { id: string; committed: Promise<void> } {
     checkDraft(e.draft);
-    const prepared = this.writer.prepare(e.draft, e.by, e.now, { follows: e.follows });
-    const fresh = "stored" in prepared ? prepared : undefined;
+    const prepared = this.writer.prepare(e.draft, e.by, e.now);
+    const fresh = "stored" in prepared ? withEffects(prepared, e.effects) : undefined;
     const id = "stored" in prepared ? prepared.stored.entry.id : prepared.existing.entry.id;
     const set = fresh ? this.writer.writeSetOf(fresh, e.vector) : emptySet({});
     Object.assign(set, e.alongside?.(id));
@@ -117,4 +130,16 @@ export class TenantMemory {
     this.indexes.close();
     this.writer.close();
   }
+}
+
+/** The prepared write with what its effects add: an update of an entry it changes already replaces that one. */
+function withEffects(prepared: Prepared, effects: EventEntry["effects"]): Prepared {
+  if (!effects) return prepared;
+  const added = effects(prepared.stored, prepared.updates);
+  const ids = new Set(added.updates.map((u) => u.entry.id));
+  return {
+    stored: added.stored,
+    updates: [...prepared.updates.filter((u) => !ids.has(u.entry.id)), ...added.updates],
+    changes: [...prepared.changes, ...added.changes],
+  };
 }

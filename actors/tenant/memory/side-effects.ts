@@ -25,18 +25,6 @@ export function withCorrectionDefaults(draft: EntryDraft, lookup: EntryLookup): 
   return target ? { ...draft, valid_from: target.entry.valid_from } : draft;
 }
 
-/**
- * The draft superseding `previous` (a source's latest entry about the same object) when that entry
- * is live and the draft becomes valid after it; undefined when it stands alone.
- */
-export function following(n: NormalisedDraft, previous: string, lookup: EntryLookup): EntryDraft | undefined {
-  const target = lookup(previous);
-  if (!target || target.entry.expired_at !== null || target.entry.invalidated_at !== null) return undefined;
-  return n.validFrom > Date.parse(target.entry.valid_from)
-    ? ({ ...n.draft, supersedes: target.entry.id } as EntryDraft)
-    : undefined;
-}
-
 /** Changes to other entries this write implies: supersession, correction, decision resolution. */
 export function sideEffects(n: NormalisedDraft, now: number, lookup: EntryLookup): SideEffect[] {
   const effects: SideEffect[] = [];

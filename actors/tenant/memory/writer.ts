@@ -23,7 +23,7 @@ import type { EntryStore } from "./entry-store.ts";
 import { idempotencyRecord, replayed } from "./idempotency.ts";
 import type { MemoryIndexes } from "./indexes.ts";
 import { LegacyIds } from "./legacy-ids.ts";
-import { type EntryLookup, following, sideEffects, withCorrectionDefaults } from "./side-effects.ts";
+import { type EntryLookup, sideEffects, withCorrectionDefaults } from "./side-effects.ts";
 
 export interface Prepared {
   stored: StoredEntry;
@@ -131,18 +131,16 @@ export class MemoryWriter {
    * Validates a draft against this tenant's entries and builds the stored entry with the updates it
    * implies, without writing anything. An entry of identical canonical content already stored is
    * returned as `existing` (the same entry, by CONTRACT §2). `lookup` lets a batch see its own
-   * earlier items; `follows` names an entry the draft supersedes if it becomes valid after it.
+   * earlier items.
    */
   prepare(
     draft: CreateEntry["draft"],
     createdBy: string,
     now: number,
-    options: { lookup?: EntryLookup; follows?: string } = {},
+    options: { lookup?: EntryLookup } = {},
   ): Prepared | { existing: StoredEntry } {
     const lookup = options.lookup ?? ((id: string) => this.entries.get(id));
-    let n = normaliseDraft(withCorrectionDefaults(draft, lookup), now);
-    const followed = options.follows ? following(n, options.follows, lookup) : undefined;
-    if (followed) n = normaliseDraft(followed, now);
+    const n = normaliseDraft(withCorrectionDefaults(draft, lookup), now);
     const effects = sideEffects(n, now, lookup);
     const candidate = buildEntry(n, "", { tenantId: this.opts.tenantId, createdBy, now });
     const resolved = resolveEntryId(candidate, lookup, this.hash, this.legacyIds.present);

@@ -14,6 +14,7 @@ import type { Category } from "../../models/category.ts";
 import type { EntryDraft } from "../../models/entry.ts";
 import type {
   IngestDraft,
+  Lifecycle,
   MapResult,
   SourceContext,
   SourceEvent,
@@ -56,6 +57,14 @@ export interface EventMapping {
   object?(ev: Event): unknown;
   /** When it became true (epoch s or ms, or RFC 3339); default: when it was received. */
   validFrom?(ev: Event): unknown;
+  /**
+   * What the event does to its `object`, in event time (docs/source-mappings.md, "Lifecycles";
+   * applied by the ingest, actors/tenant/ingest/timeline.ts): `state`, a new state ending the one
+   * before it; `close`, the end of the object, resolving its open decisions and exceptions.
+   */
+  lifecycle?: Lifecycle;
+  /** Other objects of this source the entry belongs to (a payment's invoice): it closes with them. */
+  links?(ev: Event): unknown[];
 }
 
 export interface SourceDefinition {
@@ -215,7 +224,18 @@ function draftOf(sourceId: string, mapping: EventMapping, ev: Event, event: Sour
     valid_from: mapping.validFrom ? isoFrom(mapping.validFrom(ev)) : undefined,
     source: sourceOf(sourceId, event),
   } as EntryDraft);
-  if (!object) return { draft };
-  const objectKey = `${sourceId}:${clip(object, 256)}`;
-  return mapping.category === "outcome" ? { draft, outcome_of: objectKey } : { draft, object_key: objectKey };
+  const links = (mapping.links?.(ev) ?? []).map(text).filter((link) => link !== undefined);
+  const linked = links.length > 0 ? { links: links.map((link) => keyOf(sourceId, link)) } : {};
+  if (!object) return { draft, ...linked };
+  const objectKey = keyOf(sourceId, object);
+  if (mapping.category !== "outcome")
+    return { draft, object_key: objectKey, lifecycle: mapping.lifecycle, ...linked };
+  // An outcome resolves its object's decision; one that ends the object is on its timeline too.
+  const placed = mapping.lifecycle ? { object_key: objectKey, lifecycle: mapping.lifecycle } : {};
+  return { draft, outcome_of: objectKey, ...placed, ...linked };
+}
+
+/** The object key of a source's object (the objects index, actors/tenant/ingest/timeline.ts). */
+function keyOf(sourceId: string, object: string): string {
+  return `${sourceId}:${clip(object, 256)}`;
 }

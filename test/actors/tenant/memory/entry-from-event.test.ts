@@ -77,7 +77,7 @@ describe("TenantMemory.entryFromEvent: a source event's entry", () => {
     expect(memory.entries.count()).toBe(1);
   });
 
-  test("`follows` supersedes a live entry the draft is valid after, and leaves an earlier draft alone", async () => {
+  test("`effects` change other entries in the same write, and the entry as they give it is stored", async () => {
     const { memory, clock } = setup();
     const by = "connector:crm";
     const old = memory.entryFromEvent({
@@ -86,18 +86,20 @@ describe("TenantMemory.entryFromEvent: a source event's entry", () => {
       now: clock.now(),
     });
     await old.committed;
-    const later = memory.entryFromEvent({ draft: fact("stage 2"), by, now: clock.now(), follows: old.id });
-    await later.committed;
-    expect(memory.entries.get(later.id)?.entry.supersedes).toBe(old.id);
-    expect(memory.entries.get(old.id)?.entry.valid_to).toBe("2026-03-01T00:00:00.000Z");
-    const earlier = memory.entryFromEvent({
-      draft: fact("stage 0", "2026-01-01T00:00:00.000Z"),
+    const stored = memory.entries.get(old.id)!;
+    const ended = { ...stored, entry: { ...stored.entry, valid_to: "2026-02-15T00:00:00.000Z" } };
+    const later = memory.entryFromEvent({
+      draft: fact("stage 2", "2026-02-15T00:00:00.000Z"),
       by,
       now: clock.now(),
-      follows: later.id,
+      effects: (self) => ({
+        stored: { ...self, entry: { ...self.entry, tags: ["placed"] } },
+        updates: [ended],
+        changes: [{ type: "entry.superseded", id: old.id, category: "fact", by, related: self.entry.id }],
+      }),
     });
-    await earlier.committed;
-    expect(memory.entries.get(earlier.id)?.entry.supersedes).toBeUndefined();
-    expect(memory.entries.get(later.id)?.entry.valid_to).toBeNull();
+    await later.committed;
+    expect(memory.entries.get(old.id)?.entry.valid_to).toBe("2026-02-15T00:00:00.000Z");
+    expect(memory.entries.get(later.id)?.entry.tags).toEqual(["placed"]);
   });
 });

@@ -1,0 +1,180 @@
+/**
+ * An object's timeline (docs/source-mappings.md, "Lifecycles"): the entries written about one
+ * platform object (a deal, a ticket, an invoice), ordered by the platform's event time (their
+ * valid_from) whatever order they arrived in. One generic rule for every source, applied to what
+ * each mapping declares (`lifecycle`, `links`):
+ * - a `state` ends the state before it (its valid_to becomes the new valid_from) and is ended by
+ *   the one after it, so a late event takes its place between its neighbours and never stays
+ *   valid over a newer state;
+ * - a `close` is the last state: it ends the one before it and resolves every open decision and
+ *   exception of the object (and those linked to it) valid from no later than itself; one that
+ *   arrives after its close is written resolved.
+ * The result depends on the set of events, not on their order (test/actors/tenant/timeline.test.ts).
+ * Kept in the objects index as JSON, one record per object, written with the entry it changes.
+ */
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { ChangeDraft } from "../../../src/models/change.ts";
+import { isoOf } from "../../../src/models/common.ts";
+import type { EntryDraft } from "../../../src/models/entry.ts";
+import type { IngestDraft, Lifecycle } from "../../../src/sources/types.ts";
+import type { Effects } from "../memory/memory.ts";
+import { decisionKey, timelineKey } from "./keys.ts";
+
+/** A member: entry id, valid_from (epoch ms), role (state, close, or a member only) and category. */
+type Member = [id: string, at: number, role: "s" | "c" | "m", category: string];
+
+/** Bounds one record: an object of more entries keeps its newest (the oldest are settled long ago). */
+const MAX_MEMBERS = 512;
+
+export interface TimelineReads {
+  /** The objects index (pending writes overlaid). */
+  object(key: string): string | undefined;
+  entry(id: string): StoredEntry | undefined;
+}
+
+/** What placing a draft on its timelines asks of the write: its draft, its effects, its index records. */
+export interface Placement {
+  draft: EntryDraft;
+  effects(stored: StoredEntry, updates: StoredEntry[]): Effects;
+  objects(id: string): Array<[string, string]>;
+}
+
+/** The role a source's draft declares (`supersede_previous` is the earlier name of `state`). */
+export function lifecycleOf(ingest: IngestDraft): Lifecycle | undefined {
+  return ingest.lifecycle ?? (ingest.supersede_previous ? "state" : undefined);
+}
+
+/** Whether an entry of this role and category goes on its timelines at all. */
+function recorded(role: Lifecycle | undefined, category: string): boolean {
+  return role !== undefined || category === "decision" || category === "exception";
+}
+
+export function readTimeline(reads: Pick<TimelineReads, "object">, objectKey: string): Member[] {
+  const raw = reads.object(timelineKey(objectKey));
+  if (raw === undefined) return [];
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    return Array.isArray(parsed) ? (parsed as Member[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+const isState = (m: Member) => m[2] !== "m";
+const byTime = (a: Member, b: Member) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+const live = (s: StoredEntry | undefined): s is StoredEntry => s !== undefined && s.entry.expired_at === null;
+const resolvable = (s: StoredEntry) =>
+  (s.entry.category === "decision" || s.entry.category === "exception") && s.entry.status !== "resolved";
+
+/**
+ * Where a draft about `objectKey` (and the objects it `links` to) goes on their timelines, and what
+ * that changes: the draft bounded by the next state, the state before it ended, what a close
+ * resolves. `now` is the transaction time (epoch ms).
+ */
+export function place(
+  reads: TimelineReads,
+  ingest: IngestDraft,
+  draft: EntryDraft,
+  now: number,
+): Placement | undefined {
+  const own = ingest.object_key;
+  const role = own ? lifecycleOf(ingest) : undefined;
+  const links = (ingest.links ?? []).filter((key) => key !== own);
+  if ((!own || !recorded(role, draft.category)) && links.length === 0) return undefined;
+  const at = draft.valid_from === undefined ? now : Date.parse(draft.valid_from);
+  const timeline = own ? readTimeline(reads, own).sort(byTime) : [];
+  const states = timeline.filter(isState);
+  const prev = role ? states.filter((m) => m[1] < at).at(-1) : undefined;
+  const next = role ? states.find((m) => m[1] > at) : undefined;
+  const previous = prev ? reads.entry(prev[0]) : undefined;
+  let placed = draft;
+  if (next && (draft.valid_to == null || Date.parse(draft.valid_to) > next[1]))
+    placed = { ...placed, valid_to: isoOf(next[1]) };
+  // Appended after the object's last state: linked as a supersession (CONTRACT §5), as ever.
+  const chained =
+    !next && live(previous) && previous.entry.valid_to === null && !draft.supersedes && !draft.corrects;
+  if (chained) placed = { ...placed, supersedes: previous.entry.id };
+  const linked = links.map((key) => ({ key, members: readTimeline(reads, key) }));
+  const closers = [...timeline, ...linked.flatMap((l) => l.members)].filter((m) => m[2] === "c");
+  const closed = role === "close" || closers.some((m) => m[1] >= at);
+  return {
+    draft: placed,
+    effects: (stored, updates) => {
+      const lookup = (id: string) => updates.find((u) => u.entry.id === id) ?? reads.entry(id);
+      const id = stored.entry.id;
+      const changes: ChangeDraft[] = [];
+      const changed: StoredEntry[] = [];
+      if (previous && !chained && prev && prev[0] !== id) {
+        const ended = endAt(lookup(prev[0]), at, now);
+        if (ended) {
+          changed.push(ended);
+          changes.push(change("entry.superseded", ended, id, stored.entry.created_by));
+        }
+      }
+      if (role === "close")
+        for (const m of timeline) {
+          const target = m[1] <= at && m[0] !== id ? lookup(m[0]) : undefined;
+          const base = changed.find((c) => c.entry.id === m[0]) ?? target;
+          if (!live(base) || !resolvable(base)) continue;
+          const resolved = resolvedOf(base);
+          const i = changed.indexOf(base);
+          if (i >= 0) changed[i] = resolved;
+          else changed.push(resolved);
+          changes.push(change(resolutionOf(resolved), resolved, id, stored.entry.created_by));
+        }
+      const self = closed && resolvable(stored) ? resolvedOf(stored) : stored;
+      return { stored: self, updates: changed, changes };
+    },
+    objects: (id) => {
+      const records: Array<[string, string]> = [];
+      const member: Member = [id, at, role === "state" ? "s" : role === "close" ? "c" : "m", draft.category];
+      if (own && recorded(role, draft.category)) {
+        const later = timeline.some((m) => m[1] > at && m[0] !== id);
+        if (!later) records.push([own, id]);
+        const laterDecision = timeline.some((m) => m[1] > at && m[3] === "decision" && m[0] !== id);
+        if (draft.category === "decision" && !laterDecision) records.push([decisionKey(own), id]);
+        records.push([timelineKey(own), JSON.stringify(withMember(timeline, member))]);
+      }
+      for (const { key, members } of linked)
+        records.push([timelineKey(key), JSON.stringify(withMember(members, [id, at, "m", draft.category]))]);
+      return records;
+    },
+  };
+}
+
+/** The timeline with the member (once), in event-time order, bounded to its newest MAX_MEMBERS. */
+function withMember(members: Member[], member: Member): Member[] {
+  const all = [...members.filter((m) => m[0] !== member[0]), member].sort(byTime);
+  return all.slice(-MAX_MEMBERS);
+}
+
+/** The state before a late one, ended where the late one begins (if it was valid past that). */
+function endAt(target: StoredEntry | undefined, at: number, now: number): StoredEntry | undefined {
+  if (!live(target) || at <= Date.parse(target.entry.valid_from)) return undefined;
+  const validTo = target.entry.valid_to;
+  if (validTo !== null && Date.parse(validTo) <= at) return undefined;
+  return {
+    ...target,
+    prior_valid_to: target.prior_valid_to !== undefined ? target.prior_valid_to : validTo,
+    entry: { ...target.entry, valid_to: isoOf(at), invalidated_at: isoOf(now) },
+  };
+}
+
+/** A decision or exception resolved by its object's close; an exception keeps the status it was written with. */
+export function resolvedOf(stored: StoredEntry): StoredEntry {
+  const prior =
+    stored.entry.category === "exception" ? (stored.prior_status ?? stored.entry.status) : undefined;
+  return {
+    ...stored,
+    ...(prior === "open" || prior === "resolved" ? { prior_status: prior } : {}),
+    entry: { ...stored.entry, status: "resolved" },
+  };
+}
+
+export function resolutionOf(stored: StoredEntry): "decision.resolved" | "exception.resolved" {
+  return stored.entry.category === "decision" ? "decision.resolved" : "exception.resolved";
+}
+
+function change(type: ChangeDraft["type"], stored: StoredEntry, related: string, by: string): ChangeDraft {
+  return { type, id: stored.entry.id, category: stored.entry.category, by, related };
+}
