@@ -1422,8 +1422,8 @@ export interface components {
                 event_type?: string;
                 url?: string;
             };
-            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
-            embedding?: number[];
+            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Under `client`: Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
+            embedding?: unknown;
             /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             rationale?: string;
@@ -1721,8 +1721,8 @@ export interface components {
                 event_type?: string;
                 url?: string;
             };
-            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
-            embedding?: number[];
+            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Under `client`: Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
+            embedding?: unknown;
             /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             /** @enum {string} */
@@ -1877,8 +1877,8 @@ export interface components {
                 event_type?: string;
                 url?: string;
             };
-            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
-            embedding?: number[];
+            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Under `client`: Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
+            embedding?: unknown;
             /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
         };
@@ -2259,8 +2259,8 @@ export interface components {
                 event_type?: string;
                 url?: string;
             };
-            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
-            embedding?: number[];
+            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Under `client`: Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
+            embedding?: unknown;
             /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             /** @description A decision of this tenant (422 otherwise) */
@@ -2455,8 +2455,8 @@ export interface components {
                 event_type?: string;
                 url?: string;
             };
-            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
-            embedding?: number[];
+            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Under `client`: Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
+            embedding?: unknown;
             /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             subject: string;
@@ -2646,7 +2646,7 @@ export interface components {
         Subscription: {
             id: string;
             url: string;
-            events: ("entry.created" | "entry.superseded" | "entry.corrected" | "entry.retracted" | "decision.resolved" | "deadletter.created")[];
+            events: ("entry.created" | "entry.superseded" | "entry.corrected" | "entry.retracted" | "decision.resolved" | "exception.resolved" | "deadletter.created")[];
             /** @enum {string} */
             status: "active" | "disabled";
             /**
@@ -2672,7 +2672,7 @@ export interface components {
         SubscriptionCreated: {
             id: string;
             url: string;
-            events: ("entry.created" | "entry.superseded" | "entry.corrected" | "entry.retracted" | "decision.resolved" | "deadletter.created")[];
+            events: ("entry.created" | "entry.superseded" | "entry.corrected" | "entry.retracted" | "decision.resolved" | "exception.resolved" | "deadletter.created")[];
             /** @constant */
             status: "active";
             /**
@@ -2716,7 +2716,7 @@ export interface components {
              */
             url: string;
             /** @description The change types to deliver */
-            events: ("entry.created" | "entry.superseded" | "entry.corrected" | "entry.retracted" | "decision.resolved" | "deadletter.created")[];
+            events: ("entry.created" | "entry.superseded" | "entry.corrected" | "entry.retracted" | "decision.resolved" | "exception.resolved" | "deadletter.created")[];
             /** @description whsec_ and the base64 (padded) of 24–64 random bytes; generated when absent */
             secret?: string;
         };
@@ -2921,8 +2921,8 @@ export interface components {
                 event_type?: string;
                 url?: string;
             };
-            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
-            embedding?: number[];
+            /** @description Accepted only when the runtime's embedder is `client`; this one's is `hash`, so a write that gives one is refused (422 `validation_failed`, at `/embedding`). Under `client`: Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
+            embedding?: unknown;
             /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
             steps?: string[];
@@ -8087,7 +8087,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-sent events, one per change of the caller's tenant that the caller may read, oldest first: `id: <change seq>`, `event: <entry.created | entry.superseded | entry.corrected | entry.retracted | entry.erased | decision.resolved>`, `data: {"change": {seq, at, type, id, category, by, related?}, "entry": <the entry as GET /memory/{category}/{id} answers it now>}` (one line of JSON; for `entry.erased`, `entry` is only `{id, category, erased_at}`). The stream starts with a `retry:` hint; `: ping` comments keep it alive (MEMORY_RUNTIME_STREAM_HEARTBEAT_SECONDS). It ends at the token's `exp`, when the tenant is suspended or deleted, and when the client falls too far behind; reconnect with `Last-Event-ID` to get exactly what was missed. */
+            /** @description Server-sent events, one per change of the caller's tenant that the caller may read, oldest first: `id: <change seq>`, `event: <entry.created | entry.superseded | entry.corrected | entry.retracted | entry.erased | decision.resolved | exception.resolved>`, `data: {"change": {seq, at, type, id, category, by, related?}, "entry": <the entry as GET /memory/{category}/{id} answers it now>}` (one line of JSON; for `entry.erased`, `entry` is only `{id, category, erased_at}`). The stream starts with a `retry:` hint; `: ping` comments keep it alive (MEMORY_RUNTIME_STREAM_HEARTBEAT_SECONDS). It ends at the token's `exp`, when the tenant is suspended or deleted, and when the client falls too far behind; reconnect with `Last-Event-ID` to get exactly what was missed. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10115,12 +10115,12 @@ export interface operations {
                     source?: "crm" | "mail" | "data" | "marketing_crm" | "payments" | "code_host" | "storefront" | "helpdesk" | "issue_tracker" | "project_tracker" | "support_chat" | "telephony" | "meetings" | "incidents" | "scheduling" | "forms" | "esign" | "office_graph" | "analytics" | "warehouse" | "calendar" | "standard" | "messaging";
                     /**
                      * Format: date-time
-                     * @description RFC 3339 timestamp
+                     * @description RFC 3339 timestamp: `received_at` at or after it (inclusive); not after `to` (422 otherwise)
                      */
                     from?: string;
                     /**
                      * Format: date-time
-                     * @description RFC 3339 timestamp
+                     * @description RFC 3339 timestamp: `received_at` at or before it (inclusive)
                      */
                     to?: string;
                     event_type?: string;

@@ -151,17 +151,33 @@ describe("the stream's categories", () => {
 
 describe("embedding", () => {
   test("documented with the configured dimension, float32 bounds, and when a write takes one", () => {
-    const write = schema(doc.components.schemas.FactInput).properties.embedding;
     const search = schema(doc.components.schemas.SearchRequest).properties.embedding;
-    for (const e of [write, search]) {
-      expect([e.minItems, e.maxItems]).toEqual([8, 8]);
-      expect(e.items.exclusiveMaximum).toBe(3.4028235677973366e38);
-      expect(e.contains).toBeDefined();
-    }
+    expect([search.minItems, search.maxItems]).toEqual([8, 8]);
+    expect(search.items.exclusiveMaximum).toBe(3.4028235677973366e38);
+    expect(search.contains).toBeDefined();
+    const write = schema(doc.components.schemas.FactInput).properties.embedding;
     expect(write.description).toContain(
       "Accepted only when the runtime's embedder is `client`; this one's is `hash`",
     );
     expect(schema(doc.components.schemas.FactInput).required).toEqual(["content"]);
+  });
+
+  test("under an embedder other than `client`, every write's schema refuses the field itself", () => {
+    // Every schema of the document with an `embedding` property that is not a read or a search:
+    // the six *Input schemas and the batch items (inline or by reference).
+    const writes: Array<[string, Record<string, unknown>]> = [];
+    const visit = (value: unknown, at: string): void => {
+      if (!value || typeof value !== "object") return;
+      const embedding = (value as { properties?: { embedding?: Record<string, unknown> } }).properties
+        ?.embedding;
+      if (embedding && String(embedding.description ?? "").startsWith("Accepted only when"))
+        writes.push([at, embedding]);
+      for (const [k, child] of Object.entries(value)) visit(child, `${at}/${k}`);
+    };
+    visit(doc, "#");
+    expect(writes.length).toBeGreaterThanOrEqual(6);
+    for (const [at, e] of writes)
+      expect({ at, not: e.not, type: e.type }).toEqual({ at, not: {}, type: undefined });
   });
 
   test("the service answers as documented: a write refuses one, a search takes exactly 8 numbers", async () => {

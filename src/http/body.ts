@@ -69,9 +69,19 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
 /** Marker body for routes that read their own raw bytes (webhooks): the stream is left unread. */
 export const RAW_BODY = Symbol("raw-body");
 
+/** Requests whose body was the JSON text `null`, which the reader answers as it does an empty body. */
+const jsonNulls = new WeakSet<Request>();
+
 /** The JSON body of an API request, capped at `limit`; an empty body is `null` (handled, absent). */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
-  return parseJsonBytes(await readBodyCapped(request, limit)) ?? null;
+  const value = parseJsonBytes(await readBodyCapped(request, limit));
+  if (value === null) jsonNulls.add(request);
+  return value ?? null;
+}
+
+/** The body was `null` itself, not absent: a route whose body is optional refuses it as a non-object. */
+export function sentJsonNull(request: Request): boolean {
+  return jsonNulls.has(request);
 }
 
 /**

@@ -19,8 +19,9 @@ const FLOAT32_ZERO = 7.006492321624085e-46;
 /**
  * Writes the configured rule into every schema marked `EmbeddingField` (src/models/embedding-field.ts):
  * exactly `dims` numbers, each finite as a float32, not all zero; and on writes, when the vector
- * is accepted (only from a `client` embedder, which then requires it). Without a rule (a document
- * built without the configuration) only the marks go.
+ * is accepted (only from a `client` embedder, which then requires it); under any other embedder a
+ * write's field is `not: {}` (no value allowed). Without a rule (a document built without the
+ * configuration) only the marks go.
  */
 export function writeEmbeddingRule(doc: Json, rule: EmbeddingRule | undefined): void {
   const visit = (value: unknown): void => {
@@ -34,7 +35,11 @@ export function writeEmbeddingRule(doc: Json, rule: EmbeddingRule | undefined): 
     const use = schema[EMBEDDING_FIELD_KEY] as EmbeddingUse | undefined;
     if (use) {
       delete schema[EMBEDDING_FIELD_KEY];
-      if (rule) Object.assign(schema, embeddingSchema(use, rule));
+      // Replaced whole: the marked schema's own keywords (`type`, `items`) would contradict `not`.
+      if (rule) {
+        for (const key of Object.keys(schema)) delete schema[key];
+        Object.assign(schema, embeddingSchema(use, rule));
+      }
     }
     for (const child of Object.values(schema)) visit(child);
   };
@@ -51,12 +56,17 @@ function requireWhenClient(schema: Json, rule: EmbeddingRule): void {
 
 function embeddingSchema(use: EmbeddingUse, rule: EmbeddingRule): Json {
   const shape = `Exactly ${rule.dims} numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length.`;
+  // Refused by the schema itself, not only in words: generators and validating proxies read the
+  // schema, and this document is this deployment's (the embedder is fixed at start).
+  if (use === "write" && rule.embedder !== "client")
+    return {
+      not: {},
+      description: `Accepted only when the runtime's embedder is \`client\`; this one's is \`${rule.embedder}\`, so a write that gives one is refused (422 \`validation_failed\`, at \`/embedding\`). Under \`client\`: ${shape}`,
+    };
   const when =
     use === "search"
       ? "The query vector (else the query text is embedded)."
-      : rule.embedder === "client"
-        ? "Required: this runtime's embedder is `client` (the caller sends every entry's vector)."
-        : `Accepted only when the runtime's embedder is \`client\`; this one's is \`${rule.embedder}\`, so a write that gives one is refused (422 \`validation_failed\`, at \`/embedding\`).`;
+      : "Required: this runtime's embedder is `client` (the caller sends every entry's vector).";
   return {
     type: "array",
     minItems: rule.dims,

@@ -57,13 +57,23 @@ function sourceId(ids: readonly string[]): TUnion<TLiteral<string>[]> {
   );
 }
 
+/** The ends of a `received_at` window; an order JSON Schema cannot compare, so the description says it. */
+const WindowFrom = {
+  ...Timestamp,
+  description: "RFC 3339 timestamp: `received_at` at or after it (inclusive); not after `to` (422 otherwise)",
+};
+const WindowTo = {
+  ...Timestamp,
+  description: "RFC 3339 timestamp: `received_at` at or before it (inclusive)",
+};
+
 export const deliveryQuery = (ids: readonly string[]) =>
   QueryObject({
     source: Type.Optional(sourceId(ids)),
     event_id: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
     outcome: Type.Optional(LiteralUnion(DELIVERY_OUTCOMES)),
-    from: Type.Optional(Timestamp),
-    to: Type.Optional(Timestamp),
+    from: Type.Optional(WindowFrom),
+    to: Type.Optional(WindowTo),
     limit: Type.Optional(QueryInteger({ minimum: 1, maximum: MAX_DELIVERY_PAGE, default: 100 })),
     cursor: Type.Optional(Cursor),
   });
@@ -125,8 +135,8 @@ export const sourcePathParams = (ids: readonly string[]) =>
 export const bulkReplayBody = (ids: readonly string[]) =>
   StrictObject({
     source: Type.Optional(sourceId(ids)),
-    from: Type.Optional(Timestamp),
-    to: Type.Optional(Timestamp),
+    from: Type.Optional(WindowFrom),
+    to: Type.Optional(WindowTo),
     event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BULK_REPLAY, default: 100 })),
     cursor: Type.Optional(

@@ -1,7 +1,9 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { Elysia } from "elysia";
+import { sentJsonNull } from "../http/body.ts";
 import { requestIdOf } from "../http/request-id.ts";
+import { checkBody } from "../http/validate-body.ts";
 import { PAUSABLE_SOURCES } from "../ingest/webhook-operations.ts";
 import { LiteralUnion, QueryInteger, QueryObject } from "../models/common.ts";
 import { DEAD_LETTER_STATUSES, DeadLetterList, ReplayReply } from "../models/dead-letter.ts";
@@ -29,11 +31,17 @@ const ReplayParams = Type.Object({ tenant_id: Type.String(), event_id: Type.Stri
  * check (arrays and scalars refused: Elysia's own lets them through as `{}`); the schema documents it.
  */
 const bulkBody = bulkReplayBody(PAUSABLE_SOURCES);
+const bulkCheck = TypeCompiler.Compile(bulkBody) as TypeCheck<TSchema>;
 const BulkReplayBody = {
   body: Type.Optional(bulkBody),
   checkBody: TypeCompiler.Compile(
     Type.Union([bulkBody, Type.Undefined(), Type.Null()]),
   ) as TypeCheck<TSchema>,
+  // A JSON `null` is refused (422) like `[]` or `5`: the reader answers it as it does no body (and
+  // Elysia then fills in the defaults), so the request tells the two apart.
+  beforeHandle({ request }: { request: Request }) {
+    if (sentJsonNull(request)) checkBody(bulkCheck, null);
+  },
 };
 
 /**

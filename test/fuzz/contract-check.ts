@@ -4,7 +4,8 @@
  * - positive acceptance: requests generated valid from the document are never refused as invalid
  *   (400, 406, 415 or 422); any other answer (2xx, a 404 for an id that does not exist, a 409, a
  *   429) is not a refusal of the request's form;
- * - negative rejection: a valid request made invalid by one mutation (mutations.ts) gets a 4xx.
+ * - negative rejection: a valid request made invalid by one mutation (mutations.ts) gets a 4xx;
+ *   the pinned mutations (a JSON `null` body, a field the document refuses outright) are always sent.
  *
  * An answer that breaks the rule is a disagreement, unless an exception of contract-exceptions.ts
  * explains it (each is listed and justified in docs/testing.md). Per-operation counts are returned.
@@ -16,7 +17,7 @@ import { explain, problemOf } from "./contract-exceptions.ts";
 import { type RequestModel, validity } from "./contract-model.ts";
 import { type ContractContext, positiveArb, wireRequest } from "./contract-requests.ts";
 import type { SchemaValidator } from "./doc-schemas.ts";
-import { mutate } from "./mutations.ts";
+import { mutate, pinnedMutations } from "./mutations.ts";
 import type { Operation } from "./operations.ts";
 import type { FuzzRequest } from "./request.ts";
 
@@ -144,10 +145,15 @@ function plan(
     .map((model) => ({ op, check: "positive" as const, model, what: "valid" }));
   const random = seededRandom(seed);
   const bases = valid.slice(opts.positivePerOperation).concat(valid);
-  for (let i = 0, made = 0; i < bases.length && made < opts.negativePerOperation; i++) {
+  // The pinned mutations first (of the first base that has a body), then random ones.
+  const withBody = bases.find((b) => b.body !== undefined);
+  const pinned = withBody ? pinnedMutations(op, withBody, opts.validator, ctx.resolve) : [];
+  const negatives = pinned.slice(0, opts.negativePerOperation);
+  for (let i = 0; i < bases.length && negatives.length < opts.negativePerOperation; i++) {
     const mutation = mutate(op, bases[i]!, opts.validator, ctx.resolve, random);
-    if (!mutation) continue;
-    made++;
+    if (mutation) negatives.push(mutation);
+  }
+  for (const mutation of negatives) {
     entry.mutations[mutation.kind] = (entry.mutations[mutation.kind] ?? 0) + 1;
     out.push({ op, check: "negative", model: mutation.model, what: `${mutation.kind} ${mutation.target}` });
   }

@@ -61,19 +61,14 @@ function knownPathValues(name: string, op: Operation, pools: ContractPools): unk
   }
 }
 
-/** A memory write (`POST /memory/{category}` or its batch). */
-const isWrite = (op: Operation) => op.method === "POST" && /^\/memory\/[a-z]+s(\/batch)?$/.test(op.template);
-
 /**
  * Body fields whose values must come from the server or stay on this machine, most of the time:
- * entries of the caller's tenant to refer to (its decision for an outcome), and no `embedding` on
- * a write while the document says this server's embedder refuses one there.
+ * entries of the caller's tenant to refer to (its decision for an outcome). (`embedding` on a write
+ * under an embedder other than `client` is left out by its schema, `not: {}`.)
  */
-function knownBodyValues(op: Operation, pools: ContractPools): Known {
+function knownBodyValues(pools: ContractPools): Known {
   const ids = fc.constantFrom(...pools.ownEntryIds);
-  const refusesVectors = isWrite(op) && pools.embedder !== "client";
   return {
-    ...(refusesVectors ? { embedding: fc.constant(NEVER) } : {}),
     // Outbound subscriptions never leave the machine: the receiver is always a loopback one.
     url: fc.constantFrom(...pools.loopbackUrls.filter((u) => u.includes("127.0.0.1"))),
     decision_id: fc.constant(pools.ownEntryIds[0]!),
@@ -111,7 +106,7 @@ function paramArb(op: Operation, where: "path" | "query" | "header", ctx: Contra
 
 function bodyArb(op: Operation, ctx: ContractContext): fc.Arbitrary<RequestModel["body"]> {
   if (!op.body) return fc.constant(undefined);
-  const known = knownBodyValues(op, ctx.pools);
+  const known = knownBodyValues(ctx.pools);
   const bodies = op.body.contentTypes.map((contentType) => {
     const schema = op.body!.schemas[contentType]!;
     if (contentType.includes("ndjson")) return fc.constant({ contentType, value: ctx.pools.exportBody });

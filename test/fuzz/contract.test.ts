@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { seededRandom, testSeed } from "../helpers/random.ts";
-import { explain } from "./contract-exceptions.ts";
+import { explain, windowRulesDocumented } from "./contract-exceptions.ts";
 import { type RequestModel, validity, wireValue } from "./contract-model.ts";
 import { type ContractPools, positiveArb } from "./contract-requests.ts";
 import { resolverOf, validatorOf } from "./doc-schemas.ts";
-import { mutate } from "./mutations.ts";
+import { mutate, pinnedMutations } from "./mutations.ts";
 import { type Operation, operationsOf } from "./operations.ts";
 
 type Json = Record<string, unknown>;
@@ -85,6 +85,31 @@ describe("generated requests", () => {
     expect(Object.values(summary).filter((r) => r.mutated > 0).length).toBeGreaterThan(ops.length / 2);
   });
 
+  test("the pinned mutations: a `null` body, and `embedding` on a write under `hash`, both forbidden", () => {
+    const ctx = { pools, resolve: resolverOf(doc) };
+    const validator = validatorOf(doc);
+    const pinnedOf = (key: string) => {
+      const o = ops.find((x) => x.key === key)!;
+      const valid = fc
+        .sample(positiveArb(o, ctx), { seed: 7, numRuns: 40 })
+        .find((m) => m.body !== undefined && validity(o, m, validator) === undefined)!;
+      return pinnedMutations(o, valid, validator, ctx.resolve).map((m) => {
+        expect(validity(o, m.model, validator)).toBe("body invalid");
+        return { target: m.target, value: m.model.body?.value === null ? null : "object" };
+      });
+    };
+    expect(pinnedOf("POST /admin/webhooks/replay/{tenant_id}")).toEqual([{ target: "body /", value: null }]);
+    expect(pinnedOf("POST /admin/webhooks/discard/{tenant_id}")).toEqual([{ target: "body /", value: null }]);
+    expect(pinnedOf("POST /memory/facts")).toEqual([
+      { target: "body /", value: null },
+      { target: "body /embedding", value: "object" },
+    ]);
+    expect(pinnedOf("POST /memory/facts/batch").map((m) => m.target)).toEqual([
+      "body /",
+      "body /entries/0/embedding",
+    ]);
+  });
+
   test("unknown query parameters are sent now and then (the service ignores them)", () => {
     const op = ops.find((o) => o.key === "GET /memory/facts")!;
     const samples = fc.sample(positiveArb(op, { pools, resolve: resolverOf(doc) }), { seed: 1, numRuns: 40 });
@@ -132,16 +157,36 @@ describe("exceptions explain only what they name", () => {
   const problem = (path: string, detail: string) =>
     JSON.stringify({ code: "validation_failed", detail, errors: [{ path, message: detail }] });
 
-  test("an embedding refused on a write is explained; a content refused is not", () => {
+  test("an embedding refused on a write is not an exception: the document refuses the field", () => {
     const write = op("POST /memory/facts");
     const embedding = problem("/embedding", "`embedding` is accepted only when the embedder is `client`");
-    expect(explain({ check: "positive", op: write, model, status: 422, body: embedding })).toBeDefined();
+    expect(explain({ check: "positive", op: write, model, status: 422, body: embedding })).toBeUndefined();
+    const schema = resolverOf(doc)(write.body!.schema);
+    expect((schema.properties as Json).embedding).toMatchObject({ not: {} });
+  });
+
+  test("a window out of order is explained only where the operation's `from` says so", () => {
+    const outOfOrder = problem("/from", "must not be after to");
+    const windowed = [
+      "GET /admin/webhooks/deliveries/{tenant_id}",
+      "POST /admin/webhooks/replay/{tenant_id}",
+      "POST /admin/webhooks/discard/{tenant_id}",
+      "GET /admin/metrics/revenue-per-agent/{tenant_id}",
+      "GET /admin/metrics/stats/{tenant_id}",
+    ];
+    for (const key of windowed) {
+      expect({ key, documented: windowRulesDocumented(op(key)) }).toEqual({ key, documented: true });
+      const o = { check: "positive" as const, op: op(key), model, status: 422, body: outOfOrder };
+      expect({ key, explained: explain(o) }).toEqual({ key, explained: expect.any(String) });
+    }
+    // The same operation with the sentence taken out of its description: no longer explained.
+    const deliveries = structuredClone(op(windowed[0]!));
+    const from = deliveries.params.find((p) => p.name === "from")!;
+    from.schema = { ...from.schema, description: "RFC 3339 timestamp" };
+    expect(windowRulesDocumented(deliveries)).toBe(false);
     expect(
-      explain({ check: "positive", op: write, model, status: 422, body: problem("/content", "too long") }),
+      explain({ check: "positive", op: deliveries, model, status: 422, body: outOfOrder }),
     ).toBeUndefined();
-    // Not on a negative check, nor another status.
-    expect(explain({ check: "negative", op: write, model, status: 422, body: embedding })).toBeUndefined();
-    expect(explain({ check: "positive", op: write, model, status: 400, body: embedding })).toBeUndefined();
   });
 
   test("a 400 is explained on the webhook route only", () => {

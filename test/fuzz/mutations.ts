@@ -2,13 +2,15 @@
  * One mutation of a valid request, for the negative check: a parameter or one field of the body
  * (anywhere in it) made invalid in one way (a wrong type, a number out of range, a string too
  * short or long, a pattern or format missed, a value outside an enum, a required field left out,
- * an unknown property where the schema closes the object, too many or too few items, a repeated
+ * an unknown property where the schema closes the object, a property it refuses outright (`not: {}`),
+ * `null` for an object, too many or too few items, a repeated
  * item where items are unique). Every candidate is checked against the document (Ajv): only a
  * request the document forbids is returned.
  */
 import { type RequestModel, validity, wireValue } from "./contract-model.ts";
 import type { SchemaValidator } from "./doc-schemas.ts";
 import type { Operation } from "./operations.ts";
+import { isNever } from "./valid-arbitrary.ts";
 
 type Json = Record<string, unknown>;
 type Resolve = (schema: Json) => Json;
@@ -78,6 +80,43 @@ export function mutate(
   return undefined;
 }
 
+/**
+ * Mutations each negative check sends first, wherever the document forbids them, since a random
+ * pick among many would send them rarely (issue 37: each was answered otherwise than documented):
+ * the JSON body `null`, and each property the document refuses outright (once per name).
+ */
+export function pinnedMutations(
+  op: Operation,
+  valid: RequestModel,
+  validator: SchemaValidator,
+  resolve: Resolve,
+): Mutation[] {
+  const body = valid.body;
+  const schema = body ? op.body?.schemas[body.contentType] : undefined;
+  if (!body || !schema || !body.contentType.includes("json")) return [];
+  const candidates: Candidate[] = [
+    { kind: "type", target: "body /", apply: (m) => ({ ...m, body: { ...m.body!, value: null } }) },
+  ];
+  const named = new Set<string>();
+  for (const field of fieldsOf(body.value, schema, validator, resolve)) {
+    const set = (value: unknown) => (m: RequestModel) => {
+      m.body!.value = setAt(m.body!.value, field.pointer, value);
+      return m;
+    };
+    for (const c of neverCandidates(field, `body /${field.pointer.join("/")}`, set, resolve)) {
+      const name = c.target.slice(c.target.lastIndexOf("/") + 1);
+      if (!named.has(name)) candidates.push(c);
+      named.add(name);
+    }
+  }
+  const out: Mutation[] = [];
+  for (const c of candidates) {
+    const model = c.apply(structuredClone(valid));
+    if (validity(op, model, validator) !== undefined) out.push({ kind: c.kind, target: c.target, model });
+  }
+  return out;
+}
+
 function paramCandidates(
   op: Operation,
   valid: RequestModel,
@@ -136,7 +175,8 @@ function misfitsOf(s: Json, as: "text" | "json"): Array<[MutationKind, unknown]>
   }
   if (types.has("boolean")) out.push(["type", "yes"], ["type", 1]);
   if (as === "json") {
-    if (types.has("object")) out.push(["type", []], ["type", "an object"]);
+    // `null` too: a reader that takes it for "no body" would let it through (issue 37).
+    if (types.has("object")) out.push(["type", []], ["type", "an object"], ["type", null]);
     if (types.has("array")) out.push(["type", {}], ["type", "an array"]);
     if (types.has("null")) out.push(["type", "x"]);
   }
@@ -210,7 +250,7 @@ function bodyCandidates(
     };
     for (const [kind, value] of misfitsOf(field.schema, json ? "json" : "text"))
       out.push({ kind, target, apply: set(value) });
-    out.push(...objectCandidates(field, target, set));
+    out.push(...objectCandidates(field, target, set, resolve));
     out.push(...arrayCandidates(field, target, set));
   }
   return out;
@@ -220,6 +260,7 @@ function objectCandidates(
   field: Field,
   target: string,
   set: (v: unknown) => (m: RequestModel) => RequestModel,
+  resolve: Resolve,
 ): Candidate[] {
   const value = field.value;
   if (!value || typeof value !== "object" || Array.isArray(value)) return [];
@@ -236,6 +277,31 @@ function objectCandidates(
     }
   if (field.schema.additionalProperties === false)
     out.push({ kind: "extra", target, apply: set({ ...record, x_fuzz_unknown: 1 }) });
+  out.push(...neverCandidates(field, target, set, resolve));
+  return out;
+}
+
+/**
+ * The properties of an object field the document refuses outright (`not: {}`: `embedding` on a
+ * write under an embedder other than `client`), each given anyway.
+ */
+function neverCandidates(
+  field: Field,
+  target: string,
+  set: (v: unknown) => (m: RequestModel) => RequestModel,
+  resolve: Resolve,
+): Candidate[] {
+  const value = field.value;
+  if (!value || typeof value !== "object" || Array.isArray(value)) return [];
+  const record = value as Json;
+  const out: Candidate[] = [];
+  for (const [name, schema] of Object.entries((field.schema.properties ?? {}) as Record<string, Json>))
+    if (!(name in record) && (schema === (false as unknown) || isNever(resolve(schema))))
+      out.push({
+        kind: "extra",
+        target: `${target}${target.endsWith("/") ? "" : "/"}${name}`,
+        apply: set({ ...record, [name]: [1, 0, 0] }),
+      });
   return out;
 }
 

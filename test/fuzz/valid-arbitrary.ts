@@ -70,7 +70,8 @@ export function validArbitrary(schema: Json | boolean, opts: ValidOptions, depth
   }
 }
 
-function isNever(schema: Json): boolean {
+/** `not: {}`: a schema no value satisfies (the document's way of refusing a field outright). */
+export function isNever(schema: Json): boolean {
   const not = schema.not as Json | undefined;
   return not !== undefined && typeof not === "object" && Object.keys(not).length === 0;
 }

@@ -154,6 +154,16 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
         code: "validation_failed",
       });
     }
+    // JSON `null` is a non-object like the others (the reader answers it as it does no body).
+    const nothing = await h.json("POST", `/admin/webhooks/replay/${t.id}`, {
+      token: h.adminToken,
+      raw: "null",
+      headers: { "content-type": "application/json" },
+    });
+    expect({ status: nothing.status, code: nothing.body.code }).toEqual({
+      status: 422,
+      code: "validation_failed",
+    });
     const broken = await h.json("POST", `/admin/webhooks/replay/${t.id}`, {
       token: h.adminToken,
       raw: "{not json",
