@@ -157,7 +157,7 @@ function describe(set: EvalSet): EvalReport["dataset"] {
   };
 }
 
-function headCommit(): string | undefined {
+export function headCommit(): string | undefined {
   const git = Bun.spawnSync(["git", "rev-parse", "HEAD"], { cwd: import.meta.dir, stderr: "ignore" });
   return git.success ? git.stdout.toString().trim() : undefined;
 }

@@ -4,7 +4,7 @@ import { type Averages, METRICS } from "./metrics.ts";
 
 const HEADERS = ["", "questions", "R@5", "R@10", "NDCG@10", "session R@5", "all evidence @10"];
 
-function markdown(rows: string[][]): string {
+export function markdown(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
   const line = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c]!)).join(" | ")} |`;
   return [

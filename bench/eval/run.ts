@@ -8,12 +8,20 @@
  *   bun run eval --locomo locomo10.json   # a LoCoMo file you downloaded
  *   bun run eval --out PATH               # default bench/results/eval.json (tmp-eval-small.json, eval-locomo.json)
  *   bun run eval --details PATH           # also every question's ranked turn ids, per system
+ *   bun run eval --sets business          # only the business memory set (also EVAL_SETS=business)
+ *   EVAL_EMBEDDERS=hash bun run eval      # the embedders from the environment
+ *
+ * Two sets: `conversations` (the project's set or a LoCoMo file, written to --out) and `business`
+ * (business memory played through the webhook routes, bench/eval/business/, written to
+ * bench/results/eval-business.json, or --business-out).
  *
  * An embedder the runtime refuses to start with is reported as skipped, with the reason.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import { evaluateBusiness } from "./business/evaluate-business.ts";
+import { formatBusinessReport } from "./business/report.ts";
 import { EVAL_SET_NAME, evalSetJson } from "./dataset/generate-set.ts";
 import { evaluate } from "./evaluate.ts";
 import { EvalSetInvalid, readLocomoFile, readLocomoText, subset } from "./locomo.ts";
@@ -25,7 +33,9 @@ const SMALL = { conversations: 2, questionsPerConversation: 75 };
 function options() {
   const { values } = parseArgs({
     options: {
-      embedders: { type: "string", default: "hash,local" },
+      embedders: { type: "string", default: process.env.EVAL_EMBEDDERS ?? "hash,local" },
+      sets: { type: "string", default: process.env.EVAL_SETS ?? "conversations,business" },
+      "business-out": { type: "string" },
       locomo: { type: "string" },
       small: { type: "boolean", default: process.env.EVAL_SMALL === "1" },
       out: { type: "string" },
@@ -39,27 +49,53 @@ function options() {
   // A small run is a smoke (tmp-*.json is not committed); a LoCoMo run gets its own file.
   const name = values.locomo ? "eval-locomo.json" : values.small ? "tmp-eval-small.json" : "eval.json";
   const out = values.out ?? join(RESULTS_DIR, name);
-  return { embedders, locomo: values.locomo, small: values.small!, out, details: values.details };
+  const sets = new Set(values.sets!.split(",").map((e) => e.trim()));
+  const businessOut =
+    values["business-out"] ??
+    join(RESULTS_DIR, values.small ? "tmp-eval-business.json" : "eval-business.json");
+  return {
+    embedders,
+    locomo: values.locomo,
+    small: values.small!,
+    out,
+    details: values.details,
+    sets,
+    businessOut,
+  };
 }
 
-try {
-  const opts = options();
+const started = performance.now();
+const log = (line: string) =>
+  console.log(`[${String(Math.round((performance.now() - started) / 1000)).padStart(4)} s] ${line}`);
+
+function write(path: string, report: unknown) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`written to ${path}`);
+}
+
+async function conversations(opts: ReturnType<typeof options>) {
   // The project's set is generated in memory and read through the LoCoMo reader, as a file would be.
   let set = opts.locomo
     ? readLocomoFile(opts.locomo, `LoCoMo file ${opts.locomo}`)
     : readLocomoText(evalSetJson().json, EVAL_SET_NAME);
   if (opts.small) set = subset(set, SMALL.conversations, SMALL.questionsPerConversation);
-  const started = performance.now();
-  const { report, answers } = await evaluate(set, opts.embedders, (line) =>
-    console.log(`[${String(Math.round((performance.now() - started) / 1000)).padStart(4)} s] ${line}`),
-  );
+  const { report, answers } = await evaluate(set, opts.embedders, log);
   console.log(`\n${formatReport(report)}`);
-  mkdirSync(dirname(opts.out), { recursive: true });
-  writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`written to ${opts.out}`);
+  write(opts.out, report);
   if (opts.details) {
     writeFileSync(opts.details, `${JSON.stringify(answers)}\n`);
     console.log(`every question's ranked turns written to ${opts.details}`);
+  }
+}
+
+try {
+  const opts = options();
+  if (opts.sets.has("conversations")) await conversations(opts);
+  if (opts.sets.has("business") && !opts.locomo) {
+    const report = await evaluateBusiness(opts.embedders, log);
+    console.log(`\n${formatBusinessReport(report)}`);
+    write(opts.businessOut, report);
   }
 } catch (error) {
   if (!(error instanceof EvalSetInvalid)) throw error;

@@ -57,13 +57,27 @@ function factsOf(conversation: EvalConversation) {
   }));
 }
 
+/** A runtime of the harness: the app, an operator token, and the environment its secrets are read from. */
+export interface EvalRuntime {
+  runtime: MemoryRuntime;
+  admin: string;
+  dataDir: string;
+  /** Read at call time (src/secrets.ts): a tenant's webhook secrets may be set after start. */
+  env: Record<string, string>;
+  logs: string[];
+  close(): Promise<void>;
+}
+
 /**
  * Starts a runtime with `MEMORY_RUNTIME_EMBEDDER=<embedder>`; a runtime that refuses the
  * configuration (an embedder it does not know, a missing variable) is reported, not thrown.
  * Variables of the caller's environment starting MEMORY_RUNTIME_EMBEDD (endpoint, model, key,
  * dimensions) are passed on; nothing else is.
  */
-export async function startService(embedder: string, callerEnv = process.env): Promise<Started> {
+export async function startRuntime(
+  embedder: string,
+  callerEnv: Record<string, string | undefined> = process.env,
+): Promise<{ started: EvalRuntime; refused?: undefined } | { started?: undefined; refused: string }> {
   const before = refusalBeforeStart(embedder, callerEnv);
   if (before) return { refused: before };
   const dataDir = mkdtempSync(join(tmpdir(), "mrt-eval-"));
@@ -88,19 +102,47 @@ export async function startService(embedder: string, callerEnv = process.env): P
     if (error instanceof ConfigError) return { refused: `the runtime refused to start: ${error.message}` };
     throw error;
   }
-  return { retriever: new ServiceRetriever(runtime, await operatorToken(secret), dataDir, logs) };
+  const close = async () => {
+    await runtime.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { started: { runtime, admin: await operatorToken(secret), dataDir, env, logs, close } };
+}
+
+/** The service as a retriever of conversations (one tenant each), on a fresh runtime. */
+export async function startService(embedder: string, callerEnv = process.env): Promise<Started> {
+  const { started, refused } = await startRuntime(embedder, callerEnv);
+  return started ? { retriever: new ServiceRetriever(started) } : { refused: refused! };
+}
+
+/**
+ * Waits until the background embedder has embedded every entry of the tenant (`local` and `http`
+ * embed after the write is answered), as a reader asking later would find them; an embedder
+ * failing again and again stops the run with its error.
+ */
+export async function embedded(client: ServiceClient, admin: string, tenantId: string): Promise<void> {
+  for (;;) {
+    const { index } = await client.expect<{ index: EmbeddingHealth }>(
+      [200],
+      "GET",
+      `/tenants/${tenantId}/healthz`,
+      admin,
+    );
+    if (index.pending_vectors === 0) return;
+    if ((index.embedder?.failures ?? 0) >= EMBED_FAILURES)
+      throw new Error(`the embedder keeps failing: ${index.embedder?.last_error}`);
+    await Bun.sleep(EMBED_POLL_MS);
+  }
 }
 
 class ServiceRetriever implements Retriever {
   private readonly client: ServiceClient;
 
-  constructor(
-    private readonly runtime: MemoryRuntime,
-    private readonly admin: string,
-    private readonly dataDir: string,
-    private readonly logs: string[],
-  ) {
-    this.client = new ServiceClient(runtime.app);
+  private readonly admin: string;
+
+  constructor(private readonly started: EvalRuntime) {
+    this.client = new ServiceClient(started.runtime.app);
+    this.admin = started.admin;
   }
 
   async load(conversation: EvalConversation): Promise<Search> {
@@ -109,7 +151,7 @@ class ServiceRetriever implements Retriever {
       return (query) => this.search(token, query);
     } catch (error) {
       // The runtime's own log says why an embedder failed (a model missing, an endpoint down).
-      const tail = this.logs.slice(-3).join(" | ");
+      const tail = this.started.logs.slice(-3).join(" | ");
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(`${message}${tail ? ` (log: ${tail})` : ""}`);
     }
@@ -132,28 +174,8 @@ class ServiceRetriever implements Retriever {
         entries: facts.slice(i, i + BATCH),
       });
     }
-    await this.embedded(tenant_id);
+    await embedded(this.client, this.admin, tenant_id);
     return token;
-  }
-
-  /**
-   * Waits until the background embedder has embedded every turn (`local` and `http` embed after
-   * the write is answered), as a reader asking later would find them; an embedder failing again
-   * and again stops the run with its error.
-   */
-  private async embedded(tenantId: string): Promise<void> {
-    for (;;) {
-      const { index } = await this.client.expect<{ index: EmbeddingHealth }>(
-        [200],
-        "GET",
-        `/tenants/${tenantId}/healthz`,
-        this.admin,
-      );
-      if (index.pending_vectors === 0) return;
-      if ((index.embedder?.failures ?? 0) >= EMBED_FAILURES)
-        throw new Error(`the embedder keeps failing: ${index.embedder?.last_error}`);
-      await Bun.sleep(EMBED_POLL_MS);
-    }
   }
 
   private async search(token: string, query: string) {
@@ -167,8 +189,7 @@ class ServiceRetriever implements Retriever {
     }));
   }
 
-  async close(): Promise<void> {
-    await this.runtime.stop();
-    rmSync(this.dataDir, { recursive: true, force: true });
+  close(): Promise<void> {
+    return this.started.close();
   }
 }
