@@ -2,6 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FILES_PER_TENANT } from "../src/runtime/open-files.ts";
+import { filesOpenBy } from "./helpers/open-descriptors.ts";
 import {
   adminTokenFor,
   type HttpAnswer,
@@ -29,7 +31,7 @@ async function start(label: string, openFiles: number, env: Record<string, strin
   const dataDir = mkdtempSync(join(parent, `${label}-`));
   const server = await startServerProcess({ dataDir, secret: SECRET, logDir: parent, label, openFiles, env });
   servers.push(server);
-  return server;
+  return Object.assign(server, { dataDir });
 }
 
 interface Tally {
@@ -44,8 +46,16 @@ function count(t: Tally, what: string, res: HttpAnswer): void {
   if (res.status === 503 && !res.headers.get("retry-after")) t.retryAfterMissing++;
 }
 
-/** Creates `perClient` tenants from each of `clients` clients, writing one entry into each. */
-async function createMany(server: ServerProcess, clients: number, perClient: number): Promise<Tally> {
+/**
+ * Creates `perClient` tenants from each of `clients` clients, writing one entry into each;
+ * `afterEach` runs after each tenant's write.
+ */
+async function createMany(
+  server: ServerProcess,
+  clients: number,
+  perClient: number,
+  afterEach: () => void = () => {},
+): Promise<Tally> {
   const admin = await adminTokenFor(SECRET);
   const tally: Tally = { statuses: new Map(), retryAfterMissing: 0, tenants: [] };
   const client = async (c: number) => {
@@ -62,6 +72,7 @@ async function createMany(server: ServerProcess, clients: number, perClient: num
         body: { content: `first fact of ${c}-${i}` },
       });
       count(tally, "write", wrote);
+      afterEach();
     }
   };
   // /healthz is asked throughout, beside the load.
@@ -82,6 +93,22 @@ async function createMany(server: ServerProcess, clients: number, perClient: num
   }
   if (healthFailure !== undefined) throw healthFailure;
   return tally;
+}
+
+/**
+ * The descriptors each tenant holds for as long as it is open, by tenant directory: its vault's
+ * data and lock files, its vector rows and its vector graph (what FILES_PER_TENANT counts). Files
+ * a save or an append opens for the call only (index files, the BM25 journal) are left out.
+ */
+function heldByTenant(files: string[], dataDir: string): Map<string, number> {
+  const held = new Map<string, number>();
+  const prefix = join(dataDir, "tenants/");
+  for (const file of files) {
+    if (!file.startsWith(prefix) || !/\/(data\.mdb|lock\.mdb|[^/]*\.usearch(\.f16)?)$/.test(file)) continue;
+    const tenant = file.slice(prefix.length).split("/")[0]!;
+    held.set(tenant, (held.get(tenant) ?? 0) + 1);
+  }
+  return held;
 }
 
 function statusesOf(t: Tally): Record<string, number> {
@@ -126,4 +153,35 @@ describe("a server under a low open-file limit", () => {
     expect(health.tenants).toBe(statuses["create 201"] ?? 0);
     expect(server.proc.exitCode).toBeNull();
   }, 60_000);
+  test("400 tenants under ulimit -n 256: each created, written and read back, the process under its limit throughout", async () => {
+    const server = await start("four-hundred", 256);
+    const limits = (await httpCall(server.base, "GET", "/healthz")).body.limits;
+    expect(limits.open_files).toBe(256);
+    let mostOpen = 0;
+    const sample = () => {
+      mostOpen = Math.max(mostOpen, filesOpenBy(server.proc.pid).length);
+    };
+    const tally = await createMany(server, 8, 50, sample);
+    const statuses = statusesOf(tally);
+    expect(statuses["create 201"]).toBe(400);
+    expect(statuses["write 201"]).toBe(400);
+    expect(Object.keys(statuses).filter((k) => !/ 20[01]$/.test(k))).toEqual([]);
+    // Every tenant read back, most of them reopened after passivation.
+    const reads = new Map<number, number>();
+    for (const t of tally.tenants) {
+      const listed = await httpCall(server.base, "GET", "/memory/facts", { token: t.token });
+      reads.set(listed.status, (reads.get(listed.status) ?? 0) + 1);
+      if (listed.status === 200) expect(listed.body.items).toHaveLength(1);
+      sample();
+    }
+    expect(Object.fromEntries(reads)).toEqual({ 200: 400 });
+    expect(mostOpen).toBeLessThan(256);
+    // What an open tenant holds is what the bound is derived from; a passivated one holds nothing.
+    const health = (await httpCall(server.base, "GET", "/healthz")).body;
+    expect(health.tenants).toBe(400);
+    const held = heldByTenant(filesOpenBy(server.proc.pid), server.dataDir);
+    expect(held.size).toBeLessThanOrEqual(limits.max_open_tenants);
+    expect(Math.max(...held.values())).toBe(FILES_PER_TENANT);
+    expect(server.proc.exitCode).toBeNull();
+  }, 180_000);
 });

@@ -1,5 +1,9 @@
+import { statSync } from "node:fs";
 import { Index, MetricKind, ScalarKind } from "usearch";
 import { replaceGraph, VectorIndexUnreadable } from "./vector-files.ts";
+
+/** A file with nothing in it, which `release` loads to reset an index. */
+const EMPTY_FILE = "/dev/null";
 
 export interface GraphShape {
   dims: number;
@@ -31,6 +35,11 @@ export class VectorGraph {
 
   /** Maps `file`; throws VectorIndexUnreadable when usearch refuses it or its dims differ. */
   view(file: string): void {
+    // usearch closes descriptor 0 (another file's, once 0 is reused) when it cannot open or map
+    // the file: a missing or empty one is refused here, before it gets that far.
+    if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) === 0) {
+      throw new VectorIndexUnreadable(`${file} is missing or empty`);
+    }
     const index = this.newIndex();
     try {
       index.view(file);
@@ -42,6 +51,7 @@ export class VectorGraph {
         `${file} has ${index.dimensions()} dimensions, expected ${this.shape.dims}`,
       );
     }
+    release(this.index);
     this.index = index;
     this.viewed = file;
     this.dirty = false;
@@ -87,8 +97,9 @@ export class VectorGraph {
     this.dirty = false;
   }
 
-  /** Empties the graph (its memory goes; a mapped file is unmapped). */
+  /** Empties the graph: its memory goes and a mapped file is unmapped and closed, at once. */
   clear(): void {
+    release(this.index);
     this.index = this.newIndex();
     this.viewed = undefined;
     this.deferred.clear();
@@ -99,6 +110,7 @@ export class VectorGraph {
     if (!this.viewed) return;
     const index = this.newIndex();
     index.load(this.viewed);
+    release(this.index);
     this.index = index;
     this.viewed = undefined;
     for (const key of this.deferred) index.remove(BigInt(key));
@@ -115,5 +127,21 @@ export class VectorGraph {
       expansion_search: this.shape.expansionSearch,
       multi: false,
     });
+  }
+}
+
+/**
+ * Gives back at once what a usearch index holds: its memory and, for a view, the mapping and the
+ * file descriptor. The binding has no close, and an index merely dropped keeps both until the
+ * collector finalizes it, so every tenant passivated after a read kept its graph's descriptor open
+ * (the open-file bound counts only open tenants). `load` resets the index before it reads the
+ * file, and /dev/null has no header to read, so this leaves an empty, usable index behind. Not
+ * `view` of a path that cannot be opened: usearch 2.26 then closes descriptor 0, whatever it is.
+ */
+function release(index: Index): void {
+  try {
+    index.load(EMPTY_FILE);
+  } catch {
+    // The expected "Failed to read 32-bit dimensions": the reset has happened.
   }
 }

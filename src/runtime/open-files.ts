@@ -2,8 +2,16 @@ import { readdirSync, readFileSync } from "node:fs";
 
 /** Used when the limit cannot be read (not Linux): the usual default soft limit. */
 const FALLBACK_LIMIT = 1024;
-/** Descriptors one open tenant holds: LMDB's data file, lock file and a lock-file duplicate. */
-export const FILES_PER_TENANT = 3;
+/**
+ * Descriptors one open tenant holds at most, counted in /proc/<pid>/fd of a real server (checked by
+ * test/open-files.test.ts): its LMDB data file twice (LMDB writes the meta pages through a second
+ * descriptor) and its lock file; its vector rows (`.f16`, written with pwrite beside their mapping:
+ * vector-row-space.ts); its saved vector graph, which usearch keeps open while it maps it
+ * (vector-graph.ts; a tenant not reopened since its creation has none yet). The BM25 base and
+ * journal, the vector meta file and an index save open their files only for the call. Passivation
+ * closes all five, so only open tenants count. The one number the open-tenant bound derives from.
+ */
+export const FILES_PER_TENANT = 5;
 /** Kept free for the process itself: sockets, the system store, index files while saving. */
 const MIN_RESERVE = 32;
 const MAX_RESERVE = 512;

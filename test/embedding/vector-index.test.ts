@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import { searchExact, VectorIndex, VectorIndexUnreadable } from "../../src/embedding/vector-index.ts";
 import { ValidationFailed } from "../../src/errors.ts";
+import { filesOpenUnder } from "../helpers/open-descriptors.ts";
 import { syntheticCorpus, syntheticId } from "./synthetic-corpus.ts";
 
 const DIMS = 384;
@@ -292,6 +293,30 @@ describe("VectorIndex: persistence", () => {
 
     rmSync(`${file}.vectors`);
     expect(() => VectorIndex.open({ file, dims: DIMS })).toThrow(VectorIndexUnreadable);
+  });
+
+  test("a reopened index holds its rows and its mapped graph open until close, which gives both back", () => {
+    const file = join(dir, "descriptors", "index.usearch");
+    const saved = filled(50, { file });
+    saved.flush();
+    saved.save();
+    saved.close();
+    expect(filesOpenUnder(join(dir, "descriptors"))).toEqual([]);
+
+    // The rows file and the viewed graph: two of the descriptors an open tenant counts (open-files.ts).
+    const viewed = VectorIndex.open({ file, dims: DIMS, threads: 1 });
+    expect(filesOpenUnder(join(dir, "descriptors"))).toEqual([file, `${file}.f16`]);
+    viewed.close();
+    expect(filesOpenUnder(join(dir, "descriptors"))).toEqual([]);
+
+    // The first change after a reopen loads the graph into memory: the view's file is closed then.
+    const changed = VectorIndex.open({ file, dims: DIMS, threads: 1 });
+    changed.remove(syntheticId(0));
+    changed.add(syntheticId(0), vectors[0]!);
+    changed.flush();
+    expect(filesOpenUnder(join(dir, "descriptors"))).toEqual([`${file}.f16`]);
+    changed.close();
+    expect(filesOpenUnder(join(dir, "descriptors"))).toEqual([]);
   });
 
   test("a closed index refuses further use", () => {

@@ -35,7 +35,7 @@ describe("maxOpenTenantsFor", () => {
   test("keeps a quarter of the limit (32..512) and what is already open free", () => {
     expect(maxOpenTenantsFor(64, 13)).toBe(Math.floor((64 - 13 - 32) / FILES_PER_TENANT));
     expect(maxOpenTenantsFor(1024, 20)).toBe(Math.floor((1024 - 20 - 256) / FILES_PER_TENANT));
-    expect(maxOpenTenantsFor(20_000, 20)).toBe(4096);
+    expect(maxOpenTenantsFor(30_000, 20)).toBe(4096);
   });
 
   test("at least one tenant, whatever the limit", () => {
