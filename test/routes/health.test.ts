@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
+import { FILES_PER_TENANT } from "../../src/runtime/open-files.ts";
 import { ISO_MS, waitForDenials } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
@@ -39,7 +40,7 @@ describe("GET /healthz", () => {
     });
     expect(body.started_at).toMatch(ISO_MS);
     expect(body.limits.max_open_tenants).toBeGreaterThan(0);
-    expect(body.limits.max_open_tenants * 3).toBeLessThan(body.limits.open_files);
+    expect(body.limits.max_open_tenants * FILES_PER_TENANT).toBeLessThan(body.limits.open_files);
   });
 
   test("uptime_s counts whole seconds since start", async () => {
