@@ -819,7 +819,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replay one dead-lettered event (no second signature check) */
+        /** Replay one dead-lettered event (no second signature check); a discarded one is a 409 */
         post: operations["postAdminWebhooksReplayByTenant_idByEvent_id"];
         delete?: never;
         options?: never;
@@ -838,6 +838,40 @@ export interface paths {
         put?: never;
         /** Replay the dead letters still dead that match, oldest first (at most `limit`, ≤ 1000) */
         post: operations["postAdminWebhooksReplayByTenant_id"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/discard/{tenant_id}/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Discard one dead letter: kept and listed as discarded, never replayed again (a replayed one is a 409) */
+        post: operations["postAdminWebhooksDiscardByTenant_idByEvent_id"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/discard/{tenant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Discard the dead letters still dead that match, oldest first, in one write (a bulk replay's filters and cursor) */
+        post: operations["postAdminWebhooksDiscardByTenant_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1079,7 +1113,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One tenant's page: figures, writes per day, recent entries, dead letters with replay, sources with pause and resume, connector health, denials */
+        /** One tenant's page: figures, writes per day, recent entries, dead letters with replay and discard, sources with pause and resume, connector health, denials */
         get: operations["getAdminDashboardTenantsByTenant_id"];
         put?: never;
         post?: never;
@@ -1100,6 +1134,23 @@ export interface paths {
         put?: never;
         /** The tenant page's replay button: replays one dead letter as POST /admin/webhooks/replay does, then redirects back */
         post: operations["postAdminDashboardTenantsByTenant_idReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/dashboard/tenants/{tenant_id}/discard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The tenant page's discard button: discards one dead letter as POST /admin/webhooks/discard does, then redirects back */
+        post: operations["postAdminDashboardTenantsByTenant_idDiscard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1305,7 +1356,7 @@ export interface components {
             attempts: number;
             last_error: string;
             /** @enum {string} */
-            status: "dead" | "replayed";
+            status: "dead" | "replayed" | "discarded";
             payload: unknown;
             headers: {
                 [key: string]: string;
@@ -1316,6 +1367,24 @@ export interface components {
              * @description RFC 3339, UTC, milliseconds
              */
             replayed_at?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds
+             */
+            discarded_at?: string;
+            discarded_by?: string;
+        };
+        DeadLetterDiscard: {
+            event_id: string;
+            source: string;
+            /** @constant */
+            status: "discarded";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds
+             */
+            discarded_at: string;
+            discarded_by: string;
         };
         DeadLetterList: {
             dead_letters: components["schemas"]["DeadLetter"][];
@@ -2594,6 +2663,8 @@ export interface components {
             categories?: ("decision" | "exception" | "fact" | "workflow" | "relationship" | "outcome")[];
             tags?: string[];
             tags_any?: string[];
+            /** @enum {string} */
+            status?: "open" | "resolved";
             /**
              * Format: date-time
              * @description RFC 3339 timestamp
@@ -3011,6 +3082,7 @@ export type CreateTenantRequest = components['schemas']['CreateTenantRequest'];
 export type CreatedTenant = components['schemas']['CreatedTenant'];
 export type CurrencyRevenue = components['schemas']['CurrencyRevenue'];
 export type DeadLetter = components['schemas']['DeadLetter'];
+export type DeadLetterDiscard = components['schemas']['DeadLetterDiscard'];
 export type DeadLetterList = components['schemas']['DeadLetterList'];
 export type DeadLetterReplay = components['schemas']['DeadLetterReplay'];
 export type DecisionBatchInput = components['schemas']['DecisionBatchInput'];
@@ -3568,6 +3640,7 @@ export interface operations {
                 tag?: string;
                 valid_at?: string;
                 as_of?: string;
+                status?: "open" | "resolved";
                 include?: "embedding";
             };
             header?: never;
@@ -4320,6 +4393,7 @@ export interface operations {
                 tag?: string;
                 valid_at?: string;
                 as_of?: string;
+                status?: "open" | "resolved";
                 include?: "embedding";
             };
             header?: never;
@@ -5072,6 +5146,7 @@ export interface operations {
                 tag?: string;
                 valid_at?: string;
                 as_of?: string;
+                status?: "open" | "resolved";
                 include?: "embedding";
             };
             header?: never;
@@ -5824,6 +5899,7 @@ export interface operations {
                 tag?: string;
                 valid_at?: string;
                 as_of?: string;
+                status?: "open" | "resolved";
                 include?: "embedding";
             };
             header?: never;
@@ -6576,6 +6652,7 @@ export interface operations {
                 tag?: string;
                 valid_at?: string;
                 as_of?: string;
+                status?: "open" | "resolved";
                 include?: "embedding";
             };
             header?: never;
@@ -7328,6 +7405,7 @@ export interface operations {
                 tag?: string;
                 valid_at?: string;
                 as_of?: string;
+                status?: "open" | "resolved";
                 include?: "embedding";
             };
             header?: never;
@@ -9862,7 +9940,7 @@ export interface operations {
     "getAdminWebhooksDead-lettersByTenant_id": {
         parameters: {
             query?: {
-                status?: "dead" | "replayed";
+                status?: "dead" | "replayed" | "discarded";
                 limit?: number;
             };
             header?: never;
@@ -10045,6 +10123,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body over the limit */
             413: {
                 headers: {
@@ -10150,6 +10238,292 @@ export interface operations {
                         }[];
                         replayed: number;
                         dead: number;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown tenant, entry, role, dead letter or source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body of a media type the route does not read */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminWebhooksDiscardByTenant_idByEvent_id: {
+        parameters: {
+            query?: {
+                source?: "crm" | "mail" | "data" | "marketing_crm" | "payments" | "code_host" | "storefront" | "helpdesk" | "issue_tracker" | "project_tracker" | "support_chat" | "telephony" | "meetings" | "incidents" | "scheduling" | "forms" | "esign" | "office_graph" | "analytics" | "warehouse" | "calendar" | "standard" | "messaging";
+            };
+            header?: never;
+            path: {
+                tenant_id: string;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterDiscard"];
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown tenant, entry, role, dead letter or source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminWebhooksDiscardByTenant_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    source?: "crm" | "mail" | "data" | "marketing_crm" | "payments" | "code_host" | "storefront" | "helpdesk" | "issue_tracker" | "project_tracker" | "support_chat" | "telephony" | "meetings" | "incidents" | "scheduling" | "forms" | "esign" | "office_graph" | "analytics" | "warehouse" | "calendar" | "standard" | "messaging";
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 timestamp: `received_at` at or after it (inclusive); not after `to` (422 otherwise)
+                     */
+                    from?: string;
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 timestamp: `received_at` at or before it (inclusive)
+                     */
+                    to?: string;
+                    event_type?: string;
+                    /** @default 100 */
+                    limit?: number;
+                    /** @description The next_cursor of the previous call (opaque; omit for the first) */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            event_id: string;
+                            source: string;
+                        }[];
+                        discarded: number;
                         next_cursor: string | null;
                     };
                 };
@@ -10616,7 +10990,7 @@ export interface operations {
             query?: {
                 source?: "crm" | "mail" | "data" | "marketing_crm" | "payments" | "code_host" | "storefront" | "helpdesk" | "issue_tracker" | "project_tracker" | "support_chat" | "telephony" | "meetings" | "incidents" | "scheduling" | "forms" | "esign" | "office_graph" | "analytics" | "warehouse" | "calendar" | "standard" | "messaging";
                 event_id?: string;
-                outcome?: "accepted" | "duplicate" | "dead_lettered" | "ignored" | "held";
+                outcome?: "accepted" | "duplicate" | "dead_lettered" | "ignored" | "held" | "discarded";
                 from?: string;
                 to?: string;
                 limit?: number;
@@ -10648,13 +11022,13 @@ export interface operations {
                              */
                             received_at: string;
                             /** @enum {string} */
-                            outcome: "accepted" | "duplicate" | "dead_lettered" | "ignored" | "held";
+                            outcome: "accepted" | "duplicate" | "dead_lettered" | "ignored" | "held" | "discarded";
                             /** @description Ids of the entries the event wrote */
                             entries: string[];
                             /** @description The X-Request-Id of the HTTP request that carried it (null for the CRM stream and the bridge) */
                             request_id: string | null;
                             /** @enum {string} */
-                            via: "delivery" | "replay" | "resume";
+                            via: "delivery" | "replay" | "resume" | "discard";
                         }[];
                         next_cursor: string | null;
                     };
@@ -11807,8 +12181,9 @@ export interface operations {
     getAdminDashboardTenantsByTenant_id: {
         parameters: {
             query?: {
-                replayed?: "dead" | "replayed";
+                replayed?: "replayed" | "dead";
                 event?: string;
+                discarded?: string;
                 changed?: "active" | "paused";
                 source?: "crm" | "mail" | "data" | "marketing_crm" | "payments" | "code_host" | "storefront" | "helpdesk" | "issue_tracker" | "project_tracker" | "support_chat" | "telephony" | "meetings" | "incidents" | "scheduling" | "forms" | "esign" | "office_graph" | "analytics" | "warehouse" | "calendar" | "standard" | "messaging";
             };
@@ -11995,6 +12370,157 @@ export interface operations {
             };
             /** @description An error page, saying why */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error page, saying why */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error page, saying why */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error page, saying why */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error page, saying why */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminDashboardTenantsByTenant_idDiscard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description the dead letter's event id */
+                    event_id: string;
+                    /** @enum {string} */
+                    source: "crm" | "mail" | "data" | "marketing_crm" | "payments" | "code_host" | "storefront" | "helpdesk" | "issue_tracker" | "project_tracker" | "support_chat" | "telephony" | "meetings" | "incidents" | "scheduling" | "forms" | "esign" | "office_graph" | "analytics" | "warehouse" | "calendar" | "standard" | "messaging";
+                    /** @description the page's form token (needed with the cookie) */
+                    form_token?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description empty; Location names the next page */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description An error page, saying why */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The sign-in form, saying why */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The sign-in form, saying why */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error page, saying why */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error page, saying why */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -40,6 +40,7 @@ export interface ListRequest {
   tag?: string;
   valid_at?: string;
   as_of?: string;
+  status?: "open" | "resolved";
   include?: "embedding";
 }
 
@@ -135,6 +136,7 @@ export class MemoryAccess {
       tag: query.tag,
       validAt: timeParam(query.valid_at, "valid_at", now),
       asOf: timeParam(query.as_of, "as_of", now),
+      status: query.status,
       includeEmbedding: query.include === "embedding",
     });
   }
@@ -167,6 +169,7 @@ export class MemoryAccess {
       categories,
       tags: body.tags ?? [],
       tagsAny: body.tags_any ?? [],
+      status: body.status,
       validAt: timeParam(body.valid_at, "valid_at", now),
       asOf: timeParam(body.as_of, "as_of", now),
       limit: body.limit ?? 10,

@@ -64,6 +64,16 @@ const Money = Type.Number({ minimum: -1e15, maximum: 1e15 });
 const ShortText = Chars(1, 4096);
 const OpenOrResolved = Type.Union([Type.Literal("open"), Type.Literal("resolved")]);
 
+/**
+ * The `status` filter of a list or a search: decisions and exceptions whose state is open or
+ * resolved, kept current by their objects' lifecycle events (docs/source-mappings.md); other
+ * categories carry no status and are left out by it.
+ */
+export const StatusFilter = Type.Union([Type.Literal("open"), Type.Literal("resolved")], {
+  description:
+    "Only decisions and exceptions of this status (`open`: still open problems and pending decisions); other categories carry none",
+});
+
 /** Typed fields per category; the request schema of `POST /memory/{category}` is base + these. */
 export const TYPED_FIELDS = {
   decision: {
@@ -317,6 +327,7 @@ export const ListEntriesQuery = QueryObject({
   tag: Type.Optional(Chars(1, 64)),
   valid_at: Type.Optional(Timestamp),
   as_of: Type.Optional(Timestamp),
+  status: Type.Optional(StatusFilter),
   include: Type.Optional(Type.Literal("embedding")),
 });
 

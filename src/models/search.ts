@@ -3,7 +3,7 @@ import { CATEGORIES } from "./category.ts";
 import { Chars } from "./chars.ts";
 import { LiteralUnion, StrictObject, Timestamp } from "./common.ts";
 import { EmbeddingField } from "./embedding-field.ts";
-import { EntryView } from "./entry.ts";
+import { EntryView, StatusFilter } from "./entry.ts";
 import { named } from "./schema-name.ts";
 import { ResultExplain, SEARCH_CONTROL_FIELDS } from "./search-controls.ts";
 
@@ -23,6 +23,7 @@ export const SearchBody = named(
     ),
     tags: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
     tags_any: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
+    status: Type.Optional(StatusFilter),
     valid_at: Type.Optional(Timestamp),
     as_of: Type.Optional(Timestamp),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),

@@ -51,8 +51,12 @@ export interface ListQuery {
   tag?: string;
   validAt: number;
   asOf: number;
+  /** Only decisions and exceptions of this status. */
+  status?: EntryStatus;
   includeEmbedding: boolean;
 }
+
+export type EntryStatus = "open" | "resolved";
 
 export interface ListEntries extends ListQuery {
   category: Category;
@@ -66,6 +70,8 @@ export interface SearchEntries {
   categories: Category[];
   tags: string[];
   tagsAny: string[];
+  /** Only decisions and exceptions of this status. */
+  status?: EntryStatus;
   validAt: number;
   asOf: number;
   limit: number;

@@ -101,3 +101,28 @@ describe("memory_add", () => {
     expect(deduped.similar).toEqual([{ id: near.id, score: near.similar[0].score }]);
   });
 });
+
+describe("status", () => {
+  test("memory_search and memory_list take `status`: open problems in one call", async () => {
+    const open = await ok("memory_add", {
+      category: "exception",
+      content: "The MCP export is stuck",
+      severity: "high",
+    });
+    const resolved = await ok("memory_add", {
+      category: "exception",
+      content: "The MCP import was stuck, now fixed",
+      status: "resolved",
+    });
+    const { tools } = await client.listTools();
+    for (const name of ["memory_search", "memory_list"]) {
+      const props = tools.find((t) => t.name === name)!.inputSchema.properties as Json;
+      expect(props.status.enum ?? props.status.anyOf.map((s: Json) => s.const)).toEqual(["open", "resolved"]);
+    }
+    const found = await ok("memory_search", { query: "MCP stuck", status: "open" });
+    expect(found.results.map((r: Json) => r.entry.id)).toEqual([open.id]);
+    const listed = await ok("memory_list", { category: "exception", status: "resolved" });
+    expect(listed.items.map((e: Json) => e.id)).toEqual([resolved.id]);
+    expect((await call("memory_list", { category: "exception", status: "closed" })).isError).toBe(true);
+  });
+});

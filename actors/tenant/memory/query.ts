@@ -44,6 +44,7 @@ export class MemoryQuery {
       if (stored.entry.category !== msg.category) continue;
       const view = visible(stored, time);
       if (!view || (msg.category === "outcome" && !this.decisionResolved(view))) continue;
+      if (msg.status !== undefined && view.status !== msg.status) continue;
       page.push({ seq: stored.seq, entry: view });
       if (page.length > msg.limit) break;
     }

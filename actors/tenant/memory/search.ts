@@ -1,5 +1,6 @@
 import { searchHybrid } from "../../../src/embedding/hybrid-search.ts";
 import { type TimeFilter, visible } from "../../../src/memory/temporal.ts";
+import type { Category } from "../../../src/models/category.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-protocol.ts";
 import { categoryMask, type SummaryFilter } from "../../../src/vault/entry-summary.ts";
@@ -56,7 +57,8 @@ export class MemorySearch {
    */
   private filterOf(msg: SearchEntries): Filter {
     const filter = summaryFilter(msg);
-    const mask = categoryMask(msg.categories);
+    // Only decisions and exceptions carry a status: a status filter leaves the others out at once.
+    const mask = categoryMask(msg.status ? msg.categories.filter(hasStatus) : msg.categories);
     const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
     const summary = this.entries.summary;
     const views = new Map<string, Entry | undefined>();
@@ -64,14 +66,22 @@ export class MemorySearch {
       if (views.has(id)) return views.get(id);
       const stored = summary.accepts(id, filter, mask) ? this.entries.get(id) : undefined;
       const seen = stored && visible(stored, time);
-      views.set(id, seen);
-      return seen;
+      const kept = msg.status === undefined || seen?.status === msg.status ? seen : undefined;
+      views.set(id, kept);
+      return kept;
     };
-    const accept = ((id: string) => summary.accepts(id, filter, mask)) as Filter;
+    // The status is the entry's own (no summary holds it): read only for a search that asks for one.
+    const accept = (
+      msg.status === undefined
+        ? (id: string) => summary.accepts(id, filter, mask)
+        : (id: string) => view(id) !== undefined
+    ) as Filter;
     accept.view = view;
     return accept;
   }
 }
+
+const hasStatus = (category: Category) => category === "decision" || category === "exception";
 
 /** A search's filters as the entry summary checks them. */
 function summaryFilter(msg: SearchEntries): SummaryFilter {
