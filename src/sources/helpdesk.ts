@@ -36,9 +36,16 @@ const title = (ev: Event) => {
 };
 const previous = (ev: Event) => lower(at(ev, "event.previous"));
 
+/** What the ticket is about, in the requester's words (a short excerpt of its description). */
+const about = (ev: Event) => {
+  const said = excerpt(at(ev, "detail.description"), 200);
+  return said ? `\n\n${said}` : "";
+};
+
 const ticketData = (ev: Event) => ({
   ticket_id: ticket(ev, "id"),
   subject: ticket(ev, "subject"),
+  description: excerpt(at(ev, "detail.description"), 500),
   status: lower(at(ev, "detail.status")),
   priority: lower(at(ev, "detail.priority")),
   type: lower(at(ev, "detail.type")),
@@ -91,7 +98,7 @@ export const helpdeskSource = defineSource({
       category: "outcome",
       required: ["detail.id"],
       content: (ev) =>
-        `Support ${title(ev)} was solved${previous(ev) ? ` (was ${previous(ev)})` : ""}${ticket(ev, "assignee_id") ? ` by assignee ${ticket(ev, "assignee_id")}` : ""}.`,
+        `Support ${title(ev)} was solved${previous(ev) ? ` (was ${previous(ev)})` : ""}${ticket(ev, "assignee_id") ? ` by assignee ${ticket(ev, "assignee_id")}` : ""}.${about(ev)}`,
       fields: () => ({ result: "success" }),
       tags: (ev) => ["ticket", "solved", ...ticketTags(ev)],
       data: (ev) => ({ ...ticketData(ev), previous_status: lower(at(ev, "event.previous")) }),
@@ -105,7 +112,7 @@ export const helpdeskSource = defineSource({
       content: (ev) => {
         const status = lower(at(ev, "detail.status"));
         const assignee = ticket(ev, "assignee_id");
-        return `Support ${title(ev)} was escalated to urgent priority${previous(ev) ? ` (was ${previous(ev)})` : ""}; ${status ? `status ${status}, ` : ""}${assignee ? `assignee ${assignee}` : "unassigned"}.`;
+        return `Support ${title(ev)} was escalated to urgent priority${previous(ev) ? ` (was ${previous(ev)})` : ""}; ${status ? `status ${status}, ` : ""}${assignee ? `assignee ${assignee}` : "unassigned"}.${about(ev)}`;
       },
       fields: () => ({ severity: "critical", status: "open" }),
       tags: (ev) => ["ticket", "urgent", ...ticketTags(ev)],

@@ -5,14 +5,42 @@
  * customer is the outcome resolving it (else a fact tagged `outcome`).
  */
 import { anyOf, defineSource, type Event, textAt } from "./kit/define-source.ts";
+import { nameAndEmail } from "./kit/draft.ts";
 import { moneyOf, moneyPhrase } from "./kit/money.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";
 
 const object = (ev: Event) => (ev.data as { object?: Record<string, unknown> } | undefined)?.object ?? {};
 /** A field of the event's object (`data.object.<path>`). */
 const field = (ev: Event, path: string) => textAt(ev, `data.object.${path}`);
-const customer = (ev: Event) => field(ev, "customer");
-const forCustomer = (ev: Event) => (customer(ev) ? ` for customer ${customer(ev)}` : "");
+/** The customer's id: `customer` is an id, or the customer itself when the platform expands it. */
+const customer = (ev: Event) => field(ev, "customer") ?? field(ev, "customer.id");
+/** The name people know the customer by: the invoice's, the expanded customer's, or the billing details'. */
+const customerName = (ev: Event) =>
+  field(ev, "customer_name") ??
+  field(ev, "customer.name") ??
+  field(ev, "billing_details.name") ??
+  field(ev, "evidence.customer_name");
+const customerEmail = (ev: Event) =>
+  field(ev, "customer_email") ??
+  field(ev, "receipt_email") ??
+  field(ev, "customer.email") ??
+  field(ev, "billing_details.email") ??
+  field(ev, "evidence.customer_email_address");
+/** `Acme Ltd <billing@acme.example> (customer cus_…)`, or whichever part is known. */
+const customerPhrase = (ev: Event) => {
+  const who = nameAndEmail(customerName(ev), customerEmail(ev));
+  const id = customer(ev) ? `customer ${customer(ev)}` : undefined;
+  return who && id ? `${who} (${id})` : (who ?? id);
+};
+const forCustomer = (ev: Event) => (customerPhrase(ev) ? ` for ${customerPhrase(ev)}` : "");
+/** What the payment or invoice was for, as the platform describes it (`: Pro plan, May`). */
+const described = (ev: Event) => (field(ev, "description") ? `: ${field(ev, "description")}` : "");
+/** The names kept in `data` (searchable at low weight; the id stays for joins). */
+const names = (ev: Event) => ({
+  customer_name: customerName(ev),
+  customer_email: customerEmail(ev),
+  description: field(ev, "description"),
+});
 /** Stripe amounts are in the currency's minor unit. */
 const money = (amount: unknown, currency: unknown) => moneyOf(amount, currency, true);
 const describeAmount = (amount: unknown, currency: unknown) => moneyPhrase(money(amount, currency), " of");
@@ -35,7 +63,7 @@ export const paymentsSource = defineSource({
       category: "outcome",
       required: ["data.object.id"],
       content: (ev) =>
-        `Payment ${field(ev, "id")!} succeeded${describeAmount(object(ev).amount_received ?? object(ev).amount, object(ev).currency)}${forCustomer(ev)}.`,
+        `Payment ${field(ev, "id")!} succeeded${describeAmount(object(ev).amount_received ?? object(ev).amount, object(ev).currency)}${forCustomer(ev)}${described(ev)}.`,
       fields: (ev) => ({
         result: "success",
         ...money(object(ev).amount_received ?? object(ev).amount, object(ev).currency),
@@ -44,6 +72,7 @@ export const paymentsSource = defineSource({
       data: (ev) => ({
         payment_intent: field(ev, "id"),
         customer: customer(ev),
+        ...names(ev),
         livemode: ev.livemode,
       }),
       object: customer,
@@ -53,12 +82,13 @@ export const paymentsSource = defineSource({
       category: "exception",
       required: [anyOf("data.object.number", "data.object.id")],
       content: (ev) =>
-        `Invoice ${field(ev, "number") ?? field(ev, "id")!} payment failed${describeAmount(object(ev).amount_due, object(ev).currency)}${forCustomer(ev)}.`,
+        `Invoice ${field(ev, "number") ?? field(ev, "id")!} payment failed${describeAmount(object(ev).amount_due, object(ev).currency)}${forCustomer(ev)}${described(ev)}.`,
       fields: () => ({ severity: "high", status: "open" }),
       tags: ["invoice", "payment_failed"],
       data: (ev) => ({
         invoice: field(ev, "id"),
         customer: customer(ev),
+        ...names(ev),
         attempt_count: object(ev).attempt_count,
         ...money(object(ev).amount_due, object(ev).currency),
       }),
@@ -69,13 +99,15 @@ export const paymentsSource = defineSource({
       category: "exception",
       required: ["data.object.charge"],
       content: (ev) =>
-        `A dispute was opened on charge ${field(ev, "charge")!}${describeAmount(object(ev).amount, object(ev).currency)}${field(ev, "reason") ? `: ${field(ev, "reason")}` : " (no reason given)"}.`,
+        `A dispute was opened on charge ${field(ev, "charge")!}${describeAmount(object(ev).amount, object(ev).currency)}${forCustomer(ev)}${field(ev, "reason") ? `: ${field(ev, "reason")}` : " (no reason given)"}.`,
       fields: () => ({ severity: "critical", status: "open" }),
       tags: ["dispute"],
       data: (ev) => ({
         dispute: field(ev, "id"),
         charge: field(ev, "charge"),
         reason: field(ev, "reason"),
+        customer: customer(ev),
+        ...names(ev),
         ...money(object(ev).amount, object(ev).currency),
       }),
       validFrom: (ev) => ev.created,
@@ -86,7 +118,7 @@ export const paymentsSource = defineSource({
       required: ["data.object.id", "data.object.customer", "data.object.status"],
       content: (ev) => {
         const plan = field(ev, "plan.nickname") ?? field(ev, "plan.id") ?? field(ev, "items.data.0.price.id");
-        return `Subscription ${field(ev, "id")!} of customer ${customer(ev)!} is now ${field(ev, "status")!}${plan ? ` on plan ${plan}` : ""}.`;
+        return `Subscription ${field(ev, "id")!} of ${customerPhrase(ev)!} is now ${field(ev, "status")!}${plan ? ` on plan ${plan}` : ""}${described(ev)}.`;
       },
       fields: (ev) => ({
         stage: field(ev, "status")!.slice(0, 128),
@@ -96,6 +128,7 @@ export const paymentsSource = defineSource({
       data: (ev) => ({
         subscription: field(ev, "id"),
         customer: customer(ev),
+        ...names(ev),
         status: field(ev, "status"),
         previous: (ev.data as { previous_attributes?: unknown } | undefined)?.previous_attributes,
       }),

@@ -13,11 +13,21 @@ const REQUIRED = ["type", nonEmpty("data")];
 
 const subject = (ev: Event) => textAt(ev, "data.id") ?? textAt(ev, "data.object_id");
 const summary = (ev: Event) =>
-  textAt(ev, "data.description") ?? textAt(ev, "data.message") ?? textAt(ev, "data.name");
+  textAt(ev, "data.description") ??
+  textAt(ev, "data.message") ??
+  textAt(ev, "data.title") ??
+  textAt(ev, "data.name");
+/** Whom the event concerns, by the name people use (a customer's, a user's), else their e-mail. */
+const concerns = (ev: Event) =>
+  ["data.customer_name", "data.customer.name", "data.user.name", "data.email", "data.customer.email"]
+    .map((path) => textAt(ev, path))
+    .find((name) => name !== undefined);
 const line = (ev: Event, what: string) => {
   const about = subject(ev);
   const said = summary(ev);
-  return `${textAt(ev, "type")!} ${what}${about ? ` (${about})` : ""}${said ? `: ${said}` : ""}.`;
+  const who = concerns(ev);
+  const forWhom = who && who !== said ? ` for ${who}` : "";
+  return `${textAt(ev, "type")!} ${what}${about ? ` (${about})` : ""}${forWhom}${said ? `: ${said}` : ""}.`;
 };
 
 /** Standard Webhooks types are full-stop-delimited (`user.created`); anything else is not covered. */

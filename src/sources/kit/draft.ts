@@ -133,11 +133,20 @@ export function sourceOf(
   };
 }
 
+/**
+ * A template ends its sentence with a full stop; when the text it ends with already did ("…51
+ * active seats." + "."), the template's stop is dropped. An ellipsis ("wait...") is the text's own
+ * and stays as written.
+ */
+export function oneFullStop(content: string): string {
+  return /[.!?…]\.$/.test(content) && !content.endsWith("...") ? content.slice(0, -1) : content;
+}
+
 /** Drops undefined fields and bounds `content` and `data`, so the draft is what the schema checks. */
 export function finish<D extends EntryDraft>(draft: D): D {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(draft)) if (value !== undefined) out[key] = value;
-  out.content = clip(String(draft.content).trim() || "(no content)", MAX_CONTENT);
+  out.content = clip(oneFullStop(String(draft.content).trim()) || "(no content)", MAX_CONTENT);
   if (draft.data) out.data = boundedData(draft.data);
   if (Array.isArray(draft.tags) && draft.tags.length === 0) delete out.tags;
   return out as D;

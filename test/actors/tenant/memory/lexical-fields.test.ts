@@ -2,7 +2,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FIELD_WEIGHTS, lexicalDocument } from "../../../../actors/tenant/memory/lexical-document.ts";
+import {
+  dataText,
+  FIELD_WEIGHTS,
+  lexicalDocument,
+} from "../../../../actors/tenant/memory/lexical-document.ts";
 import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
 import { TENANT_LEXICAL_FILE } from "../../../../src/embedding/index-tuning.ts";
 import { LexicalIndex } from "../../../../src/embedding/lexical-index.ts";
@@ -61,7 +65,7 @@ function search(o: { memory: TenantMemory; clock: ManualClock }, text: string): 
 }
 
 describe("lexicalDocument: what of an entry BM25 indexes", () => {
-  test("content, tags, naming fields at full weight; describing fields and the source at half", () => {
+  test("content, tags, naming fields at full weight; describing fields and the source at half; data at a quarter", () => {
     const entry = {
       content: "Acme buys from Globex",
       tags: ["supplier", "q3"],
@@ -79,12 +83,37 @@ describe("lexicalDocument: what of an entry BM25 indexes", () => {
       { text: "Globex", weight: 1 },
       { text: "buys from", weight: 0.5 },
       { text: "stripe\ninvoice.paid", weight: 0.5 },
+      { text: "zebra", weight: 0.25 },
     ]);
   });
 });
 
+describe("dataText: the words of `data` BM25 indexes", () => {
+  test("text values and lists at the top level and one level down, without identifiers", () => {
+    const data = {
+      customer: "cus_Q1w2E3",
+      customer_name: "Acme Ltd",
+      customer_id: "8447388090495",
+      id: "pi_1",
+      amount: 49.99,
+      contacts: ["Ada Lovelace", 7],
+      customer_object: { name: "Acme Ltd", email: "billing@acme.test", address: { city: "Lyon" } },
+    };
+    expect(dataText(data)).toBe("cus_Q1w2E3\nAcme Ltd\nAda Lovelace\nAcme Ltd\nbilling@acme.test");
+    expect(dataText({ amount: 1, nested: { deeper: { deepest: "x" } } })).toBeUndefined();
+    expect(dataText(undefined)).toBeUndefined();
+  });
+
+  test("each value and the whole are bounded", () => {
+    const long = "word ".repeat(200);
+    const text = dataText(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, long])))!;
+    expect(text.split("\n").every((value) => value.length <= 256)).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(2048 + 20);
+  });
+});
+
 describe("the tenant's BM25 index", () => {
-  test("finds entries by a tag, a relationship's object and a decision's choice, not by data", async () => {
+  test("finds entries by a tag, a relationship's object, a decision's choice, and data below content", async () => {
     const o = openMemory(newDir());
     const tagged = await write(o.memory, {
       category: "fact",
@@ -104,11 +133,19 @@ describe("the tenant's BM25 index", () => {
       chosen: "Hetzner",
       options: ["Hetzner", "Linode"],
     });
-    await write(o.memory, { category: "fact", content: "Lunch menu", data: { code: "zebra" } });
+    const inData = await write(o.memory, {
+      category: "fact",
+      content: "Lunch menu",
+      data: { code: "zebra" },
+    });
+    const inContent = await write(o.memory, {
+      category: "fact",
+      content: "The zebra crossing was repainted",
+    });
     expect(search(o, "billing")).toEqual([tagged]);
     expect(search(o, "globex")).toEqual([related]);
     expect(search(o, "hetzner")).toEqual([decided]);
-    expect(search(o, "zebra")).toEqual([]);
+    expect(search(o, "zebra")).toEqual([inContent, inData]);
   });
 
   test("a saved index of other fields or analyzer is rebuilt at open, not read", async () => {
