@@ -36,7 +36,7 @@ async function deliver(sender: PlatformSender, body: string): Promise<string> {
   const summary = (await res.json()) as { dead_lettered: unknown[]; entries: string[] };
   expect({ status: res.status, dead: summary.dead_lettered }).toEqual({ status: 200, dead: [] });
   expect(summary.entries).toHaveLength(1);
-  return summary.entries[0];
+  return summary.entries[0]!;
 }
 
 async function search(query: string): Promise<string[]> {
