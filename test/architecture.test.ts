@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { cyclesOf, type SourceFile, sourceFiles, specifiersOf } from "./helpers/source-graph.ts";
+import { directVaultWrites } from "./helpers/vault-writes.ts";
 
 const files = sourceFiles(["src", "actors"]);
 
@@ -92,7 +93,39 @@ describe("the size and patch scanners", () => {
   });
 });
 
+describe("the vault-write scanner", () => {
+  test("sees a put, a remove or a transaction on vault tables and writable handles, not other stores or comments", () => {
+    const writes = [
+      "return vault.transaction(() => {",
+      "subscriptions.put(stored.id, stored);",
+      "deliveries.remove(key);",
+      "void meta.put(CHECKED_KEY, 1).catch(() => undefined);",
+      "h.embeddings.put(seq, record);",
+      'return vault.tablesOf("vault").meta.remove(CHECKED_KEY);',
+      "await this.vault.childTransaction(() => clearImported(h));",
+      "for (const db of all) db.clearSync();",
+      'import type { Database } from "lmdb";',
+      'const dbs = (): TablesOf<"outbound"> => x;',
+    ];
+    const others = [
+      "await this.objects.put({ name }, stream);",
+      "await state.put(MAIL_STATE.watch, state.watch);",
+      "this.held.clear();",
+      "// subscriptions.put(id, next) was the old way",
+      " * vault.transaction(() => …)",
+    ];
+    expect(directVaultWrites([...writes, ...others].join("\n"))).toEqual(writes);
+  });
+});
+
 describe("architecture", () => {
+  test("a tenant vault changes through its write sets: no put, remove or transaction on its tables outside src/vault/", () => {
+    const writes = files
+      .filter((f) => !f.path.startsWith("src/vault/"))
+      .flatMap((f) => directVaultWrites(f.text).map((line) => `${f.path}: ${line}`));
+    expect(writes).toEqual([]);
+  });
+
   test("no import cycle, type imports included", () => {
     const cycles = cyclesOf(edges).map((c) => c.join(" → "));
     expect(cycles).toEqual([]);

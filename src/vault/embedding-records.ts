@@ -1,5 +1,5 @@
 import type { Database } from "lmdb";
-import type { TablesOf } from "./tables.ts";
+import type { ReadOnlyTable, TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
 import type { EmbeddingRecords } from "./write-set.ts";
 
@@ -8,7 +8,7 @@ const STAMP_PREFIX = "embedder:";
 const STAMP_RANGE = { start: STAMP_PREFIX, end: "embedder;" };
 
 /** The signature of the embedder the vault's vectors were made with, if one was recorded. */
-export function embedderStamp(meta: Database<number, string>): string | undefined {
+export function embedderStamp(meta: ReadOnlyTable<number, string>): string | undefined {
   for (const key of meta.getKeys(STAMP_RANGE)) return key.slice(STAMP_PREFIX.length);
   return undefined;
 }

@@ -1,6 +1,7 @@
 import type { StoredEntry } from "../models/stored-entry.ts";
 import { putEmbeddingRecords } from "./embedding-records.ts";
 import { entryRow } from "./entry-rows.ts";
+import { MAX_LOG_KEY, type OutboundRecords } from "./outbound-records.ts";
 import type { TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
 import { heldIdKey, type WebhookRecords } from "./webhook-records.ts";
@@ -59,4 +60,20 @@ export function putWebhookRecords(ingest: TablesOf<"ingest">, records: WebhookRe
   for (const [source, state] of records.sources ?? []) ingest.sources.put(source, state);
   for (const key of records.purgedLog ?? []) ingest.deliveryLog.remove(key);
   for (const key of records.purgedDeadLetters ?? []) ingest.deadLetters.remove(key);
+}
+
+/**
+ * The plain puts and removals of a write set's outbound part, joining its transaction. A deletion
+ * reads the committed delivery log it clears, so replaying it (cluster mode) does the same; what
+ * is still staged of that log comes named in `purgedDeliveries`.
+ */
+export function putOutboundRecords(outbound: TablesOf<"outbound">, records: OutboundRecords): void {
+  const { subscriptions, deliveries } = outbound;
+  for (const s of records.subscriptions ?? []) subscriptions.put(s.id, s);
+  for (const [key, delivery] of records.deliveries ?? []) deliveries.put(key, delivery);
+  for (const key of records.purgedDeliveries ?? []) deliveries.remove(key);
+  for (const id of records.deleted ?? []) {
+    subscriptions.remove(id);
+    for (const key of deliveries.getKeys({ start: [id, 0], end: [id, MAX_LOG_KEY] })) deliveries.remove(key);
+  }
 }

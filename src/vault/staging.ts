@@ -1,4 +1,5 @@
 import type { StoredEntry } from "../models/stored-entry.ts";
+import { stagedOutboundValues } from "./outbound-records.ts";
 import { stagedWebhookValues } from "./webhook-records.ts";
 import type { WriteSet } from "./write-set.ts";
 
@@ -16,10 +17,10 @@ export interface StagedSet {
 
 /**
  * The kinds of staged keyed values: vectors, objects, idempotency, dedupe, dead letters, and the
- * webhook operations' held events (`q`), their id index (`h`) and pause states (`s`); a held
- * event's release is staged as null.
+ * webhook operations' held events (`q`), their id index (`h`) and pause states (`s`), outbound
+ * subscriptions (`u`); a held event's release and a deleted subscription are staged as null.
  */
-export type StagedKind = "v" | "o" | "i" | "d" | "l" | "q" | "h" | "s";
+export type StagedKind = "v" | "o" | "i" | "d" | "l" | "q" | "h" | "s" | "u";
 
 /**
  * The writes of a vault that are queued and not committed yet. lmdb-js batches writes into shared
@@ -102,6 +103,7 @@ export class Staging {
     if (set.dedupe) values.set(`d:${set.dedupe.key}`, set.dedupe.record);
     for (const [key, value] of set.deadLetters ?? []) values.set(`l:${key}`, value);
     for (const [key, value] of stagedWebhookValues(set.webhooks)) values.set(key, value);
+    for (const [key, value] of stagedOutboundValues(set.outbound)) values.set(key, value);
     const keys = new Map<string, Staged<unknown>>();
     for (const [key, value] of values) {
       const staged = { value, commit };

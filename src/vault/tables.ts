@@ -7,7 +7,7 @@
  * actor its own group, typed); the export reads every group but `outbound`, whose subscriptions
  * hold signing secrets.
  */
-import { type Database, type Key, open, type RootDatabase } from "lmdb";
+import { type Database, type Key, open, type RootDatabase, type Transaction } from "lmdb";
 import type { Change } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
 import type { Delivery, StoredSubscription } from "../models/subscription.ts";
@@ -99,8 +99,49 @@ type Opened<G> = {
   -readonly [T in keyof G]: G[T] extends Table<infer V, infer K> ? Database<V, K> : never;
 };
 
-/** The opened tables of one group, by their names in TABLES. */
+/** The opened tables of one group, by their names in TABLES: the vault's own, writable handles. */
 export type TablesOf<G extends Group> = Opened<(typeof TABLES)[G]>;
+
+/** lmdb-js's methods that write, or open and close: none of them is in a feature's view. */
+type WriteMethods =
+  | "put"
+  | "putSync"
+  | "remove"
+  | "removeSync"
+  | "ifNoExists"
+  | "ifVersion"
+  | "batch"
+  | "transaction"
+  | "transactionAsync"
+  | "transactionSync"
+  | "childTransaction"
+  | "clear"
+  | "clearAsync"
+  | "clearSync"
+  | "drop"
+  | "dropSync"
+  | "deleteDB"
+  | "close"
+  | "openDB"
+  | "backup";
+
+/**
+ * A table as a feature sees it: read only. A tenant vault changes through its write sets (and a
+ * few named vault methods), so that every change meets the size ceiling, the storage-fault mapping
+ * and the write-through that feeds cluster mode's partition changelog.
+ */
+export type ReadOnlyTable<V, K extends Key = string> = Omit<Database<V, K>, WriteMethods>;
+
+type Viewed<G> = {
+  readonly [T in keyof G]: G[T] extends Table<infer V, infer K> ? ReadOnlyTable<V, K> : never;
+};
+
+/** lmdb-js's key type and a read transaction, for features that name them (an export). */
+export type { Key };
+export type ReadTransaction = Transaction;
+
+/** A group's tables as a feature reads them (TenantVault.tablesOf). */
+export type TableViews<G extends Group> = Viewed<(typeof TABLES)[G]>;
 
 /** Named databases a tenant environment may hold. */
 export const VAULT_MAX_DBS = 32;
@@ -133,6 +174,6 @@ export function openGroup<G extends Group>(
  * every key, which at 100k entries takes ~35 ms and pages the whole table into memory (+135 MB RSS
  * on each open, where the counters are checked).
  */
-export function storedCount(db: Database): number {
+export function storedCount(db: Pick<Database, "getStats">): number {
   return (db.getStats() as { entryCount: number }).entryCount;
 }

@@ -2,19 +2,28 @@ import { mkdirSync } from "node:fs";
 import type { Database, RootDatabase, Transaction } from "lmdb";
 import type { Change } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
+import type { VaultRecord } from "../models/tenant-export.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { ChangeLog } from "./change-log.ts";
 import { Counters } from "./counters.ts";
+import { forgetEmbedderStamp } from "./embedding-records.ts";
 import { entryRow } from "./entry-rows.ts";
 import { EntrySummary } from "./entry-summary.ts";
 import { putErasure } from "./erasure.ts";
+import {
+  clearImported,
+  type DeadLetterKeyOf,
+  type ImportTables,
+  openImportTables,
+  putImported,
+} from "./import-records.ts";
 import { lastSeq, migrateEntryRows, migrateVectorKeys } from "./migrations.ts";
-import { putWriteSet } from "./put-write-set.ts";
+import { putOutboundRecords, putWriteSet } from "./put-write-set.ts";
 import { type StagedSet, Staging } from "./staging.ts";
 import { StateSeqs } from "./state-seqs.ts";
 import { guardCommitRejections, observeCommits, storageFault } from "./storage-faults.ts";
 import { StorageGauge, type StorageLimits } from "./storage-gauge.ts";
-import { type Group, openEnvironment, openGroup, type TablesOf } from "./tables.ts";
+import { type Group, openEnvironment, openGroup, type TablesOf, type TableViews } from "./tables.ts";
 import { KeyTooLong, MAX_KEY_BYTES, onlyFrees, oversizedKey, type WriteSet } from "./write-set.ts";
 
 export { KeyTooLong, type WriteSet } from "./write-set.ts";
@@ -57,6 +66,8 @@ export class TenantVault {
   private readonly root: RootDatabase;
   private readonly tables: { [G in Exclude<Group, "outbound">]: TablesOf<G> };
   private outbound: TablesOf<"outbound"> | undefined;
+  /** An import's own handles, without read cache (opened by its first batch). */
+  private imported: ImportTables | undefined;
   /** Writes queued and not committed yet, as features read them. */
   readonly staging = new Staging();
   /** Every entry's index record in memory, staged writes included (entry-summary.ts). */
@@ -101,17 +112,22 @@ export class TenantVault {
   }
 
   /**
-   * A feature's own tables. The outbound tables are opened on first use, so tenants without
+   * A feature's own tables, to read: every change goes through a write set (`write`) or a named
+   * method of the vault. The outbound tables are opened on first use, so tenants without
    * subscriptions get no databases for them.
    */
-  tablesOf<G extends Group>(group: G): TablesOf<G> {
+  tablesOf<G extends Group>(group: G): TableViews<G> {
+    return this.writable(group);
+  }
+
+  private writable<G extends Group>(group: G): TablesOf<G> {
     if (group !== "outbound") return this.tables[group as Exclude<Group, "outbound">] as TablesOf<G>;
     this.outbound ??= openGroup(this.root, "outbound");
     return this.outbound as TablesOf<G>;
   }
 
-  /** A group's tables opened apart, without read cache: for an export's or an import's own handles. */
-  uncachedTablesOf<G extends Group>(group: G): TablesOf<G> {
+  /** A group's tables opened apart, without read cache, to read: for an export's or an import's own handles. */
+  uncachedTablesOf<G extends Group>(group: G): TableViews<G> {
     return openGroup(this.root, group, { cache: false });
   }
 
@@ -170,14 +186,42 @@ export class TenantVault {
     return through ? through(set, (fixed) => this.commitSet(fixed)) : this.commitSet(set);
   }
 
-  /** lmdb-js's ordered asynchronous transaction: `action` reads what earlier ones wrote. */
-  transaction<T>(action: () => T): Promise<T> {
-    return this.root.transaction(action);
+  /**
+   * A feature's hint in the meta table (`value` null: the key goes), such as how far the memory
+   * slice checked the change log. Local bookkeeping, not tenant data: each node derives it from its
+   * own copy of the change log, so it is not a write set (cluster mode would log one at every open
+   * and close) and is let through at the size ceiling (a few bytes, rewritten in place).
+   */
+  recordHint(key: string, value: number | null): Promise<boolean> {
+    const { meta } = this.tables.vault;
+    return (value === null ? meta.remove(key) : meta.put(key, value)).catch(storageFault);
   }
 
-  /** A transaction of its own (an import's batch), committed with the next flush. */
-  childTransaction<T>(action: () => T): Promise<T> {
-    return this.root.childTransaction(action);
+  /**
+   * Writes one import batch in a transaction of its own (committed with the next flush). An import
+   * is not a write set: it goes to cluster mode's changelog whole once it completes (the storage
+   * port's `sealImport`).
+   */
+  importBatch(batch: VaultRecord[], deadLetterKey: DeadLetterKeyOf): Promise<void> {
+    const h = this.importTables();
+    return this.root.childTransaction(() => putImported(h, batch, deadLetterKey)).catch(storageFault);
+  }
+
+  /** The import is complete: its vectors are the exporting runtime's, judged afresh on the next open. */
+  async finishImport(): Promise<void> {
+    const { meta } = this.importTables();
+    await this.root.childTransaction(() => forgetEmbedderStamp(meta)).catch(storageFault);
+  }
+
+  /** Drops whatever an import wrote (the vault was empty before it). */
+  async abortImport(): Promise<void> {
+    const h = this.importTables();
+    await this.root.childTransaction(() => clearImported(h)).catch(storageFault);
+  }
+
+  private importTables(): ImportTables {
+    this.imported ??= openImportTables((group) => openGroup(this.root, group, { cache: false }));
+    return this.imported;
   }
 
   /** A read transaction: a snapshot of every table until `done()` (an export). */
@@ -205,6 +249,7 @@ export class TenantVault {
     // this thread. Nothing below throws once the first put is issued (keys are bounded by the
     // models; values are JSON-shaped), so a set is never half queued.
     putWriteSet(this.tables, set, state);
+    if (set.outbound) putOutboundRecords(this.writable("outbound"), set.outbound);
     for (const s of set.entries) this.summary.upsert(s.seq, entryRow(s));
     for (const s of set.erase?.entries ?? []) this.summary.remove(s.entry.id);
     this.counters.countWrites(set.created);

@@ -2,6 +2,7 @@ import { ValidationFailed } from "../errors.ts";
 import type { Category } from "../models/category.ts";
 import type { ChangeDraft } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
+import { type OutboundRecords, outboundOnlyFrees } from "./outbound-records.ts";
 import { type WebhookRecords, webhookKeys } from "./webhook-records.ts";
 
 /**
@@ -30,6 +31,8 @@ export interface WriteSet {
   embedding?: EmbeddingRecords;
   /** Delivery log, held events, pause states and their purges (webhook-records.ts). */
   webhooks?: WebhookRecords;
+  /** Subscriptions and their delivery logs (outbound-records.ts). */
+  outbound?: OutboundRecords;
   /** Transaction time of the changes (default: the vault's clock at write). */
   at?: number;
 }
@@ -119,12 +122,14 @@ export function oversizedKey(set: WriteSet): number | undefined {
 }
 
 /**
- * A set that only removes records (retention): let through at the vault's size ceiling, as an
- * erasure is, since it frees space.
+ * A set that only removes records (retention, a subscription's deletion): let through at the
+ * vault's size ceiling, as an erasure is, since it frees space.
  */
 export function onlyFrees(set: WriteSet): boolean {
-  const w = set.webhooks;
-  if (!w || set.entries.length > 0 || set.deadLetters || set.dedupe || set.state || set.objects) return false;
+  const w: WebhookRecords = set.webhooks ?? {};
+  if (!set.webhooks && !set.outbound) return false;
+  if (!outboundOnlyFrees(set.outbound)) return false;
+  if (set.entries.length > 0 || set.deadLetters || set.dedupe || set.state || set.objects) return false;
   if (set.idempotency || set.vectors || set.embedding || set.changes?.length) return false;
   return !w.log?.length && !w.held?.length && !w.sources?.length;
 }

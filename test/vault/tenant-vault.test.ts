@@ -9,6 +9,7 @@ import type { StoredEntry } from "../../src/memory/temporal.ts";
 import type { Category } from "../../src/models/category.ts";
 import type { Entry } from "../../src/models/entry.ts";
 import { TenantVault } from "../../src/vault/tenant-vault.ts";
+import { writableTables } from "../helpers/vault-tables.ts";
 
 const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 const dirs: string[] = [];
@@ -236,7 +237,7 @@ describe("TenantVault: counters", () => {
       stored(vault, "fact", { recorded_at: "2026-11-04T02:00:00.000Z" }),
       stored(vault, "decision", { recorded_at: "2026-11-03T03:00:00.000Z" }),
     ];
-    const meta = vault.tablesOf("vault").meta;
+    const meta = writableTables(vault, "vault").meta;
     const puts: string[] = [];
     const put = meta.put.bind(meta);
     meta.put = ((key: string, value: number) => {
@@ -283,7 +284,7 @@ describe("TenantVault: counters", () => {
     for (let i = 0; i < 3; i++)
       await write(old, stored(old, "workflow", { recorded_at: "2026-10-05T08:00:00.000Z" }));
     // What an older version left behind: entries without counters.
-    await old.tablesOf("vault").meta.clearAsync();
+    await writableTables(old, "vault").meta.clearAsync();
     await old.close();
     const reopened = openVault(dir);
     expect(reopened.counters.perCategory().workflow).toBe(3);

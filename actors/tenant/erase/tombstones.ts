@@ -1,7 +1,7 @@
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import { isoOf } from "../../../src/models/common.ts";
-import type { TablesOf } from "../../../src/vault/tables.ts";
+import type { TableViews } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { Tombstone } from "../../../src/vault/write-set.ts";
 
@@ -10,7 +10,7 @@ import type { Tombstone } from "../../../src/vault/write-set.ts";
  * erased_by}`, so a reference to it stays explainable (a read answers 410, history shows when).
  */
 export class Tombstones {
-  private readonly tables: TablesOf<"erase">;
+  private readonly tables: TableViews<"erase">;
 
   constructor(vault: TenantVault) {
     this.tables = vault.tablesOf("erase");

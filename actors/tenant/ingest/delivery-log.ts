@@ -1,7 +1,7 @@
-import type { Database } from "lmdb";
 import { ValidationFailed } from "../../../src/errors.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { DeliveryOutcome, DeliveryRecord } from "../../../src/models/webhook-operations.ts";
+import type { ReadOnlyTable } from "../../../src/vault/tables.ts";
 import type { LogKey } from "../../../src/vault/webhook-records.ts";
 
 /** Records a page may look at (past its filters) before it answers with what it found and a cursor. */
@@ -37,7 +37,7 @@ export class DeliveryLog {
 
   /** `onFirstRecord`: told before the first record of the actor's run is handed out (the upkeep marker). */
   constructor(
-    private readonly table: Database<DeliveryRecord, LogKey>,
+    private readonly table: ReadOnlyTable<DeliveryRecord, LogKey>,
     private readonly onFirstRecord: () => void = () => undefined,
   ) {
     let last: LogKey | undefined;

@@ -1,6 +1,6 @@
 import type { HeldDelivery, SourceState } from "../../../src/models/webhook-operations.ts";
 import type { Staging } from "../../../src/vault/staging.ts";
-import type { TablesOf } from "../../../src/vault/tables.ts";
+import type { TableViews } from "../../../src/vault/tables.ts";
 import { heldIdKey, heldStageKey } from "../../../src/vault/webhook-records.ts";
 
 const LAST_SEQ = Number.MAX_SAFE_INTEGER;
@@ -15,7 +15,7 @@ export class HeldEvents {
   private readonly nextSeq = new Map<string, number>();
 
   constructor(
-    private readonly tables: TablesOf<"ingest">,
+    private readonly tables: TableViews<"ingest">,
     private readonly staging: Staging,
   ) {}
 

@@ -1,5 +1,5 @@
 import type { Staging } from "../../../src/vault/staging.ts";
-import { storedCount, type TablesOf } from "../../../src/vault/tables.ts";
+import { storedCount, type TableViews } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { DedupeRecord } from "../../../src/vault/write-set.ts";
 import { deadLetterKey, nulJoined } from "./keys.ts";
@@ -9,7 +9,7 @@ import { deadLetterKey, nulJoined } from "./keys.ts";
  * index, dead letters and connector state, with the writes still committing overlaid.
  */
 export class IngestStore {
-  private readonly tables: TablesOf<"ingest">;
+  private readonly tables: TableViews<"ingest">;
   private readonly staging: Staging;
 
   constructor(vault: TenantVault) {

@@ -5,7 +5,7 @@ import type {
   EmbedQueue,
 } from "../../../src/embedding/embed-scheduler.ts";
 import type { Clock, TimerHandle } from "../../../src/runtime/clock.ts";
-import { storedCount, type TablesOf } from "../../../src/vault/tables.ts";
+import { storedCount, type TableViews } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import type { EmbedderCheck } from "./embedder-check.ts";
@@ -57,7 +57,7 @@ export interface BacklogOptions {
  *   itself; one that fails alone waits longer each time (up to 5 minutes) while the others go on.
  */
 export class EmbedBacklog implements EmbedQueue {
-  private readonly memory: TablesOf<"memory">;
+  private readonly memory: TableViews<"memory">;
   /** Sequences handed out and not settled yet (embedding, or being stored). */
   private readonly handedOut = new Set<number>();
   /** Sequences whose vector is written and not committed yet. */

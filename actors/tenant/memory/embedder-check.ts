@@ -1,6 +1,6 @@
 import type { BackgroundEmbedding } from "../../../src/embedding/embed-scheduler.ts";
 import { embedderStamp } from "../../../src/vault/embedding-records.ts";
-import { storedCount, type TablesOf } from "../../../src/vault/tables.ts";
+import { storedCount, type TableViews } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { vectorRecordDims } from "../../../src/vault/vector-records.ts";
 import { type EmbeddingRecords, emptySet } from "../../../src/vault/write-set.ts";
@@ -44,13 +44,13 @@ export function checkEmbedder(
 }
 
 /** Whether the stored vectors have another length than the runtime's (one record read). */
-function otherDims(memory: TablesOf<"memory">, dims: number): boolean {
+function otherDims(memory: TableViews<"memory">, dims: number): boolean {
   for (const { value } of memory.embeddings.getRange({ limit: 1 })) return vectorRecordDims(value) !== dims;
   return false;
 }
 
 /** Entries with neither a vector nor a queue record; counted first, so a whole vault is read only then. */
-function unqueued(memory: TablesOf<"memory">): Array<[number, string]> {
+function unqueued(memory: TableViews<"memory">): Array<[number, string]> {
   const held = storedCount(memory.embeddings) + storedCount(memory.embedQueue);
   if (held >= storedCount(memory.entries)) return [];
   const seqs = new Set<number>([...memory.embeddings.getKeys(), ...memory.embedQueue.getKeys()]);

@@ -2,7 +2,7 @@ import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import type { EntrySummary } from "../../../src/vault/entry-summary.ts";
 import type { Staging } from "../../../src/vault/staging.ts";
-import { storedCount, type TablesOf } from "../../../src/vault/tables.ts";
+import { storedCount, type TableViews } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { vectorRecordId, vectorRecordVector } from "../../../src/vault/vector-records.ts";
 import type { IdempotencyRecord } from "../../../src/vault/write-set.ts";
@@ -16,7 +16,7 @@ const MAX_SEQ = Number.MAX_SAFE_INTEGER;
  * built from it waits for its commit.
  */
 export class EntryStore {
-  private readonly tables: TablesOf<"memory">;
+  private readonly tables: TableViews<"memory">;
   private readonly staging: Staging;
   /** Every entry's category, tags and time axes in memory (src/vault/entry-summary.ts). */
   readonly summary: EntrySummary;

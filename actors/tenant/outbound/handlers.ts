@@ -4,25 +4,29 @@
  * them out), and the data of each event as the entry is now. The delivery worker
  * (delivery-worker.ts) reads and records through these messages; it never opens the vault itself.
  *
- * Writes run in lmdb-js's ordered asynchronous transactions: each one reads what the previous ones
- * wrote, and a reply waits for its commit. Checks are made inside the transaction and answered
- * after it, because a throw inside one does not roll its writes back.
+ * Every change is a write set's outbound part (src/vault/outbound-records.ts), so it meets the
+ * size ceiling and cluster mode's changelog like every other write; a reply waits for its commit.
+ * Reads see the writes still committing (subscription-store.ts), so checks are made up front.
  */
 import { Conflict, NotFound } from "../../../src/errors.ts";
-import { DELIVERY_LOG_LIMIT, publicView, type StoredSubscription } from "../../../src/models/subscription.ts";
+import {
+  DELIVERY_LOG_LIMIT,
+  type Delivery,
+  publicView,
+  type StoredSubscription,
+} from "../../../src/models/subscription.ts";
 import { markOutbound, unmarkOutbound } from "../../../src/outbound/marker.ts";
 import type { OutboundTenantProtocol } from "../../../src/protocols/outbound-protocol.ts";
 import { later } from "../../../src/runtime/later.ts";
 import type { Handlers } from "../../../src/runtime/protocol.ts";
-import type { TablesOf } from "../../../src/vault/tables.ts";
+import { type DeliveryKey, MAX_LOG_KEY } from "../../../src/vault/outbound-records.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { type EventReads, eventData } from "./event-data.ts";
+import { SubscriptionStore } from "./subscription-store.ts";
 
 export interface TenantOutboundDeps extends EventReads {
   vault: TenantVault;
 }
-
-const MAX_LOG_KEY = Number.MAX_SAFE_INTEGER;
 
 /**
  * An import brings a tenant's history, not news: subscriptions made before it move past the
@@ -30,17 +34,24 @@ const MAX_LOG_KEY = Number.MAX_SAFE_INTEGER;
  * import before the tenant serves again; resolves once committed.
  */
 export function skipImportedHistory(vault: TenantVault, lastSeq: number): Promise<unknown> {
-  const { subscriptions } = vault.tablesOf("outbound");
-  return vault.transaction(() => {
-    for (const { key, value } of subscriptions.getRange())
-      if (value.position < lastSeq) subscriptions.put(key, { ...value, position: lastSeq });
-  });
+  const store = new SubscriptionStore(vault);
+  const moved = store
+    .all()
+    .filter((s) => s.position < lastSeq)
+    .map((s) => ({ ...s, position: lastSeq }));
+  return moved.length === 0 ? Promise.resolve() : store.write({ subscriptions: moved });
+}
+
+/** The keys a subscription's bounded delivery log can hold now (those still committing included). */
+function logKeys(s: StoredSubscription): DeliveryKey[] {
+  const keys: DeliveryKey[] = [];
+  for (let n = Math.max(1, s.log_seq - DELIVERY_LOG_LIMIT + 1); n <= s.log_seq; n++) keys.push([s.id, n]);
+  return keys;
 }
 
 export function outboundHandlers(deps: TenantOutboundDeps): Handlers<OutboundTenantProtocol> {
   const { vault } = deps;
-  /** Opened on first use, so tenants without subscriptions get no databases. */
-  const dbs = (): TablesOf<"outbound"> => vault.tablesOf("outbound");
+  const store = new SubscriptionStore(vault);
   /** Writes that need the marker and have not committed yet: the marker stays while any is pending. */
   let marking = 0;
   const mark = () => {
@@ -50,19 +61,20 @@ export function outboundHandlers(deps: TenantOutboundDeps): Handlers<OutboundTen
   const marked = () => {
     marking--;
   };
-  const activeCount = (): number => {
-    let n = 0;
-    for (const { value } of dbs().subscriptions.getRange()) if (value.status === "active") n++;
-    return n;
-  };
+  const activeCount = (): number => store.all().filter((s) => s.status === "active").length;
   const unmarkIfIdle = (active: number) => {
     if (active === 0 && marking === 0 && activeCount() === 0) unmarkOutbound(vault.dir);
   };
-  const transaction = <T>(action: () => T): Promise<T> => vault.transaction(action);
+  const found = (id: string): StoredSubscription => {
+    const s = store.get(id);
+    if (!s) throw new NotFound("no such subscription in this tenant");
+    return s;
+  };
 
   return {
     "subscription.create": ({ subscription, max }) => {
-      const { subscriptions } = dbs();
+      if (store.all().length >= max)
+        throw new Conflict(`a tenant holds at most ${max} subscriptions; delete one first`);
       const stored: StoredSubscription = {
         ...subscription,
         status: "active",
@@ -75,94 +87,72 @@ export function outboundHandlers(deps: TenantOutboundDeps): Handlers<OutboundTen
         log_seq: 0,
       };
       mark();
-      const written = transaction(() => {
-        let count = 0;
-        for (const _ of subscriptions.getKeys()) count++;
-        if (count >= max) return false;
-        subscriptions.put(stored.id, stored);
-        return true;
-      }).finally(marked);
       return later(
-        written.then((ok) => {
-          if (!ok) throw new Conflict(`a tenant holds at most ${max} subscriptions; delete one first`);
-          return stored;
-        }),
+        store
+          .write({ subscriptions: [stored] })
+          .finally(marked)
+          .then(() => stored),
       );
     },
-    "subscription.list": () => [...dbs().subscriptions.getRange()].map(({ value }) => publicView(value)),
+    "subscription.list": () => store.all().map(publicView),
     "subscription.delete": ({ id }) => {
-      const { subscriptions, deliveries } = dbs();
-      const removed = transaction(() => {
-        if (!subscriptions.doesExist(id)) return undefined;
-        subscriptions.remove(id);
-        for (const key of deliveries.getKeys({ start: [id, 0], end: [id, MAX_LOG_KEY] }))
-          deliveries.remove(key);
-        return activeCount();
-      });
+      const s = found(id);
+      const removed = store.write({ deleted: [id], purgedDeliveries: logKeys(s) });
       return later(
-        removed.then((active) => {
-          if (active === undefined) throw new NotFound("no such subscription in this tenant");
+        removed.then(() => {
+          const active = activeCount();
           unmarkIfIdle(active);
           return { deleted: id, active };
         }),
       );
     },
     "subscription.enable": ({ id }) => {
-      const { subscriptions } = dbs();
-      if (!subscriptions.doesExist(id)) throw new NotFound("no such subscription in this tenant");
+      const s = found(id);
+      const next: StoredSubscription =
+        s.status === "active" ? s : { ...s, status: "active", consecutive_failures: 0, disabled_at: null };
       mark();
-      const enabled = transaction(() => {
-        const s = subscriptions.get(id);
-        if (!s) return undefined;
-        const next: StoredSubscription =
-          s.status === "active" ? s : { ...s, status: "active", consecutive_failures: 0, disabled_at: null };
-        subscriptions.put(id, next);
-        return next;
-      }).finally(marked);
       return later(
-        enabled.then((s) => {
-          if (!s) throw new NotFound("no such subscription in this tenant");
-          return publicView(s);
-        }),
+        store
+          .write({ subscriptions: [next] })
+          .finally(marked)
+          .then(() => publicView(next)),
       );
     },
     "subscription.deliveries": ({ id, limit }) => {
-      const { subscriptions, deliveries } = dbs();
-      if (!subscriptions.doesExist(id)) throw new NotFound("no such subscription in this tenant");
+      found(id);
+      const { deliveries } = vault.tablesOf("outbound");
       return [
         ...deliveries
           .getRange({ start: [id, MAX_LOG_KEY], end: [id, 0], reverse: true, limit })
           .map(({ value }) => value),
       ];
     },
-    "outbound.active": () =>
-      [...dbs().subscriptions.getRange()].map(({ value }) => value).filter((s) => s.status === "active"),
+    "outbound.active": () => store.all().filter((s) => s.status === "active"),
     "outbound.payload": ({ change }) => eventData(change, deps),
     "outbound.record": ({ id, patch, deliveries: records }) => {
-      const { subscriptions, deliveries } = dbs();
-      const recorded = transaction(() => {
-        const s = subscriptions.get(id);
-        if (!s) return { found: false, active: activeCount() };
-        const next: StoredSubscription = {
-          ...s,
-          ...patch,
-          position: Math.max(s.position, patch.position ?? 0),
-        };
-        let n = s.log_seq;
-        for (const record of records) {
-          n++;
-          deliveries.put([id, n], record);
-          // Bounded: the record that falls out of the newest DELIVERY_LOG_LIMIT goes.
-          if (n > DELIVERY_LOG_LIMIT) deliveries.remove([id, n - DELIVERY_LOG_LIMIT]);
-        }
-        next.log_seq = n;
-        subscriptions.put(id, next);
-        return { found: true, active: activeCount() };
-      });
+      const s = store.get(id);
+      if (!s) return { found: false, active: activeCount() };
+      const next: StoredSubscription = {
+        ...s,
+        ...patch,
+        position: Math.max(s.position, patch.position ?? 0),
+      };
+      const deliveries: Array<[DeliveryKey, Delivery]> = [];
+      const purgedDeliveries: DeliveryKey[] = [];
+      let n = s.log_seq;
+      for (const record of records) {
+        n++;
+        deliveries.push([[id, n], record]);
+        // Bounded: the record that falls out of the newest DELIVERY_LOG_LIMIT goes.
+        if (n > DELIVERY_LOG_LIMIT) purgedDeliveries.push([id, n - DELIVERY_LOG_LIMIT]);
+      }
+      next.log_seq = n;
+      const recorded = store.write({ subscriptions: [next], deliveries, purgedDeliveries });
       return later(
-        recorded.then((reply) => {
-          unmarkIfIdle(reply.active);
-          return reply;
+        recorded.then(() => {
+          const active = activeCount();
+          unmarkIfIdle(active);
+          return { found: true, active };
         }),
       );
     },

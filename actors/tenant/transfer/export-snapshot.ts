@@ -1,4 +1,3 @@
-import type { Database, Key, Transaction } from "lmdb";
 import {
   COUNTER_KEY_RE,
   type ExportChunk,
@@ -7,18 +6,19 @@ import {
   type RecordType,
   zeroCounts,
 } from "../../../src/models/tenant-export.ts";
+import type { Key, ReadOnlyTable, ReadTransaction } from "../../../src/vault/tables.ts";
 import { vectorRecordId, vectorRecordVector } from "../../../src/vault/vector-records.ts";
 import type { TransferTables } from "./transfer-tables.ts";
 
 /** One exported section: a database, its record type, and the line of one key (undefined: skipped). */
 interface Section {
   type: Exclude<RecordType, "role">;
-  db: Database<unknown, Key>;
+  db: ReadOnlyTable<unknown, Key>;
   line(key: Key, value: unknown): string | undefined;
 }
 
 function sectionsOf(h: TransferTables): Section[] {
-  const keyed = (type: Section["type"], db: Database<unknown, Key>): Section => ({
+  const keyed = (type: Section["type"], db: ReadOnlyTable<unknown, Key>): Section => ({
     type,
     db,
     line: (key, value) => JSON.stringify({ type, key, value }),
@@ -27,7 +27,7 @@ function sectionsOf(h: TransferTables): Section[] {
     { type: "entry", db: h.entries, line: (_, value) => JSON.stringify({ type: "entry", value }) },
     {
       type: "embedding",
-      db: h.embeddings as Database<unknown, Key>,
+      db: h.embeddings as ReadOnlyTable<unknown, Key>,
       // Exported as in format 1: keyed by entry id, the float32 components in base64. The bytes
       // are only valid until the next read: encoded at once.
       line: (_, value) => {
@@ -68,7 +68,7 @@ function sectionsOf(h: TransferTables): Section[] {
  * after the last key read, so nothing is held in memory but the chunk being built.
  */
 export class ExportSnapshot {
-  private readonly txn: Transaction;
+  private readonly txn: ReadTransaction;
   private readonly sections: Section[];
   private section = 0;
   private after: Key | undefined;
@@ -76,7 +76,7 @@ export class ExportSnapshot {
   private closed = false;
 
   /** `txn`: a read transaction of the vault, released by `close`. */
-  constructor(txn: Transaction, tables: TransferTables) {
+  constructor(txn: ReadTransaction, tables: TransferTables) {
     this.txn = txn;
     this.sections = sectionsOf(tables);
   }

@@ -1,8 +1,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { isVectorIndexFile } from "../../../src/embedding/index-tuning.ts";
-import { openEnvironment, openGroup } from "../../../src/vault/tables.ts";
-import { clearImported, openTransferTables } from "./transfer-tables.ts";
+import { clearImportedIn } from "../../../src/vault/import-records.ts";
 
 /** Marker file of an import in progress: an environment holding one on open drops the import. */
 const IMPORT_MARKER = "import-pending";
@@ -24,13 +23,7 @@ export function unmarkImport(dir: string): void {
 export function discardUnfinishedImport(dir: string): boolean {
   const marker = join(dir, IMPORT_MARKER);
   if (!existsSync(marker)) return false;
-  const root = openEnvironment(dir);
-  try {
-    const h = openTransferTables((group) => openGroup(root, group, { cache: false }));
-    root.transactionSync(() => clearImported(h));
-  } finally {
-    void root.close();
-  }
+  clearImportedIn(dir);
   // The vector index files may hold vectors of the import: rebuilt from the vault on open.
   for (const file of readdirSync(dir)) if (isVectorIndexFile(file)) rmSync(join(dir, file), { force: true });
   rmSync(marker, { force: true });

@@ -17,6 +17,7 @@ import type {
 import { ManualClock } from "../../../../src/runtime/clock.ts";
 import { embedderStamp } from "../../../../src/vault/embedding-records.ts";
 import { TenantVault, type WriteSet } from "../../../../src/vault/tenant-vault.ts";
+import { writableTables } from "../../../helpers/vault-tables.ts";
 
 const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 const DIMS = 4;
@@ -251,7 +252,7 @@ describe("the embedder check at open", () => {
     await vaultWithVectors(dir);
     // As a vault of an earlier version: no embedder recorded.
     const legacy = new TenantVault(dir);
-    await legacy.tablesOf("vault").meta.remove(`embedder:hash/${DIMS}`);
+    await writableTables(legacy, "vault").meta.remove(`embedder:hash/${DIMS}`);
     await legacy.close();
     const { memory, sets } = open(dir, new DrivenEmbedding("local/8"), 8);
     expect(sets.map((s) => s.embedding?.reset)).toEqual([{ stamp: "local/8", requeue: true }]);
@@ -262,7 +263,7 @@ describe("the embedder check at open", () => {
     const dir = tempDir();
     const ids = await vaultWithVectors(dir);
     const legacy = new TenantVault(dir);
-    const { meta, embedQueue } = { ...legacy.tablesOf("vault"), ...legacy.tablesOf("memory") };
+    const { meta, embedQueue } = { ...writableTables(legacy, "vault"), ...writableTables(legacy, "memory") };
     await meta.remove(`embedder:hash/${DIMS}`);
     await embedQueue.clearAsync();
     await legacy.close();
