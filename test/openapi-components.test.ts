@@ -167,6 +167,9 @@ describe("named component schemas", () => {
     expect(answerRef(op("post", "/admin/webhooks/replay/{tenant_id}/{event_id}"), 200)).toBe(
       `${REF}DeadLetterReplay`,
     );
+    expect(answerRef(op("post", "/admin/webhooks/discard/{tenant_id}/{event_id}"), 200)).toBe(
+      `${REF}DeadLetterDiscard`,
+    );
     expect(bodyRef(op("post", "/admin/subscriptions/{tenant_id}"))).toBe(`${REF}SubscriptionRequest`);
     expect(answerRef(op("get", "/admin/subscriptions/{tenant_id}"), 200)).toBe(`${REF}SubscriptionList`);
     const webhook = op("post", "/webhooks/{source}/{tenant_id}");

@@ -1,7 +1,7 @@
 /**
  * The webhook operations' figures on this node, for `GET /metrics` (src/telemetry/runtime-samples.ts):
  * how many tenants have each source paused and how many events they hold, as last learned, and
- * what pauses, resumes, releases, replays and retention did since the process started. Per-tenant
+ * what pauses, resumes, releases, replays, discards and retention did since the process started. Per-tenant
  * figures never leave this class: the metrics add them up per source (labels stay bounded).
  */
 
@@ -22,6 +22,8 @@ export interface WebhookFiguresSnapshot {
   replays: Array<{ status: string; count: number }>;
   /** Records retention removed, by kind (`delivery_log`, `dead_letter`). */
   purged: Array<{ record: string; count: number }>;
+  /** Dead letters discarded (single and bulk), by source. */
+  discards: Array<{ source: string; count: number }>;
 }
 
 export class WebhookFigures {
@@ -31,6 +33,7 @@ export class WebhookFigures {
   private readonly releasedBy = new Map<string, number>();
   private readonly replays = new Map<string, number>();
   private readonly purged = new Map<string, number>();
+  private readonly discards = new Map<string, number>();
 
   /** The tenant's state of one source as just learned (a pause, a resume's end). */
   set(tenantId: string, source: string, hold: SourceHold): void {
@@ -68,6 +71,10 @@ export class WebhookFigures {
     bump(this.replays, status);
   }
 
+  discarded(source: string): void {
+    bump(this.discards, source);
+  }
+
   purgedRecords(record: "delivery_log" | "dead_letter", n: number): void {
     if (n > 0) bump(this.purged, record, n);
   }
@@ -97,6 +104,7 @@ export class WebhookFigures {
       released: split(this.releasedBy).map(({ a, b, count }) => ({ source: a, outcome: b, count })),
       replays: [...this.replays].map(([status, count]) => ({ status, count })),
       purged: [...this.purged].map(([record, count]) => ({ record, count })),
+      discards: [...this.discards].map(([source, count]) => ({ source, count })),
     };
   }
 }

@@ -1,13 +1,14 @@
 /**
  * The webhook operations' service (docs/webhook-operations.md): what the admin routes and the
  * upkeep ask of a tenant — pause, resume (releasing the held events one by one, in arrival order),
- * the sources' states, the delivery log, bulk replay. Mapping stays in the ingest pipeline and
+ * the sources' states, the delivery log, bulk replay, discard. Mapping stays in the ingest pipeline and
  * every write in the tenant actor, whose mailbox serialises them with the deliveries.
  */
-import { NotFound, ValidationFailed } from "../errors.ts";
+import { Conflict, NotFound, ValidationFailed } from "../errors.ts";
 import { isoOf, parseTimestamp } from "../models/common.ts";
-import type { DeadLetter } from "../models/dead-letter.ts";
+import type { DeadLetter, DiscardReply } from "../models/dead-letter.ts";
 import type {
+  BulkDiscardReply,
   BulkReplayFilter,
   BulkReplayReply,
   BulkReplayResult,
@@ -16,7 +17,12 @@ import type {
   SourceView,
 } from "../models/webhook-operations.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
-import type { PurgeReport } from "../protocols/webhook-ops-protocol.ts";
+import type {
+  DeadLetterSelection,
+  DiscardAsked,
+  LetterPosition,
+  PurgeReport,
+} from "../protocols/webhook-ops-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import { messagingSource } from "../sources/messaging.ts";
 import { SOURCE_IDS } from "../sources/registry.ts";
@@ -133,25 +139,50 @@ export class WebhookOperations {
    * actor resolves a letter only while it is dead).
    */
   async bulkReplay(tenantId: string, filter: BulkReplayFilter, requestId: string): Promise<BulkReplayReply> {
-    const { from, to } = window(filter.from, filter.to);
-    const after = filter.cursor === undefined ? undefined : decodeReplayCursor(filter.cursor);
-    const limit = filter.limit ?? 100;
-    const { source, event_type } = filter;
     const { letters, more } = await this.deps.tenant(tenantId).ask({
       type: "deadletter.select",
-      ...{ source, event_type, from, to, limit, after },
+      ...selectionOf(filter),
     });
     const results: BulkReplayResult[] = [];
     for (const letter of letters) {
       const result = await this.replayOne(tenantId, letter, requestId);
       if (result) results.push(result);
     }
-    const last = letters[letters.length - 1];
     return {
       results,
       replayed: results.filter((r) => r.status === "replayed").length,
       dead: results.filter((r) => r.status === "dead").length,
-      next_cursor: more && last ? encodeReplayCursor(last) : null,
+      next_cursor: nextCursor(letters[letters.length - 1], more),
+    };
+  }
+
+  /** Discards one dead letter (docs/webhook-operations.md#discard): unknown 404, replayed 409. */
+  async discard(
+    tenantId: string,
+    letter: { eventId: string; source?: string },
+    asked: DiscardAsked,
+  ): Promise<DiscardReply> {
+    const reply = await this.deps.tenant(tenantId).ask({ type: "deadletter.discard", ...letter, ...asked });
+    if (reply.discarded) this.figures.discarded(reply.letter.source);
+    return reply.letter;
+  }
+
+  /** Discards, in one write, the dead letters still dead a bulk replay with this filter would take. */
+  async bulkDiscard(
+    tenantId: string,
+    filter: BulkReplayFilter,
+    asked: DiscardAsked,
+  ): Promise<BulkDiscardReply> {
+    const { letters, more, last } = await this.deps.tenant(tenantId).ask({
+      type: "deadletter.discardSelected",
+      selection: selectionOf(filter),
+      ...asked,
+    });
+    for (const letter of letters) this.figures.discarded(letter.source);
+    return {
+      results: letters.map(({ event_id, source }) => ({ event_id, source })),
+      discarded: letters.length,
+      next_cursor: nextCursor(last, more),
     };
   }
 
@@ -164,8 +195,8 @@ export class WebhookOperations {
       const reply = await this.deps.ingest.replay(tenantId, letter.event_id, letter.source, requestId);
       return { source: letter.source, ...reply };
     } catch (error) {
-      // Erased (or purged) since it was selected: nothing left to replay.
-      if (error instanceof NotFound) return undefined;
+      // Erased (or purged), or discarded, since it was selected: nothing left to replay.
+      if (error instanceof NotFound || error instanceof Conflict) return undefined;
       throw error;
     }
   }
@@ -207,14 +238,25 @@ function window(from?: string, to?: string): { from?: number; to?: number } {
   return { from: f, to: t };
 }
 
-type Position = Pick<DeadLetter, "received_at" | "event_id" | "source">;
+/** What a bulk replay or a bulk discard selects: the body's window checked, its cursor decoded. */
+function selectionOf(filter: BulkReplayFilter): DeadLetterSelection {
+  const { from, to } = window(filter.from, filter.to);
+  const after = filter.cursor === undefined ? undefined : decodeReplayCursor(filter.cursor);
+  const { source, event_type } = filter;
+  return { source, event_type, from, to, limit: filter.limit ?? 100, after };
+}
 
-function encodeReplayCursor(letter: Position): string {
+/** The cursor after the last letter a page took, when others match after it. */
+function nextCursor(last: LetterPosition | undefined, more: boolean): string | null {
+  return more && last ? encodeReplayCursor(last) : null;
+}
+
+function encodeReplayCursor(letter: LetterPosition): string {
   const { received_at, event_id, source } = letter;
   return Buffer.from(JSON.stringify({ r: received_at, e: event_id, s: source })).toString("base64url");
 }
 
-function decodeReplayCursor(cursor: string): Position {
+function decodeReplayCursor(cursor: string): LetterPosition {
   try {
     const { r, e, s } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Record<
       string,

@@ -2,7 +2,10 @@ import { type Static, Type } from "@sinclair/typebox";
 import { IsoTime, LiteralUnion, StrictObject } from "./common.ts";
 import { named } from "./schema-name.ts";
 
-export const DEAD_LETTER_STATUSES = ["dead", "replayed"] as const;
+/** `discarded`: an operator gave up on it (docs/webhook-operations.md#discard); never replayed again. */
+export const DEAD_LETTER_STATUSES = ["dead", "replayed", "discarded"] as const;
+/** What a replay leaves a dead letter as. */
+export const REPLAY_STATUSES = ["replayed", "dead"] as const;
 
 /** A source event the runtime owns but could not turn into entries (CONTRACT §7). */
 export const DeadLetter = named(
@@ -23,6 +26,9 @@ export const DeadLetter = named(
     /** Ids written when a replay succeeded. */
     entries: Type.Optional(Type.Array(Type.String())),
     replayed_at: Type.Optional(IsoTime),
+    discarded_at: Type.Optional(IsoTime),
+    /** The `sub` of whoever discarded it. */
+    discarded_by: Type.Optional(Type.String()),
   }),
 );
 export type DeadLetter = Static<typeof DeadLetter>;
@@ -40,6 +46,19 @@ export const ReplayReply = named(
   }),
 );
 export type ReplayReply = Static<typeof ReplayReply>;
+
+/** A discarded dead letter, as a discard answers it (the letter itself stays listed). */
+export const DiscardReply = named(
+  "DeadLetterDiscard",
+  StrictObject({
+    event_id: Type.String(),
+    source: Type.String(),
+    status: Type.Literal("discarded"),
+    discarded_at: IsoTime,
+    discarded_by: Type.String(),
+  }),
+);
+export type DiscardReply = Static<typeof DiscardReply>;
 
 /** CONTRACT §7's answer to a delivery. */
 export const IngestSummary = named(

@@ -19,11 +19,21 @@ import {
 export const MAX_DELIVERY_PAGE = 1000;
 export const MAX_BULK_REPLAY = 1000;
 
-export const DELIVERY_OUTCOMES = ["accepted", "duplicate", "dead_lettered", "ignored", "held"] as const;
+export const DELIVERY_OUTCOMES = [
+  "accepted",
+  "duplicate",
+  "dead_lettered",
+  "ignored",
+  "held",
+  "discarded",
+] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 
-/** How an event reached the pipeline this time: as it arrived, replayed from a dead letter, or released by a resume. */
-export const DELIVERY_VIAS = ["delivery", "replay", "resume"] as const;
+/**
+ * How an event reached the pipeline this time: as it arrived, replayed from a dead letter, or
+ * released by a resume; `discard`: its dead letter was discarded (nothing mapped, nothing written).
+ */
+export const DELIVERY_VIAS = ["delivery", "replay", "resume", "discard"] as const;
 export type DeliveryVia = (typeof DELIVERY_VIAS)[number];
 
 /** One event's outcome, as the delivery log keeps it: ids and times, never the body. */
@@ -39,7 +49,8 @@ export const DeliveryRecord = StrictObject({
       "The X-Request-Id of the HTTP request that carried it (null for the CRM stream and the bridge)",
   }),
   via: LiteralUnion(DELIVERY_VIAS, {
-    description: "delivery: as it arrived; replay: a dead letter replayed; resume: a held event released",
+    description:
+      "delivery: as it arrived; replay: a dead letter replayed; resume: a held event released; discard: a dead letter discarded",
   }),
 });
 export type DeliveryRecord = Static<typeof DeliveryRecord>;
@@ -174,6 +185,14 @@ export const BulkReplayReply = StrictObject({
   next_cursor: NextCursor,
 });
 export type BulkReplayReply = Static<typeof BulkReplayReply>;
+
+/** A bulk discard: the letters it discarded, oldest first (the same filters and cursor as a bulk replay). */
+export const BulkDiscardReply = StrictObject({
+  results: Type.Array(StrictObject({ event_id: Type.String(), source: Type.String() })),
+  discarded: Type.Integer({ minimum: 0 }),
+  next_cursor: NextCursor,
+});
+export type BulkDiscardReply = Static<typeof BulkDiscardReply>;
 
 /** A delivery to a paused source: verified, kept durably, nothing written (answered 202). */
 export const HeldAnswer = StrictObject(

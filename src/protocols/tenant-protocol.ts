@@ -130,6 +130,7 @@ export type TenantProtocol = {
   /** Whether the event was taken already, is held (its source paused), or is new: asked before an expansion. */
   "webhook.seen": { msg: { source: string; eventId: string }; reply: "new" | "seen" | "held" };
   "deadletter.list": { msg: { status?: DeadLetter["status"]; limit: number }; reply: DeadLetter[] };
+  /** The dead letter a replay maps again: unknown 404, discarded 409 (checked again by `deadletter.resolve`). */
   "deadletter.get": { msg: { eventId: string; source?: string }; reply: DeadLetter };
   "deadletter.resolve": {
     msg: { eventId: string; source: string; item: IngestItem; requestId?: string | null };

@@ -1,5 +1,5 @@
 import type { IngestItem } from "../ingest/ingest-item.ts";
-import type { DeadLetter } from "../models/dead-letter.ts";
+import type { DeadLetter, DiscardReply } from "../models/dead-letter.ts";
 import type {
   DeliveryOutcome,
   DeliveryRecord,
@@ -28,7 +28,17 @@ export interface DeadLetterSelection {
   to?: number;
   limit: number;
   /** The position of the last letter a previous call considered. */
-  after?: { received_at: string; event_id: string; source: string };
+  after?: LetterPosition;
+}
+
+/** Where a dead letter stands in arrival order (what a bulk replay's cursor names). */
+export type LetterPosition = Pick<DeadLetter, "received_at" | "event_id" | "source">;
+
+/** Who discards, and the request that asked (for the delivery log). */
+export interface DiscardAsked {
+  /** The `sub` of the principal (kept as the letter's `discarded_by`). */
+  by: string;
+  requestId: string | null;
 }
 
 /** How long what the webhook operations keep is kept (days; `deadDays` undefined: dead letters stay). */
@@ -84,6 +94,23 @@ export type WebhookOpsProtocol = {
   };
   /** Dead letters to replay, oldest first; `more`: others match after the last one. */
   "deadletter.select": { msg: DeadLetterSelection; reply: { letters: DeadLetter[]; more: boolean } };
+  /**
+   * Discards one dead letter (docs/webhook-operations.md#discard): kept, marked `discarded`, never
+   * replayed again, logged. Unknown: 404; replayed already: 409; discarded already: answered as it was.
+   */
+  "deadletter.discard": {
+    msg: { eventId: string; source?: string } & DiscardAsked;
+    /** `discarded`: by this message (false: it was discarded before). */
+    reply: { letter: DiscardReply; discarded: boolean };
+  };
+  /**
+   * Discards the dead letters a bulk replay would select, in one write; `last`: the position of the
+   * last one (a cursor's), `more`: others match after it.
+   */
+  "deadletter.discardSelected": {
+    msg: { selection: DeadLetterSelection } & DiscardAsked;
+    reply: { letters: DiscardReply[]; more: boolean; last?: LetterPosition };
+  };
   /** Removes what retention lets go of, a bounded number at a time. */
   "webhooks.purge": { msg: { now: number; retention: Retention }; reply: PurgeReport };
 };

@@ -1,6 +1,7 @@
 /**
  * One tenant's dashboard page (`GET /admin/dashboard/tenants/{tenant_id}`), linked from each row of
- * the overview, and its forms: the replay of a dead letter (`POST …/replay`) and the pause or resume
+ * the overview, and its forms: the replay of a dead letter (`POST …/replay`), its discard
+ * (`POST …/discard`) and the pause or resume
  * of a source (`POST …/sources`), each answered with a redirect back to the page. Same auth as the
  * overview (the operator's token, or the dashboard's cookie); the forms take the cookie only from a
  * page of this origin carrying its form token (src/http/dashboard-form.ts). Errors are pages for a person (dashboardErrorPage).
@@ -13,7 +14,7 @@ import { validatedBody } from "../http/validate-body.ts";
 import { PAUSABLE_SOURCES } from "../ingest/webhook-operations.ts";
 import { Chars } from "../models/chars.ts";
 import { LiteralUnion, QueryObject } from "../models/common.ts";
-import { DEAD_LETTER_STATUSES } from "../models/dead-letter.ts";
+import { REPLAY_STATUSES } from "../models/dead-letter.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
 import { SOURCE_STATUSES } from "../models/webhook-operations.ts";
@@ -21,7 +22,13 @@ import { PAGE_HEADERS } from "../views/page.ts";
 import { tenantPage, tenantPagePath } from "../views/tenant-page.ts";
 import { changeSource } from "./admin-webhook-sources.ts";
 import { HtmlPage, pages, Redirect, DASHBOARD_TAGS as tags } from "./dashboard-parts.ts";
-import { MAX_EVENT_ID, REPLAYABLE_SOURCES, replayDeadLetter } from "./dead-letter-replay.ts";
+import { discardDeadLetter } from "./dead-letter-discard.ts";
+import {
+  MAX_EVENT_ID,
+  REPLAYABLE_SOURCES,
+  type ReplayAsked,
+  replayDeadLetter,
+} from "./dead-letter-replay.ts";
 import type { Deps } from "./deps.ts";
 import { tenantPageModel } from "./tenant-page-model.ts";
 
@@ -29,8 +36,9 @@ import { tenantPageModel } from "./tenant-page-model.ts";
 const FORM_LIMIT = 16 * 1024;
 
 const TenantPageQuery = QueryObject({
-  replayed: Type.Optional(LiteralUnion(DEAD_LETTER_STATUSES, { description: "what the last replay did" })),
+  replayed: Type.Optional(LiteralUnion(REPLAY_STATUSES, { description: "what the last replay did" })),
   event: Type.Optional(Chars(1, MAX_EVENT_ID, { description: "the event the last replay was of" })),
+  discarded: Type.Optional(Chars(1, MAX_EVENT_ID, { description: "the event the last discard was of" })),
   changed: Type.Optional(
     LiteralUnion(SOURCE_STATUSES, { description: "the source's status after the last pause or resume" }),
   ),
@@ -46,6 +54,7 @@ const SourceForm = Type.Object(
   },
   { additionalProperties: true },
 );
+/** The replay's and the discard's form: one dead letter. */
 const ReplayForm = Type.Object(
   {
     event_id: Chars(1, MAX_EVENT_ID, { description: "the dead letter's event id" }),
@@ -56,6 +65,31 @@ const ReplayForm = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/** What the replay and discard buttons' routes take: one dead letter's form, answered by a redirect. */
+const letterForm = {
+  adminForm: { limit: FORM_LIMIT, refusals: pages(400, 413, 429) },
+  tenant: "any" as const,
+  params: TenantParams,
+  ...validatedBody(ReplayForm),
+  response: { 303: Redirect, ...pages(401, 403, 404, 409, 422), ...problems(503, 507) },
+};
+
+/** The dead letter a replay or discard form names, and who posted it. */
+function letterPosted(ctx: {
+  tenant: { tenant_id: string };
+  body: { event_id: string; source: string };
+  principal: { sub: string };
+  request: Request;
+}): ReplayAsked {
+  return {
+    tenantId: ctx.tenant.tenant_id,
+    eventId: ctx.body.event_id,
+    source: ctx.body.source,
+    sub: ctx.principal.sub,
+    requestId: requestIdOf(ctx.request),
+  };
+}
 
 export const adminDashboardTenantRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.admin.dashboard.tenant" })
@@ -71,6 +105,7 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
             query.replayed && query.event ? { status: query.replayed, event: query.event } : undefined,
           sourceChanged:
             query.changed && query.source ? { status: query.changed, source: query.source } : undefined,
+          discarded: query.discarded,
         });
         Object.assign(set.headers, PAGE_HEADERS);
         return tenantPage(model);
@@ -85,35 +120,38 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary:
-            "One tenant's page: figures, writes per day, recent entries, dead letters with replay, sources with pause and resume, connector health, denials",
+            "One tenant's page: figures, writes per day, recent entries, dead letters with replay and discard, sources with pause and resume, connector health, denials",
         },
       },
     )
     .post(
       "/admin/dashboard/tenants/:tenant_id/replay",
-      async ({ tenant, body, principal, set }) => {
-        const reply = await replayDeadLetter(deps, {
-          tenantId: tenant.tenant_id,
-          eventId: body.event_id,
-          source: body.source,
-          sub: principal.sub,
-        });
-        const back = new URLSearchParams({ replayed: reply.status, event: body.event_id });
-        set.status = 303;
-        set.headers.location = `${tenantPagePath(tenant.tenant_id)}?${back}#dead-letters`;
-        set.headers["cache-control"] = "no-store";
-        return "";
+      async (ctx) => {
+        const reply = await replayDeadLetter(deps, letterPosted(ctx));
+        const did = { replayed: reply.status, event: ctx.body.event_id };
+        return backToPage(ctx.set, ctx.tenant.tenant_id, did, "dead-letters");
       },
       {
-        adminForm: { limit: FORM_LIMIT, refusals: pages(400, 413, 429) },
-        tenant: "any",
-        params: TenantParams,
-        ...validatedBody(ReplayForm),
-        response: { 303: Redirect, ...pages(401, 403, 404, 422), ...problems(503, 507) },
+        ...letterForm,
         detail: {
           tags,
           summary:
             "The tenant page's replay button: replays one dead letter as POST /admin/webhooks/replay does, then redirects back",
+        },
+      },
+    )
+    .post(
+      "/admin/dashboard/tenants/:tenant_id/discard",
+      async (ctx) => {
+        await discardDeadLetter(deps, letterPosted(ctx));
+        return backToPage(ctx.set, ctx.tenant.tenant_id, { discarded: ctx.body.event_id }, "dead-letters");
+      },
+      {
+        ...letterForm,
+        detail: {
+          tags,
+          summary:
+            "The tenant page's discard button: discards one dead letter as POST /admin/webhooks/discard does, then redirects back",
         },
       },
     )
@@ -127,11 +165,7 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
           sub: principal.sub,
           requestId: requestIdOf(request),
         });
-        const back = new URLSearchParams({ changed: reply.status, source: reply.source });
-        set.status = 303;
-        set.headers.location = `${tenantPagePath(tenant.tenant_id)}?${back}#sources`;
-        set.headers["cache-control"] = "no-store";
-        return "";
+        return backToPage(set, tenant.tenant_id, { changed: reply.status, source: reply.source }, "sources");
       },
       {
         adminForm: { limit: FORM_LIMIT, refusals: pages(400, 413, 429) },
@@ -146,3 +180,16 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
         },
       },
     );
+
+/** A form's answer: 303 back to the tenant's page, at `anchor`, with what the form did in the query. */
+function backToPage(
+  set: { status?: number | string; headers: Record<string, string | number> },
+  tenantId: string,
+  did: Record<string, string>,
+  anchor: string,
+): string {
+  set.status = 303;
+  set.headers.location = `${tenantPagePath(tenantId)}?${new URLSearchParams(did)}#${anchor}`;
+  set.headers["cache-control"] = "no-store";
+  return "";
+}

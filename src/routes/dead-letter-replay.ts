@@ -5,6 +5,7 @@
  */
 import { NotFound } from "../errors.ts";
 import type { ReplayReply } from "../models/dead-letter.ts";
+import type { BulkReplayFilter } from "../models/webhook-operations.ts";
 import { SOURCE_IDS } from "../sources/registry.ts";
 import type { Deps } from "./deps.ts";
 
@@ -36,4 +37,10 @@ export async function replayDeadLetter(deps: Deps, asked: ReplayAsked): Promise<
     details: { status: reply.status, entries: reply.entries?.length ?? 0 },
   });
   return reply;
+}
+
+/** A bulk replay's or discard's filter, as its audit record keeps it (the cursor and limit left out). */
+export function filterDetails(filter: BulkReplayFilter) {
+  const { source, event_type, from, to } = filter;
+  return { source, event_type, from, to };
 }

@@ -34,6 +34,7 @@ export interface PageAsked {
   formToken: string | undefined;
   replayed?: TenantPageModel["replayed"];
   sourceChanged?: TenantPageModel["sourceChanged"];
+  discarded?: string;
 }
 
 export async function tenantPageModel(deps: Deps, asked: PageAsked): Promise<TenantPageModel> {
@@ -72,6 +73,7 @@ export async function tenantPageModel(deps: Deps, asked: PageAsked): Promise<Ten
     denials: deps.auditLogs.denials(id, DENIALS_SHOWN).items,
     sources,
     sourceChanged: asked.sourceChanged,
+    discarded: asked.discarded,
   };
 }
 

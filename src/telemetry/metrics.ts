@@ -115,6 +115,11 @@ export function createMetrics(register: Registry) {
       "Dead letters replayed (one by one or in bulk), by the status they ended in (replayed, dead)",
       ["status"],
     ),
+    deadLetterDiscards: counter(
+      "dead_letter_discards_total",
+      "Dead letters discarded (one by one or in bulk), never to be replayed, by source",
+      ["source"],
+    ),
     webhookRetentionPurged: counter(
       "webhook_retention_purged_total",
       "Records retention removed, by record (delivery_log, dead_letter)",

@@ -15,13 +15,14 @@ export interface RuntimeFigures {
   operations?: { snapshot(): OperationFigures };
 }
 
-/** Paused sources and held events, summed per source; pauses, releases, replays and purges since start. */
+/** Paused sources and held events, summed per source; pauses, releases, replays, discards and purges since start. */
 export interface OperationFigures {
   sources: Iterable<{ source: string; paused: number; held: number }>;
   changes: Iterable<{ source: string; status: string; count: number }>;
   released: Iterable<{ source: string; outcome: string; count: number }>;
   replays: Iterable<{ status: string; count: number }>;
   purged: Iterable<{ record: string; count: number }>;
+  discards: Iterable<{ source: string; count: number }>;
 }
 
 /** Registers every source above with `telemetry` (replacing a previous runtime's, after a restart). */
@@ -49,6 +50,8 @@ function* operationSamples(f: OperationFigures): Generator<Sample> {
     yield { metric: "deadLetterReplays", labels: { status }, value: count };
   for (const { record, count } of f.purged)
     yield { metric: "webhookRetentionPurged", labels: { record }, value: count };
+  for (const { source, count } of f.discards)
+    yield { metric: "deadLetterDiscards", labels: { source }, value: count };
 }
 
 function* actorSamples(

@@ -54,6 +54,7 @@ export type SampledMetric =
   | "webhookSourceChanges"
   | "webhookHeldReleased"
   | "deadLetterReplays"
+  | "deadLetterDiscards"
   | "webhookRetentionPurged"
   | "outboundQueued"
   | "outboundRetrying";
@@ -271,6 +272,7 @@ const SAMPLED: readonly SampledMetric[] = [
   "webhookSourceChanges",
   "webhookHeldReleased",
   "deadLetterReplays",
+  "deadLetterDiscards",
   "webhookRetentionPurged",
   "outboundQueued",
   "outboundRetrying",

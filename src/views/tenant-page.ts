@@ -30,6 +30,11 @@ export function replayFormPath(tenantId: string): string {
   return `${tenantPagePath(tenantId)}/replay`;
 }
 
+/** Where a dead letter's discard form posts. */
+export function discardFormPath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/discard`;
+}
+
 /** Shown at most, each: the page stays one screen of each kind on a phone. */
 export const RECENT_ENTRIES = 20;
 export const DEAD_LETTERS_SHOWN = 20;
@@ -46,6 +51,8 @@ export interface TenantPageModel {
   formToken: string | undefined;
   /** What the last replay did, from the redirect that came back here. */
   replayed?: { event: string; status: "replayed" | "dead" };
+  /** The event whose dead letter the last discard button discarded. */
+  discarded?: string;
   figures: TenantFigures;
   /** UTC days, oldest first, and per category the entries written on each. */
   days: string[];
@@ -75,6 +82,7 @@ export function tenantPage(m: TenantPageModel): string {
   const t = m.tenant;
   const sections: Array<SafeHtml | string> = [
     replayNotice(m.replayed),
+    discardNotice(m.discarded),
     figuresSection(m.figures),
     html`<section id="writes"><h2>Writes per day (last ${m.days.length} days)</h2>${writesChart(m.days, m.writesPerDay)}</section>`,
     entriesSection(m.recentEntries),
@@ -99,6 +107,11 @@ export function tenantPage(m: TenantPageModel): string {
 ${sections}
 </main>`,
   );
+}
+
+function discardNotice(event: string | undefined): SafeHtml | string {
+  if (event === undefined) return "";
+  return html`<p class="notice" role="status">Event <code>${event}</code> discarded: it stays listed and is never replayed again.</p>`;
 }
 
 function replayNotice(replayed: TenantPageModel["replayed"]): SafeHtml | string {
@@ -138,19 +151,31 @@ function entriesSection(entries: Entry[]): SafeHtml {
 }
 
 function deadLettersSection(m: TenantPageModel, letters: DeadLetter[]): SafeHtml {
-  const action = replayFormPath(m.tenant.tenant_id);
+  const id = m.tenant.tenant_id;
+  const buttons = (d: DeadLetter) => {
+    const fields = { event_id: d.event_id, source: d.source };
+    return html`${postForm(replayFormPath(id), fields, "Replay", m.formToken)} ${postForm(discardFormPath(id), fields, "Discard", m.formToken)}`;
+  };
   const rows = letters.map(
     (
       d,
     ) => html`<tr data-dead-letter="${d.event_id}" class="status-${d.status}"><td>${d.received_at}</td><td>${d.source}</td>
 <td><code>${d.event_id}</code><br><span class="muted">${d.event_type}</span></td><td class="n">${d.attempts}</td>
-<td>${d.status === "dead" ? d.last_error : html`replayed ${d.replayed_at ?? ""}: ${formatNumber(d.entries?.length ?? 0)} entries`}</td>
-<td>${d.status === "dead" ? postForm(action, { event_id: d.event_id, source: d.source }, "Replay", m.formToken) : ""}</td></tr>`,
+<td>${outcomeOf(d)}</td>
+<td>${d.status === "dead" ? buttons(d) : ""}</td></tr>`,
   );
   return html`<section id="dead-letters"><h2>Dead letters (${formatNumber(m.figures.openDeadLetters)} open; newest ${DEAD_LETTERS_SHOWN})</h2><table>
 <thead><tr><th>received</th><th>source</th><th>event</th><th class="n">attempts</th><th>error or outcome</th><th></th></tr></thead>
 <tbody>${rows.length > 0 ? rows : html`<tr><td colspan="6" class="muted">No dead letters.</td></tr>`}</tbody></table>
-<p class="muted">Replay maps the stored event again (no second signature check) and is recorded in the admin audit log.</p></section>`;
+<p class="muted">Replay maps the stored event again (no second signature check); Discard gives up on one that can never succeed (kept, never replayed again). Both are recorded in the admin audit log.</p></section>`;
+}
+
+/** A dead letter's error while dead, else what became of it. */
+function outcomeOf(d: DeadLetter): SafeHtml | string {
+  if (d.status === "dead") return d.last_error;
+  if (d.status === "discarded")
+    return html`discarded ${d.discarded_at ?? ""} by ${d.discarded_by ?? ""}: ${d.last_error}`;
+  return html`replayed ${d.replayed_at ?? ""}: ${formatNumber(d.entries?.length ?? 0)} entries`;
 }
 
 function denialsSection(denials: Denial[]): SafeHtml {

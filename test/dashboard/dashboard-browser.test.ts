@@ -3,7 +3,8 @@
  * through the page's own form, reads a tenant's counts and charts, saves a screenshot under
  * test-artifacts/, and checks the cookie's attributes and that it does not authorise a POST. At a
  * phone's width (390 px), the overview and a tenant's page fit without scrolling sideways, the
- * row's link opens the tenant's page, and its replay button replays a dead letter.
+ * row's link opens the tenant's page, its replay button replays a dead letter and its discard
+ * button discards one.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
@@ -124,7 +125,7 @@ describe("the dashboard in headless chromium", () => {
   });
 });
 
-describe("at a phone's width: the overview, a tenant's page and its replay button", () => {
+describe("at a phone's width: the overview, a tenant's page and its replay and discard buttons", () => {
   const PHONE = {
     viewport: { width: 390, height: 844 },
     isMobile: true,
@@ -223,10 +224,38 @@ describe("at a phone's width: the overview, a tenant's page and its replay butto
     await page.goto(`${at}/admin/dashboard/tenants/${id}`);
     await Promise.all([
       page.waitForURL(/\?replayed=replayed&/),
-      page.click(`#dead-letters tr[data-dead-letter="${eventId}"] button`),
+      page.click(`#dead-letters tr[data-dead-letter="${eventId}"] button:text("Replay")`),
     ]);
     expect(await page.locator("p.notice").textContent()).toContain(`Event ${eventId} replayed`);
     expect(await page.locator(`#dead-letters tr[data-dead-letter="${eventId}"] button`).count()).toBe(0);
+    expect(await page.locator("#dead-letters h2").textContent()).toContain("0 open");
+    expect(await overflowsSideways(page)).toBe(false);
+    await context.close();
+  });
+  test("the discard button discards a dead letter: kept on the page as discarded, no button left", async () => {
+    // A tenant of its own: the replay test's tenant keeps its one dead letter.
+    const other = await phone.createTenant("Discard Co");
+    const letterId = "C1:9.9:reaction_added";
+    const reaction = {
+      type: "reaction_added",
+      user: "U3",
+      reaction: "white_check_mark",
+      item: { channel: "C1", ts: "9.9" },
+    };
+    const delivered = await phone.runtime.bridge.deliver(other.tenant_id, reaction as never);
+    expect(delivered.dead_lettered).toEqual([letterId]);
+    const context = await browser.newContext(PHONE);
+    const page = await context.newPage();
+    await signIn(page, at, phone.adminToken);
+    await page.goto(`${at}/admin/dashboard/tenants/${other.tenant_id}`);
+    const row = page.locator(`#dead-letters tr[data-dead-letter="${letterId}"]`);
+    expect(await row.locator("button").allInnerTexts()).toEqual(["Replay", "Discard"]);
+    // Both buttons side by side still fit the phone's width.
+    expect(await overflowsSideways(page)).toBe(false);
+    await Promise.all([page.waitForURL(/\?discarded=/), row.locator('button:text("Discard")').click()]);
+    expect(await page.locator("p.notice").textContent()).toContain(`Event ${letterId} discarded`);
+    expect(await row.locator("button").count()).toBe(0);
+    expect(await row.textContent()).toContain("by operator");
     expect(await page.locator("#dead-letters h2").textContent()).toContain("0 open");
     expect(await overflowsSideways(page)).toBe(false);
     await context.close();

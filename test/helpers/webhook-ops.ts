@@ -50,3 +50,47 @@ export async function factsOf(
 export function admin(h: Harness, method: string, path: string, body?: unknown) {
   return h.json(method, path, { token: h.adminToken, body });
 }
+
+/** Dead letters of `rows` for a tenant: suspended, each delivered (the clock a second on after each), resumed. */
+export async function deadLettersFor(
+  h: Harness,
+  clock: { advance(ms: number): void },
+  tenantId: string,
+  rows: Row[],
+): Promise<void> {
+  await admin(h, "POST", `/admin/tenants/${tenantId}/suspend`);
+  for (const row of rows) {
+    const { body } = await deliver(h, tenantId, [row]);
+    if (body.dead_lettered?.[0] !== row.event_id) throw new Error(`${row.event_id} was not dead-lettered`);
+    clock.advance(1000);
+  }
+  await admin(h, "POST", `/admin/tenants/${tenantId}/resume`);
+}
+
+/** A new warehouse tenant with a dead letter of each row (see deadLettersFor). */
+export async function deadLetterTenant(
+  h: Harness,
+  clock: { advance(ms: number): void },
+  rows: Row[],
+): Promise<{ id: string; token: string }> {
+  const t = await warehouseTenant(h);
+  await deadLettersFor(h, clock, t.id, rows);
+  return t;
+}
+
+/** Bodies a bulk replay or a bulk discard refuses (422), each for another rule of the body. */
+export const BAD_BULK_BODIES: readonly unknown[] = [
+  { limit: 0 },
+  { limit: 1001 },
+  { limit: "abc" },
+  { limit: 2.5 },
+  { from: "yesterday" },
+  { to: "2026-13-01T00:00:00Z" },
+  { from: "2026-11-21T10:00:00Z", to: "2026-11-20T10:00:00Z" },
+  { source: "no_such_source" },
+  { event_type: "" },
+  { cursor: "not-a-cursor" },
+  { surprise: true },
+  [],
+  "text",
+];

@@ -6,7 +6,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
-import { admin, deliver, fact, factsOf, type Row, warehouseTenant } from "../helpers/webhook-ops.ts";
+import {
+  admin,
+  BAD_BULK_BODIES,
+  deadLettersFor,
+  deadLetterTenant,
+  deliver,
+  fact,
+  factsOf,
+  type Row,
+  warehouseTenant,
+} from "../helpers/webhook-ops.ts";
 
 let h: Harness;
 const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
@@ -18,18 +28,8 @@ afterAll(() => h.close());
 const replay = (tenantId: string, body?: unknown) =>
   admin(h, "POST", `/admin/webhooks/replay/${tenantId}`, body);
 
-/** Delivers each row while the tenant is suspended (a second apart), then resumes it: one dead letter each. */
-async function withDeadLetters(rows: Row[]) {
-  const t = await warehouseTenant(h);
-  await admin(h, "POST", `/admin/tenants/${t.id}/suspend`);
-  for (const row of rows) {
-    const { body } = await deliver(h, t.id, [row]);
-    expect(body.dead_lettered).toEqual([row.event_id]);
-    clock.advance(1000);
-  }
-  await admin(h, "POST", `/admin/tenants/${t.id}/resume`);
-  return t;
-}
+/** One dead letter per row (delivered while the tenant is suspended, a second apart), then resumed. */
+const withDeadLetters = (rows: Row[]) => deadLetterTenant(h, clock, rows);
 
 describe("POST /admin/webhooks/replay/{tenant_id}", () => {
   test("replays every dead letter still dead, oldest first, in pages of `limit` followed by next_cursor", async () => {
@@ -57,7 +57,8 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
     const t = await warehouseTenant(h);
     expect((await deliver(h, t.id, [bad])).body.dead_lettered).toEqual(["still-bad"]);
     clock.advance(1000);
-    const good = await withDeadLettersFor(t.id, [fact("fine")]);
+    await deadLettersFor(h, clock, t.id, [fact("fine")]);
+    const good = t.id;
     const first = await replay(good, { limit: 1 });
     expect(first.body).toMatchObject({ replayed: 0, dead: 1 });
     expect(first.body.results[0]).toMatchObject({ event_id: "still-bad", status: "dead" });
@@ -131,22 +132,7 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
 
   test("bad input is a 422 and writes nothing; another tenant's token a 403; an unknown tenant a 404", async () => {
     const t = await withDeadLetters([fact("untouched")]);
-    const bad: unknown[] = [
-      { limit: 0 },
-      { limit: 1001 },
-      { limit: "abc" },
-      { limit: 2.5 },
-      { from: "yesterday" },
-      { to: "2026-13-01T00:00:00Z" },
-      { from: "2026-11-21T10:00:00Z", to: "2026-11-20T10:00:00Z" },
-      { source: "no_such_source" },
-      { event_type: "" },
-      { cursor: "not-a-cursor" },
-      { surprise: true },
-      [],
-      "text",
-    ];
-    for (const body of bad) {
+    for (const body of BAD_BULK_BODIES) {
       const r = await replay(t.id, body);
       expect({ body, status: r.status, code: r.body.code }).toEqual({
         body,
@@ -189,14 +175,3 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
     expect((await h.json("POST", `/admin/webhooks/replay/${t.id}`, { body: {} })).status).toBe(401);
   });
 });
-
-/** Dead letters for an existing tenant (suspended, delivered, resumed). */
-async function withDeadLettersFor(tenantId: string, rows: Row[]): Promise<string> {
-  await admin(h, "POST", `/admin/tenants/${tenantId}/suspend`);
-  for (const row of rows) {
-    await deliver(h, tenantId, [row]);
-    clock.advance(1000);
-  }
-  await admin(h, "POST", `/admin/tenants/${tenantId}/resume`);
-  return tenantId;
-}

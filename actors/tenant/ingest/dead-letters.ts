@@ -1,4 +1,4 @@
-import { NotFound, ValidationFailed } from "../../../src/errors.ts";
+import { Conflict, NotFound, ValidationFailed } from "../../../src/errors.ts";
 import type { Delivery, IngestItem } from "../../../src/ingest/ingest-item.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { DeadLetter } from "../../../src/models/dead-letter.ts";
@@ -32,6 +32,15 @@ export function deadLetterOf(store: IngestStore, eventId: string, source?: strin
     ]);
   }
   return records[0]!;
+}
+
+/** The letter, unless it was discarded: then no replay may take it (409). */
+export function replayable(letter: DeadLetter): DeadLetter {
+  if (letter.status === "discarded")
+    throw new Conflict(
+      `this dead letter was discarded (${letter.discarded_at ?? "earlier"}, by ${letter.discarded_by ?? "an operator"}): it is never replayed`,
+    );
+  return letter;
 }
 
 /**

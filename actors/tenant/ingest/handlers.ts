@@ -1,6 +1,6 @@
 import { later } from "../../../src/runtime/later.ts";
 import type { SliceHandlers } from "../slice.ts";
-import { deadLetterOf, listDeadLetters } from "./dead-letters.ts";
+import { deadLetterOf, listDeadLetters, replayable } from "./dead-letters.ts";
 import type { TenantIngest } from "./ingest.ts";
 
 type IngestMessages =
@@ -23,7 +23,7 @@ export function ingestHandlers(ingest: TenantIngest, onEntries: () => void): Sli
     },
     "webhook.seen": ({ source, eventId }) => ingest.admission(source, eventId),
     "deadletter.list": ({ status, limit }) => listDeadLetters(store, status, limit),
-    "deadletter.get": ({ eventId, source }) => deadLetterOf(store, eventId, source),
+    "deadletter.get": ({ eventId, source }) => replayable(deadLetterOf(store, eventId, source)),
     "deadletter.resolve": ({ eventId, source, item, requestId }) => {
       const { reply, committed } = ingest.resolve(eventId, source, item, requestId ?? null);
       return later(committed.then(() => reply));

@@ -10,7 +10,7 @@ import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { HeldRef } from "../../../src/vault/webhook-records.ts";
 import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import type { TenantMemory } from "../memory/memory.ts";
-import { deadLetterOf, deadLetterSet, dedupeRecord, describe } from "./dead-letters.ts";
+import { deadLetterOf, deadLetterSet, dedupeRecord, describe, replayable } from "./dead-letters.ts";
 import { DeliveryLog } from "./delivery-log.ts";
 import { HeldEvents } from "./held-events.ts";
 import { holdDelivery } from "./hold.ts";
@@ -171,7 +171,7 @@ export class TenantIngest {
     item: IngestItem,
     requestId: string | null = null,
   ): { reply: ReplayReply; committed: Promise<void> } {
-    const record = deadLetterOf(this.store, eventId, source);
+    const record = replayable(deadLetterOf(this.store, eventId, source));
     if (record.status === "replayed") {
       return {
         reply: { event_id: eventId, status: "replayed", entries: record.entries ?? [] },

@@ -1,6 +1,6 @@
 /**
  * Retention of what the webhook operations keep (docs/webhook-operations.md#retention): delivery
- * log records after `deliveryLogDays`, replayed dead letters `deadLetterDays` after their replay,
+ * log records after `deliveryLogDays`, replayed (or discarded) dead letters `deadLetterDays` after that,
  * and dead ones (never replayed) only when `deadDays` is set. The tenant actor removes them in
  * bounded batches, in write sets that only remove (let through at the vault's size ceiling).
  */
@@ -66,11 +66,14 @@ function holds(states: Map<string, { status: string }>, counts: Map<string, numb
     .filter((s) => s.paused || s.held > 0);
 }
 
-/** When a dead letter may go: after its replay, or (configured) after its arrival while still dead. */
+/**
+ * When a dead letter may go: `deadLetterDays` after its replay or its discard, or (configured)
+ * after its arrival while still dead.
+ */
 function expiryOf(record: DeadLetter, retention: Retention): number | undefined {
-  if (record.status === "replayed") {
-    const replayed = Date.parse(record.replayed_at ?? record.received_at);
-    return replayed + retention.deadLetterDays * DAY_MS;
+  if (record.status !== "dead") {
+    const settled = record.status === "replayed" ? record.replayed_at : record.discarded_at;
+    return Date.parse(settled ?? record.received_at) + retention.deadLetterDays * DAY_MS;
   }
   if (retention.deadDays === undefined) return undefined;
   return Date.parse(record.received_at) + retention.deadDays * DAY_MS;

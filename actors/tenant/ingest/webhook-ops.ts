@@ -1,8 +1,9 @@
 /**
  * The tenant actor's part of the webhook operations (docs/webhook-operations.md): pausing and
  * resuming a source, releasing its held events one by one, the delivery log, the dead letters a
- * bulk replay selects, retention. The actor's mailbox serialises them with every delivery, so a
- * delivery is either held or applied, never both, and an event is released once.
+ * bulk replay selects, their discard (discard.ts), retention. The actor's mailbox serialises them
+ * with every delivery, so a delivery is either held or applied, never both, and an event is
+ * released once; a letter is discarded or replayed, never both.
  */
 import { setUpkeepDue } from "../../../src/ingest/upkeep-marker.ts";
 import type { DeadLetter } from "../../../src/models/dead-letter.ts";
@@ -17,6 +18,7 @@ import { later } from "../../../src/runtime/later.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { emptySet } from "../../../src/vault/write-set.ts";
 import type { SliceHandlers } from "../slice.ts";
+import { discardOne, discardSet } from "./discard.ts";
 import type { TenantIngest } from "./ingest.ts";
 import { purgeSet } from "./retention.ts";
 
@@ -77,6 +79,18 @@ export function webhookOpsHandlers(deps: WebhookOpsDeps): SliceHandlers<keyof We
     "sources.figures": () => figures(ingest),
     "deliveries.page": (query) => ingest.log.page(query, query.limit, query.cursor),
     "deadletter.select": (selection) => select(ingest.store.allDeadLetters() as DeadLetter[], selection),
+    "deadletter.discard": ({ eventId, source, by, requestId }) => {
+      const { reply, set } = discardOne(ingest, { eventId, source }, { by, requestId }, clock.now());
+      if (!set) return { letter: reply, discarded: false };
+      return later(vault.write(set).then(() => ({ letter: reply, discarded: true })));
+    },
+    "deadletter.discardSelected": ({ selection, by, requestId }) => {
+      const { letters, more } = select(ingest.store.allDeadLetters() as DeadLetter[], selection);
+      const last = letters[letters.length - 1];
+      if (!last) return { letters: [], more };
+      const { replies, set } = discardSet(ingest, letters, { by, requestId }, clock.now());
+      return later(vault.write(set).then(() => ({ letters: replies, more, last })));
+    },
     "webhooks.purge": ({ now, retention }) => {
       const { report, set } = purgeSet(ingest, now, retention);
       // Set in the handler, before any later message can log a record the report did not see.
