@@ -14,7 +14,7 @@ import {
   NOTHING_WRITTEN,
   textAt,
 } from "./kit/define-source.ts";
-import { isoFrom } from "./kit/draft.ts";
+import { excerpt, isoFrom, nameAndEmail } from "./kit/draft.ts";
 import { firstHeader, isRecord } from "./kit/request.ts";
 import { tokenScheme } from "./kit/signature.ts";
 
@@ -77,6 +77,30 @@ const where = (ev: Event) => {
   return calendar ? ` in calendar ${calendar}` : "";
 };
 
+/** A person of the event as people know them: `Name <email>`, or whichever is given. */
+const person = (p: unknown) => nameAndEmail(textAt(p, "displayName"), textAt(p, "email"));
+const attendees = (ev: Event) => {
+  const list = at(ev, "event.attendees");
+  return Array.isArray(list)
+    ? list
+        .filter((a) => !at(a, "organizer"))
+        .map(person)
+        .filter((p) => p !== undefined)
+        .slice(0, 20)
+    : [];
+};
+/** `, organised by …, with …, at …` and the description, as far as the event gives them. */
+const who = (ev: Event) => {
+  const organizer = person(at(ev, "event.organizer"));
+  const guests = attendees(ev);
+  const place = textAt(ev, "event.location");
+  return `${organizer ? `, organised by ${organizer}` : ""}${guests.length ? `, with ${guests.join(", ")}` : ""}${place ? `, at ${place}` : ""}`;
+};
+const described = (ev: Event) => {
+  const said = excerpt(at(ev, "event.description"), 500);
+  return said ? `\n\n${said}` : "";
+};
+
 const data = (ev: Event) => ({
   event_id: textAt(ev, "event.id"),
   status: textAt(ev, "event.status"),
@@ -85,9 +109,13 @@ const data = (ev: Event) => ({
   end: whenOf(ev, "end"),
   html_link: textAt(ev, "event.htmlLink"),
   organizer: textAt(ev, "event.organizer.email"),
+  organizer_name: textAt(ev, "event.organizer.displayName"),
   attendees: Array.isArray(at(ev, "event.attendees"))
     ? (at(ev, "event.attendees") as unknown[]).length
     : undefined,
+  attendee_names: attendees(ev),
+  location: textAt(ev, "event.location"),
+  description: excerpt(at(ev, "event.description"), 500),
   calendar: calendarOf(ev),
   channel_id: textAt(ev, "channel_id"),
   message_number: textAt(ev, "message_number"),
@@ -117,7 +145,7 @@ export const calendarSource = defineSource({
       required: WATCHED,
       content: (ev) => {
         if (isRecord(ev.event))
-          return `Calendar event${title(ev)}${span(ev)} was ${verb(ev)}${where(ev)} (${textAt(ev, "event.status") ?? "confirmed"}).${link(ev)}`;
+          return `Calendar event${title(ev)}${span(ev)} was ${verb(ev)}${where(ev)} (${textAt(ev, "event.status") ?? "confirmed"})${who(ev)}.${link(ev)}${described(ev)}`;
         // Without a body Google says only that the watched collection changed: what changed is
         // found by syncing it.
         const number = textAt(ev, "message_number");
@@ -131,7 +159,8 @@ export const calendarSource = defineSource({
       category: "exception",
       // Only an Events resource says an event was cancelled: it names the event.
       required: [anyOf("event.summary", "event.id")],
-      content: (ev) => `Calendar event${title(ev)}${span(ev)} was cancelled${where(ev)}.${link(ev)}`,
+      content: (ev) =>
+        `Calendar event${title(ev)}${span(ev)} was cancelled${where(ev)}${who(ev)}.${link(ev)}`,
       fields: () => ({ severity: "medium", status: "open" }),
       tags: ["event_cancelled"],
       data,

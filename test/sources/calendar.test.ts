@@ -33,7 +33,7 @@ describeSource({
       eventType: "exists",
       category: "workflow",
       content:
-        'Calendar event "Quarterly review" 2026-11-24T10:00:00+01:00 to 2026-11-24T11:00:00+01:00 was created in calendar ops@example.com (confirmed). https://www.google.com/calendar/event?eid=',
+        'Calendar event "Quarterly review" 2026-11-24T10:00:00+01:00 to 2026-11-24T11:00:00+01:00 was created in calendar ops@example.com (confirmed), organised by ops@example.com, with ada@example.com. https://www.google.com/calendar/event?eid=',
       fields: {
         tags: ["calendar", "event_created"],
         valid_from: "2026-11-21T09:00:00.412Z",
