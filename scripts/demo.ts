@@ -22,9 +22,10 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { parseArgs } from "node:util";
-import { createRuntime, type MemoryRuntime } from "../src/lib.ts";
+import { createRuntime, type DataDirLock, lockDataDir, type MemoryRuntime } from "../src/lib.ts";
 import { OPERATOR_TENANT_ID } from "../src/models/common.ts";
 import { type Clock, systemClock } from "../src/runtime/clock.ts";
+import { LOCK_FILE } from "../src/vault/data-dir-lock.ts";
 import { type DayPlan, dayPlan, TENANTS } from "./demo-history.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -77,8 +78,6 @@ function options(): Options {
   const port = Number(values.port ?? process.env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error("--port must be 0 to 65535");
   const dataDir = values["data-dir"] ?? mkdtempSync(`${tmpdir()}/typed-memory-demo-`);
-  if (existsSync(dataDir) && readdirSync(dataDir).length > 0)
-    throw new Error(`--data-dir ${dataDir} is not empty: the demo writes its history into a new one`);
   return {
     port,
     days,
@@ -160,8 +159,22 @@ async function writeDay(api: Api, runtime: MemoryRuntime, tenantId: string, plan
   return written;
 }
 
+/**
+ * The directory, taken for the demo (a server or another demo on it is named: DataDirInUse) before
+ * it is found empty, so nothing starts on it between the check and the history's first write.
+ */
+function claimDataDir(dataDir: string): DataDirLock {
+  const lock = lockDataDir(dataDir);
+  if (existsSync(dataDir) && readdirSync(dataDir).some((name) => name !== LOCK_FILE)) {
+    lock.release();
+    throw new Error(`--data-dir ${dataDir} is not empty: the demo writes its history into a new one`);
+  }
+  return lock;
+}
+
 async function main(): Promise<void> {
   const opts = options();
+  const dataDirLock = claimDataDir(opts.dataDir);
   const env: Record<string, string | undefined> = {
     ...process.env,
     MEMORY_RUNTIME_DATA_DIR: opts.dataDir,
@@ -170,7 +183,7 @@ async function main(): Promise<void> {
     MEMORY_RUNTIME_LOG: process.env.MEMORY_RUNTIME_LOG ?? "error",
   };
   const clock = new DemoClock((opts.days - 1) * DAY_MS);
-  const runtime = createRuntime({ env, clock });
+  const runtime = createRuntime({ env, clock, dataDirLock });
   const api = new Api(runtime);
   const operator = await mint(runtime, OPERATOR_TENANT_ID);
   const tenants: Array<{ tenant_id: string; name: string }> = [];
@@ -193,6 +206,7 @@ async function main(): Promise<void> {
   if (opts.seedOnly) {
     console.log(JSON.stringify(summary));
     await runtime.stop();
+    dataDirLock.release();
     return;
   }
   const { url } = runtime.listen(opts.port);
@@ -205,6 +219,7 @@ async function main(): Promise<void> {
   console.log("Paste the token into the page's form (it expires in 12 h). Ctrl-C stops the demo.");
   const stop = () =>
     void runtime.stop().then(() => {
+      dataDirLock.release();
       if (opts.temporary) rmSync(opts.dataDir, { recursive: true, force: true });
       process.exit(0);
     });

@@ -8,6 +8,16 @@ import { flushStdout, stdoutSink } from "./telemetry/access-log.ts";
 /** What closing takes after the requests' deadline (mailboxes drained, indexes saved, vaults closed) at most. */
 const CLOSE_ALLOWANCE_MS = 10_000;
 
+/**
+ * A configuration that cannot start, a data directory another process owns (DataDirInUse), a port
+ * in use (PortInUse): said on stderr, exit 78 (EX_CONFIG). Anything else is thrown on.
+ */
+function refuseOn(error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`memory-runtime: refusing to start: ${error.message}`);
+  process.exit(78);
+}
+
 async function main(): Promise<void> {
   let runtime: MemoryRuntime;
   let cluster: ClusterConfig | undefined;
@@ -23,20 +33,22 @@ async function main(): Promise<void> {
     clustered = cluster ? createClusterRuntime(options) : undefined;
     runtime = clustered?.runtime ?? createRuntime(options);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`memory-runtime: refusing to start: ${error.message}`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw error;
+    refuseOn(error);
   }
   const served =
     cluster && clustered
       ? await serveClusterNode(clustered, cluster).catch((error) => {
+          if (error instanceof ConfigError) refuseOn(error);
           console.error(`memory-runtime: cannot join the cluster at MEMORY_RUNTIME_CLUSTER_URL: ${error}`);
           process.exit(69); // EX_UNAVAILABLE
         })
       : undefined;
-  const url = served?.url ?? runtime.listen().url;
+  let url: string;
+  try {
+    url = served?.url ?? runtime.listen().url;
+  } catch (error) {
+    refuseOn(error);
+  }
   const node = cluster ? ` (cluster node ${cluster.nodeId})` : "";
   console.log(`memory-runtime ${runtime.internals.deps.config.version} listening on ${url}${node}`);
   process.on("SIGHUP", () => {

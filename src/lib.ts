@@ -16,7 +16,7 @@ import { type App, createApp } from "./app.ts";
 import type { BridgeResult, MessagingBridge } from "./bridge/bridge.ts";
 import { composeRuntime, type Runtime } from "./compose.ts";
 import { type Config, type Env, loadConfig } from "./config.ts";
-import { serverOptions } from "./http/server-options.ts";
+import { bindOrRefuse, serverOptions } from "./http/server-options.ts";
 import { type DrainReport, drainRequests } from "./http/shutdown-gate.ts";
 import type { RuntimePorts } from "./ports.ts";
 import type { ReloadReport } from "./routes/deps.ts";
@@ -24,12 +24,15 @@ import { closeMemoryStreams } from "./routes/memory-stream.ts";
 import type { Clock } from "./runtime/clock.ts";
 import type { LogSink } from "./telemetry/access-log.ts";
 import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
+import { type DataDirLock, holdingDataDir } from "./vault/data-dir-lock.ts";
 
 export { BridgeEventInvalid, BridgeNotServedHere, BridgeQueueFull } from "./bridge/bridge.ts";
 export type { BridgeEvent } from "./bridge/events.ts";
 export { type Config, ConfigError, type Env } from "./config.ts";
 export { AppError, NotFound, ValidationFailed } from "./errors.ts";
+export { PortInUse } from "./http/server-options.ts";
 export { type Clock, ManualClock, systemClock } from "./runtime/clock.ts";
+export { DataDirInUse, type DataDirLock, lockDataDir } from "./vault/data-dir-lock.ts";
 export type { App, BridgeResult, DrainReport, ReloadReport };
 
 export interface RuntimeOptions {
@@ -52,6 +55,12 @@ export interface RuntimeOptions {
   accessLog?: LogSink;
   /** Metrics, tracing and the access log, built by you (tests); default: from `config` and `accessLog`. */
   telemetry?: Telemetry;
+  /**
+   * The data directory's lock, if you took it (`lockDataDir`): you release it after `stop`.
+   * Default: the runtime takes it (DataDirInUse, a ConfigError, while another runtime holds the
+   * directory) and `stop` releases it.
+   */
+  dataDirLock?: DataDirLock;
 }
 
 export interface MemoryRuntime {
@@ -59,7 +68,10 @@ export interface MemoryRuntime {
   app: App;
   /** In-process delivery of a messaging platform's events (SOURCES.md, the messaging bridge). */
   bridge: MessagingBridge;
-  /** Serves the HTTP API on `port` (default: the configured PORT; 0 picks a free one). */
+  /**
+   * Serves the HTTP API on `port` (default: the configured PORT; 0 picks a free one). Throws
+   * PortInUse (a ConfigError) if something listens there already: a port is never shared.
+   */
   listen(port?: number): { port: number; url: string };
   /** Re-reads the secrets file and the CRM mapping; connectors follow the secrets. */
   reload(): Promise<ReloadReport>;
@@ -74,21 +86,32 @@ export interface MemoryRuntime {
   internals: Runtime;
 }
 
+/** The runtime's configuration: `config`, else derived from `env` (default: the process environment). */
+export function configOf(options: Pick<RuntimeOptions, "env" | "config">): Config {
+  return options.config ?? loadConfig(options.env ?? process.env, pkg.version);
+}
+
 const NOTHING: DrainReport = { inFlight: 0, cut: 0 };
 
-/** Builds a runtime; its connectors start for every tenant whose secrets exist. */
+/**
+ * Builds a runtime, the one owner of its data directory until `stop` (DataDirInUse, a ConfigError,
+ * while another holds it); its connectors start for every tenant whose secrets exist.
+ */
 export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
   const env = options.env ?? process.env;
-  const config = options.config ?? loadConfig(env, pkg.version);
-  const internals = composeRuntime({
-    config,
-    env,
-    clock: options.clock,
-    log: options.log,
-    ports: options.ports,
-    telemetry:
-      options.telemetry ?? createTelemetry(config.telemetry, { sink: options.accessLog, log: options.log }),
-  });
+  const config = configOf(options);
+  const compose = () =>
+    composeRuntime({
+      config,
+      env,
+      clock: options.clock,
+      log: options.log,
+      ports: options.ports,
+      telemetry:
+        options.telemetry ?? createTelemetry(config.telemetry, { sink: options.accessLog, log: options.log }),
+    });
+  // One live owner per data directory: held before any vault opens, released once `stop` has closed them.
+  const internals = options.dataDirLock ? compose() : holdingDataDir(config.dataDir, compose);
   const app = createApp(internals.deps);
   internals.startConnectors();
   let listening = false;
@@ -98,7 +121,9 @@ export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
     internals,
     reload: () => internals.reload(),
     listen(port = config.port) {
-      app.listen({ port, hostname: config.host, ...serverOptions(config) });
+      bindOrRefuse(config.host, port, () =>
+        app.listen({ port, hostname: config.host, ...serverOptions(config) }),
+      );
       listening = true;
       const bound = app.server?.port ?? port;
       return { port: bound, url: `http://${config.host}:${bound}` };

@@ -10,11 +10,15 @@
  * (node-state.ts) that `serveClusterNode` fills as it starts each part of the node.
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { serverOptions } from "../http/server-options.ts";
+import { Unavailable } from "../errors.ts";
+import { problemResponse } from "../http/errors.ts";
+import { assignRequestId } from "../http/request-id.ts";
+import { bindOrRefuse, serverOptions } from "../http/server-options.ts";
 import { type DrainReport, drainRequests } from "../http/shutdown-gate.ts";
-import { createRuntime, type MemoryRuntime, type RuntimeOptions } from "../lib.ts";
+import { configOf, createRuntime, type MemoryRuntime, type RuntimeOptions } from "../lib.ts";
 import { closeMemoryStreams } from "../routes/memory-stream.ts";
 import { systemClock } from "../runtime/clock.ts";
+import { type DataDirLock, lockDataDir } from "../vault/data-dir-lock.ts";
 import { clusterPorts } from "./cluster-ports.ts";
 import { type ClusterConfig, derivedAdvertiseUrl } from "./config.ts";
 import { deleteCoveredImports } from "./import-log.ts";
@@ -36,6 +40,11 @@ import { type SystemStateView, startSystemState } from "./system-state.ts";
 export interface ClusterRuntime {
   runtime: MemoryRuntime;
   state: NodeState;
+  /**
+   * The data directory's lock, held past the runtime's stop: released by the server's `stop` once
+   * the node's local copies are removed, so no new owner starts while they still go.
+   */
+  dataDirLock: DataDirLock;
 }
 
 export interface ClusterServer {
@@ -56,13 +65,56 @@ export interface ClusterServer {
 export function createClusterRuntime(options: RuntimeOptions = {}): ClusterRuntime {
   const state = new NodeState();
   const ports = clusterPorts(state, options.clock ?? systemClock, options.log ?? console.error);
-  return { runtime: createRuntime({ ...options, ports }), state };
+  const config = configOf(options);
+  const dataDirLock = lockDataDir(config.dataDir);
+  try {
+    return { runtime: createRuntime({ ...options, config, ports, dataDirLock }), state, dataDirLock };
+  } catch (error) {
+    dataDirLock.release();
+    throw error;
+  }
 }
 
+/**
+ * Listens first, so a port in use refuses the start (PortInUse) before the node joins the cluster;
+ * until the node is ready to route, requests are answered 503.
+ */
 export async function serveClusterNode(
-  { runtime, state }: ClusterRuntime,
+  clustered: ClusterRuntime,
   cluster: ClusterConfig,
   log: (line: string) => void = console.error,
+): Promise<ClusterServer> {
+  const { config } = clustered.runtime.internals.deps;
+  let router: ClusterRouter | undefined;
+  const server = bindOrRefuse(config.host, config.port, () =>
+    Bun.serve({
+      port: config.port,
+      hostname: config.host,
+      ...serverOptions(config),
+      fetch: (request) => router?.handle(request) ?? starting(request),
+    }),
+  );
+  try {
+    return await startNode(clustered, cluster, log, server, (ready) => {
+      router = ready;
+    });
+  } catch (error) {
+    server.stop(true);
+    throw error;
+  }
+}
+
+function starting(request: Request): Response {
+  const error = new Unavailable("the node is joining the cluster; retry in a moment");
+  return problemResponse(error, assignRequestId(request));
+}
+
+async function startNode(
+  { runtime, state, dataDirLock }: ClusterRuntime,
+  cluster: ClusterConfig,
+  log: (line: string) => void,
+  server: Bun.Server<undefined>,
+  route: (router: ClusterRouter) => void,
 ): Promise<ClusterServer> {
   const { config, store, clock } = runtime.internals.deps;
   const passivateTenant = runtime.internals.passivateTenant;
@@ -220,12 +272,7 @@ export async function serveClusterNode(
   router.listen();
   // The dashboard's figures of other nodes' tenants are asked through it (cluster-ports.ts).
   state.router = router;
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    ...serverOptions(config),
-    fetch: (request) => router.handle(request),
-  });
+  route(router);
   // Published with the heartbeat: the others redirect here what they cannot forward over NATS.
   await node.membership.advertise(cluster.advertiseUrl ?? derivedAdvertiseUrl(config.host, server.port ?? 0));
   return {
@@ -247,6 +294,7 @@ export async function serveClusterNode(
       await runtime.stop();
       // Served elsewhere from now on: a stopped node keeps no tenant data.
       await localCopies.removeAllStopped();
+      dataDirLock.release();
       return drained;
     },
   };

@@ -2,7 +2,7 @@
  * Options of the HTTP server, alike in single-node mode (lib.ts) and for a cluster node
  * (cluster/serve.ts).
  */
-import type { Config } from "../config.ts";
+import { type Config, ConfigError } from "../config.ts";
 
 /**
  * Seconds a connection may stay silent before Bun closes it. Bun's default (10 s) would reset a
@@ -18,5 +18,25 @@ export function serverOptions(config: Pick<Config, "bodyLimitBytes" | "importLim
     // An import is streamed: its limit is counted by its route, each JSON route caps its own read.
     maxRequestBodySize: Math.max(config.bodyLimitBytes * 4, config.importLimitBytes + 1),
     idleTimeout: IDLE_TIMEOUT_S,
+    // Never SO_REUSEPORT (Elysia's Bun adapter asks for it by default): a second process on the
+    // same port would get a share of the connections, and answer them from its own data.
+    reusePort: false,
   };
+}
+
+/** The address is taken (by another process, or another server of this one): the start is refused. */
+export class PortInUse extends ConfigError {
+  constructor(readonly address: string) {
+    super(`${address} is in use: stop what listens there, or set another PORT (or HOST)`);
+  }
+}
+
+/** Runs `bind` (Bun.serve or Elysia's listen); a port in use throws PortInUse naming the address. */
+export function bindOrRefuse<T>(host: string, port: number, bind: () => T): T {
+  try {
+    return bind();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EADDRINUSE") throw new PortInUse(`${host}:${port}`);
+    throw error;
+  }
 }

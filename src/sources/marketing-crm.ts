@@ -292,13 +292,23 @@ function mapStage(ev: Event, event: SourceEvent, deal: string, stage: string): I
   return { draft, object_key: `${ID}:deal:${String(ev.objectId)}`, lifecycle: "state" };
 }
 
+/**
+ * The deal as people name it: its name, and the company it is with when the event carries one
+ * (`company` or `associatedcompanyname`, as a workflow's webhook may add), unless the name says it.
+ */
+function dealLabel(ev: Event): string {
+  const name = prop(ev, "dealname") ?? String(ev.objectId);
+  const company = prop(ev, "company") ?? prop(ev, "associatedcompanyname");
+  return company && !name.toLowerCase().includes(company.toLowerCase()) ? `${name} (${company})` : name;
+}
+
 function mapDealChange(ev: Event, event: SourceEvent): MapResult {
   if (ev.propertyName !== "dealstage")
     return { ok: false, reason: "unmapped_event", detail: "deal property is not dealstage" };
   const missing = missingField(ev, REQUIRED["deal.propertyChange"]);
   if (missing) return { ok: false, reason: "missing_field", detail: missing };
   const stage = valueText(ev.propertyValue)!;
-  const deal = prop(ev, "dealname") ?? String(ev.objectId);
+  const deal = dealLabel(ev);
   const normalised = stage.toLowerCase();
   if (normalised === "closedwon") return { ok: true, drafts: [mapClosedWon(ev, event, deal)] };
   if (normalised === "closedlost") return { ok: true, drafts: [mapClosedLost(ev, event, deal)] };

@@ -11,7 +11,7 @@ import { paymentsSender, stripeEvent } from "../fakes/senders/payments.ts";
 import type { PlatformSender } from "../fakes/senders/sender.ts";
 import { standardEvent, standardSender } from "../fakes/senders/standard.ts";
 import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
-import { readEntry, setSecrets } from "../helpers/webhooks.ts";
+import { marketingV1, readEntry, setSecrets } from "../helpers/webhooks.ts";
 
 const clock = new ManualClock();
 let h: Harness;
@@ -87,6 +87,34 @@ describe("payments entries name the customer", () => {
     );
     expect((await search("Tamberlow Studios"))[0]).toBe(id);
     expect((await search("billing@tamberlow.example"))[0]).toBe(id);
+  });
+});
+
+describe("deals name their company", () => {
+  test("a stage change carrying the company is found under the company's name", async () => {
+    const secret = "marketing-secret-names";
+    setSecrets(h, tenant.tenant_id, { MARKETING_CRM_CLIENT_SECRET: secret, MARKETING_CRM_APP_ID: "77" });
+    const event = {
+      eventId: 1,
+      appId: 77,
+      portalId: 5,
+      occurredAt: clock.now(),
+      subscriptionType: "deal.propertyChange",
+      objectId: 4242,
+      propertyName: "dealstage",
+      propertyValue: "contractsent",
+      properties: { dealname: "Platform renewal", company: "Oakhaven Textiles" },
+    };
+    const body = JSON.stringify([event]);
+    const res = await h.call("POST", `/webhooks/marketing_crm/${tenant.tenant_id}`, {
+      raw: body,
+      headers: { "content-type": "application/json", "x-hubspot-signature": marketingV1(secret, body) },
+    });
+    const summary = (await res.json()) as { entries: string[] };
+    expect(res.status).toBe(200);
+    const entry = await readEntry(h, tenant.token, "decision", summary.entries[0]!);
+    expect(entry.content).toBe("Deal Platform renewal (Oakhaven Textiles) moved to stage contractsent.");
+    expect((await search("Oakhaven Textiles"))[0]).toBe(entry.id);
   });
 });
 
