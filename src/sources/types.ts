@@ -64,6 +64,8 @@ export interface IngestDraft {
   lifecycle?: Lifecycle;
   /** Other objects (object keys) the entry belongs to: it is resolved when one of them closes. */
   links?: string[];
+  /** Other objects (object keys) the entry ends, as their close (a payment closes its invoice). */
+  closes?: string[];
   outcome_of?: string;
   /**
    * The event id (same source) of a message this decision promotes (the messaging bridge's ✅):

@@ -2,13 +2,16 @@
  * An object's timeline (docs/source-mappings.md, "Lifecycles"): the entries written about one
  * platform object (a deal, a ticket, an invoice), ordered by the platform's event time (their
  * valid_from) whatever order they arrived in. One generic rule for every source, applied to what
- * each mapping declares (`lifecycle`, `links`):
+ * each mapping declares (`lifecycle`, `links`, `closes`):
  * - a `state` ends the state before it (its valid_to becomes the new valid_from) and is ended by
  *   the one after it, so a late event takes its place between its neighbours and never stays
  *   valid over a newer state;
  * - a `close` is the last state: it ends the one before it and resolves every open decision and
  *   exception of the object (and those linked to it) valid from no later than itself; one that
- *   arrives after its close is written resolved.
+ *   arrives after its close is written resolved. An entry may close other objects than its own
+ *   (`closes`: a payment closes its invoice), as if it were their close;
+ * - a `link` puts the entry on another object's timeline (an escalation on its ticket's): it is
+ *   resolved when that object closes.
  * The result depends on the set of events, not on their order (test/actors/tenant/timeline.test.ts).
  * Kept in the objects index as JSON, one record per object, written with the entry it changes.
  */
@@ -66,9 +69,37 @@ const live = (s: StoredEntry | undefined): s is StoredEntry => s !== undefined &
 const resolvable = (s: StoredEntry) =>
   (s.entry.category === "decision" || s.entry.category === "exception") && s.entry.status !== "resolved";
 
+/** One timeline a draft goes on, and its role there: its own object's, one it belongs to, or one it closes. */
+interface Target {
+  key: string;
+  role: Member[2];
+  members: Member[];
+}
+
+/** The draft's timelines: its object's (with its lifecycle), those it links to and those it closes. */
+function targetsOf(reads: TimelineReads, ingest: IngestDraft, draft: EntryDraft): Target[] {
+  const own = ingest.object_key;
+  const role = own ? lifecycleOf(ingest) : undefined;
+  const wanted: Array<[string, Member[2]]> = [];
+  if (own && recorded(role, draft.category)) wanted.push([own, roleOf(role)]);
+  for (const key of ingest.closes ?? []) wanted.push([key, "c"]);
+  for (const key of ingest.links ?? []) wanted.push([key, "m"]);
+  const seen = new Set<string>();
+  const targets: Target[] = [];
+  for (const [key, r] of wanted) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    targets.push({ key, role: r, members: readTimeline(reads, key).sort(byTime) });
+  }
+  return targets;
+}
+
+const roleOf = (role: Lifecycle | undefined): Member[2] =>
+  role === "state" ? "s" : role === "close" ? "c" : "m";
+
 /**
- * Where a draft about `objectKey` (and the objects it `links` to) goes on their timelines, and what
- * that changes: the draft bounded by the next state, the state before it ended, what a close
+ * Where a draft goes on its timelines (its object's, those it links to or closes), and what that
+ * changes: the draft bounded by its object's next state, the state before it ended, what a close
  * resolves. `now` is the transaction time (epoch ms).
  */
 export function place(
@@ -77,66 +108,68 @@ export function place(
   draft: EntryDraft,
   now: number,
 ): Placement | undefined {
-  const own = ingest.object_key;
-  const role = own ? lifecycleOf(ingest) : undefined;
-  const links = (ingest.links ?? []).filter((key) => key !== own);
-  if ((!own || !recorded(role, draft.category)) && links.length === 0) return undefined;
+  const targets = targetsOf(reads, ingest, draft);
+  if (targets.length === 0) return undefined;
   const at = draft.valid_from === undefined ? now : Date.parse(draft.valid_from);
-  const timeline = own ? readTimeline(reads, own).sort(byTime) : [];
-  const states = timeline.filter(isState);
-  const prev = role ? states.filter((m) => m[1] < at).at(-1) : undefined;
-  const next = role ? states.find((m) => m[1] > at) : undefined;
-  const previous = prev ? reads.entry(prev[0]) : undefined;
+  const own = targets.find((t) => t.key === ingest.object_key && t.role !== "m" && lifecycleOf(ingest));
+  // The state before it on each timeline it is a state of (its own object's, those it closes).
+  const ends = targets
+    .filter((t) => t.role !== "m")
+    .map((t) => t.members.filter((m) => isState(m) && m[1] < at).at(-1))
+    .filter((m) => m !== undefined);
+  const next = own?.members.find((m) => isState(m) && m[1] > at);
   let placed = draft;
   if (next && (draft.valid_to == null || Date.parse(draft.valid_to) > next[1]))
     placed = { ...placed, valid_to: isoOf(next[1]) };
-  // Appended after the object's last state: linked as a supersession (CONTRACT §5), as ever.
+  // Appended after its object's last state: linked as a supersession (CONTRACT §5), as ever.
+  const prev = own ? own.members.filter((m) => isState(m) && m[1] < at).at(-1) : undefined;
+  const previous = prev ? reads.entry(prev[0]) : undefined;
   const chained =
     !next && live(previous) && previous.entry.valid_to === null && !draft.supersedes && !draft.corrects;
   if (chained) placed = { ...placed, supersedes: previous.entry.id };
-  const linked = links.map((key) => ({ key, members: readTimeline(reads, key) }));
-  const closers = [...timeline, ...linked.flatMap((l) => l.members)].filter((m) => m[2] === "c");
-  const closed = role === "close" || closers.some((m) => m[1] >= at);
+  const closers = targets.flatMap((t) => t.members).filter((m) => m[2] === "c");
+  const closed = targets.some((t) => t.role === "c") || closers.some((m) => m[1] >= at);
   return {
     draft: placed,
     effects: (stored, updates) => {
       const lookup = (id: string) => updates.find((u) => u.entry.id === id) ?? reads.entry(id);
       const id = stored.entry.id;
+      const by = stored.entry.created_by;
+      const changed = new Map<string, StoredEntry>();
       const changes: ChangeDraft[] = [];
-      const changed: StoredEntry[] = [];
-      if (previous && !chained && prev && prev[0] !== id) {
-        const ended = endAt(lookup(prev[0]), at, now);
-        if (ended) {
-          changed.push(ended);
-          changes.push(change("entry.superseded", ended, id, stored.entry.created_by));
-        }
+      const current = (entryId: string) => changed.get(entryId) ?? lookup(entryId);
+      for (const m of ends) {
+        if (m[0] === id || (chained && m[0] === prev?.[0])) continue;
+        const ended = endAt(current(m[0]), at, now);
+        if (!ended) continue;
+        changed.set(m[0], ended);
+        changes.push(change("entry.superseded", ended, id, by));
       }
-      if (role === "close")
-        for (const m of timeline) {
-          const target = m[1] <= at && m[0] !== id ? lookup(m[0]) : undefined;
-          const base = changed.find((c) => c.entry.id === m[0]) ?? target;
+      for (const t of targets.filter((target) => target.role === "c"))
+        for (const m of t.members) {
+          const base = m[1] <= at && m[0] !== id ? current(m[0]) : undefined;
           if (!live(base) || !resolvable(base)) continue;
           const resolved = resolvedOf(base);
-          const i = changed.indexOf(base);
-          if (i >= 0) changed[i] = resolved;
-          else changed.push(resolved);
-          changes.push(change(resolutionOf(resolved), resolved, id, stored.entry.created_by));
+          changed.set(m[0], resolved);
+          changes.push(change(resolutionOf(resolved), resolved, id, by));
         }
       const self = closed && resolvable(stored) ? resolvedOf(stored) : stored;
-      return { stored: self, updates: changed, changes };
+      return { stored: self, updates: [...changed.values()], changes };
     },
     objects: (id) => {
       const records: Array<[string, string]> = [];
-      const member: Member = [id, at, role === "state" ? "s" : role === "close" ? "c" : "m", draft.category];
-      if (own && recorded(role, draft.category)) {
-        const later = timeline.some((m) => m[1] > at && m[0] !== id);
-        if (!later) records.push([own, id]);
-        const laterDecision = timeline.some((m) => m[1] > at && m[3] === "decision" && m[0] !== id);
-        if (draft.category === "decision" && !laterDecision) records.push([decisionKey(own), id]);
-        records.push([timelineKey(own), JSON.stringify(withMember(timeline, member))]);
+      const objectKey = ingest.object_key;
+      if (objectKey && !targets.some((t) => t.key === objectKey)) records.push([objectKey, id]);
+      for (const t of targets) {
+        const later = (m: Member) => m[1] > at && m[0] !== id;
+        if (t.key === ingest.object_key) {
+          if (!t.members.some(later)) records.push([t.key, id]);
+          const laterDecision = t.members.some((m) => later(m) && m[3] === "decision");
+          if (draft.category === "decision" && !laterDecision) records.push([decisionKey(t.key), id]);
+        }
+        const member: Member = [id, at, t.role, draft.category];
+        records.push([timelineKey(t.key), JSON.stringify(withMember(t.members, member))]);
       }
-      for (const { key, members } of linked)
-        records.push([timelineKey(key), JSON.stringify(withMember(members, [id, at, "m", draft.category]))]);
       return records;
     },
   };

@@ -62,9 +62,11 @@ export interface EventMapping {
    * applied by the ingest, actors/tenant/ingest/timeline.ts): `state`, a new state ending the one
    * before it; `close`, the end of the object, resolving its open decisions and exceptions.
    */
-  lifecycle?: Lifecycle;
-  /** Other objects of this source the entry belongs to (a payment's invoice): it closes with them. */
+  lifecycle?: Lifecycle | ((ev: Event) => Lifecycle | undefined);
+  /** Other objects of this source the entry belongs to (an escalation's ticket): resolved when they close. */
   links?(ev: Event): unknown[];
+  /** Other objects of this source the event ends, as their close (a payment's invoice). */
+  closes?(ev: Event): unknown[];
 }
 
 export interface SourceDefinition {
@@ -224,15 +226,26 @@ function draftOf(sourceId: string, mapping: EventMapping, ev: Event, event: Sour
     valid_from: mapping.validFrom ? isoFrom(mapping.validFrom(ev)) : undefined,
     source: sourceOf(sourceId, event),
   } as EntryDraft);
-  const links = (mapping.links?.(ev) ?? []).map(text).filter((link) => link !== undefined);
-  const linked = links.length > 0 ? { links: links.map((link) => keyOf(sourceId, link)) } : {};
-  if (!object) return { draft, ...linked };
+  const lifecycle = typeof mapping.lifecycle === "function" ? mapping.lifecycle(ev) : mapping.lifecycle;
+  const placing = {
+    ...keysOf(sourceId, "links", mapping.links?.(ev)),
+    ...keysOf(sourceId, "closes", mapping.closes?.(ev)),
+  };
+  if (!object) return { draft, ...placing };
   const objectKey = keyOf(sourceId, object);
-  if (mapping.category !== "outcome")
-    return { draft, object_key: objectKey, lifecycle: mapping.lifecycle, ...linked };
+  if (mapping.category !== "outcome") return { draft, object_key: objectKey, lifecycle, ...placing };
   // An outcome resolves its object's decision; one that ends the object is on its timeline too.
-  const placed = mapping.lifecycle ? { object_key: objectKey, lifecycle: mapping.lifecycle } : {};
-  return { draft, outcome_of: objectKey, ...placed, ...linked };
+  const placed = lifecycle ? { object_key: objectKey, lifecycle } : {};
+  return { draft, outcome_of: objectKey, ...placed, ...placing };
+}
+
+/** A mapping's `links` or `closes` as object keys of the source (none: the field left out). */
+function keysOf(sourceId: string, field: "links" | "closes", objects: unknown[] | undefined) {
+  const keys = (objects ?? [])
+    .map(text)
+    .filter((o) => o !== undefined)
+    .map((o) => keyOf(sourceId, o));
+  return keys.length > 0 ? { [field]: keys } : {};
 }
 
 /** The object key of a source's object (the objects index, actors/tenant/ingest/timeline.ts). */
