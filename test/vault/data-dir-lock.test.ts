@@ -16,6 +16,7 @@ import { ConfigError, createRuntime, DataDirInUse, type MemoryRuntime, PortInUse
 import { LOCK_FILE, lockDataDir } from "../../src/vault/data-dir-lock.ts";
 import { freePort } from "../helpers/free-port.ts";
 import { TEST_SECRET } from "../helpers/harness.ts";
+import { startNatsServer } from "../helpers/nats-server.ts";
 
 let root: string;
 
@@ -138,6 +139,32 @@ describe("a cluster node", () => {
       await holder.stop();
     }
   });
+
+  test("a served node holds the directory until its stop, then a node starts on it again", async () => {
+    const nats = await startNatsServer();
+    const dir = join(root, "cluster-served");
+    const env = envOf(dir, {
+      PORT: "0",
+      MEMORY_RUNTIME_CLUSTER_URL: nats.url,
+      MEMORY_RUNTIME_NODE_ID: "held",
+    });
+    try {
+      const cluster = clusterConfigOf(env);
+      if (!cluster) throw new Error("no cluster config");
+      const served = await serveClusterNode(
+        createClusterRuntime({ env, log: () => undefined }),
+        cluster,
+        () => {},
+      );
+      expect(() => createClusterRuntime({ env, log: () => undefined })).toThrow(DataDirInUse);
+      await served.stop();
+      const again = createClusterRuntime({ env, log: () => undefined });
+      await again.runtime.stop();
+      again.dataDirLock.release();
+    } finally {
+      await nats.stop();
+    }
+  }, 60_000);
 
   test("on a port in use it throws PortInUse before it joins (nothing listens at its NATS URL)", async () => {
     const holder = runtimeOn(join(root, "cluster-port-holder"));
