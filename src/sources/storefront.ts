@@ -23,7 +23,16 @@ const personOf = (person: unknown) => {
   const name = [textAt(person, "first_name"), textAt(person, "last_name")].filter(Boolean).join(" ");
   return nameAndEmail(name || undefined, textAt(person, "email"));
 };
-const buyer = (ev: Event) => personOf(at(ev, "payload.customer")) ?? field(ev, "email");
+/** The company an order or customer belongs to, as its addresses name it. */
+const companyOf = (ev: Event) =>
+  field(ev, "billing_address.company") ??
+  field(ev, "customer.default_address.company") ??
+  field(ev, "default_address.company");
+const buyer = (ev: Event) => {
+  const person = personOf(at(ev, "payload.customer")) ?? field(ev, "email");
+  const company = companyOf(ev);
+  return person && company ? `${person} of ${company}` : (person ?? company);
+};
 /** `#1001 (450789469)`; the id is required wherever an order is named. */
 const orderName = (ev: Event) => {
   const id = field(ev, "id")!;
@@ -64,6 +73,8 @@ const orderData = (ev: Event) => ({
   name: field(ev, "name"),
   shop: shop(ev),
   customer_id: field(ev, "customer.id"),
+  customer_name: personOf(at(ev, "payload.customer")),
+  company: companyOf(ev),
   email: field(ev, "email"),
   financial_status: field(ev, "financial_status"),
   fulfillment_status: field(ev, "fulfillment_status"),
@@ -164,7 +175,7 @@ export const storefrontSource = defineSource({
       // The shop (X-Shopify-Shop-Domain) is the relationship's object: every delivery names it.
       required: ["payload.id", "shop_domain"],
       content: (ev) =>
-        `${personOf(at(ev, "payload")) ?? `Customer ${field(ev, "id")!}`} became a customer of ${shop(ev)!}${field(ev, "email_marketing_consent.state") === "subscribed" ? " (subscribed to email marketing)" : ""}.`,
+        `${personOf(at(ev, "payload")) ?? `Customer ${field(ev, "id")!}`}${companyOf(ev) ? ` of ${companyOf(ev)}` : ""} became a customer of ${shop(ev)!}${field(ev, "email_marketing_consent.state") === "subscribed" ? " (subscribed to email marketing)" : ""}.`,
       fields: (ev) => ({
         subject: personOf(at(ev, "payload")) ?? `customer ${field(ev, "id")!}`,
         predicate: "is a customer of",
@@ -175,6 +186,7 @@ export const storefrontSource = defineSource({
         customer_id: field(ev, "id"),
         shop: shop(ev),
         email: field(ev, "email"),
+        company: companyOf(ev),
         phone: field(ev, "phone"),
         state: field(ev, "state"),
         tags: field(ev, "tags"),
