@@ -41,6 +41,13 @@ const names = (ev: Event) => ({
   customer_email: customerEmail(ev),
   description: field(ev, "description"),
 });
+/** The invoice object a field names (`invoice:in_…`), the lifecycle's object of an invoice. */
+const invoiceOf = (ev: Event, path: string) => {
+  const id = field(ev, path);
+  return id ? `invoice:${id}` : undefined;
+};
+/** A dispute's object: its charge (the opening and the closing events both name it). */
+const disputeOf = (ev: Event) => `dispute:${field(ev, "charge")!}`;
 /** Stripe amounts are in the currency's minor unit. */
 const money = (amount: unknown, currency: unknown) => moneyOf(amount, currency, true);
 const describeAmount = (amount: unknown, currency: unknown) => moneyPhrase(money(amount, currency), " of");
@@ -58,6 +65,8 @@ export const paymentsSource = defineSource({
   }),
   eventId: (ev) => ev.id,
   eventType: (ev) => ev.type,
+  // A deleted subscription is its last update: status canceled.
+  row: (type) => (type === "customer.subscription.deleted" ? "customer.subscription.updated" : type),
   mappings: {
     "payment_intent.succeeded": {
       category: "outcome",
@@ -76,6 +85,20 @@ export const paymentsSource = defineSource({
         livemode: ev.livemode,
       }),
       object: customer,
+      // The invoice it pays is closed: its failed payment is resolved.
+      closes: (ev) => [invoiceOf(ev, "invoice")],
+      validFrom: (ev) => ev.created,
+    },
+    "invoice.paid": {
+      category: "outcome",
+      required: ["data.object.id"],
+      content: (ev) =>
+        `Invoice ${field(ev, "number") ?? field(ev, "id")!} was paid${describeAmount(object(ev).amount_paid, object(ev).currency)}${forCustomer(ev)}${described(ev)}.`,
+      fields: (ev) => ({ result: "success", ...money(object(ev).amount_paid, object(ev).currency) }),
+      tags: ["invoice", "paid"],
+      data: (ev) => ({ invoice: field(ev, "id"), customer: customer(ev), ...names(ev) }),
+      object: customer,
+      closes: (ev) => [invoiceOf(ev, "id")],
       validFrom: (ev) => ev.created,
     },
     "invoice.payment_failed": {
@@ -92,7 +115,8 @@ export const paymentsSource = defineSource({
         attempt_count: object(ev).attempt_count,
         ...money(object(ev).amount_due, object(ev).currency),
       }),
-      object: customer,
+      // Of its invoice, which a payment of it closes; the customer stays in `data`.
+      object: (ev) => invoiceOf(ev, "id"),
       validFrom: (ev) => ev.created,
     },
     "charge.dispute.created": {
@@ -110,6 +134,29 @@ export const paymentsSource = defineSource({
         ...names(ev),
         ...money(object(ev).amount, object(ev).currency),
       }),
+      object: disputeOf,
+      validFrom: (ev) => ev.created,
+    },
+    "charge.dispute.closed": {
+      category: "outcome",
+      required: ["data.object.charge"],
+      content: (ev) =>
+        `The dispute on charge ${field(ev, "charge")!} was closed${field(ev, "status") ? ` (${field(ev, "status")})` : ""}${describeAmount(object(ev).amount, object(ev).currency)}${forCustomer(ev)}.`,
+      fields: (ev) => ({
+        result:
+          field(ev, "status") === "won" ? "success" : field(ev, "status") === "lost" ? "failure" : "neutral",
+        ...money(object(ev).amount, object(ev).currency),
+      }),
+      tags: ["dispute", "closed"],
+      data: (ev) => ({
+        dispute: field(ev, "id"),
+        charge: field(ev, "charge"),
+        status: field(ev, "status"),
+        customer: customer(ev),
+        ...names(ev),
+      }),
+      object: disputeOf,
+      lifecycle: "close",
       validFrom: (ev) => ev.created,
     },
     "customer.subscription.updated": {
@@ -133,6 +180,8 @@ export const paymentsSource = defineSource({
         previous: (ev.data as { previous_attributes?: unknown } | undefined)?.previous_attributes,
       }),
       object: customer,
+      // The customer's subscription state; cancelled (or deleted), its last one.
+      lifecycle: (ev) => (field(ev, "status") === "canceled" ? "close" : "state"),
       validFrom: (ev) => ev.created,
     },
   },

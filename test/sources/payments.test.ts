@@ -24,6 +24,20 @@ const subscriptionUpdated = (customer = "cus_Q1w2E3") =>
     plan: { id: "price_pro_monthly", nickname: "Pro monthly" },
   });
 
+const failedInvoice = (created: number) =>
+  stripeEvent(
+    "invoice.payment_failed",
+    { id: "in_7", object: "invoice", amount_due: 500, currency: "eur", customer: "cus_Q1w2E3" },
+    created,
+  );
+
+const subscription = (status: string, created?: number) =>
+  stripeEvent(
+    "customer.subscription.updated",
+    { id: "sub_1Nx", object: "subscription", customer: "cus_Q1w2E3", status },
+    created,
+  );
+
 describeSource({
   sender: paymentsSender,
   mapped: [
@@ -89,6 +103,81 @@ describeSource({
       category: "decision",
       content: "Subscription sub_1Nx of customer cus_Q1w2E3 is now active on plan Pro monthly",
       fields: { stage: "active", status: "open" },
+    },
+  ],
+  lifecycles: [
+    {
+      name: "payment succeeded for an invoice",
+      before: [{ body: () => failedInvoice(1763700000), category: "exception", closed: "resolved" }],
+      closing: {
+        body: () =>
+          stripeEvent("payment_intent.succeeded", {
+            id: "pi_9",
+            amount: 500,
+            currency: "eur",
+            invoice: "in_7",
+          }),
+        category: "fact",
+      },
+    },
+    {
+      name: "invoice paid",
+      before: [{ body: () => failedInvoice(1763700000), category: "exception", closed: "resolved" }],
+      closing: {
+        body: () =>
+          stripeEvent("invoice.paid", { id: "in_7", object: "invoice", amount_paid: 500, currency: "eur" }),
+        category: "fact",
+      },
+    },
+    {
+      name: "subscription cancelled (deleted)",
+      before: [
+        {
+          body: () => subscription("active", 1763700000),
+          category: "decision",
+          closed: "ended and resolved",
+        },
+      ],
+      closing: {
+        body: () =>
+          stripeEvent("customer.subscription.deleted", {
+            id: "sub_1Nx",
+            object: "subscription",
+            customer: "cus_Q1w2E3",
+            status: "canceled",
+          }),
+        category: "decision",
+      },
+    },
+    {
+      name: "subscription updated to canceled",
+      before: [
+        {
+          body: () => subscription("past_due", 1763700000),
+          category: "decision",
+          closed: "ended and resolved",
+        },
+      ],
+      closing: { body: () => subscription("canceled"), category: "decision" },
+    },
+    {
+      name: "dispute closed",
+      before: [
+        {
+          body: () =>
+            stripeEvent(
+              "charge.dispute.created",
+              { id: "dp_1", charge: "ch_1", reason: "fraudulent" },
+              1763700000,
+            ),
+          category: "exception",
+          closed: "resolved",
+        },
+      ],
+      closing: {
+        body: () => stripeEvent("charge.dispute.closed", { id: "dp_1", charge: "ch_1", status: "won" }),
+        category: "fact",
+      },
     },
   ],
   unmapped: () => stripeEvent("customer.created", { id: "cus_1", object: "customer" }),
