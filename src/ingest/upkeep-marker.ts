@@ -5,7 +5,7 @@
  * opening every one. Like the outbound marker, a hint on the safe side: the tenant actor writes it
  * before the first such record of its run commits, and rewrites or removes it after each purge.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const UPKEEP_MARKER = "webhook-upkeep";
@@ -13,10 +13,15 @@ export const UPKEEP_MARKER = "webhook-upkeep";
 /** The earliest a record written now can expire: retention is at least a day. */
 const FIRST_DUE_MS = 86_400_000;
 
-/** Makes sure the marker exists (a fresh one is due a day from `now`); an existing one already names an earlier time. */
+/**
+ * Makes sure the marker names a day from `now` or earlier: a record written now expires no sooner.
+ * An existing marker usually names an earlier time already; a later one is brought forward (a
+ * letter discarded now expires after `deadLetterDays`, which may come before the log's next expiry).
+ */
 export function markUpkeep(vaultDir: string, now: number): void {
-  const path = join(vaultDir, UPKEEP_MARKER);
-  if (!existsSync(path)) writeFileSync(path, String(now + FIRST_DUE_MS));
+  const due = upkeepDue(vaultDir);
+  if (due === undefined || due > now + FIRST_DUE_MS)
+    writeFileSync(join(vaultDir, UPKEEP_MARKER), String(now + FIRST_DUE_MS));
 }
 
 /** Sets when the upkeep should look next; none: nothing to look after, the marker goes. */

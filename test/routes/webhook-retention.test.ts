@@ -119,6 +119,24 @@ describe("retention, on the clock", () => {
     expect(await letters(h, t.id)).toEqual([]);
   });
 
+  test("a discarded dead letter goes MEMORY_RUNTIME_DEAD_LETTER_DAYS after its discard, not after its arrival", async () => {
+    const { h, clock } = await start({ MEMORY_RUNTIME_DEAD_LETTER_DAYS: "2" });
+    const t = await warehouseTenant(h);
+    await admin(h, "POST", `/admin/tenants/${t.id}/suspend`);
+    await deliver(h, t.id, [fact("given-up")]);
+    await admin(h, "POST", `/admin/tenants/${t.id}/resume`);
+    clock.advance(5 * DAY);
+    // Dead letters never expire by default: five days on it is still there to discard.
+    await h.runtime.webhookUpkeep.pass();
+    expect((await admin(h, "POST", `/admin/webhooks/discard/${t.id}/given-up`)).status).toBe(200);
+    clock.advance(DAY);
+    await h.runtime.webhookUpkeep.pass();
+    expect(await letters(h, t.id)).toEqual(["given-up:discarded"]);
+    clock.advance(DAY + 1);
+    await h.runtime.webhookUpkeep.pass();
+    expect(await letters(h, t.id)).toEqual([]);
+  });
+
   test("a closed vault is purged when its marker falls due; the marker goes once nothing is left", async () => {
     const { h, clock } = await start({ MEMORY_RUNTIME_DELIVERY_LOG_DAYS: "1" });
     const t = await warehouseTenant(h);

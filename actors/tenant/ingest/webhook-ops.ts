@@ -5,7 +5,7 @@
  * with every delivery, so a delivery is either held or applied, never both, and an event is
  * released once; a letter is discarded or replayed, never both.
  */
-import { setUpkeepDue } from "../../../src/ingest/upkeep-marker.ts";
+import { markUpkeep, setUpkeepDue } from "../../../src/ingest/upkeep-marker.ts";
 import type { DeadLetter } from "../../../src/models/dead-letter.ts";
 import type { SourceState, SourceStatus } from "../../../src/models/webhook-operations.ts";
 import type {
@@ -16,7 +16,7 @@ import type {
 import type { Clock } from "../../../src/runtime/clock.ts";
 import { later } from "../../../src/runtime/later.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
-import { emptySet } from "../../../src/vault/write-set.ts";
+import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import type { SliceHandlers } from "../slice.ts";
 import { discardOne, discardSet } from "./discard.ts";
 import type { TenantIngest } from "./ingest.ts";
@@ -36,6 +36,11 @@ export function webhookOpsHandlers(deps: WebhookOpsDeps): SliceHandlers<keyof We
   const setState = (source: string, status: SourceStatus, resuming: boolean, changedAt = clock.now()) => {
     const state: SourceState = { status, resuming, changed_at: changedAt };
     return vault.write(emptySet({ webhooks: { sources: [[source, state]] } }));
+  };
+  // A discarded letter expires `deadLetterDays` after its discard: the upkeep must look by then.
+  const discarding = (set: WriteSet) => {
+    markUpkeep(vault.dir, clock.now());
+    return vault.write(set);
   };
   return {
     "source.pause": ({ source }) => {
@@ -82,14 +87,14 @@ export function webhookOpsHandlers(deps: WebhookOpsDeps): SliceHandlers<keyof We
     "deadletter.discard": ({ eventId, source, by, requestId }) => {
       const { reply, set } = discardOne(ingest, { eventId, source }, { by, requestId }, clock.now());
       if (!set) return { letter: reply, discarded: false };
-      return later(vault.write(set).then(() => ({ letter: reply, discarded: true })));
+      return later(discarding(set).then(() => ({ letter: reply, discarded: true })));
     },
     "deadletter.discardSelected": ({ selection, by, requestId }) => {
       const { letters, more } = select(ingest.store.allDeadLetters() as DeadLetter[], selection);
       const last = letters[letters.length - 1];
       if (!last) return { letters: [], more };
       const { replies, set } = discardSet(ingest, letters, { by, requestId }, clock.now());
-      return later(vault.write(set).then(() => ({ letters: replies, more, last })));
+      return later(discarding(set).then(() => ({ letters: replies, more, last })));
     },
     "webhooks.purge": ({ now, retention }) => {
       const { report, set } = purgeSet(ingest, now, retention);
