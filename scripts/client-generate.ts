@@ -4,10 +4,23 @@
  * `bun run client:generate --check` writes nothing and exits 1 when the committed file differs.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { parseCli } from "./cli.ts";
 import { CLIENT_TYPES_PATH, clientTypesSource } from "./client-types.ts";
 import { liveOpenApiDocument } from "./openapi-document.ts";
 
-const check = process.argv.includes("--check");
+const { values } = parseCli({
+  usage: `Usage: bun run client:generate [--check]
+
+Writes client/openapi-types.ts from the service's OpenAPI document, produced in process (nothing
+listens, nothing outside the process is called).
+
+Options:
+  --check      write nothing; exit 1 when the committed file differs from the document
+  -h, --help   show this help
+`,
+  options: { check: { type: "boolean", default: false } },
+});
+const check = values.check;
 const fresh = await clientTypesSource(await liveOpenApiDocument());
 let committed = "";
 try {

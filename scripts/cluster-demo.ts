@@ -1,26 +1,61 @@
 /**
  * `bun run cluster:demo`: a three-node cluster on one machine. Starts Debian's `nats-server` with
- * JetStream (store under ./data/cluster-demo/nats) and three runtime nodes on ports 8081-8083
- * (data under ./data/cluster-demo/n1..n3) sharing the JWT secret of `.secrets/jwt-secret`; then
- * creates a tenant on node 1, writes through node 2, reads through node 3, and prints each node's
- * cluster view. Runs until Ctrl-C, which stops the nodes and the NATS server cleanly.
- * `NATS_SERVER_PATH` overrides `/usr/sbin/nats-server`; `CLUSTER_DEMO_NATS_PORT` (default 4222).
+ * JetStream (store under <data-dir>/nats) and three runtime nodes on consecutive ports from --port
+ * (data under <data-dir>/n1..n3) sharing the JWT secret of `.secrets/jwt-secret`; then creates a
+ * tenant on node 1, writes through node 2, reads through node 3, and prints each node's cluster
+ * view. Runs until Ctrl-C (or SIGTERM, SIGHUP), which stops the nodes and the NATS server; they are
+ * stopped too when the demo fails. The nodes' and the NATS server's logs go to files in the data
+ * directory unless --verbose.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { TokenService } from "../src/auth/tokens.ts";
 import { OPERATOR_TENANT_ID } from "../src/models/common.ts";
 import { systemClock } from "../src/runtime/clock.ts";
+import { stopChildrenWithMe, stopDescendants } from "./children.ts";
+import { intOption, parseCli } from "./cli.ts";
 
 const ROOT = join(import.meta.dir, "..");
-const DIR = join(ROOT, "data", "cluster-demo");
-const NATS_PORT = Number(process.env.CLUSTER_DEMO_NATS_PORT ?? 4222);
-const NODES = [
-  { id: "n1", port: 8081 },
-  { id: "n2", port: 8082 },
-  { id: "n3", port: 8083 },
-];
+
+const USAGE = `Usage: bun run cluster:demo [options]
+
+A three-node cluster on this machine: nats-server (JetStream) and three runtime nodes on
+127.0.0.1, a tenant created on node 1, written through node 2, read through node 3. Runs until
+Ctrl-C, SIGTERM or SIGHUP, which stop the nodes and the NATS server.
+
+Options:
+  --port N        the first node's port; the others take the next two (default: 8081)
+  --nats-port N   the NATS server's port (default: CLUSTER_DEMO_NATS_PORT, else 4222)
+  --data-dir DIR  where the nodes and the NATS server keep their data and logs
+                  (default: ./data/cluster-demo)
+  --verbose       the nodes' and the NATS server's logs on this terminal, not in <data-dir>/*.log
+  -h, --help      show this help
+
+Environment: MEMORY_RUNTIME_JWT_SECRET (else .secrets/jwt-secret, written by bun run setup),
+NATS_SERVER_PATH (default: /usr/sbin/nats-server).
+`;
+
+const { values } = parseCli({
+  usage: USAGE,
+  options: {
+    port: { type: "string" },
+    "nats-port": { type: "string" },
+    "data-dir": { type: "string" },
+    verbose: { type: "boolean", default: false },
+  },
+});
+const FIRST_PORT = intOption(USAGE, "port", values.port, 8081, [1, 65533]);
+const NATS_PORT = intOption(
+  USAGE,
+  "nats-port",
+  values["nats-port"] ?? process.env.CLUSTER_DEMO_NATS_PORT,
+  4222,
+  [1, 65535],
+);
+const DIR = values["data-dir"] ?? join(ROOT, "data", "cluster-demo");
+const VERBOSE = values.verbose ?? false;
+const NODES = ["n1", "n2", "n3"].map((id, i) => ({ id, port: FIRST_PORT + i }));
 
 function secret(): string {
   const fromEnv = process.env.MEMORY_RUNTIME_JWT_SECRET;
@@ -30,22 +65,34 @@ function secret(): string {
   return readFileSync(file, "utf8").trim();
 }
 
+/**
+ * A child's output: this terminal with --verbose, else its own log file in the data directory
+ * (appended, one descriptor for both streams so that neither overwrites the other).
+ */
+function output(name: string): "inherit" | number {
+  return VERBOSE ? "inherit" : openSync(join(DIR, `${name}.log`), "a");
+}
+
 function natsServer(): Subprocess {
   const path =
     process.env.NATS_SERVER_PATH ??
     (existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : "nats-server");
   const store = join(DIR, "nats");
   mkdirSync(store, { recursive: true });
-  return Bun.spawn([path, "-js", "-sd", store, "-a", "127.0.0.1", "-p", String(NATS_PORT)], {
-    stdout: "inherit",
-    stderr: "ignore",
+  const log = output("nats");
+  const proc = Bun.spawn([path, "-js", "-sd", store, "-a", "127.0.0.1", "-p", String(NATS_PORT)], {
+    stdout: log,
+    stderr: VERBOSE ? "ignore" : log,
   });
+  if (typeof log === "number") closeSync(log);
+  return proc;
 }
 
 function node(id: string, port: number, jwtSecret: string): Subprocess {
   const dataDir = join(DIR, id);
   mkdirSync(dataDir, { recursive: true });
-  return Bun.spawn([process.execPath, "run", join(ROOT, "src/index.ts")], {
+  const log = output(id);
+  const proc = Bun.spawn([process.execPath, "run", join(ROOT, "src/index.ts")], {
     env: {
       ...process.env,
       MEMORY_RUNTIME_JWT_SECRET: jwtSecret,
@@ -55,9 +102,11 @@ function node(id: string, port: number, jwtSecret: string): Subprocess {
       PORT: String(port),
       HOST: "127.0.0.1",
     },
-    stdout: "inherit",
-    stderr: "inherit",
+    stdout: log,
+    stderr: log,
   });
+  if (typeof log === "number") closeSync(log);
+  return proc;
 }
 
 /** The fields of the answers the demo reads. */
@@ -96,18 +145,10 @@ async function settled(): Promise<void> {
 
 async function main() {
   const jwtSecret = secret();
-  const nats = natsServer();
+  mkdirSync(DIR, { recursive: true });
+  natsServer();
   await Bun.sleep(300); // nats-server is ready in milliseconds
-  const nodes = NODES.map((n) => node(n.id, n.port, jwtSecret));
-  const stop = async () => {
-    for (const p of nodes) p.kill("SIGTERM");
-    await Promise.all(nodes.map((p) => p.exited));
-    nats.kill("SIGINT");
-    await nats.exited;
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop());
-  process.on("SIGTERM", () => void stop());
+  for (const n of NODES) nodes.push(node(n.id, n.port, jwtSecret));
   await settled();
   const tokens = new TokenService(new TextEncoder().encode(jwtSecret), systemClock);
   const admin = (
@@ -119,13 +160,14 @@ async function main() {
       ttlSeconds: 3600,
     })
   ).token;
-  const created = await call(8081, "POST", "/admin/tenants", admin, { name: `Demo ${Date.now()}` });
+  const [n1, n2, n3] = NODES.map((n) => n.port) as [number, number, number];
+  const created = await call(n1, "POST", "/admin/tenants", admin, { name: `Demo ${Date.now()}` });
   console.log(`\ncreated on n1: tenant ${created.body.tenant_id}`);
-  const written = await call(8082, "POST", "/memory/facts", created.body.token, {
+  const written = await call(n2, "POST", "/memory/facts", created.body.token, {
     content: "Written through node 2",
   });
   console.log(`written through n2: ${written.status} ${written.body.id}`);
-  const read = await call(8083, "GET", `/memory/facts/${written.body.id}`, created.body.token);
+  const read = await call(n3, "GET", `/memory/facts/${written.body.id}`, created.body.token);
   console.log(`read through n3: ${read.status} "${read.body.content}"`);
   for (const n of NODES) {
     const health = (await (await fetch(`http://127.0.0.1:${n.port}/healthz`)).json()) as {
@@ -136,7 +178,24 @@ async function main() {
     );
   }
   console.log(`\nTENANT=${created.body.tenant_id}\nTOKEN=${created.body.token}`);
-  console.log("nodes on http://127.0.0.1:8081, :8082, :8083; Ctrl-C stops them all");
+  const logs = VERBOSE ? "" : ` (logs in ${join(DIR, "*.log")})`;
+  console.log(`nodes on http://127.0.0.1:${n1}, :${n2}, :${n3}${logs}; Ctrl-C stops them all`);
 }
 
-await main();
+const nodes: Subprocess[] = [];
+
+/** The nodes first (SIGTERM: they leave the cluster while the NATS server is still there). */
+async function stopNodes(): Promise<void> {
+  for (const p of nodes) p.kill("SIGTERM");
+  await Promise.race([Promise.all(nodes.map((p) => p.exited)), Bun.sleep(15_000)]);
+}
+
+stopChildrenWithMe({ first: stopNodes });
+try {
+  await main();
+} catch (error) {
+  console.error(`cluster:demo: ${error instanceof Error ? error.message : String(error)}`);
+  await stopNodes();
+  await stopDescendants();
+  process.exit(1);
+}

@@ -21,11 +21,11 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { parseArgs } from "node:util";
 import { createRuntime, type DataDirLock, lockDataDir, type MemoryRuntime } from "../src/lib.ts";
 import { OPERATOR_TENANT_ID } from "../src/models/common.ts";
 import { type Clock, systemClock } from "../src/runtime/clock.ts";
 import { LOCK_FILE } from "../src/vault/data-dir-lock.ts";
+import { intOption, parseCli } from "./cli.ts";
 import { type DayPlan, dayPlan, TENANTS } from "./demo-history.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -64,19 +64,35 @@ interface Options {
   seedOnly: boolean;
 }
 
+const USAGE = `Usage: bun run demo [options]
+
+The service on embedded defaults with a few days of history written through its HTTP API, so the
+dashboard has something to show; serves until Ctrl-C (docs/dashboard-and-metrics.md).
+
+Options:
+  --port N          where to serve, 0 for any free port (default: PORT, else 8080)
+  --days N          days of history, 1 to 30 (default: 7)
+  --data-dir DIR    an empty (or new) directory for the data (default: a temporary one, removed
+                    when the demo stops)
+  --seed-only       write the history, print a summary (JSON), stop
+  -h, --help        show this help
+
+Environment: MEMORY_RUNTIME_JWT_SECRET (default: a random one), MEMORY_RUNTIME_LOG (default:
+error), MEMORY_RUNTIME_EMBEDDER (hash starts fastest).
+`;
+
 function options(): Options {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: USAGE,
     options: {
       port: { type: "string" },
-      days: { type: "string", default: "7" },
+      days: { type: "string" },
       "data-dir": { type: "string" },
       "seed-only": { type: "boolean", default: false },
     },
   });
-  const days = Number(values.days);
-  if (!Number.isInteger(days) || days < 1 || days > 30) throw new Error("--days must be 1 to 30");
-  const port = Number(values.port ?? process.env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error("--port must be 0 to 65535");
+  const days = intOption(USAGE, "days", values.days, 7, [1, 30]);
+  const port = intOption(USAGE, "port", values.port ?? process.env.PORT, 8080, [0, 65535]);
   const dataDir = values["data-dir"] ?? mkdtempSync(`${tmpdir()}/typed-memory-demo-`);
   return {
     port,

@@ -4,14 +4,31 @@
  *   bun run scripts/mint-token.ts --tenant <ULID> --roles agent --sub agent-7 --ttl 900
  * Prints the token alone on stdout, so `TOKEN=$(bun run scripts/mint-token.ts --admin)` works.
  */
-import { parseArgs } from "node:util";
 import { TokenService } from "../src/auth/tokens.ts";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config.ts";
 import { OPERATOR_TENANT_ID, ULID_RE } from "../src/models/common.ts";
 import { MAX_TOKEN_TTL_SECONDS } from "../src/models/role.ts";
 import { systemClock } from "../src/runtime/clock.ts";
+import { intOption, parseCli, usageExit } from "./cli.ts";
 
-const { values } = parseArgs({
+const USAGE = `Usage: bun run mint-token (--admin | --tenant TENANT_ID) [options]
+
+Signs a token with MEMORY_RUNTIME_JWT_SECRET (or MEMORY_RUNTIME_JWT_SECRET_FILE; bun run setup
+writes .secrets/jwt-secret) and prints it alone on stdout: TOKEN=$(bun run mint-token --admin).
+
+Options:
+  --admin              an operator token
+  --tenant TENANT_ID   a token of that tenant (a ULID)
+  --roles a,b          the tenant token's roles (default: tenant_admin)
+  --sub NAME           the subject (default: operator, or agent)
+  --ttl SECONDS        lifetime, 1 to ${MAX_TOKEN_TTL_SECONDS} (default: MEMORY_RUNTIME_TOKEN_TTL_SECONDS, else 3600)
+  -h, --help           show this help
+
+Exit status: 0 printed, 1 no secret or a bad configuration, 2 bad arguments.
+`;
+
+const { values } = parseCli({
+  usage: USAGE,
   options: {
     admin: { type: "boolean", default: false },
     tenant: { type: "string" },
@@ -20,18 +37,15 @@ const { values } = parseArgs({
     ttl: { type: "string" },
   },
 });
+if (!values.admin && !(values.tenant && ULID_RE.test(values.tenant)))
+  usageExit(USAGE, "give --admin, or --tenant <tenant ULID> [--roles a,b] [--sub name] [--ttl seconds]");
+const ttl =
+  values.ttl === undefined ? undefined : intOption(USAGE, "ttl", values.ttl, 0, [1, MAX_TOKEN_TTL_SECONDS]);
 
 try {
   const config = loadConfig(process.env);
-  const ttlSeconds = values.ttl ? Number(values.ttl) : config.tokenTtlSeconds;
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_TOKEN_TTL_SECONDS)
-    throw new ConfigError(`--ttl must be an integer from 1 to ${MAX_TOKEN_TTL_SECONDS} seconds`);
+  const ttlSeconds = ttl ?? config.tokenTtlSeconds;
   const tokens = new TokenService(config.jwtSecret, systemClock);
-  if (!values.admin && !(values.tenant && ULID_RE.test(values.tenant))) {
-    throw new ConfigError(
-      "give --admin, or --tenant <tenant ULID> [--roles a,b] [--sub name] [--ttl seconds]",
-    );
-  }
   const { token } = values.admin
     ? await tokens.mint({
         sub: values.sub ?? "operator",

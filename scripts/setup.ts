@@ -7,6 +7,16 @@
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { parseCli } from "./cli.ts";
+
+parseCli({
+  usage: `Usage: bun run setup
+
+Creates, unless they exist, .secrets/jwt-secret (a new HS256 secret, shared by bun run start:local
+and bun run mint-token) and .secrets/tenants.env (the per-tenant secrets file, empty), both mode
+0600. Never prints a secret; an existing file is kept. Takes no options but -h, --help.
+`,
+});
 
 const dir = ".secrets";
 

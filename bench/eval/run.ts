@@ -19,7 +19,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCli } from "../../scripts/cli.ts";
 import { evaluateBusiness } from "./business/evaluate-business.ts";
 import { formatBusinessReport } from "./business/report.ts";
 import { EVAL_SET_NAME, evalSetJson } from "./dataset/generate-set.ts";
@@ -30,8 +30,26 @@ import { formatReport } from "./report.ts";
 
 const SMALL = { conversations: 2, questionsPerConversation: 75 };
 
+const USAGE = `Usage: bun run eval [options]
+
+Retrieval quality of the service through its HTTP API (the runtime in this process, nothing
+listens), per embedder, beside a plain BM25 baseline (docs/eval.md).
+
+Options:
+  --small              2 conversations, 150 questions (also EVAL_SMALL=1)
+  --embedders a,b      embedders to measure (default: EVAL_EMBEDDERS, else hash,local; http needs
+                       MEMORY_RUNTIME_EMBEDDINGS_URL)
+  --sets a,b           conversations, business or both (default: EVAL_SETS, else both)
+  --locomo FILE        a LoCoMo file instead of the project's set
+  --out PATH           default bench/results/eval.json (tmp-eval-small.json, eval-locomo.json)
+  --business-out PATH  default bench/results/eval-business.json (tmp-eval-business.json)
+  --details PATH       also every question's ranked turn ids, per system
+  -h, --help           show this help
+`;
+
 function options() {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: USAGE,
     options: {
       embedders: { type: "string", default: process.env.EVAL_EMBEDDERS ?? "hash,local" },
       sets: { type: "string", default: process.env.EVAL_SETS ?? "conversations,business" },

@@ -39,7 +39,8 @@ export async function runMailIngest(argv: string[], env: Env, io: CliIo): Promis
     command = parseIngestArgs(argv, env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.err(`mail-ingest: ${error.message}\nRun with --help to see the options.\n`);
+    // As every script's parser does (scripts/cli.ts): the reason, then the usage.
+    io.err(`mail-ingest: ${error.message}\n\n${HELP}`);
     return 2;
   }
   if (command.help) {

@@ -16,6 +16,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ClusterRound, writeClusterFigures } from "../../bench/cluster-figures.ts";
+import { stopChildrenWithMe } from "../../scripts/children.ts";
+import { parseCli } from "../../scripts/cli.ts";
 import { partitionOf } from "../../src/cluster/partition.ts";
 import { STANDARD_SECRET, standardSender } from "../fakes/senders/standard.ts";
 import {
@@ -28,6 +30,26 @@ import {
 import { pollUntil } from "../helpers/poll.ts";
 import { adminTokenFor, httpCall, killHard } from "../helpers/server-process.ts";
 import { ROOT } from "../helpers/spawn.ts";
+
+parseCli({
+  usage: `Usage: bun run soak:cluster
+
+The cluster's figures and its long kill -9 run on loopback: one nats-server and three runtime
+nodes (children on free ports, stopped with the soak, also on Ctrl-C, SIGTERM, SIGHUP); forwarded
+vs local latency and throughput, webhook intake through the stream, then kill -9 cycles with
+every acknowledged write and delivery checked on every node. Writes
+test-artifacts/cluster-figures.json and bench/results/cluster-soak.json; exits 1 on loss. Takes
+no options but -h, --help; the environment chooses:
+
+  SOAK_CYCLES=N             kill -9 cycles (default: 5)
+  SOAK_LOAD_REQUESTS=N      requests per latency load (default: 4000)
+  SOAK_INTAKE_EVENTS=N      webhook events per intake round (default: 1000)
+  SOAK_ROUND_WRITES=N       writes per kill cycle (default: 30)
+  SOAK_FIGURE_ROUNDS=N      rounds of the figures (default: 3)
+  SOAK_SNAPSHOT_RECORDS=N   the nodes' periodic snapshot threshold
+`,
+});
+stopChildrenWithMe();
 
 const SECRET = "cluster-soak-secret-of-at-least-32-bytes-long!";
 const CYCLES = Number(process.env.SOAK_CYCLES ?? 5);

@@ -10,9 +10,28 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { stopChildrenWithMe } from "../../scripts/children.ts";
+import { parseCli } from "../../scripts/cli.ts";
 import { ROOT } from "../helpers/spawn.ts";
 import { type Figures, runCampaign } from "./campaign.ts";
 import { contractReport } from "./contract-report.ts";
+
+parseCli({
+  usage: `Usage: bun run fuzz
+
+The fuzz campaign against a real server process (a child on a free loopback port, stopped with the
+fuzz, also on Ctrl-C, SIGTERM, SIGHUP): the contract checks over every operation of the served
+document, then random requests. Writes test-artifacts/fuzz-latest.json; exits 1 on any failure.
+Takes no options but -h, --help; the environment chooses:
+
+  FUZZ_REQUESTS=N          random requests (default: 10000)
+  FUZZ_CONTRACT_PER_OP=N   positive and as many negative requests per operation (default: 60)
+  FUZZ_SEED=N              the seed (default: random; printed, to replay a run)
+  FUZZ_RSS_GROWTH_MB=N     the bound on the server's RSS growth (default: 384)
+  FUZZ_CONCURRENCY=N       requests in flight (default: 8)
+`,
+});
+stopChildrenWithMe();
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];

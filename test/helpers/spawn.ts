@@ -24,9 +24,14 @@ export interface Finished {
   stderr: string;
 }
 
-/** Runs a command to completion (with a deadline) and collects its output. */
-export async function run(cmd: string[], env: Record<string, string>, timeoutMs = 15_000): Promise<Finished> {
-  const proc = Bun.spawn(cmd, { cwd: ROOT, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+/** Runs a command to completion (with a deadline) and collects its output; in the repository unless `cwd`. */
+export async function run(
+  cmd: string[],
+  env: Record<string, string>,
+  timeoutMs = 15_000,
+  cwd = ROOT,
+): Promise<Finished> {
+  const proc = Bun.spawn(cmd, { cwd, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
   try {
     const [stdout, stderr, code] = await Promise.all([

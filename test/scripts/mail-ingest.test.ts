@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { HELP } from "../../src/mail-ingest/options.ts";
 import { MAIL_READONLY_SCOPE } from "../../src/sources/mail/api.ts";
 import { attachmentPart, mailMessage, multipart, textPart } from "../fakes/mail-messages.ts";
 import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
@@ -112,7 +113,7 @@ describe("bun run mail:ingest", () => {
       const result = await mailIngest(args, credentials());
       expect(result.code).toBe(2);
       expect(result.stdout).toBe("");
-      expect(result.stderr).toBe(`mail-ingest: ${message}\nRun with --help to see the options.\n`);
+      expect(result.stderr).toBe(`mail-ingest: ${message}\n\n${HELP}`);
     }
   });
 

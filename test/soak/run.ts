@@ -5,8 +5,24 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { stopChildrenWithMe } from "../../scripts/children.ts";
+import { parseCli } from "../../scripts/cli.ts";
 import { testSeed } from "../helpers/random.ts";
 import { runCrashLoop, summaryLines } from "./crash-loop.ts";
+
+parseCli({
+  usage: `Usage: bun run soak
+
+The crash loop (servers killed with SIGKILL mid-write, every acknowledged write checked after each
+reopening), then the noisy-neighbour measurement; exits non-zero on any loss, double, unclean
+reopening or 5xx. Servers run as child processes on free loopback ports, stopped with the soak
+(also on Ctrl-C, SIGTERM, SIGHUP). Takes no options but -h, --help; the environment chooses:
+
+  SOAK_CYCLES=N   crash-loop cycles (default: 20)
+  TEST_SEED=N     replays a seed
+`,
+});
+stopChildrenWithMe();
 
 const log = (line: string) => console.log(line);
 
