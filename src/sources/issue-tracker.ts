@@ -134,6 +134,8 @@ export const issueTrackerSource = defineSource({
       },
       tags: (ev) => ["issue", "created", field(ev, "issuetype.name"), projectKey(ev)],
       data: issueData,
+      object: key,
+      lifecycle: "state",
       validFrom: (ev) => ev.timestamp,
     },
     "jira:issue_updated:done": {
@@ -147,6 +149,7 @@ export const issueTrackerSource = defineSource({
       tags: (ev) => ["issue", "done", projectKey(ev)],
       data: (ev) => ({ ...issueData(ev), resolution: field(ev, "resolution.name") }),
       object: key,
+      lifecycle: "close",
       validFrom: (ev) => ev.timestamp,
     },
     "jira:issue_updated:blocked": {
@@ -165,6 +168,8 @@ export const issueTrackerSource = defineSource({
       }),
       tags: (ev) => ["issue", "blocked", projectKey(ev)],
       data: issueData,
+      // Of its issue: resolved when the issue is done.
+      object: key,
       validFrom: (ev) => ev.timestamp,
     },
     issuelink_created: {

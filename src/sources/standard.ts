@@ -30,6 +30,9 @@ const line = (ev: Event, what: string) => {
   return `${textAt(ev, "type")!} ${what}${about ? ` (${about})` : ""}${forWhom}${said ? `: ${said}` : ""}.`;
 };
 
+/** Type suffixes that end what the event is about. */
+const ENDS = /\.(closed|resolved|canceled|cancelled|done|ended|deleted)$/;
+
 /** Standard Webhooks types are full-stop-delimited (`user.created`); anything else is not covered. */
 function rowOf(type: string): string | undefined {
   if (!/^[\w-]+(\.[\w-]+)+$/.test(type)) return undefined;
@@ -73,6 +76,8 @@ export const standardSource = defineSource({
       tags: (ev) => ["completed", ev.type],
       data: (ev) => ({ type: ev.type, data: at(ev, "data") }),
       object: subject,
+      // What completes closes its subject: the failure about it is resolved.
+      lifecycle: "close",
       validFrom: (ev) => ev.timestamp,
     },
     other: {
@@ -81,6 +86,9 @@ export const standardSource = defineSource({
       content: (ev) => line(ev, "happened"),
       tags: (ev) => [ev.type],
       data: (ev) => ({ type: ev.type, data: at(ev, "data") }),
+      // A type that ends its subject (`ticket.closed`, `subscription.canceled`) closes it.
+      object: subject,
+      lifecycle: (ev) => (ENDS.test(textAt(ev, "type") ?? "") ? "close" : undefined),
       validFrom: (ev) => ev.timestamp,
     },
   },

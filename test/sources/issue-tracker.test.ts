@@ -13,6 +13,11 @@ import {
 } from "../fakes/senders/issue-tracker.ts";
 import { deadLetters, readEntry } from "../helpers/webhooks.ts";
 import { describeSource } from "./conformance.ts";
+import { withField } from "./lifecycle-conformance.ts";
+
+/** The event `hours` hours before the samples' time. */
+const earlier = (body: string, hours: number) =>
+  withField(body, "timestamp", (JSON.parse(body) as { timestamp: number }).timestamp - hours * 3_600_000);
 
 describeSource({
   sender: issueTrackerSender,
@@ -58,6 +63,19 @@ describeSource({
       category: "relationship",
       content: "Issue 10231 blocks issue 10232 (link type Blocks).",
       fields: { subject: "issue 10231", predicate: "blocks", object: "issue 10232" },
+    },
+  ],
+  lifecycles: [
+    {
+      name: "issue moved to done",
+      before: [
+        { body: () => earlier(issueCreated({ key: "PAY-300" }), 3), category: "workflow", closed: "ended" },
+        { body: () => earlier(flagged("PAY-300"), 2), category: "exception", closed: "resolved" },
+      ],
+      closing: {
+        body: () => transitioned("PAY-300", "In Progress", "Done", { resolution: "Done" }),
+        category: "fact",
+      },
     },
   ],
   unmapped: () => issueDeleted(),

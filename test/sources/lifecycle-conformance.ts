@@ -74,3 +74,16 @@ export function describeLifecycles(ctx: SpecContext, samples: readonly Lifecycle
     }
   });
 }
+
+/** The JSON body with one field (a dotted path) set: an event of the same shape at another time. */
+export function withField(body: string, path: string, value: unknown): string {
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  const keys = path.split(".");
+  let node = parsed;
+  for (const key of keys.slice(0, -1)) {
+    if (typeof node[key] !== "object" || node[key] === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys.at(-1)!] = value;
+  return JSON.stringify(parsed);
+}

@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { STANDARD_SECRET, standardEvent, standardSender } from "../fakes/senders/standard.ts";
 import { describeSource } from "./conformance.ts";
+import { withField } from "./lifecycle-conformance.ts";
 
 describeSource({
   sender: standardSender,
@@ -31,6 +32,36 @@ describeSource({
     },
   ],
   // Every dotted type has a row (its suffix decides); a type that is not a dotted event type is not covered.
+  lifecycles: [
+    {
+      name: "a completed event",
+      before: [
+        {
+          body: () =>
+            withField(
+              standardEvent("export.failed", { id: "exp_7" }),
+              "timestamp",
+              "2026-11-20T09:00:00.000Z",
+            ),
+          category: "exception",
+          closed: "resolved",
+        },
+      ],
+      closing: { body: () => standardEvent("export.completed", { id: "exp_7" }), category: "fact" },
+    },
+    {
+      name: "a type that ends its subject (ticket.closed)",
+      before: [
+        {
+          body: () =>
+            withField(standardEvent("ticket.failed", { id: "t_7" }), "timestamp", "2026-11-20T09:00:00.000Z"),
+          category: "exception",
+          closed: "resolved",
+        },
+      ],
+      closing: { body: () => standardEvent("ticket.closed", { id: "t_7" }), category: "fact" },
+    },
+  ],
   unmapped: () => standardEvent("ping", { id: "x" }),
   more: ({ tenant, harness, clock, url }) => {
     test("a delivery signed by the standardwebhooks library is accepted, and its verifier accepts ours", async () => {
