@@ -28,6 +28,7 @@ const PAGES = new Set([
   "GET /admin/dashboard",
   "GET /admin/dashboard/tenants/:tenant_id",
   "POST /admin/dashboard/tenants/:tenant_id/replay",
+  "POST /admin/dashboard/tenants/:tenant_id/discard",
   "POST /admin/dashboard/tenants/:tenant_id/sources",
 ]);
 const NO_TOKEN = 'Bearer realm="memory-runtime"';
