@@ -21,8 +21,14 @@ function rowOf(eventType: string): string | undefined {
 /** Every Segment call is about a user, known or anonymous: every mapping requires one of the two. */
 const WHO = anyOf("userId", "anonymousId");
 const who = (ev: Event) => (textAt(ev, "userId") ?? textAt(ev, "anonymousId"))!;
-const whoLabel = (ev: Event) =>
-  textAt(ev, "userId") ? `User ${textAt(ev, "userId")}` : `Anonymous visitor ${textAt(ev, "anonymousId")!}`;
+/** `User {id}` (or the anonymous visitor), with the name and e-mail the call's context carries. */
+const whoLabel = (ev: Event) => {
+  const id = textAt(ev, "userId")
+    ? `User ${textAt(ev, "userId")}`
+    : `Anonymous visitor ${textAt(ev, "anonymousId")!}`;
+  const known = nameAndEmail(textAt(ev, "context.traits.name"), textAt(ev, "context.traits.email"));
+  return known ? `${id} (${known})` : id;
+};
 /** The traits an identify (the user's) or group call (the group's) carries. */
 const traits = (ev: Event): Record<string, unknown> => (isRecord(ev.traits) ? ev.traits : {});
 /** The spec's `company` trait is an object `{name, id, industry, …}`; senders also give a plain name. */

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
+import { analyticsSender, segmentMessage } from "../fakes/senders/analytics.ts";
 import { helpdeskSender, ticketDetail, zendeskEvent } from "../fakes/senders/helpdesk.ts";
 import { paymentsSender, stripeEvent } from "../fakes/senders/payments.ts";
 import type { PlatformSender } from "../fakes/senders/sender.ts";
@@ -20,7 +21,7 @@ let tenant: { tenant_id: string; token: string };
 beforeAll(async () => {
   h = await startHarness({ clock });
   tenant = await h.createTenant();
-  for (const sender of [paymentsSender, helpdeskSender, standardSender])
+  for (const sender of [paymentsSender, helpdeskSender, standardSender, analyticsSender])
     setSecrets(h, tenant.tenant_id, sender.secrets);
 });
 afterAll(() => h.close());
@@ -115,6 +116,19 @@ describe("deals name their company", () => {
     const entry = await readEntry(h, tenant.token, "decision", summary.entries[0]!);
     expect(entry.content).toBe("Deal Platform renewal (Oakhaven Textiles) moved to stage contractsent.");
     expect((await search("Oakhaven Textiles"))[0]).toBe(entry.id);
+  });
+});
+
+describe("analytics names the user its context carries", () => {
+  test("a tracked event is found by the user's name", async () => {
+    const body = JSON.parse(
+      segmentMessage("track", { userId: "u_991", event: "Report Exported", properties: {} }),
+    );
+    body.context.traits = { name: "Ingrid Castillo", email: "ingrid@juniper.example" };
+    const id = await deliver(analyticsSender, JSON.stringify(body));
+    const entry = await readEntry(h, tenant.token, "fact", id);
+    expect(entry.content).toStartWith("User u_991 (Ingrid Castillo <ingrid@juniper.example>) did");
+    expect((await search("Ingrid Castillo"))[0]).toBe(id);
   });
 });
 
