@@ -92,6 +92,8 @@ export const incidentsSource = defineSource({
       fields: (ev) => ({ severity: severityOf(ev), status: "open" }),
       tags: (ev) => ["incident", "triggered", ...incidentTags(ev)],
       data: incidentData,
+      // Open until its incident is resolved (acknowledging or escalating does not end it).
+      object: incidentId,
       validFrom: (ev) => ev.occurred_at,
     },
     "incident.acknowledged": {
@@ -100,6 +102,8 @@ export const incidentsSource = defineSource({
       content: (ev) => `${describe(ev)} was acknowledged${by(ev)}${link(ev)}`,
       tags: (ev) => ["incident", "acknowledged", ...incidentTags(ev)],
       data: incidentData,
+      object: incidentId,
+      lifecycle: "state",
       validFrom: (ev) => ev.occurred_at,
     },
     "incident.escalated": {
@@ -114,6 +118,7 @@ export const incidentsSource = defineSource({
       tags: (ev) => ["incident", "escalated", ...incidentTags(ev)],
       data: incidentData,
       object: incidentId,
+      lifecycle: "state",
       validFrom: (ev) => ev.occurred_at,
     },
     "incident.resolved": {
@@ -130,6 +135,7 @@ export const incidentsSource = defineSource({
       tags: (ev) => ["incident", "resolved", ...incidentTags(ev)],
       data: incidentData,
       object: incidentId,
+      lifecycle: "close",
       validFrom: (ev) => ev.occurred_at,
     },
   },

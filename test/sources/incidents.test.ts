@@ -11,6 +11,7 @@ import {
 import { expectProblem } from "../helpers/problem.ts";
 import { deadLetters, readEntry } from "../helpers/webhooks.ts";
 import { describeSource } from "./conformance.ts";
+import { withField } from "./lifecycle-conformance.ts";
 
 const ada = {
   html_url: "https://acme.pagerduty.com/users/PAM4FGS",
@@ -19,6 +20,9 @@ const ada = {
   summary: "Ada Lovelace",
   type: "user_reference",
 };
+
+/** The event at another time (its `occurred_at`). */
+const earlier = (body: string, at: string) => withField(body, "event.occurred_at", at);
 
 describeSource({
   sender: incidentsSender,
@@ -66,6 +70,35 @@ describeSource({
       fields: {
         tags: ["outcome", "incidents", "incident", "resolved", "high", "My Mail Service"],
         data: { result: "success", status: "resolved" },
+      },
+    },
+  ],
+  lifecycles: [
+    {
+      name: "incident resolved",
+      before: [
+        {
+          body: () =>
+            earlier(
+              pagerdutyEvent("incident.triggered", incident({ id: "PLIFE01" }), null),
+              "2026-11-21T08:00:00.000Z",
+            ),
+          category: "exception",
+          closed: "resolved",
+        },
+        {
+          body: () =>
+            earlier(
+              pagerdutyEvent("incident.acknowledged", incident({ id: "PLIFE01" })),
+              "2026-11-21T09:00:00.000Z",
+            ),
+          category: "workflow",
+          closed: "ended",
+        },
+      ],
+      closing: {
+        body: () => pagerdutyEvent("incident.resolved", incident({ id: "PLIFE01", status: "resolved" })),
+        category: "fact",
       },
     },
   ],
