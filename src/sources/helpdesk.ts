@@ -98,7 +98,7 @@ export const helpdeskSource = defineSource({
       category: "outcome",
       required: ["detail.id"],
       content: (ev) =>
-        `Support ${title(ev)} was solved${previous(ev) ? ` (was ${previous(ev)})` : ""}${ticket(ev, "assignee_id") ? ` by assignee ${ticket(ev, "assignee_id")}` : ""}.${about(ev)}`,
+        `Support ${title(ev)} was solved${previous(ev) ? ` (was ${previous(ev)})` : ""}${ticket(ev, "assignee_id") ? ` by assignee ${ticket(ev, "assignee_id")}` : ""}.`,
       fields: () => ({ result: "success" }),
       tags: (ev) => ["ticket", "solved", ...ticketTags(ev)],
       data: (ev) => ({ ...ticketData(ev), previous_status: lower(at(ev, "event.previous")) }),

@@ -189,8 +189,10 @@ function ticketsOf(rng: Rng, company: Company, mustEscalate: boolean, next: () =
   return Array.from({ length: count }, (_, i) => {
     const [subject, detail] = rng.pick(PROBLEMS);
     const openedAt = company.createdAt + rng.int(10, 160) * DAY + rng.int(0, 23) * 3_600_000;
-    const escalate = (mustEscalate && i === 0) || rng.chance(0.2);
-    const solve = rng.chance(0.6);
+    // The escalation the two-source questions ask about is still open: its ticket is not solved.
+    const open = mustEscalate && i === 0;
+    const escalate = open || rng.chance(0.2);
+    const solve = !open && rng.chance(0.6);
     const escalatedAt = escalate ? openedAt + rng.int(1, 4) * DAY : undefined;
     const solvedAt = solve ? (escalatedAt ?? openedAt) + rng.int(1, 9) * DAY : undefined;
     const who = `${company.contact.first} ${company.contact.last}`;
