@@ -112,7 +112,9 @@ function knowAbout(c: Company, steps: readonly Step[]): BusinessQuestion {
 function twoSource(c: Company): BusinessQuestion[] {
   const failed = (c.billing?.failures ?? []).map((f) => `fail:${f.id}`);
   // Open escalations: a solved ticket's escalation is history, not trouble now.
-  const escalated = c.tickets.filter((t) => t.escalatedAt && !t.solvedAt).map((t) => `ticket:${t.id}:escalated`);
+  const escalated = c.tickets
+    .filter((t) => t.escalatedAt && !t.solvedAt)
+    .map((t) => `ticket:${t.id}:escalated`);
   if (!failed.length || !escalated.length) return [];
   return [
     {
