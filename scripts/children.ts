@@ -2,9 +2,10 @@
  * What a script started stops with it: on SIGINT, SIGTERM or SIGHUP every process below this one
  * (servers, nats-server, whatever a helper spawned) is sent SIGTERM, given `graceMs` to exit, then
  * SIGKILL; on any exit (the end, an error) whatever is left is killed. Descendants are read from
- * /proc (Linux), so children spawned inside helpers are found without being registered.
+ * /proc (Linux), so children spawned inside helpers are found without being registered. A child
+ * spawned through `diesWithMe` is stopped by the kernel even when this process is killed.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
 
@@ -64,6 +65,17 @@ export async function stopDescendants(graceMs = 10_000): Promise<void> {
   const deadline = Date.now() + graceMs;
   while (pids.some(alive) && Date.now() < deadline) await Bun.sleep(50);
   signal(pids.filter(alive), "SIGKILL");
+}
+
+const SETPRIV = "/usr/bin/setpriv";
+
+/**
+ * `cmd` run so that the kernel sends it SIGTERM when this process dies, even by SIGKILL, which no
+ * handler sees (util-linux's `setpriv --pdeathsig`, which then execs `cmd`: same pid); `cmd` as is
+ * where setpriv is missing.
+ */
+export function diesWithMe(cmd: string[]): string[] {
+  return existsSync(SETPRIV) ? [SETPRIV, "--pdeathsig", "SIGTERM", "--", ...cmd] : cmd;
 }
 
 let installed = false;

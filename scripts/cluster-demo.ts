@@ -4,7 +4,7 @@
  * (data under <data-dir>/n1..n3) sharing the JWT secret of `.secrets/jwt-secret`; then creates a
  * tenant on node 1, writes through node 2, reads through node 3, and prints each node's cluster
  * view. Runs until Ctrl-C (or SIGTERM, SIGHUP), which stops the nodes and the NATS server; they are
- * stopped too when the demo fails. The nodes' and the NATS server's logs go to files in the data
+ * stopped too when the demo fails, and sent SIGTERM by the kernel when it is killed (SIGKILL). The nodes' and the NATS server's logs go to files in the data
  * directory unless --verbose.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import type { Subprocess } from "bun";
 import { TokenService } from "../src/auth/tokens.ts";
 import { OPERATOR_TENANT_ID } from "../src/models/common.ts";
 import { systemClock } from "../src/runtime/clock.ts";
-import { stopChildrenWithMe, stopDescendants } from "./children.ts";
+import { diesWithMe, stopChildrenWithMe, stopDescendants } from "./children.ts";
 import { intOption, parseCli } from "./cli.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -80,7 +80,8 @@ function natsServer(): Subprocess {
   const store = join(DIR, "nats");
   mkdirSync(store, { recursive: true });
   const log = output("nats");
-  const proc = Bun.spawn([path, "-js", "-sd", store, "-a", "127.0.0.1", "-p", String(NATS_PORT)], {
+  const cmd = [path, "-js", "-sd", store, "-a", "127.0.0.1", "-p", String(NATS_PORT)];
+  const proc = Bun.spawn(diesWithMe(cmd), {
     stdout: log,
     stderr: VERBOSE ? "ignore" : log,
   });
@@ -92,7 +93,7 @@ function node(id: string, port: number, jwtSecret: string): Subprocess {
   const dataDir = join(DIR, id);
   mkdirSync(dataDir, { recursive: true });
   const log = output(id);
-  const proc = Bun.spawn([process.execPath, "run", join(ROOT, "src/index.ts")], {
+  const proc = Bun.spawn(diesWithMe([process.execPath, "run", join(ROOT, "src/index.ts")]), {
     env: {
       ...process.env,
       MEMORY_RUNTIME_JWT_SECRET: jwtSecret,

@@ -170,4 +170,25 @@ describe("bun run cluster:demo", () => {
     expect(await stopWith(demo, "SIGHUP", [...kids.keys()])).toEqual([]);
     expect(demo.proc.exitCode).toBe(128 + 1);
   }, 90_000);
+
+  test("killed with SIGKILL (no handler runs), its nodes and nats-server still stop", async () => {
+    const demo = startDemo(["--verbose"]);
+    await pollUntil(
+      () => demo.printed().match(/listening on/g)?.length ?? 0,
+      (n) => n === 3,
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
+    const kids = [...children(demo).keys()];
+    expect(kids).toHaveLength(4);
+    demo.proc.kill("SIGKILL");
+    await demo.proc.exited;
+    // The kernel's SIGTERM (setpriv --pdeathsig): each stops as on Ctrl-C, within its own bounds.
+    expect(
+      await pollUntil(
+        () => kids.filter((pid) => !dead(pid)),
+        (alive) => alive.length === 0,
+        { timeoutMs: 30_000 },
+      ),
+    ).toEqual([]);
+  }, 90_000);
 });
