@@ -10,6 +10,7 @@ import type { BodyOf, OkOf, QueryOf, Result } from "./types.ts";
 type TenantPath = "/admin/tenants/{tenant_id}";
 type DeadLetterQuery = QueryOf<paths["/admin/webhooks/dead-letters/{tenant_id}"]["get"]>;
 type ReplayQuery = QueryOf<paths["/admin/webhooks/replay/{tenant_id}/{event_id}"]["post"]>;
+type DiscardPath = "/admin/webhooks/discard/{tenant_id}/{event_id}";
 
 export interface TenantsApi {
   /** `GET /tenants/me`: who the token is (tenant, subject, roles, expiry). */
@@ -54,6 +55,12 @@ export interface AdminApi {
       eventId: string,
       query?: ReplayQuery,
     ): Promise<Result<OkOf<paths["/admin/webhooks/replay/{tenant_id}/{event_id}"]["post"]>>>;
+    /** `POST /admin/webhooks/discard/{tenant_id}/{event_id}`: kept as discarded, never replayed again. */
+    discard(
+      tenantId: string,
+      eventId: string,
+      query?: QueryOf<paths[DiscardPath]["post"]>,
+    ): Promise<Result<OkOf<paths[DiscardPath]["post"]>>>;
   };
 }
 
@@ -87,6 +94,10 @@ export function adminApi(send: Send): AdminApi {
         }),
       replay: (tenantId, eventId, query) =>
         send("POST", "/admin/webhooks/replay/{tenant_id}/{event_id}", {
+          params: { path: { tenant_id: tenantId, event_id: eventId }, query },
+        }),
+      discard: (tenantId, eventId, query) =>
+        send("POST", "/admin/webhooks/discard/{tenant_id}/{event_id}", {
           params: { path: { tenant_id: tenantId, event_id: eventId }, query },
         }),
     },

@@ -274,6 +274,21 @@ describe("dead letters through the client", () => {
     const after = await admin.admin.deadLetters.list(id, { status: "replayed" });
     expect(after.data!.dead_letters.map((d) => [d.event_id, d.attempts])).toEqual([[ORDER.id, 3]]);
   });
+
+  test("a letter that can never succeed is discarded: listed as such, and a replay of it is a 409", async () => {
+    const { id } = await newTenant("Discard");
+    const secret = `crm-${crypto.randomUUID()}`;
+    setSecrets(h, id, { CRM_WEBHOOK_SECRET: secret });
+    // A type no mapping of these tests names.
+    const invoice = { ...ORDER, id: "04l5e00000CLIENT2", type: "Invoice__c" };
+    await deliverCrm(id, secret, [invoice]);
+    const discarded = await admin.admin.deadLetters.discard(id, invoice.id, { source: "crm" });
+    expect(discarded.data).toMatchObject({ event_id: invoice.id, source: "crm", status: "discarded" });
+    const listed = await admin.admin.deadLetters.list(id, { status: "discarded" });
+    expect(listed.data!.dead_letters.map((d) => d.event_id)).toEqual([invoice.id]);
+    const refused = await admin.admin.deadLetters.replay(id, invoice.id);
+    expect(refused.error).toMatchObject({ status: 409, code: "conflict" });
+  });
 });
 
 test("every answer the client received conforms to the OpenAPI document", () => {
