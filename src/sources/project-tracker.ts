@@ -86,6 +86,8 @@ export const projectTrackerSource = defineSource({
       },
       tags: (ev) => ["issue", "created", issue(ev, "team.key"), ...labels(at(ev, "data.labels"))],
       data: (ev) => issueData(ev, "data"),
+      object: (ev) => issue(ev, "id"),
+      lifecycle: "state",
       validFrom: (ev) => issue(ev, "createdAt") ?? ev.createdAt,
     },
     "Issue.completed": {
@@ -100,6 +102,7 @@ export const projectTrackerSource = defineSource({
       tags: (ev) => ["issue", "completed", issue(ev, "team.key")],
       data: (ev) => ({ ...issueData(ev, "data"), completed_at: issue(ev, "completedAt") }),
       object: (ev) => issue(ev, "id")!,
+      lifecycle: "close",
       validFrom: (ev) => issue(ev, "completedAt") ?? ev.createdAt,
     },
     "IssueSLA.breached": {
@@ -129,6 +132,8 @@ export const projectTrackerSource = defineSource({
         sla_started_at: textAt(ev, "issueData.slaStartedAt"),
         sla_breaches_at: textAt(ev, "issueData.slaBreachesAt"),
       }),
+      // Of its issue: resolved when the issue is completed.
+      object: (ev) => textAt(ev, "issueData.id"),
       validFrom: (ev) => ev.createdAt,
     },
     "Comment.create": {

@@ -96,6 +96,9 @@ const opened: EventMapping = {
     ...tagNames(ev),
   ],
   data: conversationData,
+  // The conversation's state: open (again, when reopened) until it is closed.
+  object: itemId,
+  lifecycle: "state",
   validFrom: (ev) =>
     textAt(ev, "topic") === "conversation.admin.opened" ? ev.created_at : at(ev, "data.item.created_at"),
 };
@@ -169,6 +172,7 @@ export const supportChatSource = defineSource({
         count_reopens: at(ev, "data.item.statistics.count_reopens"),
       }),
       object: itemId,
+      lifecycle: "close",
       validFrom: (ev) => at(ev, "data.item.statistics.last_close_at") ?? ev.created_at,
     },
     "contact.user.created": contactCreated,

@@ -17,6 +17,10 @@ import {
 import { expectProblem } from "../helpers/problem.ts";
 import { deadLetters, readEntry } from "../helpers/webhooks.ts";
 import { describeSource } from "./conformance.ts";
+import { withField } from "./lifecycle-conformance.ts";
+
+/** The issue the lifecycle sample is about. */
+const ISSUE = "5d4c3b2a-1000-4000-8000-00000000feed";
 
 describeSource({
   sender: projectTrackerSender,
@@ -66,6 +70,20 @@ describeSource({
         tags: ["project_tracker", "comment", "ENG"],
         data: { identifier: "ENG-512", author: "Ada Lovelace" },
       },
+    },
+  ],
+  lifecycles: [
+    {
+      name: "issue completed",
+      before: [
+        { body: () => issueCreated({ id: ISSUE }), category: "workflow", closed: "ended" },
+        {
+          body: () => withField(slaEvent("breached", { id: ISSUE }), "createdAt", "2026-11-21T09:45:00.000Z"),
+          category: "exception",
+          closed: "resolved",
+        },
+      ],
+      closing: { body: () => issueCompleted({ id: ISSUE }), category: "fact" },
     },
   ],
   unmapped: () => projectUpdateCreated(),

@@ -66,6 +66,13 @@ describeSource({
       },
     },
   ],
+  lifecycles: [
+    {
+      name: "conversation closed",
+      before: [{ body: () => conversationCreated("215900"), category: "workflow", closed: "ended" }],
+      closing: { body: () => conversationClosed("215900"), category: "fact" },
+    },
+  ],
   unmapped: () => conversationReplied(),
   more: ({ tenant, deliver, post, harness }) => {
     const entryCount = async (tenantId: string): Promise<number> =>
