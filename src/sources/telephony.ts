@@ -52,7 +52,10 @@ function errorOf(ev: Event): string {
 }
 
 /** Both parties are required by every mapping: Twilio names them on every callback. */
-const parties = (ev: Event) => `from ${textAt(ev, "From")!} to ${textAt(ev, "To")!}`;
+/** The caller as people know them: Twilio's caller-name lookup (voice) or WhatsApp profile name. */
+const callerName = (ev: Event) => textAt(ev, "CallerName") ?? textAt(ev, "ProfileName");
+const parties = (ev: Event) =>
+  `from ${textAt(ev, "From")!}${callerName(ev) ? ` (${callerName(ev)})` : ""} to ${textAt(ev, "To")!}`;
 const MESSAGE_SID = anyOf("MessageSid", "SmsSid");
 
 /** Voice callbacks stamp `Timestamp` in RFC 2822 (`Mon, 16 Aug 2010 03:45:01 +0000`). */
@@ -83,6 +86,7 @@ function failedMessage(severity: "high" | "medium") {
       error_code: textAt(ev, "ErrorCode"),
       error_message: textAt(ev, "ErrorMessage") ?? ERRORS[textAt(ev, "ErrorCode") ?? ""],
       from: textAt(ev, "From"),
+      caller_name: callerName(ev),
       to: textAt(ev, "To"),
       messaging_service_sid: textAt(ev, "MessagingServiceSid"),
       account_sid: textAt(ev, "AccountSid"),
@@ -119,6 +123,7 @@ export const telephonySource = defineSource({
       data: (ev) => ({
         message_sid: messageSid(ev),
         from: textAt(ev, "From"),
+        caller_name: callerName(ev),
         to: textAt(ev, "To"),
         from_city: textAt(ev, "FromCity"),
         from_country: textAt(ev, "FromCountry"),
@@ -144,6 +149,7 @@ export const telephonySource = defineSource({
       data: (ev) => ({
         call_sid: textAt(ev, "CallSid"),
         from: textAt(ev, "From"),
+        caller_name: callerName(ev),
         to: textAt(ev, "To"),
         direction: textAt(ev, "Direction"),
         duration_s: numberOf(ev.CallDuration),

@@ -11,6 +11,7 @@ import { helpdeskSender, ticketDetail, zendeskEvent } from "../fakes/senders/hel
 import { paymentsSender, stripeEvent } from "../fakes/senders/payments.ts";
 import type { PlatformSender } from "../fakes/senders/sender.ts";
 import { standardEvent, standardSender } from "../fakes/senders/standard.ts";
+import { callStatus, telephonySender } from "../fakes/senders/telephony.ts";
 import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
 import { marketingV1, readEntry, setSecrets } from "../helpers/webhooks.ts";
 
@@ -21,7 +22,7 @@ let tenant: { tenant_id: string; token: string };
 beforeAll(async () => {
   h = await startHarness({ clock });
   tenant = await h.createTenant();
-  for (const sender of [paymentsSender, helpdeskSender, standardSender, analyticsSender])
+  for (const sender of [paymentsSender, helpdeskSender, standardSender, analyticsSender, telephonySender])
     setSecrets(h, tenant.tenant_id, sender.secrets);
 });
 afterAll(() => h.close());
@@ -129,6 +130,15 @@ describe("analytics names the user its context carries", () => {
     const entry = await readEntry(h, tenant.token, "fact", id);
     expect(entry.content).toStartWith("User u_991 (Ingrid Castillo <ingrid@juniper.example>) did");
     expect((await search("Ingrid Castillo"))[0]).toBe(id);
+  });
+});
+
+describe("telephony names the caller Twilio looked up", () => {
+  test("a completed call is found by the caller's name", async () => {
+    const id = await deliver(telephonySender, callStatus("completed", { CallerName: "Halden Foods" }));
+    const entry = await readEntry(h, tenant.token, "fact", id);
+    expect(entry.content).toMatch(/ from \S+ \(Halden Foods\) to /);
+    expect((await search("Halden Foods"))[0]).toBe(id);
   });
 });
 
