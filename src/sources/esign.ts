@@ -120,6 +120,7 @@ export const esignSource = defineSource({
       tags: ["envelope", "sent"],
       data: (ev) => ({ sent_at: textAt(summary(ev), "sentDateTime"), ...commonData(ev) }),
       object: envelopeId,
+      lifecycle: "state",
       validFrom: (ev) => ev.generatedDateTime,
     },
     "envelope-completed": {
@@ -133,6 +134,7 @@ export const esignSource = defineSource({
       tags: ["envelope", "completed"],
       data: (ev) => ({ completed_at: textAt(summary(ev), "completedDateTime"), ...commonData(ev) }),
       object: envelopeId,
+      lifecycle: "close",
       validFrom: (ev) => ev.generatedDateTime,
     },
     "envelope-declined": {
@@ -155,6 +157,8 @@ export const esignSource = defineSource({
         };
       },
       object: envelopeId,
+      // The envelope's end, as a completion is: still an exception, closed with it.
+      lifecycle: "close",
       validFrom: (ev) => ev.generatedDateTime,
     },
   },

@@ -2,8 +2,17 @@ import { expect, test } from "bun:test";
 import { connectEvent, docusignSignature, ESIGN_KEY, esignSender } from "../fakes/senders/esign.ts";
 import { deadLetters, readEntry } from "../helpers/webhooks.ts";
 import { describeSource } from "./conformance.ts";
+import { withField } from "./lifecycle-conformance.ts";
 
 const ENVELOPE = /\(([0-9a-f-]{36})\)/;
+
+/** An event of the lifecycle samples' envelope, generated at `time` on 2026-11-20. */
+const envelopeAt = (event: string, time: string) =>
+  withField(
+    connectEvent(event, { envelopeId: "5e1f0c3a-9d2b-4c8e-a7f6-0b1c2d3e4f50" }),
+    "generatedDateTime",
+    `2026-11-20T${time}:00.000Z`,
+  );
 
 describeSource({
   sender: esignSender,
@@ -65,9 +74,22 @@ describeSource({
         'was declined by Dana Scully <dana.scully@example.com>: "The liability cap in section 9 was not agreed.".',
       fields: {
         severity: "high",
-        status: "open",
+        // The envelope's end: nothing is left open about it (docs/source-mappings.md, "Lifecycles").
+        status: "resolved",
         data: { decline_reason: "The liability cap in section 9 was not agreed." },
       },
+    },
+  ],
+  lifecycles: [
+    {
+      name: "envelope completed",
+      before: [{ body: () => envelopeAt("envelope-sent", "10:00"), category: "workflow", closed: "ended" }],
+      closing: { body: () => envelopeAt("envelope-completed", "11:00"), category: "fact" },
+    },
+    {
+      name: "envelope declined",
+      before: [{ body: () => envelopeAt("envelope-sent", "10:00"), category: "workflow", closed: "ended" }],
+      closing: { body: () => envelopeAt("envelope-declined", "11:00"), category: "exception" },
     },
   ],
   unmapped: () => connectEvent("envelope-delivered"),
