@@ -68,6 +68,9 @@ const inviteeData = (ev: Event) => ({
   utm_campaign: invitee(ev, "tracking.utm_campaign"),
 });
 
+/** The booking an event is about: its invitee's URI. */
+const booking = (ev: Event) => textAt(ev, "payload.uri");
+
 export const schedulingSource = defineSource({
   id: "scheduling",
   secrets: ["SCHEDULING_SIGNING_KEY"],
@@ -105,6 +108,9 @@ export const schedulingSource = defineSource({
         invitee(ev, "old_invitee") ? "rescheduled" : undefined,
       ],
       data: inviteeData,
+      // The booking (its invitee) is the lifecycle's object: canceled ends it.
+      object: booking,
+      lifecycle: "state",
       validFrom: (ev) => at(ev, "payload.created_at") ?? ev.created_at,
     },
     "invitee.canceled": {
@@ -134,6 +140,9 @@ export const schedulingSource = defineSource({
         canceler_type: textAt(ev, "payload.cancellation.canceler_type"),
         reason: textAt(ev, "payload.cancellation.reason"),
       }),
+      // Still an exception (SOURCES.md), and the booking's end.
+      object: booking,
+      lifecycle: "close",
       validFrom: (ev) =>
         at(ev, "payload.cancellation.created_at") ?? at(ev, "payload.updated_at") ?? ev.created_at,
     },
@@ -144,6 +153,7 @@ export const schedulingSource = defineSource({
       fields: () => ({ severity: "medium", status: "open" }),
       tags: (ev) => ["booking", "no_show", meeting(ev, "name")],
       data: (ev) => ({ ...inviteeData(ev), no_show: invitee(ev, "no_show.uri") }),
+      object: booking,
       validFrom: (ev) => at(ev, "payload.no_show.created_at") ?? ev.created_at,
     },
   },

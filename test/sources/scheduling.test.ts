@@ -5,6 +5,9 @@ import { describeSource } from "./conformance.ts";
 
 const MEETING = '"Discovery Call" on 2026-11-24T15:00:00.000000Z';
 
+/** The lifecycle samples' invitee: the same booking in every event. */
+const booked = () => invitee({ uri: "https://api.calendly.com/scheduled_events/LIFE1/invitees/LIFE2" });
+
 describeSource({
   sender: schedulingSender,
   mapped: [
@@ -31,7 +34,8 @@ describeSource({
       content: `Grace Hopper <grace@example.com>'s booking of ${MEETING} with Ada Lovelace <ada@acme.example> was canceled by Grace Hopper (invitee): A conflicting board meeting.`,
       fields: {
         severity: "medium",
-        status: "open",
+        // The booking's end: nothing is left open about it (docs/source-mappings.md, "Lifecycles").
+        status: "resolved",
         data: { reason: "A conflicting board meeting", canceler_type: "invitee", status: "canceled" },
         valid_from: "2026-11-21T09:59:00.000Z",
       },
@@ -47,6 +51,15 @@ describeSource({
         tags: ["scheduling", "booking", "no_show", "Discovery Call"],
         valid_from: "2026-11-24T15:20:00.000Z",
       },
+    },
+  ],
+  lifecycles: [
+    {
+      name: "invitee canceled",
+      before: [
+        { body: () => calendlyEvent("invitee.created", booked()), category: "relationship", closed: "ended" },
+      ],
+      closing: { body: () => calendlyEvent("invitee.canceled", canceled(booked())), category: "exception" },
     },
   ],
   unmapped: () => calendlyEvent("invitee_no_show.deleted", noShow(invitee())),
