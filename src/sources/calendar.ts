@@ -125,6 +125,9 @@ const data = (ev: Event) => ({
   channel_expiration: textAt(ev, "channel_expiration"),
 });
 
+/** The calendar event a notification is about, when its body names one. */
+const eventObject = (ev: Event) => textAt(ev, "event.id");
+
 export const calendarSource = defineSource({
   id: "calendar",
   secrets: ["CALENDAR_CHANNEL_TOKEN"],
@@ -153,6 +156,9 @@ export const calendarSource = defineSource({
       },
       tags: (ev) => [isRecord(ev.event) ? `event_${verb(ev)}` : "changed"],
       data,
+      // The calendar event's state (a bare collection notification names none).
+      object: eventObject,
+      lifecycle: "state",
       validFrom: (ev) => at(ev, "event.updated"),
     },
     cancelled: {
@@ -164,6 +170,9 @@ export const calendarSource = defineSource({
       fields: () => ({ severity: "medium", status: "open" }),
       tags: ["event_cancelled"],
       data,
+      // Still an exception (SOURCES.md), and the calendar event's end.
+      object: eventObject,
+      lifecycle: "close",
       validFrom: (ev) => at(ev, "event.updated"),
     },
     not_exists: {
@@ -177,6 +186,8 @@ export const calendarSource = defineSource({
       fields: (ev) => ({ severity: isRecord(ev.event) ? "medium" : "high", status: "open" }),
       tags: ["not_exists"],
       data,
+      object: eventObject,
+      lifecycle: "close",
       validFrom: (ev) => at(ev, "event.updated"),
     },
   },

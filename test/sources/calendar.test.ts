@@ -64,7 +64,8 @@ describeSource({
       category: "exception",
       content:
         'Calendar event "Quarterly review" 2026-11-24T10:00:00+01:00 to 2026-11-24T11:00:00+01:00 was cancelled',
-      fields: { severity: "medium", status: "open", tags: ["calendar", "event_cancelled"] },
+      // The calendar event's end: nothing is left open about it (docs/source-mappings.md, "Lifecycles").
+      fields: { severity: "medium", status: "resolved", tags: ["calendar", "event_cancelled"] },
     },
     {
       name: "watched resource gone (not_exists)",
@@ -77,6 +78,26 @@ describeSource({
   ],
   // Google's push channels are shared with Drive, whose states (`update`, `trash`, …) this table
   // does not cover.
+  lifecycles: [
+    {
+      name: "event cancelled",
+      before: [
+        {
+          body: () => googleNotification({ state: "exists", event: calendarEvent() }),
+          category: "workflow",
+          closed: "ended",
+        },
+      ],
+      closing: {
+        body: () =>
+          googleNotification({
+            state: "exists",
+            event: calendarEvent({ status: "cancelled", updated: "2026-11-22T08:00:00.000Z" }),
+          }),
+        category: "exception",
+      },
+    },
+  ],
   unmapped: () => googleNotification({ state: "update" }),
   more: ({ tenant, deliver, post, harness, clock, url }) => {
     const entryCount = async (tenantId: string): Promise<number> =>
