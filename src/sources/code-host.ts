@@ -38,6 +38,8 @@ function typeOf(name: string | undefined, ev: Event): string | undefined {
   return action ? `${name}.${action}` : name;
 }
 
+/** An issue's object: its repository and number. */
+const issueObject = (ev: Event) => `issue:${theRepo(ev)}#${textAt(ev, "issue.number")!}`;
 const pr = (ev: Event, path: string) => textAt(ev, `pull_request.${path}`);
 const issue = (ev: Event, path: string) => textAt(ev, `issue.${path}`);
 const run = (ev: Event, path: string) => textAt(ev, `workflow_run.${path}`);
@@ -112,7 +114,27 @@ export const codeHostSource = defineSource({
         assignees: names(at(ev, "issue.assignees")),
         milestone: issue(ev, "milestone.title"),
       }),
+      // The issue's state (open) until it is closed.
+      object: issueObject,
+      lifecycle: "state",
       validFrom: (ev) => at(ev, "issue.created_at"),
+    },
+    "issues.closed": {
+      category: "outcome",
+      required: ["issue.number", "repository.full_name"],
+      content: (ev) =>
+        `Issue #${issue(ev, "number")!}${quoted(issue(ev, "title"))} was closed in ${theRepo(ev)}${by(textAt(ev, "sender.login"))}${issue(ev, "state_reason") ? ` (${issue(ev, "state_reason")})` : ""}${link(issue(ev, "html_url"))}`,
+      fields: (ev) => ({ result: issue(ev, "state_reason") === "not_planned" ? "neutral" : "success" }),
+      tags: (ev) => ["issue", "closed", repo(ev)],
+      data: (ev) => ({
+        repository: repo(ev),
+        number: at(ev, "issue.number"),
+        title: issue(ev, "title"),
+        state_reason: issue(ev, "state_reason"),
+      }),
+      object: issueObject,
+      lifecycle: "close",
+      validFrom: (ev) => at(ev, "issue.closed_at"),
     },
     "workflow_run.failed": {
       category: "exception",

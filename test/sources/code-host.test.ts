@@ -19,6 +19,18 @@ import { expectProblem } from "../helpers/problem.ts";
 import { deadLetters, readEntry } from "../helpers/webhooks.ts";
 import { describeSource } from "./conformance.ts";
 
+/** The issue `issueOpened` opens, closed as completed. */
+function issueClosed(repo: string, number: number): string {
+  const opened = JSON.parse(issueOpened(repo, number));
+  const issue = {
+    ...opened.issue,
+    state: "closed",
+    state_reason: "completed",
+    closed_at: "2026-11-21T11:00:00Z",
+  };
+  return githubDelivery("issues", { ...opened, action: "closed", issue });
+}
+
 describeSource({
   sender: codeHostSender,
   mapped: [
@@ -70,6 +82,13 @@ describeSource({
         tags: ["outcome", "code_host", "release", "published", "acme/widgets"],
         data: { result: "success", tag: "v2.4.0" },
       },
+    },
+  ],
+  lifecycles: [
+    {
+      name: "issue closed",
+      before: [{ body: () => issueOpened("acme/widgets", 4242), category: "workflow", closed: "ended" }],
+      closing: { body: () => issueClosed("acme/widgets", 4242), category: "fact" },
     },
   ],
   unmapped: () => push(),
