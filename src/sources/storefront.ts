@@ -126,6 +126,9 @@ export const storefrontSource = defineSource({
       },
       tags: (ev) => ["order", "created", field(ev, "financial_status")],
       data: orderData,
+      // The order's state: placed, then paid.
+      object: (ev) => `order:${field(ev, "id")!}`,
+      lifecycle: "state",
       validFrom: (ev) => at(ev, "payload.created_at") ?? ev.triggered_at,
     },
     "orders/paid": {
@@ -140,6 +143,7 @@ export const storefrontSource = defineSource({
       tags: ["order", "paid"],
       data: orderData,
       object: (ev) => `order:${field(ev, "id")!}`,
+      lifecycle: "state",
       validFrom: (ev) => at(ev, "payload.processed_at") ?? at(ev, "payload.updated_at") ?? ev.triggered_at,
     },
     "refunds/create": {
@@ -168,6 +172,8 @@ export const storefrontSource = defineSource({
               )
           : undefined,
       }),
+      // About its order.
+      object: (ev) => `order:${field(ev, "order_id")!}`,
       validFrom: (ev) => at(ev, "payload.processed_at") ?? at(ev, "payload.created_at") ?? ev.triggered_at,
     },
     "customers/create": {

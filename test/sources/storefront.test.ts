@@ -14,6 +14,9 @@ import {
 import { deadLetters, readEntry } from "../helpers/webhooks.ts";
 import { describeSource, type Summary } from "./conformance.ts";
 
+/** The lifecycle sample's order. */
+const ORDER = 5_601_299_999_001;
+
 describeSource({
   sender: storefrontSender,
   mapped: [
@@ -66,6 +69,26 @@ describeSource({
         predicate: "is a customer of",
         object: SHOP,
         data: { email_marketing: "subscribed", country: "GB" },
+      },
+    },
+  ],
+  lifecycles: [
+    {
+      name: "order paid (the placed order's next state)",
+      before: [
+        {
+          body: () => shopifyDelivery("orders/create", order({ id: ORDER })),
+          category: "fact",
+          closed: "ended",
+        },
+      ],
+      closing: {
+        body: () =>
+          shopifyDelivery(
+            "orders/paid",
+            order({ id: ORDER, financial_status: "paid", processed_at: "2026-11-21T05:10:00-05:00" }),
+          ),
+        category: "fact",
       },
     },
   ],
