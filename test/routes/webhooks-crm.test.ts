@@ -220,6 +220,7 @@ describe("crm: signed SOAP outbound messages", () => {
     expect(after.valid_to).toBe("2026-11-20T15:00:00.000Z");
     expect(after.invalidated_at).toEqual(expect.any(String));
     expect(after.expired_at).toBeNull();
+    expect(after.status).toBe("resolved");
 
     // Both states in one message: the later one still supersedes the earlier.
     const u = await crmTenant();
@@ -232,6 +233,55 @@ describe("crm: signed SOAP outbound messages", () => {
     const second = await readEntry(h, u.token, "exception", both.entries[1]!);
     expect(second.supersedes).toBe(first.id);
     expect(first.valid_to).toBe("2026-11-20T15:00:00.000Z");
+  });
+
+  test("a closed case delivered before the case it closes: the late opening is bounded by it and resolved", async () => {
+    const t = await crmTenant();
+    const fields = { Id: "5005e000077", CaseNumber: "00001077", Subject: "Printer jam", Priority: "High" };
+    const opened: CrmNote = {
+      id: nid(),
+      type: "Case",
+      fields: { ...fields, Status: "New", IsClosed: "false", LastModifiedDate: "2026-11-20T09:00:00.000Z" },
+    };
+    const closed: CrmNote = {
+      id: nid(),
+      type: "Case",
+      fields: { ...fields, Status: "Closed", IsClosed: "true", LastModifiedDate: "2026-11-20T15:00:00.000Z" },
+    };
+    const [closedId] = (await deliver(t, [closed])).entries;
+    const [openedId] = (await deliver(t, [opened])).entries;
+    const late = await readEntry(h, t.token, "exception", openedId!);
+    expect(late).toMatchObject({ status: "resolved", valid_to: "2026-11-20T15:00:00.000Z" });
+    expect((await readEntry(h, t.token, "exception", closedId!)).valid_to).toBeNull();
+  });
+
+  test("an opportunity closed lost ends its stage: the stage decision gets its valid_to and is resolved", async () => {
+    const t = await crmTenant();
+    const fields = { Id: "0065e000077", Name: "Initech pilot", Amount: "9000" };
+    const stage: CrmNote = {
+      id: nid(),
+      type: "Opportunity",
+      fields: { ...fields, StageName: "Proposal", LastModifiedDate: "2026-11-20T10:00:00.000Z" },
+    };
+    const lost: CrmNote = {
+      id: nid(),
+      type: "Opportunity",
+      fields: {
+        ...fields,
+        StageName: "Closed Lost",
+        IsClosed: "true",
+        IsWon: "false",
+        LastModifiedDate: "2026-11-21T10:00:00.000Z",
+      },
+    };
+    const [stageId] = (await deliver(t, [stage])).entries;
+    const [lostId] = (await deliver(t, [lost])).entries;
+    const ended = await readEntry(h, t.token, "decision", stageId!);
+    expect(ended).toMatchObject({ valid_to: "2026-11-21T10:00:00.000Z", status: "resolved" });
+    expect(await readEntry(h, t.token, "decision", lostId!)).toMatchObject({
+      valid_to: null,
+      stage: "closed_lost",
+    });
   });
 
   test("a bad or missing signature is a 401 problem; the org id is checked when configured", async () => {

@@ -117,7 +117,8 @@ function mapOpportunity(record: CrmRecord): MapResult {
     currency: won ? currency : undefined,
     ...base(record, "opportunity"),
   });
-  return ok({ draft, object_key: keyOf(record), supersede_previous: true });
+  // Each stage is the opportunity's state; closed won or lost, its last.
+  return ok({ draft, object_key: keyOf(record), lifecycle: won || lost ? "close" : "state" });
 }
 
 function severityOf(priority: string | undefined): "low" | "medium" | "high" | "critical" {
@@ -151,8 +152,8 @@ function mapCase(record: CrmRecord): MapResult {
     status: resolved ? "resolved" : "open",
     ...base(record, "case"),
   });
-  // Every state of a case supersedes the previous one, so a closed case resolves the open exception.
-  return ok({ draft, object_key: keyOf(record), supersede_previous: true });
+  // Every state of a case supersedes the previous one; a closed case ends it, resolving the open exception.
+  return ok({ draft, object_key: keyOf(record), lifecycle: resolved ? "close" : "state" });
 }
 
 function personName(record: CrmRecord): string | undefined {

@@ -195,7 +195,7 @@ describe("crm parsing", () => {
 
 describe("crm mapping of standard objects", () => {
   test("Opportunity → decision with its stage", () => {
-    const { draft, object_key, supersede_previous } = onlyDraft(
+    const { draft, object_key, lifecycle } = onlyDraft(
       source.map(
         parseOne("Opportunity", {
           Id: "0065e01",
@@ -215,7 +215,7 @@ describe("crm mapping of standard objects", () => {
     });
     expect("amount" in draft).toBe(false);
     expect(object_key).toBe("crm:Opportunity:0065e01");
-    expect(supersede_previous).toBe(true);
+    expect(lifecycle).toBe("state");
   });
 
   test("Closed Won → decision closed_won with amount and close date; Closed Lost → decision closed_lost", () => {
@@ -300,7 +300,7 @@ describe("crm mapping of standard objects", () => {
     expect(closed.draft).toMatchObject({ category: "exception", status: "resolved" });
     expect(open.object_key).toBe("crm:Case:5005e01");
     expect(closed.object_key).toBe("crm:Case:5005e01");
-    expect(closed.supersede_previous).toBe(true);
+    expect(closed.lifecycle).toBe("close");
   });
 
   test("Contact and Account → relationship", () => {
