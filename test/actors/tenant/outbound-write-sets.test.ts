@@ -71,9 +71,17 @@ function delivery(seq: number): Delivery {
 
 /** Everything the outbound part holds, as its messages answer it. */
 async function outboundState(h: Handlers<OutboundTenantProtocol>) {
-  const list = await reply(h["subscription.list"]({}));
+  const list = await reply(h["subscription.list"]({ type: "subscription.list" }));
   const logs = await Promise.all(
-    list.map((s) => reply(h["subscription.deliveries"]({ id: s.id, limit: DELIVERY_LOG_LIMIT + 10 }))),
+    list.map((s) =>
+      reply(
+        h["subscription.deliveries"]({
+          type: "subscription.deliveries",
+          id: s.id,
+          limit: DELIVERY_LOG_LIMIT + 10,
+        }),
+      ),
+    ),
   );
   return { list, logs };
 }
@@ -88,21 +96,35 @@ describe("outbound writes are write sets", () => {
       },
     });
     const h = handlersOf(owner);
-    const kept = await reply(h["subscription.create"]({ subscription: subscription(), max: 20 }));
-    const dropped = await reply(h["subscription.create"]({ subscription: subscription(), max: 20 }));
+    const kept = await reply(
+      h["subscription.create"]({ type: "subscription.create", subscription: subscription(), max: 20 }),
+    );
+    const dropped = await reply(
+      h["subscription.create"]({ type: "subscription.create", subscription: subscription(), max: 20 }),
+    );
     // More records than the bounded log keeps, over two messages: the oldest fall out.
     const first = Array.from({ length: DELIVERY_LOG_LIMIT }, (_, i) => delivery(i + 1));
-    await reply(h["outbound.record"]({ id: kept.id, patch: { position: 150 }, deliveries: first }));
     await reply(
       h["outbound.record"]({
+        type: "outbound.record",
+        id: kept.id,
+        patch: { position: 150 },
+        deliveries: first,
+      }),
+    );
+    await reply(
+      h["outbound.record"]({
+        type: "outbound.record",
         id: kept.id,
         patch: { position: 205, status: "disabled", disabled_at: "2026-12-02T00:00:02.000Z" },
         deliveries: [201, 202, 203, 204, 205].map(delivery),
       }),
     );
-    await reply(h["subscription.enable"]({ id: kept.id }));
-    await reply(h["outbound.record"]({ id: dropped.id, patch: {}, deliveries: [delivery(1)] }));
-    expect(await reply(h["subscription.delete"]({ id: dropped.id }))).toEqual({
+    await reply(h["subscription.enable"]({ type: "subscription.enable", id: kept.id }));
+    await reply(
+      h["outbound.record"]({ type: "outbound.record", id: dropped.id, patch: {}, deliveries: [delivery(1)] }),
+    );
+    expect(await reply(h["subscription.delete"]({ type: "subscription.delete", id: dropped.id }))).toEqual({
       deleted: dropped.id,
       active: 1,
     });
@@ -126,16 +148,23 @@ describe("outbound writes are write sets", () => {
   test("each message reads what the ones before it wrote, committed or not", async () => {
     const vault = openVault();
     const h = handlersOf(vault);
-    const asked = [0, 1, 2].map(() => h["subscription.create"]({ subscription: subscription(), max: 3 }));
-    // Not one of the three has committed yet: the fourth is refused all the same.
-    expect(() => h["subscription.create"]({ subscription: subscription(), max: 3 })).toThrow(
-      "a tenant holds at most 3 subscriptions",
+    const asked = [0, 1, 2].map(() =>
+      h["subscription.create"]({ type: "subscription.create", subscription: subscription(), max: 3 }),
     );
+    // Not one of the three has committed yet: the fourth is refused all the same.
+    expect(() =>
+      h["subscription.create"]({ type: "subscription.create", subscription: subscription(), max: 3 }),
+    ).toThrow("a tenant holds at most 3 subscriptions");
     const [a] = await Promise.all(asked.map(reply));
     const recorded = [1, 2].map((seq) =>
-      h["outbound.record"]({ id: a!.id, patch: { position: seq }, deliveries: [delivery(seq)] }),
+      h["outbound.record"]({
+        type: "outbound.record",
+        id: a!.id,
+        patch: { position: seq },
+        deliveries: [delivery(seq)],
+      }),
     );
-    const removed = h["subscription.delete"]({ id: a!.id });
+    const removed = h["subscription.delete"]({ type: "subscription.delete", id: a!.id });
     await Promise.all([...recorded.map(reply), reply(removed)]);
     const { list } = await outboundState(h);
     expect(list).toHaveLength(2);
@@ -149,14 +178,23 @@ describe("outbound writes are write sets", () => {
     const dir = mkdtempSync(join(tmpdir(), "mr-outbound-ws-"));
     const roomy = openVault({}, dir);
     const s = await reply(
-      handlersOf(roomy)["subscription.create"]({ subscription: subscription(), max: 20 }),
+      handlersOf(roomy)["subscription.create"]({
+        type: "subscription.create",
+        subscription: subscription(),
+        max: 20,
+      }),
     );
     await roomy.close();
     const full = openVault({ maxBytes: 1 }, dir);
     const h = handlersOf(full);
-    const refused = reply(h["subscription.create"]({ subscription: subscription(), max: 20 }));
+    const refused = reply(
+      h["subscription.create"]({ type: "subscription.create", subscription: subscription(), max: 20 }),
+    );
     await expect(refused).rejects.toMatchObject({ status: 507 });
-    expect(await reply(h["subscription.delete"]({ id: s.id }))).toEqual({ deleted: s.id, active: 0 });
-    expect(await reply(h["subscription.list"]({}))).toEqual([]);
+    expect(await reply(h["subscription.delete"]({ type: "subscription.delete", id: s.id }))).toEqual({
+      deleted: s.id,
+      active: 0,
+    });
+    expect(await reply(h["subscription.list"]({ type: "subscription.list" }))).toEqual([]);
   });
 });
