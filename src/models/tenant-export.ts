@@ -114,6 +114,9 @@ export const StoredEntryRecord = StrictObject({
   prior_status: Type.Optional(Type.Union([Type.Literal("open"), Type.Literal("resolved")])),
 });
 
+/** An object's timeline as the objects index keeps it: a JSON array of [id, valid_from ms, role, category]. */
+const Timeline = Type.String({ pattern: "^\\[", maxLength: 65_536 });
+
 /** An erased entry's trace (the fields an import needs; others the vault keeps are carried along). */
 const Tombstone = Type.Object(
   { id: Sha8, category: LiteralUnion(CATEGORIES), erased_at: IsoTime },
@@ -123,7 +126,8 @@ const Tombstone = Type.Object(
 export const RECORD_SCHEMAS = {
   entry: unkeyed("entry", StoredEntryRecord),
   embedding: keyed("embedding", Sha8, Base64),
-  object: keyed("object", Key, Sha8),
+  /** The objects index: an object's latest entry, or its timeline (actors/tenant/ingest/timeline.ts, JSON). */
+  object: keyed("object", Key, Type.Union([Sha8, Timeline])),
   /** Keyed by event id and source, both in the record. */
   dead_letter: unkeyed("dead_letter", DeadLetter),
   dedupe: keyed(
