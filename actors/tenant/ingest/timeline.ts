@@ -89,9 +89,28 @@ function targetsOf(reads: TimelineReads, ingest: IngestDraft, draft: EntryDraft)
   for (const [key, r] of wanted) {
     if (seen.has(key)) continue;
     seen.add(key);
-    targets.push({ key, role: r, members: readTimeline(reads, key).sort(byTime) });
+    const members =
+      reads.object(timelineKey(key)) === undefined ? seeded(reads, key) : readTimeline(reads, key);
+    targets.push({ key, role: r, members: members.sort(byTime) });
   }
   return targets;
+}
+
+/**
+ * The timeline of an object written before timelines were kept (an upgraded vault): what the
+ * objects index names, its latest entry and its latest decision, taken as its states so far, so its
+ * next event still ends the state it follows.
+ */
+function seeded(reads: TimelineReads, objectKey: string): Member[] {
+  const ids = new Set([reads.object(objectKey), reads.object(decisionKey(objectKey))]);
+  const members: Member[] = [];
+  for (const id of ids) {
+    const stored = id === undefined ? undefined : reads.entry(id);
+    if (!live(stored)) continue;
+    const { entry } = stored;
+    members.push([entry.id, Date.parse(entry.valid_from), "s", entry.category]);
+  }
+  return members;
 }
 
 const roleOf = (role: Lifecycle | undefined): Member[2] =>

@@ -150,3 +150,37 @@ test("a close resolves the decisions and exceptions it ends; what comes after it
     null,
   ]);
 });
+
+test("an object written before timelines were kept: its latest entry is the state the next one ends", async () => {
+  const object = `deal-${++objects}`;
+  // What an earlier runtime left: the objects index naming the object's latest entry, no timeline.
+  const old: IngestItem = {
+    event: { event_id: `${object}:old`, event_type: "state", payload: {} },
+    result: {
+      ok: true,
+      drafts: [
+        {
+          draft: {
+            category: "fact",
+            content: `${object}: old state`,
+            valid_from: new Date(T0).toISOString(),
+          },
+          object_key: `src:${object}`,
+        },
+      ],
+    },
+  };
+  const first = await tenant.ask({
+    type: "webhook.ingest",
+    delivery: { source: "src", headers: {}, items: [old] },
+  });
+  const next = itemOf(object, { day: 3, role: "close" }, 1);
+  await tenant.ask({ type: "webhook.ingest", delivery: { source: "src", headers: {}, items: [next] } });
+  const ended = await tenant.ask({
+    type: "entry.get",
+    category: "fact",
+    id: first.entries[0]!,
+    includeEmbedding: false,
+  });
+  expect(ended.valid_to).toBe(new Date(T0 + 3 * DAY).toISOString());
+});
