@@ -18,6 +18,7 @@ import { IngestStore } from "./ingest-store.ts";
 import { deadLetterKey, decisionKey, dedupeKey } from "./keys.ts";
 import { linkedDraft, UnknownReference } from "./linking.ts";
 import { place, type TimelineReads } from "./timeline.ts";
+import { upgradeTimelines } from "./timeline-upgrade.ts";
 import { mergeParts, type WebhookPart } from "./webhook-parts.ts";
 
 export interface ReplayReply {
@@ -65,6 +66,11 @@ export class TenantIngest {
     // A vault holding records that expire is marked, so the upkeep finds it while it is closed.
     this.log = new DeliveryLog(tables.deliveryLog, () => markUpkeep(opts.vault.dir, opts.clock.now()));
     this.held = new HeldEvents(tables, opts.vault.staging);
+    // A vault of the earlier layout gets its objects' timelines once; a failed write leaves the pass
+    // unmarked, so the next open runs it again.
+    void upgradeTimelines(opts.vault, this.store, opts.memory.entries, opts.clock.now()).catch(
+      () => undefined,
+    );
   }
 
   ingest(delivery: Delivery): { summary: IngestReply; committed: Promise<void> } {

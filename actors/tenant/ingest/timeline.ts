@@ -65,8 +65,9 @@ export function readTimeline(reads: Pick<TimelineReads, "object">, objectKey: st
 
 const isState = (m: Member) => m[2] !== "m";
 const byTime = (a: Member, b: Member) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-const live = (s: StoredEntry | undefined): s is StoredEntry => s !== undefined && s.entry.expired_at === null;
-const resolvable = (s: StoredEntry) =>
+export const live = (s: StoredEntry | undefined): s is StoredEntry =>
+  s !== undefined && s.entry.expired_at === null;
+export const resolvable = (s: StoredEntry) =>
   (s.entry.category === "decision" || s.entry.category === "exception") && s.entry.status !== "resolved";
 
 /** One timeline a draft goes on, and its role there: its own object's, one it belongs to, or one it closes. */

@@ -1,0 +1,95 @@
+/**
+ * The one-time pass over a vault written before object timelines (actors/tenant/ingest/timeline-upgrade.ts):
+ * a deal's last stage decision, left valid by the closed-lost exception that did not supersede it,
+ * ends where the exception begins, both resolved; the object gets its timeline; a second run does nothing.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TenantIngest } from "../../../actors/tenant/ingest/ingest.ts";
+import { IngestStore } from "../../../actors/tenant/ingest/ingest-store.ts";
+import { decisionKey, timelineKey } from "../../../actors/tenant/ingest/keys.ts";
+import { upgradeTimelines } from "../../../actors/tenant/ingest/timeline-upgrade.ts";
+import { TenantMemory } from "../../../actors/tenant/memory/memory.ts";
+import type { EntryDraft } from "../../../src/models/entry.ts";
+import { ManualClock } from "../../../src/runtime/clock.ts";
+import { TenantVault } from "../../../src/vault/tenant-vault.ts";
+
+const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
+const KEY = "marketing_crm:deal:901";
+const open: Array<{ memory: TenantMemory; vault: TenantVault; dir: string }> = [];
+
+afterEach(async () => {
+  for (const o of open.splice(0)) {
+    o.memory.close();
+    await o.vault.close();
+    rmSync(o.dir, { recursive: true, force: true });
+  }
+});
+
+/** A vault as the earlier runtime left a lost deal: the index names the exception and the stage decision. */
+async function earlierVault() {
+  const dir = mkdtempSync(join(tmpdir(), "mrt-timeline-upgrade-"));
+  const vault = new TenantVault(dir);
+  const clock = new ManualClock(Date.parse("2026-03-01T00:00:00.000Z"));
+  const memory = new TenantMemory({ tenantId: TENANT, vault, clock, dims: 4 });
+  open.push({ memory, vault, dir });
+  const by = "connector:marketing_crm";
+  const stage = memory.entryFromEvent({
+    draft: {
+      category: "decision",
+      content: "Deal 901 moved to stage contractsent.",
+      stage: "contractsent",
+      valid_from: "2026-02-01T00:00:00.000Z",
+    } as EntryDraft,
+    by,
+    now: clock.now(),
+    alongside: (id) => ({
+      objects: [
+        [KEY, id],
+        [decisionKey(KEY), id],
+      ],
+    }),
+  });
+  const lost = memory.entryFromEvent({
+    draft: {
+      category: "exception",
+      content: "Deal 901 was closed lost.",
+      status: "open",
+      data: { stage: "closed_lost" },
+      valid_from: "2026-02-10T00:00:00.000Z",
+    } as EntryDraft,
+    by,
+    now: clock.now(),
+    alongside: (id) => ({ objects: [[KEY, id]] }),
+  });
+  await Promise.all([stage.committed, lost.committed]);
+  return { vault, memory, clock, stage: stage.id, lost: lost.id };
+}
+
+test("the pass ends and resolves the stage a closed-lost deal left valid, once", async () => {
+  const { vault, memory, clock, stage, lost } = await earlierVault();
+  const store = new IngestStore(vault);
+  await upgradeTimelines(vault, store, memory.entries, clock.now());
+  expect(memory.entries.get(stage)?.entry).toMatchObject({
+    valid_to: "2026-02-10T00:00:00.000Z",
+    status: "resolved",
+  });
+  const exception = memory.entries.get(lost)!;
+  expect(exception.entry).toMatchObject({ valid_to: null, status: "resolved" });
+  expect(exception.prior_status).toBe("open");
+  expect(JSON.parse(store.objectLatest(timelineKey(KEY))!).map((m: unknown[]) => m[0])).toEqual([
+    stage,
+    lost,
+  ]);
+  const changes = vault.changes.current();
+  await upgradeTimelines(vault, store, memory.entries, clock.now());
+  expect(vault.changes.current()).toBe(changes);
+});
+
+test("opening the ingest runs the pass", async () => {
+  const { vault, memory, clock, stage } = await earlierVault();
+  new TenantIngest({ tenantId: TENANT, vault, memory, clock });
+  expect(memory.entries.get(stage)?.entry.valid_to).toBe("2026-02-10T00:00:00.000Z");
+});
