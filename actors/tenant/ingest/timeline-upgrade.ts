@@ -54,15 +54,24 @@ export function upgradeTimelines(
   for (let i = 0; i < keys.length; i += BATCH) {
     const set = emptySet({ objects: [], changes: [], at: now });
     for (const key of keys.slice(i, i + BATCH)) upgraded(key, store, entries, now, set);
-    if (set.objects?.length) commits.push(vault.write(set));
+    if (set.objects?.length) commits.push(written(vault, set));
   }
   // A vault with nothing to upgrade (a new one: its objects keep timelines) is not marked: its next
   // open scans its index again, which costs a read per object and writes nothing.
-  if (commits.length > 0) commits.push(vault.write(emptySet({ state: [[UPGRADE_MARK, isoOf(now)]] })));
+  if (commits.length > 0) commits.push(written(vault, emptySet({ state: [[UPGRADE_MARK, isoOf(now)]] })));
   return Promise.all(commits).then(() => undefined);
 }
 
 type Batch = ReturnType<typeof emptySet>;
+
+/** A write set's commit; a refusal before anything is staged (a vault at its size ceiling) rejects it. */
+function written(vault: TenantVault, set: Batch): Promise<void> {
+  try {
+    return vault.write(set);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 /** One object's timeline record, and the updates its two indexed entries imply. */
 function upgraded(key: string, store: IngestStore, entries: EntryStore, now: number, set: Batch): void {
