@@ -110,6 +110,8 @@ function mappingOf(category: Category): EventMapping {
       return isRecord(data) ? data : {};
     },
     object: objectOf(category),
+    // A row may say what it does to its `object_ref` (docs/source-mappings.md, "Lifecycles").
+    lifecycle: (row) => (row.lifecycle === "state" || row.lifecycle === "close" ? row.lifecycle : undefined),
     validFrom: (row) => row.valid_from,
   };
 }

@@ -116,6 +116,38 @@ describeSource({
       },
     },
   ],
+  lifecycles: [
+    {
+      name: "a row closing its object_ref (lifecycle: close)",
+      before: [
+        {
+          body: () =>
+            rows(
+              warehouseRow("decision", {
+                content: "Acme renewal in negotiation",
+                object_ref: "deal-77",
+                lifecycle: "state",
+                valid_from: "2026-10-01T00:00:00Z",
+              }),
+            ),
+          category: "decision",
+          closed: "ended and resolved",
+        },
+      ],
+      closing: {
+        body: () =>
+          rows(
+            warehouseRow("exception", {
+              content: "Acme renewal lost to a competitor",
+              object_ref: "deal-77",
+              lifecycle: "close",
+              valid_from: "2026-10-20T00:00:00Z",
+            }),
+          ),
+        category: "exception",
+      },
+    },
+  ],
   unmapped: () => rows(warehouseRow("metric", { content: "daily active users: 1,204" })),
   more: ({ tenant, deliver, harness }) => {
     test("{rows: [...]} with several rows: each kind its entry, another kind ignored", async () => {
