@@ -18,7 +18,7 @@ import { emptySet } from "../../../src/vault/write-set.ts";
 import type { EntryStore } from "../memory/entry-store.ts";
 import type { IngestStore } from "./ingest-store.ts";
 import { decisionKey, nulJoined, timelineKey } from "./keys.ts";
-import { live, resolutionOf, resolvable, resolvedOf } from "./timeline.ts";
+import { endAt, live, resolutionOf, resolvable, resolvedOf } from "./timeline.ts";
 
 /** The connector-state key marking the pass as done. */
 export const UPGRADE_MARK = "upgrade:timelines";
@@ -97,17 +97,9 @@ function upgraded(key: string, store: IngestStore, entries: EntryStore, now: num
   const before = unique.length === 2 ? unique[0]! : undefined;
   if (before) {
     let earlier = before;
-    const at = Date.parse(last.entry.valid_from);
-    if (
-      at > Date.parse(earlier.entry.valid_from) &&
-      (earlier.entry.valid_to === null || Date.parse(earlier.entry.valid_to) > at)
-    ) {
-      earlier = {
-        ...earlier,
-        prior_valid_to:
-          earlier.prior_valid_to !== undefined ? earlier.prior_valid_to : earlier.entry.valid_to,
-        entry: { ...earlier.entry, valid_to: isoOf(at), invalidated_at: isoOf(now) },
-      };
+    const closed = endAt(earlier, Date.parse(last.entry.valid_from), now);
+    if (closed) {
+      earlier = closed;
       changes.push({
         type: "entry.superseded",
         id: earlier.entry.id,

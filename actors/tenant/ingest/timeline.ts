@@ -202,7 +202,7 @@ function withMember(members: Member[], member: Member): Member[] {
 }
 
 /** The state before a late one, ended where the late one begins (if it was valid past that). */
-function endAt(target: StoredEntry | undefined, at: number, now: number): StoredEntry | undefined {
+export function endAt(target: StoredEntry | undefined, at: number, now: number): StoredEntry | undefined {
   if (!live(target) || at <= Date.parse(target.entry.valid_from)) return undefined;
   const validTo = target.entry.valid_to;
   if (validTo !== null && Date.parse(validTo) <= at) return undefined;
