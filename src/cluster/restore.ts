@@ -19,6 +19,7 @@ import { type LogRecord, Reassembly, unbatched } from "./fence.ts";
 import type { ImportObjects } from "./import-objects.ts";
 import { dropLocalTenants } from "./local-copies.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
+import { changesSubscriptions, syncOutboundMarkers } from "./outbound-markers.ts";
 import { firstSeqOnSubject } from "./secure-delete.ts";
 import { type Manifest, NO_SNAPSHOT, type Snapshots } from "./snapshots.ts";
 
@@ -119,6 +120,8 @@ export async function replayPartition(
   };
   const imported = new Set<string>();
   const erased = new Set<string>();
+  /** Tenants whose outbound marker the replay may have changed (outbound-markers.ts). */
+  const subscribing = new Set<string>();
   const report = { tenants: 0, applied: 0, skipped: 0, snapshot: snapshot.seq };
   let newestClaim = snapshot.epoch;
   try {
@@ -148,6 +151,7 @@ export async function replayPartition(
               if (!deps.imports) throw new Error("an import record, and no import store to read it from");
               await deps.imports.restore(String(record.object), dir, record.tenant_id);
               imported.add(record.tenant_id);
+              subscribing.add(record.tenant_id);
               report.applied++;
             } else {
               let vault = vaults.get(record.tenant_id);
@@ -157,6 +161,7 @@ export async function replayPartition(
               }
               const set = decodeWriteSet(record.set);
               if (set.erase) erased.add(record.tenant_id);
+              if (changesSubscriptions(set)) subscribing.add(record.tenant_id);
               // A replay's vault has no write-through: a replayed set is not appended again.
               await vault.write(set);
               report.applied++;
@@ -167,6 +172,7 @@ export async function replayPartition(
       }
       await messages.close();
     }
+    await syncOutboundMarkers(dir, subscribing, (tenantId) => vaults.get(tenantId));
   } finally {
     await Promise.all([...vaults.values()].map((v) => v.close()));
   }

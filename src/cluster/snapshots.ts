@@ -1,6 +1,6 @@
 /**
  * Partition snapshots in the JetStream object store `mr-snapshots` (docs/cluster.md, "Snapshots"):
- * per snapshot a manifest `<NN>/<seq>/manifest` ({seq, epoch, tenants}) and each tenant's LMDB file
+ * per snapshot a manifest `<NN>/<seq>/manifest` ({seq, epoch, tenants, outbound}) and each tenant's LMDB file
  * `<NN>/<seq>/<tenant>`, exactly the partition's changelog applied up to and including `seq`.
  * A takeover loads the snapshot of the highest `seq` whose manifest is complete (so the snapshot a
  * takeover sees never goes back, whoever uploaded last) and replays the log after `seq` only.
@@ -13,7 +13,9 @@ import { join } from "node:path";
 import { type JetStreamClient, jetstream } from "@nats-io/jetstream";
 import { type ObjectStore, Objm } from "@nats-io/obj";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { markOutbound } from "../outbound/marker.ts";
 import { tenantDir } from "../vault/tenant-paths.ts";
+import { markedTenants } from "./outbound-markers.ts";
 import { partitionLabel } from "./partition.ts";
 import { overwriteObject } from "./secure-delete.ts";
 
@@ -27,6 +29,12 @@ export interface Manifest {
   /** The newest claim at or before `seq`: records after `seq` of an older epoch are fenced out. */
   epoch: number;
   tenants: string[];
+  /**
+   * The tenants whose vault holds an active subscription: their outbound marker, which lives beside
+   * the vault file (outbound-markers.ts). Absent from manifests of earlier versions, whose vaults
+   * held no subscriptions (those were not in the changelog then).
+   */
+  outbound?: string[];
 }
 
 export const NO_SNAPSHOT: Manifest = { seq: 0, epoch: 0, tenants: [] };
@@ -55,15 +63,17 @@ export class Snapshots {
     return { ...manifest, epoch: manifest.epoch ?? manifest.seq };
   }
 
-  /** Writes the snapshot's vault files into `dataDir`. */
+  /** Writes the snapshot's vault files into `dataDir`, with the outbound markers it names. */
   async loadFiles(partition: number, manifest: Manifest, dataDir: string): Promise<void> {
     const prefix = `${partitionLabel(partition)}/${manifest.seq}`;
+    const marked = new Set(manifest.outbound ?? []);
     for (const tenantId of manifest.tenants) {
       const bytes = await readObject(this.store, `${prefix}/${tenantId}`);
       if (!bytes) throw new Error(`snapshot ${prefix} lacks tenant ${tenantId}`);
       const dir = tenantDir(dataDir, tenantId);
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, DATA_FILE), bytes);
+      if (marked.has(tenantId)) markOutbound(dir);
     }
   }
 
@@ -77,8 +87,9 @@ export class Snapshots {
     const kept = manifest.tenants.filter((t) => existsSync(join(tenantDir(dataDir, t), DATA_FILE)));
     for (const tenantId of kept)
       copyFileSync(join(tenantDir(dataDir, tenantId), DATA_FILE), join(staging, tenantId));
+    const outbound = markedTenants(dataDir, kept);
     const run = () =>
-      this.upload(partition, { ...manifest, tenants: kept }, staging).finally(() =>
+      this.upload(partition, { ...manifest, tenants: kept, outbound }, staging).finally(() =>
         rmSync(staging, { recursive: true, force: true }),
       );
     const next = (this.chains.get(partition) ?? Promise.resolve()).then(run, run);
