@@ -316,6 +316,11 @@ export class TenantVault {
     }
   }
 
+  /** False once `close` began: a read after that throws (and lmdb may end the process on a closed read txn). */
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

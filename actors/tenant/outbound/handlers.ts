@@ -65,6 +65,19 @@ export function outboundHandlers(deps: TenantOutboundDeps): Handlers<OutboundTen
   const unmarkIfIdle = (active: number) => {
     if (active === 0 && marking === 0 && activeCount() === 0) unmarkOutbound(vault.dir);
   };
+  /**
+   * After a commit: the active count, and the marker dropped once none is active. The vault may have
+   * closed while the commit finished (an erasure restarts the actor): reading it then would throw, or
+   * worse, so the count taken in the actor's turn (`before`, staged writes included) is answered and
+   * the marker stays, which costs the next start only a worker that finds nothing to do.
+   */
+  const settled = (commit: Promise<unknown>, before: number): Promise<number> =>
+    commit.then(() => {
+      if (!vault.isOpen) return before;
+      const active = activeCount();
+      unmarkIfIdle(active);
+      return active;
+    });
   const found = (id: string): StoredSubscription => {
     const s = store.get(id);
     if (!s) throw new NotFound("no such subscription in this tenant");
@@ -98,13 +111,7 @@ export function outboundHandlers(deps: TenantOutboundDeps): Handlers<OutboundTen
     "subscription.delete": ({ id }) => {
       const s = found(id);
       const removed = store.write({ deleted: [id], purgedDeliveries: logKeys(s) });
-      return later(
-        removed.then(() => {
-          const active = activeCount();
-          unmarkIfIdle(active);
-          return { deleted: id, active };
-        }),
-      );
+      return later(settled(removed, activeCount()).then((active) => ({ deleted: id, active })));
     },
     "subscription.enable": ({ id }) => {
       const s = found(id);
@@ -148,13 +155,7 @@ export function outboundHandlers(deps: TenantOutboundDeps): Handlers<OutboundTen
       }
       next.log_seq = n;
       const recorded = store.write({ subscriptions: [next], deliveries, purgedDeliveries });
-      return later(
-        recorded.then(() => {
-          const active = activeCount();
-          unmarkIfIdle(active);
-          return { found: true, active };
-        }),
-      );
+      return later(settled(recorded, activeCount()).then((active) => ({ found: true, active })));
     },
   };
 }

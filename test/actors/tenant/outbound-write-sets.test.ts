@@ -198,3 +198,32 @@ describe("outbound writes are write sets", () => {
     expect(await reply(h["subscription.list"]({ type: "subscription.list" }))).toEqual([]);
   });
 });
+
+describe("a vault closed while an outbound commit finishes", () => {
+  // An erasure restarts the tenant actor, closing its vault while a delivery worker's record may still
+  // be committing: the answer must come from the actor's turn, never from a read of the closed vault.
+  test("record and delete answer the active count taken before the close", async () => {
+    const vault = openVault();
+    const h = handlersOf(vault);
+    const a = await reply(
+      h["subscription.create"]({ type: "subscription.create", subscription: subscription(), max: 20 }),
+    );
+    const b = await reply(
+      h["subscription.create"]({ type: "subscription.create", subscription: subscription(), max: 20 }),
+    );
+    const recorded = reply(
+      h["outbound.record"]({
+        type: "outbound.record",
+        id: a.id,
+        patch: { position: 1 },
+        deliveries: [delivery(1)],
+      }),
+    );
+    const removed = reply(h["subscription.delete"]({ type: "subscription.delete", id: b.id }));
+    const closing = vault.close();
+    expect(await recorded).toEqual({ found: true, active: 2 });
+    expect(await removed).toEqual({ deleted: b.id, active: 1 });
+    await closing;
+    expect(vault.isOpen).toBe(false);
+  });
+});
