@@ -97,8 +97,9 @@ describe("cluster: a kill -9 takeover keeps all of a tenant's state (3 nodes)", 
       { timeoutMs: 15_000, intervalMs: 50 },
     );
 
-    // Entries (and the erasure) before the subscription: an erasure restarts the tenant actor,
-    // which a delivery worker recording its progress at that moment does not survive (reported).
+    // Entries (and the erasure) before the subscription, so the deliveries counted are the takeover's
+    // alone. (An erasure racing a delivery worker's record is its own test:
+    // test/actors/tenant/outbound-write-sets.test.ts.)
     const written = await writeEntries(base, tenant, admin);
     const subscribed = await httpCall(base, "POST", `/admin/subscriptions/${tenant.id}`, {
       token: admin,
