@@ -239,8 +239,8 @@ async function main(): Promise<void> {
       if (opts.temporary) rmSync(opts.dataDir, { recursive: true, force: true });
       process.exit(0);
     });
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // A closed terminal (SIGHUP) stops it too, so a temporary data directory never outlives the demo.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
 }
 
 try {

@@ -4,7 +4,7 @@
  * every day of that history, and the tenants' pages the dead letters and the denial it made.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -101,5 +101,29 @@ describe("bun run demo", () => {
       );
       expect(text).toContain("<code>GET /admin/tenants</code>");
     }
+  });
+});
+
+describe("bun run demo on a temporary directory", () => {
+  test("SIGHUP (a closed terminal) stops it and removes its data", async () => {
+    const hup = Bun.spawn(["bun", "run", "demo", "--port", "0", "--days", "1"], {
+      cwd: ROOT,
+      env: cleanEnv({}),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let text = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of hup.stdout) {
+      text += decoder.decode(chunk, { stream: true });
+      if (text.includes("\nadmin token: ")) break;
+    }
+    const data = text.match(/ history for \d+ tenants in (\S+)\n/)?.[1];
+    expect(data).toBeString();
+    expect(existsSync(data!)).toBe(true);
+    hup.kill("SIGHUP");
+    expect(await hup.exited).toBe(0);
+    expect(existsSync(data!)).toBe(false);
   });
 });
