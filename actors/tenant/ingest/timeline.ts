@@ -23,8 +23,13 @@ import type { IngestDraft, Lifecycle } from "../../../src/sources/types.ts";
 import type { Effects } from "../memory/memory.ts";
 import { decisionKey, timelineKey } from "./keys.ts";
 
-/** A member: entry id, valid_from (epoch ms), role (state, close, or a member only) and category. */
-type Member = [id: string, at: number, role: "s" | "c" | "m", category: string];
+/**
+ * A member: entry id, valid_from (epoch ms), role (state, close, or a member only), category, and
+ * the tie-break of equal times: its platform event's id (members recorded before it was kept fall
+ * back to their entry id). Not the entry id first: that depends on the body, which a late arrival's
+ * bound changes, so it would order equal times by arrival.
+ */
+type Member = [id: string, at: number, role: "s" | "c" | "m", category: string, tie?: string | null];
 
 /** Bounds one record: an object of more entries keeps its newest (the oldest are settled long ago). */
 const MAX_MEMBERS = 512;
@@ -64,7 +69,10 @@ export function readTimeline(reads: Pick<TimelineReads, "object">, objectKey: st
 }
 
 const isState = (m: Member) => m[2] !== "m";
-const byTime = (a: Member, b: Member) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** The timeline's total order: event time, then the event's id, then the entry id. */
+const byTime = (a: Member, b: Member) =>
+  a[1] - b[1] || order(a[4] ?? a[0], b[4] ?? b[0]) || order(a[0], b[0]);
 export const live = (s: StoredEntry | undefined): s is StoredEntry =>
   s !== undefined && s.entry.expired_at === null;
 export const resolvable = (s: StoredEntry) =>
@@ -131,24 +139,39 @@ export function place(
   const targets = targetsOf(reads, ingest, draft);
   if (targets.length === 0) return undefined;
   const at = draft.valid_from === undefined ? now : Date.parse(draft.valid_from);
+  // Its place in each timeline's total order (its entry id is not known yet: "" sorts it first
+  // among the drafts of its own event at its time, the order the event's drafts are written in).
+  const me: Member = ["", at, "s", draft.category, draft.source?.event_id];
+  const before = (m: Member) => byTime(m, me) < 0;
+  const after = (m: Member) => byTime(m, me) > 0;
   const own = targets.find((t) => t.key === ingest.object_key && t.role !== "m" && lifecycleOf(ingest));
   // The state before it on each timeline it is a state of (its own object's, those it closes).
   const ends = targets
     .filter((t) => t.role !== "m")
-    .map((t) => t.members.filter((m) => isState(m) && m[1] < at).at(-1))
+    .map((t) => t.members.filter((m) => isState(m) && before(m)).at(-1))
     .filter((m) => m !== undefined);
-  const next = own?.members.find((m) => isState(m) && m[1] > at);
+  const next = own?.members.find((m) => isState(m) && after(m));
   let placed = draft;
-  if (next && (draft.valid_to == null || Date.parse(draft.valid_to) > next[1]))
+  // A next state at the same time ends it where it begins: an empty interval, set on the stored
+  // entry (a draft's valid_to must be after its valid_from).
+  const emptied = next !== undefined && next[1] === at;
+  if (next && !emptied && (draft.valid_to == null || Date.parse(draft.valid_to) > next[1]))
     placed = { ...placed, valid_to: isoOf(next[1]) };
-  // Appended after its object's last state: linked as a supersession (CONTRACT §5), as ever.
-  const prev = own ? own.members.filter((m) => isState(m) && m[1] < at).at(-1) : undefined;
+  // Appended after its object's last state: linked as a supersession (CONTRACT §5), as ever; one
+  // at the same time as that state ends it instead (a supersession must begin after it).
+  const prev = own ? own.members.filter((m) => isState(m) && before(m)).at(-1) : undefined;
   const previous = prev ? reads.entry(prev[0]) : undefined;
   const chained =
-    !next && live(previous) && previous.entry.valid_to === null && !draft.supersedes && !draft.corrects;
+    !next &&
+    prev !== undefined &&
+    prev[1] < at &&
+    live(previous) &&
+    previous.entry.valid_to === null &&
+    !draft.supersedes &&
+    !draft.corrects;
   if (chained) placed = { ...placed, supersedes: previous.entry.id };
   const closers = targets.flatMap((t) => t.members).filter((m) => m[2] === "c");
-  const closed = targets.some((t) => t.role === "c") || closers.some((m) => m[1] >= at);
+  const closed = targets.some((t) => t.role === "c") || closers.some(after);
   return {
     draft: placed,
     effects: (stored, updates) => {
@@ -167,27 +190,29 @@ export function place(
       }
       for (const t of targets.filter((target) => target.role === "c"))
         for (const m of t.members) {
-          const base = m[1] <= at && m[0] !== id ? current(m[0]) : undefined;
+          const base = before(m) && m[0] !== id ? current(m[0]) : undefined;
           if (!live(base) || !resolvable(base)) continue;
           const resolved = resolvedOf(base);
           changed.set(m[0], resolved);
           changes.push(change(resolutionOf(resolved), resolved, id, by));
         }
-      const self = closed && resolvable(stored) ? resolvedOf(stored) : stored;
+      const bounded = emptied ? (endAt(stored, at, now) ?? stored) : stored;
+      const self = closed && resolvable(bounded) ? resolvedOf(bounded) : bounded;
       return { stored: self, updates: [...changed.values()], changes };
     },
     objects: (id) => {
       const records: Array<[string, string]> = [];
       const objectKey = ingest.object_key;
       if (objectKey && !targets.some((t) => t.key === objectKey)) records.push([objectKey, id]);
+      const mine: Member = [id, at, "s", draft.category, me[4]];
       for (const t of targets) {
-        const later = (m: Member) => m[1] > at && m[0] !== id;
+        const later = (m: Member) => byTime(m, mine) > 0 && m[0] !== id;
         if (t.key === ingest.object_key) {
           if (!t.members.some(later)) records.push([t.key, id]);
           const laterDecision = t.members.some((m) => later(m) && m[3] === "decision");
           if (draft.category === "decision" && !laterDecision) records.push([decisionKey(t.key), id]);
         }
-        const member: Member = [id, at, t.role, draft.category];
+        const member: Member = [id, at, t.role, draft.category, me[4]];
         records.push([timelineKey(t.key), JSON.stringify(withMember(t.members, member))]);
       }
       return records;
@@ -203,7 +228,8 @@ function withMember(members: Member[], member: Member): Member[] {
 
 /** The state before a late one, ended where the late one begins (if it was valid past that). */
 export function endAt(target: StoredEntry | undefined, at: number, now: number): StoredEntry | undefined {
-  if (!live(target) || at <= Date.parse(target.entry.valid_from)) return undefined;
+  // At its own valid_from (a state after it at the same time): an empty interval, valid at no time.
+  if (!live(target) || at < Date.parse(target.entry.valid_from)) return undefined;
   const validTo = target.entry.valid_to;
   if (validTo !== null && Date.parse(validTo) <= at) return undefined;
   return {

@@ -2,7 +2,8 @@
  * An object's timeline in event time whatever the arrival order (actors/tenant/ingest/timeline.ts),
  * as a property: for random timelines of an object (states, a close, exceptions about it) and
  * every order of delivery, with duplicates and retries, the final valid-time history and the
- * statuses are the same, and exactly one state is valid now.
+ * statuses are the same, and exactly one state is valid now (equal event times included: their
+ * order is the events' ids, never the arrival).
  */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -83,8 +84,12 @@ async function played(steps: Step[], order: number[]): Promise<Entry[]> {
 const history = (entries: Entry[]) =>
   entries.map((e) => ({ valid_from: e.valid_from, valid_to: e.valid_to, status: e.status }));
 
+// Days drawn from a wide range and a narrow one, so that equal event times are common.
 const timelines = fc
-  .uniqueArray(fc.integer({ min: 0, max: 300 }), { minLength: 1, maxLength: 7 })
+  .array(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 2 })), {
+    minLength: 1,
+    maxLength: 7,
+  })
   .chain((days) =>
     fc.tuple(
       fc.constant(days),
@@ -108,7 +113,7 @@ const deliveries = (n: number) =>
     )
     .map(([order, again, at]) => {
       const out = [...order];
-      again.forEach((i, k) => out.splice((at[k] ?? 0) % (out.length + 1), 0, i));
+      for (const [k, i] of again.entries()) out.splice((at[k] ?? 0) % (out.length + 1), 0, i);
       return out;
     });
 
