@@ -5,8 +5,10 @@
  * is keyed by the type's suffix: `*.failed` → exception, `*.completed` → outcome, else fact; a type
  * that is not a dotted event type is ignored. An entry needs the type and a `data` (the spec
  * requires one) holding some value: a bare type says that something happened, not what.
+ * `data.links` names objects of other sources the event is about, by their object keys
+ * (`helpdesk:ticket:123`): its entry closes with them (docs/source-mappings.md, "Lifecycles").
  */
-import { at, defineSource, type Event, nonEmpty, textAt } from "./kit/define-source.ts";
+import { at, defineSource, type Event, nonEmpty, qualifiedObject, textAt } from "./kit/define-source.ts";
 import { hmacScheme, payloads, signatures, whsecKey } from "./kit/signature.ts";
 
 const REQUIRED = ["type", nonEmpty("data")];
@@ -28,6 +30,17 @@ const line = (ev: Event, what: string) => {
   const who = concerns(ev);
   const forWhom = who && who !== said ? ` for ${who}` : "";
   return `${textAt(ev, "type")!} ${what}${about ? ` (${about})` : ""}${forWhom}${said ? `: ${said}` : ""}.`;
+};
+
+/**
+ * The objects of other sources the event is about, by their fully qualified keys in `data.links`
+ * (`["helpdesk:ticket:123"]`, or one key): an escalation naming its ticket is resolved when the
+ * ticket is solved. At most 8; what is not a `<source>:<object>` key is left out.
+ */
+const links = (ev: Event) => {
+  const named = at(ev, "data.links");
+  const keys = Array.isArray(named) ? named.slice(0, 8) : [named];
+  return keys.map(qualifiedObject).filter((o) => o !== undefined);
 };
 
 /** Type suffixes that end what the event is about. */
@@ -66,6 +79,7 @@ export const standardSource = defineSource({
       tags: (ev) => ["failed", ev.type],
       data: (ev) => ({ type: ev.type, data: at(ev, "data") }),
       object: subject,
+      links,
       validFrom: (ev) => ev.timestamp,
     },
     completed: {
@@ -78,6 +92,7 @@ export const standardSource = defineSource({
       object: subject,
       // What completes closes its subject: the failure about it is resolved.
       lifecycle: "close",
+      links,
       validFrom: (ev) => ev.timestamp,
     },
     other: {
@@ -89,6 +104,7 @@ export const standardSource = defineSource({
       // A type that ends its subject (`ticket.closed`, `subscription.canceled`) closes it.
       object: subject,
       lifecycle: (ev) => (ENDS.test(textAt(ev, "type") ?? "") ? "close" : undefined),
+      links,
       validFrom: (ev) => ev.timestamp,
     },
   },

@@ -23,10 +23,12 @@ import type {
   WebhookRequest,
 } from "../types.ts";
 import { clip, finish, isoFrom, sourceOf, tagsOf, text } from "./draft.ts";
+import { keyOf, objectKeyOf } from "./object-ref.ts";
 import { decodeUtf8, isRecord, parseJsonBody } from "./request.ts";
 import { at, MissingField, missingField, type Required, valueText } from "./required.ts";
 import { sha256Hex, type Verifier } from "./signature.ts";
 
+export { objectOf, qualifiedObject } from "./object-ref.ts";
 export { anyOf, at, freeText, MissingField, need, nonEmpty, type Required } from "./required.ts";
 
 export type Event = Record<string, unknown>;
@@ -63,9 +65,12 @@ export interface EventMapping {
    * before it; `close`, the end of the object, resolving its open decisions and exceptions.
    */
   lifecycle?: Lifecycle | ((ev: Event) => Lifecycle | undefined);
-  /** Other objects of this source the entry belongs to (an escalation's ticket): resolved when they close. */
+  /**
+   * Other objects the entry belongs to (an escalation's ticket): resolved when they close. An id is
+   * an object of this source; `objectOf(source, id)` (kit/object-ref.ts) one of another source.
+   */
   links?(ev: Event): unknown[];
-  /** Other objects of this source the event ends, as their close (a payment's invoice). */
+  /** Other objects the event ends, as their close (a payment's invoice); named as in `links`. */
   closes?(ev: Event): unknown[];
 }
 
@@ -239,16 +244,8 @@ function draftOf(sourceId: string, mapping: EventMapping, ev: Event, event: Sour
   return { draft, outcome_of: objectKey, ...placed, ...placing };
 }
 
-/** A mapping's `links` or `closes` as object keys of the source (none: the field left out). */
+/** A mapping's `links` or `closes` as object keys, of the source or another (none: the field left out). */
 function keysOf(sourceId: string, field: "links" | "closes", objects: unknown[] | undefined) {
-  const keys = (objects ?? [])
-    .map(text)
-    .filter((o) => o !== undefined)
-    .map((o) => keyOf(sourceId, o));
+  const keys = (objects ?? []).map((o) => objectKeyOf(sourceId, o)).filter((k) => k !== undefined);
   return keys.length > 0 ? { [field]: keys } : {};
-}
-
-/** The object key of a source's object (the objects index, actors/tenant/ingest/timeline.ts). */
-function keyOf(sourceId: string, object: string): string {
-  return `${sourceId}:${clip(object, 256)}`;
 }
