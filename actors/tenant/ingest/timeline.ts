@@ -33,6 +33,8 @@ type Member = [id: string, at: number, role: "s" | "c" | "m", category: string, 
 
 /** Bounds one record: an object of more entries keeps its newest (the oldest are settled long ago). */
 const MAX_MEMBERS = 512;
+/** A tie-break's length: the record of MAX_MEMBERS stays under the export's 64 KiB per record. */
+const TIE_CHARS = 40;
 
 export interface TimelineReads {
   /** The objects index (pending writes overlaid). */
@@ -141,7 +143,7 @@ export function place(
   const at = draft.valid_from === undefined ? now : Date.parse(draft.valid_from);
   // Its place in each timeline's total order (its entry id is not known yet: "" sorts it first
   // among the drafts of its own event at its time, the order the event's drafts are written in).
-  const me: Member = ["", at, "s", draft.category, draft.source?.event_id];
+  const me: Member = ["", at, "s", draft.category, draft.source?.event_id?.slice(0, TIE_CHARS)];
   const before = (m: Member) => byTime(m, me) < 0;
   const after = (m: Member) => byTime(m, me) > 0;
   const own = targets.find((t) => t.key === ingest.object_key && t.role !== "m" && lifecycleOf(ingest));
