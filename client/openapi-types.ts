@@ -2655,6 +2655,11 @@ export interface components {
             redundancy?: number;
             /** @description Estimated tokens of the entry's content */
             tokens: number;
+            /**
+             * @description Lifted from below the first `limit` so that its source (`source.system`, or the agents' own writes) has a place among results that one source held
+             * @constant
+             */
+            source_spread?: true;
         };
         SearchRequest: {
             query?: string;

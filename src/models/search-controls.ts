@@ -87,6 +87,12 @@ export const ResultExplain = named(
       }),
     ),
     tokens: Type.Integer({ minimum: 0, description: "Estimated tokens of the entry's content" }),
+    source_spread: Type.Optional(
+      Type.Literal(true, {
+        description:
+          "Lifted from below the first `limit` so that its source (`source.system`, or the agents' own writes) has a place among results that one source held",
+      }),
+    ),
   }),
 );
 export type ResultExplain = Static<typeof ResultExplain>;

@@ -1,7 +1,8 @@
 import type { FusedHit } from "../../../src/embedding/hybrid.ts";
-import { matchedTermsOf, type TermScorer } from "../../../src/embedding/matched-terms.ts";
+import { matchedTermsOf } from "../../../src/embedding/matched-terms.ts";
 import { mmr } from "../../../src/embedding/mmr.ts";
 import { recencyFactor } from "../../../src/embedding/recency.ts";
+import { type AnchorIndex, sharesAnchor, spreadBySource } from "../../../src/embedding/source-spread.ts";
 import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
 import { estimateTokens, fitsBudget } from "../../../src/embedding/token-budget.ts";
 import { dotAt } from "../../../src/embedding/vector-math.ts";
@@ -21,7 +22,7 @@ export interface ControlledQuery {
 export interface ControlContext {
   view(id: string): Entry | undefined;
   vectors: { vectorOf(id: string): Float32Array | undefined };
-  lexical(): TermScorer;
+  lexical(): AnchorIndex;
 }
 
 export interface ControlledResult {
@@ -38,26 +39,27 @@ interface Ranked {
   score: number;
   scores: { vector: number; lexical: number };
   redundancy?: number;
+  spread?: true;
 }
 
-// A reranking control (recency, diversity) may lift a result from below the first `limit` by
-// relevance: it chooses among this many times `limit` candidates, within these bounds. MMR costs
-// about limit × candidates similarities (dot products of stored vectors, or term-set overlaps).
+// A reranking control (recency, diversity) or the source spread (source-spread.ts) may lift a
+// result from below the first `limit` by relevance: it chooses among this many times `limit`
+// candidates, within these bounds. MMR costs about limit × candidates similarities (dot products of
+// stored vectors, or term-set overlaps); the spread, one pass over the candidates.
 const RERANK_FACTOR = 3;
 const MIN_RERANK = 30;
 const MAX_RERANK = 200;
 
-/** How many hybrid hits a search asks for: `limit`, or a wider pool when results are reranked. */
+/** How many hybrid hits a search asks for: a pool wider than `limit`, to rerank or spread. */
 export function candidatesFor(q: ControlledQuery): number {
-  const c = q.controls;
-  if (!c?.recency && !c?.diversity) return q.limit;
   return Math.min(Math.max(q.limit * RERANK_FACTOR, MIN_RERANK), Math.max(MAX_RERANK, q.limit));
 }
 
 /**
  * A ranked search's results, with its controls applied in this order: the recency factor
  * multiplies each relevance (and the pool is sorted again), `min_score` drops what scores below it,
- * `diversity` picks `limit` by maximal marginal relevance (else the best `limit`), `max_tokens`
+ * `diversity` picks `limit` by maximal marginal relevance (else the best `limit`, spread over the
+ * entries' sources: source-spread.ts), `max_tokens`
  * keeps the prefix that fits, and `explain` says how each result got there.
  */
 export function controlledResults(
@@ -73,7 +75,7 @@ export function controlledResults(
   });
   if (c.recency) ranked = boosted(ranked, q, c.recency);
   if (c.minScore !== undefined) ranked = ranked.filter((r) => r.score >= c.minScore!);
-  ranked = c.diversity ? diversified(ranked, c.diversity, q.limit, ctx) : ranked.slice(0, q.limit);
+  ranked = c.diversity ? diversified(ranked, c.diversity, q.limit, ctx) : spread(ranked, q, ctx);
   return finish(ranked, q, ctx);
 }
 
@@ -99,6 +101,25 @@ function boosted(ranked: Ranked[], q: ControlledQuery, recency: NonNullable<Sear
     r.score = round(r.relevance * r.recency);
   }
   return ranked.sort((a, b) => b.score - a.score || b.relevance - a.relevance || byId(a, b));
+}
+
+/** The best `limit`, with a place for each source that has a candidate close to the best. */
+function spread(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Ranked[] {
+  const [best] = ranked;
+  if (!best || !q.text) return ranked.slice(0, q.limit);
+  let anchored: ((id: string) => boolean) | undefined;
+  // The anchor costs a lexical query per word of the query: only worked out when a source is missing.
+  const eligible = (i: number) => {
+    anchored ??= sharesAnchor(ctx.lexical(), q.text!, best.entry.id);
+    return anchored(ranked[i]!.entry.id);
+  };
+  const picks = spreadBySource(
+    ranked.map((r) => r.score),
+    ranked.map((r) => r.entry.source?.system ?? ""),
+    q.limit,
+    { eligible },
+  );
+  return picks.map(({ index, lifted }) => (lifted ? { ...ranked[index]!, spread: true } : ranked[index]!));
 }
 
 /**
@@ -156,6 +177,7 @@ function finish(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Cont
     };
     if (r.recency !== undefined) explain.recency = r.recency;
     if (r.redundancy !== undefined) explain.redundancy = r.redundancy;
+    if (r.spread) explain.source_spread = true;
     return { ...result, explain };
   });
 }
