@@ -1,6 +1,7 @@
 import { Authenticator } from "./auth/authenticator.ts";
 import { Guard } from "./auth/guard.ts";
 import { TokenService } from "./auth/tokens.ts";
+import { embedderSignature } from "./embedding/background-embedder.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { authPlugin } from "./http/auth-plugin.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
@@ -69,6 +70,11 @@ export function routeDeps(parts: DepsParts): RuntimeDeps {
   const directory = new TenantDirectory(store, config.dataDir);
   const exportImport = new ExportImport({
     ...{ store, system, tenant, clock, dims: config.embeddingDims, log },
+    signature: embedderSignature({
+      kind: config.embedder,
+      dims: config.embeddingDims,
+      model: config.embeddingsModel,
+    }),
     // The outbound worker holds positions read before the import: it restarts with the tenant.
     restartTenant: async (tenantId) => {
       await outbound.stop(tenantId);

@@ -97,8 +97,16 @@ export const ExportHeader = StrictObject({
   tenant_id: Type.String({ pattern: ULID_RE.source }),
   tenant_name: Type.String(),
   exported_at: IsoTime,
-  /** Length of every embedding; an import into a runtime of other dimensions is refused. */
+  /** Length of every embedding of the export. */
   embedding_dims: Type.Integer({ minimum: 1, maximum: 4096 }),
+  /**
+   * What made the embeddings: the exporting runtime's embedder signature, its kind (the tier:
+   * `hash`, `local`, `http`, `client`…), for a service its model, and its dims (`local/512`,
+   * `http/<model>/<dims>`). An import keeps them when it is the importing runtime's signature and
+   * queues the entries for its own embedder otherwise; an export without it (older) is judged
+   * by `embedding_dims`.
+   */
+  embedder: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
   counts: ExportCounts,
 });
 export type ExportHeader = Static<typeof ExportHeader>;

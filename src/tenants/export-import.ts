@@ -49,6 +49,8 @@ export interface ExportImportDeps {
   restartTenant(tenantId: string): Promise<void>;
   clock: Clock;
   dims: number;
+  /** The runtime's embedder signature (background-embedder.ts): the export's `embedder`. */
+  signature: string;
   limits: { maxLineBytes: number; maxBodyBytes: number };
   log?: (line: string) => void;
 }
@@ -86,6 +88,7 @@ export class ExportImport {
       tenant_name: this.deps.store.getTenant(tenantId)?.name ?? "",
       exported_at: exportedAt,
       embedding_dims: this.deps.dims,
+      embedder: this.deps.signature,
       counts,
     };
     const opening = [
@@ -150,7 +153,7 @@ export class ExportImport {
   async import(tenantId: string, body: ReadableStream<Uint8Array> | null): Promise<ImportReply> {
     const started = performance.now();
     const actor = this.deps.tenant(tenantId);
-    const parser = new ImportParser(tenantId, this.deps.dims);
+    const parser = new ImportParser(tenantId, { dims: this.deps.dims, signature: this.deps.signature });
     const { session } = await actor.ask({ type: "import.begin" });
     try {
       let batch: NumberedRecord[] = [];
@@ -180,7 +183,7 @@ export class ExportImport {
     return {
       tenant_id: tenantId,
       source_tenant_id: parser.source,
-      imported: parser.counts,
+      imported: parser.written(),
       took_ms: Math.round(performance.now() - started),
     };
   }
@@ -213,16 +216,24 @@ export class ImportParser {
   readonly roles: RoleRecord["value"][] = [];
   readonly deferred: NumberedRecord[] = [];
   private header: Header | undefined;
+  /** Whether the export's vectors are comparable with the runtime's (else they are dropped). */
+  private keepsVectors = true;
+  private dropped = 0;
   private ended = false;
   private deferredBytes = 0;
 
   constructor(
     private readonly target: string,
-    private readonly dims: number,
+    private readonly runtime: { dims: number; signature: string },
   ) {}
 
   get source(): string {
     return this.header?.tenant_id ?? "";
+  }
+
+  /** The records written: those read, but the embeddings of another embedder. */
+  written(): ExportCounts {
+    return { ...this.counts, embeddings: this.counts.embeddings - this.dropped };
   }
 
   /** The vault record of a line, or undefined when the line is held back or is the header or trailer. */
@@ -258,6 +269,11 @@ export class ImportParser {
       this.deferred.push({ line: number, record });
       return undefined;
     }
+    if (record.type === "embedding" && !this.keepsVectors) {
+      // Another embedder's vector: its entry is queued for this runtime's when the vault opens.
+      this.dropped++;
+      return undefined;
+    }
     return { line: number, record };
   }
 
@@ -273,12 +289,10 @@ export class ImportParser {
   private checkHeader(number: number, value: unknown): Header {
     check(HEADER_CHECK, number, value);
     const header = value as Header;
-    if (header.embedding_dims !== this.dims)
-      refuse(
-        number,
-        "/embedding_dims",
-        `the export's embeddings have ${header.embedding_dims} dimensions; this runtime's have ${this.dims}`,
-      );
+    // An export of before the signature is judged by its vectors' length, as an older vault is.
+    const { dims, signature } = this.runtime;
+    this.keepsVectors =
+      header.embedder !== undefined ? header.embedder === signature : header.embedding_dims === dims;
     return header;
   }
 
@@ -312,10 +326,12 @@ export class ImportParser {
           return { ...record, value: { ...record.value, body: { ...body, tenant_id: this.target } } };
         return record;
       }
-      case "embedding":
-        if (record.value.length !== Math.ceil((this.dims * 4) / 3) * 4)
-          refuse(number, "/value", `an embedding must be ${this.dims} float32 values, base64-encoded`);
+      case "embedding": {
+        const dims = this.header?.embedding_dims ?? this.runtime.dims;
+        if (record.value.length !== Math.ceil((dims * 4) / 3) * 4)
+          refuse(number, "/value", `an embedding must be ${dims} float32 values, base64-encoded`);
         return record;
+      }
       default:
         return record;
     }

@@ -541,7 +541,6 @@ describe("refusals", () => {
       },
       { body: joinLines([lines[0], { type: "secret", value: 1 }, ...lines.slice(1)]), line: 2 },
       { body: joinLines(lines.slice(1)), line: 1 },
-      { body: joinLines([{ ...lines[0], embedding_dims: 3 }, ...lines.slice(1)]), line: 1 },
       { body: joinLines([...lines, lines[1]]), line: lines.length + 1 },
       {
         body: joinLines([
