@@ -1,14 +1,17 @@
 /**
  * The one-time pass that gives a vault written before object timelines (timeline.ts) the states its
- * lifecycle events would have closed. Such a vault's objects index names, per object, only its
- * latest entry and its latest decision: where both are live and the latest entry began after the
- * decision (a deal's last stage, then its closed-lost exception, which did not supersede it), the
- * decision ends where the entry begins; where that entry closes its object (a deal closed won or
- * lost, a resolved exception: a closed case), the decision and the entry are resolved. Each object
- * gets its timeline record, so its next events are placed in event time. What the index no longer
- * names (a state a reordered delivery orphaned) cannot be found: no entry records its object.
- * Runs once per vault (its marker is a connector-state key written with the last batch), through
- * write sets like every other write.
+ * lifecycle events would have closed. Such a vault's entries do not record their object: per
+ * object the index names, its entries are found by one scan of all the tenant's entries
+ * (timeline-groups.ts: same source, the object's id in the same `data` field, a shared tag), so
+ * a stage a reordered delivery orphaned (left valid when a late one took the pointer) is found
+ * too. Each object's timeline is rebuilt in event time (valid_from, then the event's id): its
+ * states are its decisions, the entries the earlier runtime chained (superseding or superseded)
+ * and its latest entry; its close a closing stage (a deal closed won or lost) or a resolved
+ * exception (a closed case). Each state ends where the next begins, a close resolves the open
+ * decisions and exceptions that began no later than it, and the index's pointers name the latest
+ * in event time. Runs once per vault (its marker is a connector-state key written with the last
+ * batch), through write sets like every other write. Its cost: a read of the index, and where an
+ * object of states lacks its timeline, one read of every entry of the tenant.
  */
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { ChangeDraft } from "../../../src/models/change.ts";
@@ -18,7 +21,8 @@ import { emptySet } from "../../../src/vault/write-set.ts";
 import type { EntryStore } from "../memory/entry-store.ts";
 import type { IngestStore } from "./ingest-store.ts";
 import { decisionKey, nulJoined, timelineKey } from "./keys.ts";
-import { endAt, live, resolutionOf, resolvable, resolvedOf } from "./timeline.ts";
+import { byTime, endAt, live, type Member, resolutionOf, resolvable, resolvedOf, tieOf } from "./timeline.ts";
+import { groupsOf, type Indexed } from "./timeline-groups.ts";
 
 /** The connector-state key marking the pass as done. */
 export const UPGRADE_MARK = "upgrade:timelines";
@@ -44,21 +48,29 @@ export function upgradeTimelines(
   now: number,
 ): Promise<void> {
   if (store.connectorState(UPGRADE_MARK) !== undefined) return Promise.resolve();
-  const objects = vault.tablesOf("ingest").objects;
-  const keys: string[] = [];
-  for (const { key } of objects.getRange()) {
+  const objects: Indexed[] = [];
+  for (const { key } of vault.tablesOf("ingest").objects.getRange()) {
     const objectKey = nulJoined(key);
-    if (!PREFIXES.some((p) => objectKey.startsWith(p))) keys.push(objectKey);
+    if (PREFIXES.some((p) => objectKey.startsWith(p))) continue;
+    if (store.objectLatest(timelineKey(objectKey)) !== undefined) continue;
+    const named = [store.objectLatest(objectKey), store.objectLatest(decisionKey(objectKey))]
+      .map((id) => entries.get(id ?? ""))
+      .filter(live);
+    // Only an object of states has a timeline to rebuild: one of facts (a company's relationships)
+    // is not, and has none in a new vault either.
+    if (named.some((s) => roleOf(s, undefined) !== "m")) objects.push({ key: objectKey, named });
   }
+  // A vault whose objects all keep timelines (a new one) has nothing to upgrade, and is not
+  // marked: its next open reads its index again, and writes nothing.
+  if (objects.length === 0) return Promise.resolve();
+  const groups = groupsOf(objects, entries.all());
   const commits: Promise<void>[] = [];
-  for (let i = 0; i < keys.length; i += BATCH) {
+  for (let i = 0; i < objects.length; i += BATCH) {
     const set = emptySet({ objects: [], changes: [], at: now });
-    for (const key of keys.slice(i, i + BATCH)) upgraded(key, store, entries, now, set);
+    for (const { key } of objects.slice(i, i + BATCH)) rebuilt(key, groups.get(key) ?? [], store, now, set);
     if (set.objects?.length) commits.push(written(vault, set));
   }
-  // A vault with nothing to upgrade (a new one: its objects keep timelines) is not marked: its next
-  // open scans its index again, which costs a read per object and writes nothing.
-  if (commits.length > 0) commits.push(written(vault, emptySet({ state: [[UPGRADE_MARK, isoOf(now)]] })));
+  commits.push(written(vault, emptySet({ state: [[UPGRADE_MARK, isoOf(now)]] })));
   return Promise.all(commits).then(() => undefined);
 }
 
@@ -73,56 +85,57 @@ function written(vault: TenantVault, set: Batch): Promise<void> {
   }
 }
 
-/** One object's timeline record, and the updates its two indexed entries imply. */
-function upgraded(key: string, store: IngestStore, entries: EntryStore, now: number, set: Batch): void {
-  if (store.objectLatest(timelineKey(key)) !== undefined) return;
-  const latest = entries.get(store.objectLatest(key) ?? "");
-  const decision = entries.get(store.objectLatest(decisionKey(key)) ?? "");
-  const found = [decision, latest].filter(live);
-  const unique = found.filter((s, i) => found.findIndex((o) => o.entry.id === s.entry.id) === i);
-  unique.sort((a, b) => Date.parse(a.entry.valid_from) - Date.parse(b.entry.valid_from));
-  const last = unique.at(-1);
-  const ended = last !== undefined && closes(last);
+/** An entry's role on its rebuilt timeline (see the header). */
+function roleOf(stored: StoredEntry, latest: string | undefined): Member[2] {
+  if (closes(stored)) return "c";
+  const e = stored.entry;
+  const chained = e.supersedes != null || (e.invalidated_at !== null && e.valid_to !== null);
+  return e.category === "decision" || chained || e.id === latest ? "s" : "m";
+}
+
+/** One object's timeline rebuilt from its entries: its record, its pointers, what it ends and resolves. */
+function rebuilt(key: string, group: StoredEntry[], store: IngestStore, now: number, set: Batch): void {
+  const latest = store.objectLatest(key);
+  const byId = new Map(group.map((s) => [s.entry.id, s]));
+  const members: Member[] = group
+    .map((s): Member => {
+      const e = s.entry;
+      return [e.id, Date.parse(e.valid_from), roleOf(s, latest), e.category, tieOf(e.source?.event_id)];
+    })
+    .sort(byTime);
+  const ends = members.some((m) => m[2] === "c");
   // One state that closes nothing: the timeline seeded at its next event (timeline.ts) is the same.
-  if (!last || (unique.length < 2 && !ended)) return;
-  const members = unique.map((s) => [
-    s.entry.id,
-    Date.parse(s.entry.valid_from),
-    s === last && ended ? "c" : "s",
-    s.entry.category,
-  ]);
-  set.objects?.push([timelineKey(key), JSON.stringify(members)]);
-  const by = last.entry.created_by;
+  if (members.length < 2 && !ends) return;
+  const changed = new Map<string, StoredEntry>();
   const changes = set.changes as ChangeDraft[];
-  const before = unique.length === 2 ? unique[0]! : undefined;
-  if (before) {
-    let earlier = before;
-    const closed = endAt(earlier, Date.parse(last.entry.valid_from), now);
-    if (closed) {
-      earlier = closed;
-      changes.push({
-        type: "entry.superseded",
-        id: earlier.entry.id,
-        category: earlier.entry.category,
-        by,
-        related: last.entry.id,
-      });
-    }
-    if (ended && resolvable(earlier)) {
-      earlier = resolvedOf(earlier);
-      changes.push({
-        type: resolutionOf(earlier),
-        id: earlier.entry.id,
-        category: earlier.entry.category,
-        by,
-        related: last.entry.id,
-      });
-    }
-    if (earlier !== before) set.entries.push(earlier);
+  const current = (id: string) => changed.get(id) ?? byId.get(id)!;
+  const states = members.filter((m) => m[2] !== "m");
+  for (const [i, m] of states.entries()) {
+    const next = states[i + 1];
+    const ended = next ? endAt(current(m[0]), next[1], now) : undefined;
+    if (!ended || !next) continue;
+    changed.set(m[0], ended);
+    changes.push(change("entry.superseded", ended, next[0]));
   }
-  if (ended && resolvable(last)) {
-    const resolved = resolvedOf(last);
-    set.entries.push(resolved);
-    changes.push({ type: resolutionOf(resolved), id: last.entry.id, category: last.entry.category, by });
-  }
+  for (const close of members.filter((m) => m[2] === "c"))
+    for (const m of members.filter((member) => member[1] <= close[1])) {
+      const base = current(m[0]);
+      if (!resolvable(base)) continue;
+      const resolved = resolvedOf(base);
+      changed.set(m[0], resolved);
+      changes.push(change(resolutionOf(resolved), resolved, close[0]));
+    }
+  set.entries.push(...changed.values());
+  set.objects?.push([timelineKey(key), JSON.stringify(members)]);
+  // The pointers name the latest in event time, not the latest to arrive.
+  const last = members.at(-1)![0];
+  if (last !== latest) set.objects?.push([key, last]);
+  const decision = members.filter((m) => m[3] === "decision").at(-1)?.[0];
+  if (decision && decision !== store.objectLatest(decisionKey(key)))
+    set.objects?.push([decisionKey(key), decision]);
+}
+
+function change(type: ChangeDraft["type"], stored: StoredEntry, related: string): ChangeDraft {
+  const { id, category, created_by: by } = stored.entry;
+  return id === related ? { type, id, category, by } : { type, id, category, by, related };
 }

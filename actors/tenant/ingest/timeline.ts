@@ -29,12 +29,15 @@ import { decisionKey, timelineKey } from "./keys.ts";
  * back to their entry id). Not the entry id first: that depends on the body, which a late arrival's
  * bound changes, so it would order equal times by arrival.
  */
-type Member = [id: string, at: number, role: "s" | "c" | "m", category: string, tie?: string | null];
+export type Member = [id: string, at: number, role: "s" | "c" | "m", category: string, tie?: string | null];
 
 /** Bounds one record: an object of more entries keeps its newest (the oldest are settled long ago). */
 const MAX_MEMBERS = 512;
 /** A tie-break's length: the record of MAX_MEMBERS stays under the export's 64 KiB per record. */
 const TIE_CHARS = 40;
+
+/** The tie-break a member of this event keeps. */
+export const tieOf = (eventId: string | undefined) => eventId?.slice(0, TIE_CHARS);
 
 export interface TimelineReads {
   /** The objects index (pending writes overlaid). */
@@ -73,7 +76,7 @@ export function readTimeline(reads: Pick<TimelineReads, "object">, objectKey: st
 const isState = (m: Member) => m[2] !== "m";
 const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** The timeline's total order: event time, then the event's id, then the entry id. */
-const byTime = (a: Member, b: Member) =>
+export const byTime = (a: Member, b: Member) =>
   a[1] - b[1] || order(a[4] ?? a[0], b[4] ?? b[0]) || order(a[0], b[0]);
 export const live = (s: StoredEntry | undefined): s is StoredEntry =>
   s !== undefined && s.entry.expired_at === null;
@@ -143,7 +146,7 @@ export function place(
   const at = draft.valid_from === undefined ? now : Date.parse(draft.valid_from);
   // Its place in each timeline's total order (its entry id is not known yet: "" sorts it first
   // among the drafts of its own event at its time, the order the event's drafts are written in).
-  const me: Member = ["", at, "s", draft.category, draft.source?.event_id?.slice(0, TIE_CHARS)];
+  const me: Member = ["", at, "s", draft.category, tieOf(draft.source?.event_id)];
   const before = (m: Member) => byTime(m, me) < 0;
   const after = (m: Member) => byTime(m, me) > 0;
   const own = targets.find((t) => t.key === ingest.object_key && t.role !== "m" && lifecycleOf(ingest));
@@ -173,7 +176,9 @@ export function place(
     !draft.corrects;
   if (chained) placed = { ...placed, supersedes: previous.entry.id };
   const closers = targets.flatMap((t) => t.members).filter((m) => m[2] === "c");
-  const closed = targets.some((t) => t.role === "c") || closers.some(after);
+  // Resolution goes by event time alone (a close resolves what began no later than itself), which
+  // does not depend on the order either: an entry at its close's instant is resolved by it.
+  const closed = targets.some((t) => t.role === "c") || closers.some((m) => m[1] >= at);
   return {
     draft: placed,
     effects: (stored, updates) => {
@@ -192,7 +197,7 @@ export function place(
       }
       for (const t of targets.filter((target) => target.role === "c"))
         for (const m of t.members) {
-          const base = before(m) && m[0] !== id ? current(m[0]) : undefined;
+          const base = m[1] <= at && m[0] !== id ? current(m[0]) : undefined;
           if (!live(base) || !resolvable(base)) continue;
           const resolved = resolvedOf(base);
           changed.set(m[0], resolved);
