@@ -10,6 +10,11 @@ export interface HybridQuery {
   /** Unit-length or not; a zero vector counts as no vector. */
   vector?: Float32Array;
   k: number;
+  /**
+   * How many fused hits to keep when more than `k` (default `k`): the sides still propose as many
+   * as `k` asks, and their union holds more than `k`, so the next ones cost nothing extra.
+   */
+  keep?: number;
   /** Visibility filter (tenant, category, tags, bi-temporal): asked only of contenders. */
   accept?: (id: string) => boolean;
 }
@@ -50,7 +55,7 @@ export function searchHybrid(indexes: HybridIndexes, query: HybridQuery, opts: F
     useLexical: text !== undefined,
     vectorScoreOf: vector ? indexes.vectors.scorer(vector) : undefined,
     lexicalScoreOf: lexical && text ? lexical.scorer(text) : undefined,
-    limit: query.k,
+    limit: Math.max(query.k, query.keep ?? 0),
     ...opts,
   });
   // A score of 0 means no shared direction and no shared word: not a match, just a neighbour.

@@ -42,16 +42,25 @@ interface Ranked {
   spread?: true;
 }
 
-// A reranking control (recency, diversity) or the source spread (source-spread.ts) may lift a
-// result from below the first `limit` by relevance: it chooses among this many times `limit`
-// candidates, within these bounds. MMR costs about limit × candidates similarities (dot products of
-// stored vectors, or term-set overlaps); the spread, one pass over the candidates.
+// A reranking control (recency, diversity) may lift a result from below the first `limit` by
+// relevance: it chooses among this many times `limit` candidates, within these bounds. MMR costs
+// about limit × candidates similarities (dot products of stored vectors, or term-set overlaps).
 const RERANK_FACTOR = 3;
 const MIN_RERANK = 30;
 const MAX_RERANK = 200;
 
-/** How many hybrid hits a search asks for: a pool wider than `limit`, to rerank or spread. */
+/** How many hybrid hits a search asks for: `limit`, or a wider pool when results are reranked. */
 export function candidatesFor(q: ControlledQuery): number {
+  const c = q.controls;
+  if (!c?.recency && !c?.diversity) return q.limit;
+  return Math.min(Math.max(q.limit * RERANK_FACTOR, MIN_RERANK), Math.max(MAX_RERANK, q.limit));
+}
+
+/**
+ * How many fused hits the source spread (source-spread.ts) chooses among: the same pool, kept from
+ * the hits the two sides proposed for `limit` anyway (hybrid-search.ts), so it costs no more search.
+ */
+export function spreadPoolFor(q: ControlledQuery): number {
   return Math.min(Math.max(q.limit * RERANK_FACTOR, MIN_RERANK), Math.max(MAX_RERANK, q.limit));
 }
 

@@ -6,7 +6,13 @@ import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-
 import { categoryMask, type SummaryFilter } from "../../../src/vault/entry-summary.ts";
 import type { EntryStore } from "./entry-store.ts";
 import type { MemoryIndexes } from "./indexes.ts";
-import { type ControlContext, candidatesFor, controlledPage, controlledResults } from "./search-controls.ts";
+import {
+  type ControlContext,
+  candidatesFor,
+  controlledPage,
+  controlledResults,
+  spreadPoolFor,
+} from "./search-controls.ts";
 
 type Filter = ((id: string) => boolean) & { view(id: string): Entry | undefined };
 
@@ -26,7 +32,7 @@ export class MemorySearch {
     const text = msg.text?.trim() ? msg.text : undefined;
     if (!text && !msg.vector)
       return controlledPage(this.newest(msg, accept), msg, this.controlContext(accept));
-    const query = { text, vector: msg.vector, k: candidatesFor(msg), accept };
+    const query = { text, vector: msg.vector, k: candidatesFor(msg), keep: spreadPoolFor(msg), accept };
     const hits = searchHybrid(this.indexes, query, { profile: msg.fusion });
     return controlledResults(hits, { ...msg, text }, this.controlContext(accept));
   }
