@@ -44,7 +44,7 @@ const PROCEDURE = {
   write:
     "one fresh tenant per system; every platform event through POST /webhooks/{source}/{tenant_id} signed as the platform signs it (marketing_crm v1, helpdesk, payments), one event a delivery in delivery order; agents' writes through POST /memory/{facts,decisions} with supersedes / corrects",
   search:
-    "POST /memory/search {query, limit: 10}, plus valid_at for past-date questions and as_of (a moment before the corrections) for the before-the-correction questions",
+    "POST /memory/search {query, limit: 10}, plus valid_at for past-date questions, as_of (a moment before the corrections) for the before-the-correction questions, and status: open with categories [exception] and tags [ticket] for open_cases (open_cases_text asks the same question as text alone)",
   baseline:
     "BM25 (k1 1.2, b 0.75, bench/eval/bm25.ts) over the content of every entry the service wrote, superseded and corrected ones included, no time filter",
   hit_at_1: "the first result is a gold entry",
@@ -206,6 +206,9 @@ function serviceSystem(embedder: string, p: Prepared, log: (line: string) => voi
             limit: LIMIT,
             valid_at: q.validAt === undefined ? undefined : new Date(q.validAt).toISOString(),
             as_of: q.beforeCorrections ? played.beforeCorrections : undefined,
+            status: q.status,
+            categories: q.categories,
+            tags: q.tags,
           },
         );
         return results.map((r) => keyOf.get(r.entry.id) ?? r.entry.id);
