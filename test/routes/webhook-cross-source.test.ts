@@ -2,11 +2,13 @@
  * Entries linked across sources by a shared object close with it (docs/source-mappings.md,
  * "Lifecycles"), through the webhook routes with real signatures: a `standard` escalation naming a
  * helpdesk ticket (`data.links: ["helpdesk:ticket:…"]`) is resolved when the ticket is solved, in
- * either arrival order; one after the ticket was solved (in event time) stays open.
+ * either arrival order; one after the ticket was solved (in event time) stays open. A dunning
+ * failure naming a payments invoice is resolved when the invoice is paid.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { helpdeskSender, ticketDetail, zendeskEvent } from "../fakes/senders/helpdesk.ts";
+import { paymentsSender, stripeEvent } from "../fakes/senders/payments.ts";
 import type { PlatformSender } from "../fakes/senders/sender.ts";
 import { standardSender } from "../fakes/senders/standard.ts";
 import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
@@ -24,6 +26,7 @@ async function tenant() {
   const t = await h.createTenant();
   setSecrets(h, t.tenant_id, helpdeskSender.secrets);
   setSecrets(h, t.tenant_id, standardSender.secrets);
+  setSecrets(h, t.tenant_id, paymentsSender.secrets);
   return t;
 }
 
@@ -111,4 +114,21 @@ describe("a standard escalation naming a helpdesk ticket closes with the ticket"
     await deliver(helpdeskSender, t.tenant_id, solved("7106", 4));
     expect(await readEntry(h, t.token, "exception", esc)).toMatchObject({ status: "open" });
   });
+});
+
+test("a standard dunning failure naming a payments invoice is resolved when the invoice is paid", async () => {
+  const t = await tenant();
+  const dunning = JSON.stringify({
+    type: "dunning.failed",
+    timestamp: iso(2),
+    data: { id: "dun_1", message: "Reminder bounced", links: ["payments:invoice:in_7201"] },
+  });
+  const failed = await deliver(standardSender, t.tenant_id, dunning);
+  const paid = stripeEvent(
+    "invoice.paid",
+    { id: "in_7201", object: "invoice", customer: "cus_7201", amount_paid: 4900, currency: "eur" },
+    Math.floor((T0 + 3 * DAY) / 1000),
+  );
+  await deliver(paymentsSender, t.tenant_id, paid);
+  expect(await readEntry(h, t.token, "exception", failed)).toMatchObject({ status: "resolved" });
 });
