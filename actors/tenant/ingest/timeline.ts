@@ -211,9 +211,8 @@ export function place(
       const records: Array<[string, string]> = [];
       const objectKey = ingest.object_key;
       if (objectKey && !targets.some((t) => t.key === objectKey)) records.push([objectKey, id]);
-      const mine: Member = [id, at, "s", draft.category, me[4]];
       for (const t of targets) {
-        const later = (m: Member) => byTime(m, mine) > 0 && m[0] !== id;
+        const later = (m: Member) => after(m) && m[0] !== id;
         if (t.key === ingest.object_key) {
           if (!t.members.some(later)) records.push([t.key, id]);
           const laterDecision = t.members.some((m) => later(m) && m[3] === "decision");
