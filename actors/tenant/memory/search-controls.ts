@@ -52,13 +52,13 @@ const MAX_RERANK = 200;
 /** How many hybrid hits a search asks for: `limit`, or a wider pool when results are reranked. */
 export function candidatesFor(q: ControlledQuery): number {
   const c = q.controls;
-  if (!c?.recency && !c?.diversity) return q.limit;
-  return Math.min(Math.max(q.limit * RERANK_FACTOR, MIN_RERANK), Math.max(MAX_RERANK, q.limit));
+  return !c?.recency && !c?.diversity ? q.limit : spreadPoolFor(q);
 }
 
 /**
- * How many fused hits the source spread (source-spread.ts) chooses among: the same pool, kept from
- * the hits the two sides proposed for `limit` anyway (hybrid-search.ts), so it costs no more search.
+ * How many fused hits the source spread (source-spread.ts) chooses among, and the reranking pool:
+ * kept from the hits both sides propose for `limit` anyway (hybrid-search.ts), so it costs no
+ * more search.
  */
 export function spreadPoolFor(q: ControlledQuery): number {
   return Math.min(Math.max(q.limit * RERANK_FACTOR, MIN_RERANK), Math.max(MAX_RERANK, q.limit));
