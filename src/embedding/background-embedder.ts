@@ -8,8 +8,9 @@ const BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 60_000;
 
 /**
- * Texts per background batch of the local model. The model runs one batch at a time (in its
- * worker thread), so a search's query waits for the batch being embedded; batches barely amortise
+ * Texts per background batch of the local model. The model runs one chunk at a time (in its
+ * worker thread), a search's query first (local-model.ts), so a query waits for the chunk being
+ * embedded; batches barely amortise
  * (measured: 2 to 16 texts a call embed about as many texts a second, ~10–30% more than single
  * texts), while that wait grows with the batch (a search's p50 while a backlog drained: 132 ms
  * with batches of 4). 2 keeps the throughput of larger batches with the shortest wait.

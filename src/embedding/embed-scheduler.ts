@@ -201,7 +201,11 @@ export class EmbedScheduler implements BackgroundEmbedding {
     }
     let vectors: Float32Array[] | undefined;
     try {
-      vectors = await this.opts.embedder.embed(items.map((item) => item.text));
+      // The background lane: a search's query vector is made before the rest of this batch.
+      vectors = await this.opts.embedder.embed(
+        items.map((item) => item.text),
+        "background",
+      );
       if (vectors.length !== items.length)
         throw new Error(`the embedder returned ${vectors.length} vectors for ${items.length} texts`);
     } catch (error) {

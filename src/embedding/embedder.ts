@@ -3,11 +3,18 @@ import { normalizeInPlace, vectorProblem } from "./vector-math.ts";
 
 export type EmbedderKind = "hash" | "http" | "client" | "local";
 
+/**
+ * Who waits for a call: a request (`query`, the default: a search's query vector, an inline
+ * write) or nobody (`background`, the background embedder's batches). An embedder that queues
+ * its calls (the local model) serves the query lane first.
+ */
+export type EmbedLane = "query" | "background";
+
 /** Turns texts into unit-length vectors of `dims` numbers, one per text, in order. */
 export interface Embedder {
   readonly kind: EmbedderKind;
   readonly dims: number;
-  embed(texts: string[]): Promise<Float32Array[]>;
+  embed(texts: string[], lane?: EmbedLane): Promise<Float32Array[]>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Embedder } from "./embedder.ts";
+import type { Embedder, EmbedLane } from "./embedder.ts";
 import { EmbeddingFailed } from "./embedding-failed.ts";
 import type { LocalModel } from "./local-model.ts";
 import { LruCache } from "./lru-cache.ts";
@@ -21,9 +21,10 @@ export const QUERY_CACHE_ENTRIES = 1_000;
  * character embeds to the zero vector, as with the hash embedder: it has no direction, so the
  * vector index does not store it.
  *
- * Searches embed one text per call, entries usually many: the vectors of one-text calls are kept
- * in an LRU cache so a repeated query costs nothing, while a bulk write cannot wash the queries
- * out of it. Every call looks the cache up, so an entry whose text was searched for is free too.
+ * Searches embed one text per call on the query lane: those vectors are kept in an LRU cache so a
+ * repeated query costs nothing, while the background embedder's batches (one text too, at the end
+ * of a backlog) cannot wash the queries out of it. Every call looks the cache up, so an entry
+ * whose text was searched for is free too.
  */
 export class LocalEmbedder implements Embedder {
   readonly kind = "local" as const;
@@ -37,7 +38,7 @@ export class LocalEmbedder implements Embedder {
     this.cache = new LruCache(cacheEntries);
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], lane: EmbedLane = "query"): Promise<Float32Array[]> {
     const inputs = texts.map(modelInput);
     const out = new Array<Float32Array>(texts.length);
     const missing: number[] = [];
@@ -51,11 +52,13 @@ export class LocalEmbedder implements Embedder {
     const raw = await this.model.embed(
       missing.map((i) => inputs[i]!),
       this.dims,
+      lane,
     );
     missing.forEach((i, k) => {
       out[i] = unitVector(raw[k]!, this.dims);
     });
-    if (texts.length === 1 && missing.length === 1) this.cache.set(inputs[0]!, out[0]!.slice());
+    if (lane === "query" && texts.length === 1 && missing.length === 1)
+      this.cache.set(inputs[0]!, out[0]!.slice());
     return out;
   }
 }

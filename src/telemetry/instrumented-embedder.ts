@@ -12,9 +12,9 @@ export function instrumentedEmbedder(embedder: Embedder, telemetry: Telemetry): 
   return {
     kind,
     dims,
-    embed: (batch) =>
+    embed: (batch, lane) =>
       telemetry.time("embedding", [kind], async () => {
-        const vectors = await embedder.embed(batch);
+        const vectors = await embedder.embed(batch, lane);
         texts.inc(batch.length);
         return vectors;
       }),
