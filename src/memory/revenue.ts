@@ -7,7 +7,7 @@ import type { AgentRevenue, RevenueFigures } from "../models/revenue.ts";
  *
  *   Σ amount of `success` outcomes in the window
  * + Σ amount of closed-won deal decisions written by a connector, in the window, that are the
- *   deal's current version and that no outcome resolves (on this or any earlier version of the deal)
+ *   deal's current version and that no outcome names (on this or any earlier version of the deal)
  *
  * per currency, never summed across currencies. A deal is counted once: by its outcome when an
  * agent recorded one, else by its latest closed-won decision. Retracted or corrected entries
@@ -23,12 +23,27 @@ const SCALE_DIGITS = 6;
 /** Looks an entry up by id (the decision an outcome names, the version a decision supersedes). */
 export type EntryLookup = (id: string) => Entry | undefined;
 
+/**
+ * The decisions the tenant's live outcomes name (`named` below). Named by an outcome, not `status:
+ * resolved`: a deal's own close resolves its decisions too (actors/tenant/ingest/timeline.ts), and
+ * only an outcome takes the deal's place in the figures.
+ */
+export function decisionsNamed(outcomes: Iterable<Entry>): Set<string> {
+  const named = new Set<string>();
+  for (const o of outcomes) if (o.expired_at === null && o.decision_id) named.add(o.decision_id);
+  return named;
+}
+
 interface AgentTally {
   outcomes: number;
   money: Map<string, bigint>;
 }
 
-export function revenueFigures(inWindow: Iterable<Entry>, lookup: EntryLookup): RevenueFigures {
+export function revenueFigures(
+  inWindow: Iterable<Entry>,
+  lookup: EntryLookup,
+  named: ReadonlySet<string> = new Set(),
+): RevenueFigures {
   const agents = new Map<string, AgentTally>();
   const tally = (agentId: string): AgentTally => {
     let t = agents.get(agentId);
@@ -45,7 +60,7 @@ export function revenueFigures(inWindow: Iterable<Entry>, lookup: EntryLookup): 
       agent.outcomes++;
       const money = entry.result === "success" ? outcomeMoney(entry, lookup) : undefined;
       if (money) add(agent.money, money);
-    } else if (isUncountedClosedWonDeal(entry, lookup)) {
+    } else if (isUncountedClosedWonDeal(entry, lookup, named)) {
       add(agent.money, { amount: entry.amount ?? 0, currency: entry.currency ?? DEFAULT_CURRENCY });
     }
   }
@@ -70,20 +85,21 @@ function outcomeMoney(outcome: Entry, lookup: EntryLookup): Money | undefined {
 }
 
 /** A connector's closed-won decision that is its deal's current version and that no outcome resolves. */
-function isUncountedClosedWonDeal(entry: Entry, lookup: EntryLookup): boolean {
+function isUncountedClosedWonDeal(entry: Entry, lookup: EntryLookup, named: ReadonlySet<string>): boolean {
   if (entry.category !== "decision" || entry.stage !== "closed_won") return false;
   if (!entry.created_by.startsWith("connector:")) return false;
-  // A later version of the deal (a new amount, a reopened stage) is the one that counts, in its own window.
-  if (entry.invalidated_at !== null) return false;
-  return !dealResolved(entry, lookup);
+  // A later version of the deal (a new amount, a reopened stage) is the one that counts, in its own
+  // window: it supersedes this one, or ends it in valid time.
+  if (entry.invalidated_at !== null || entry.valid_to !== null) return false;
+  return !dealNamed(entry, lookup, named);
 }
 
-/** Whether an outcome resolved this version of the deal or any earlier one (the supersedes chain). */
-function dealResolved(decision: Entry, lookup: EntryLookup): boolean {
+/** Whether an outcome names this version of the deal or any earlier one (the supersedes chain). */
+function dealNamed(decision: Entry, lookup: EntryLookup, named: ReadonlySet<string>): boolean {
   const visited = new Set<string>();
   let version: Entry | undefined = decision;
   while (version && !visited.has(version.id)) {
-    if (version.status === "resolved") return true;
+    if (named.has(version.id)) return true;
     visited.add(version.id);
     version = version.supersedes ? lookup(version.supersedes) : undefined;
   }

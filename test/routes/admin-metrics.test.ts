@@ -172,6 +172,26 @@ describe("GET /admin/metrics/revenue-per-agent/{tenant_id}", () => {
     ]);
   });
 
+  test("a deal whose outcome falls in a later window is counted there, by its outcome, not twice", async () => {
+    const t = await tenant();
+    const deal = await crmDeal(t, {
+      Id: "0065e000012",
+      Name: "Hooli",
+      Amount: "4000",
+      LastModifiedDate: iso(WORK),
+    });
+    await write(t, "outcomes", {
+      content: "Hooli signed",
+      decision_id: deal,
+      result: "success",
+      amount: 4000,
+      agent_id: "agent-late",
+      valid_from: iso(WORK + 3 * DAY),
+    });
+    expect((await revenue(t)).revenue).toBe(0);
+    expect((await revenue(t, `from=${iso(WORK + 2 * DAY)}&to=${iso(WORK + 4 * DAY)}`)).revenue).toBe(4000);
+  });
+
   test("a deal updated twice in the window counts once, at its latest amount", async () => {
     const t = await tenant();
     await crmDeal(t, { Id: "0065e000010", Name: "Initech", Amount: "5000", LastModifiedDate: iso(WORK) });

@@ -1,4 +1,4 @@
-import { revenueFigures } from "../../../src/memory/revenue.ts";
+import { decisionsNamed, revenueFigures } from "../../../src/memory/revenue.ts";
 import { later } from "../../../src/runtime/later.ts";
 import type { SliceHandlers } from "../slice.ts";
 import type { TenantMemory } from "./memory.ts";
@@ -54,7 +54,10 @@ export function memoryHandlers(memory: TenantMemory): SliceHandlers<MemoryMessag
       const inWindow = (function* () {
         for (const stored of entries.scanValid(from, to)) yield stored.entry;
       })();
-      return revenueFigures(inWindow, (id) => entries.get(id)?.entry);
+      const outcomes = (function* () {
+        for (const stored of entries.scanCategory("outcome")) yield stored.entry;
+      })();
+      return revenueFigures(inWindow, (id) => entries.get(id)?.entry, decisionsNamed(outcomes));
     },
   };
 }
