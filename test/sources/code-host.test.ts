@@ -121,8 +121,13 @@ describeSource({
 
     test("a release resolves the latest merged pull request of its repository", async () => {
       const t = await tenant();
-      await deliver(t.tenant_id, pullRequestClosed({ repo: "acme/linked", number: 1 }));
-      const decision = await deliver(t.tenant_id, pullRequestClosed({ repo: "acme/linked", number: 2 }));
+      // The latest in event time (merges at one instant are ordered by their event ids, not by arrival).
+      const at = (minute: number) => `2026-11-21T09:${minute}:07Z`;
+      await deliver(t.tenant_id, pullRequestClosed({ repo: "acme/linked", number: 1, mergedAt: at(40) }));
+      const decision = await deliver(
+        t.tenant_id,
+        pullRequestClosed({ repo: "acme/linked", number: 2, mergedAt: at(41) }),
+      );
       const other = await deliver(t.tenant_id, releasePublished("acme/elsewhere", "v1.0.0"));
       const outcome = await deliver(t.tenant_id, releasePublished("acme/linked", "v3.0.0"));
       const entry = await readEntry(harness(), t.token, "outcome", outcome.entries[0]!);

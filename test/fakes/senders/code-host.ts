@@ -96,8 +96,11 @@ export function repository(fullName = "acme/widgets") {
   };
 }
 
-export function pullRequestClosed(opts: { repo?: string; number?: number; merged?: boolean } = {}): string {
+export function pullRequestClosed(
+  opts: { repo?: string; number?: number; merged?: boolean; mergedAt?: string } = {},
+): string {
   const repo = opts.repo ?? "acme/widgets";
+  const at = opts.mergedAt ?? "2026-11-21T09:41:07Z";
   const number = opts.number ?? randomInt(100, 9_999);
   const merged = opts.merged ?? true;
   return githubDelivery("pull_request", {
@@ -114,8 +117,8 @@ export function pullRequestClosed(opts: { repo?: string; number?: number; merged
       body: "Captures that time out are retried with the same idempotency key.",
       labels: [{ id: 1, name: "payments", color: "0e8a16" }],
       created_at: "2026-11-20T15:02:11Z",
-      closed_at: "2026-11-21T09:41:07Z",
-      merged_at: merged ? "2026-11-21T09:41:07Z" : null,
+      closed_at: at,
+      merged_at: merged ? at : null,
       merge_commit_sha: "9f1c2e7d4b3a5c6e8f0a1b2c3d4e5f6a7b8c9d0e",
       head: { ref: "retry-captures", sha: "4b3a5c6e8f0a1b2c3d4e5f6a7b8c9d0e9f1c2e7d" },
       base: { ref: "main", sha: "0a1b2c3d4e5f6a7b8c9d0e9f1c2e7d4b3a5c6e8f" },
