@@ -17,6 +17,7 @@ import { parseCli } from "../scripts/cli.ts";
 import { HashEmbedder } from "../src/embedding/hash-embedder.ts";
 import { LocalEmbedder } from "../src/embedding/local-embedder.ts";
 import { LocalModel } from "../src/embedding/local-model.ts";
+import { StaticEmbedder } from "../src/embedding/static-embedder.ts";
 import { type Candidate, type EmbedderFigures, measure } from "./embedders/measure.ts";
 import { compactWordVectors, WordVectorEmbedder } from "./embedders/word-vectors.ts";
 import { machine } from "./stats.ts";
@@ -49,6 +50,11 @@ const CANDIDATES: Candidate[] = [
       // Latency is measured without the query cache (no sentence repeats anyway); the cache apart.
       return { embedder: new LocalEmbedder(model, 0), cached: new LocalEmbedder(model) };
     },
+  },
+  {
+    // The table distilled from `local` (docs/static-embedder.md): its load is reading the table.
+    name: "static",
+    load: async () => ({ embedder: new StaticEmbedder(), cached: null }),
   },
 ];
 

@@ -18,7 +18,7 @@ import {
  * Reads the environment once, validated. Nothing else reads process.env; per-tenant secrets go
  * through src/secrets.ts, which is handed the same environment object.
  */
-export type EmbedderKind = "hash" | "http" | "client" | "local";
+export type EmbedderKind = "hash" | "http" | "client" | "local" | "static";
 
 export interface Config {
   jwtSecret: Uint8Array;
@@ -101,7 +101,7 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
   const embedder = oneOf(
     env,
     "MEMORY_RUNTIME_EMBEDDER",
-    ["hash", "http", "client", "local"],
+    ["hash", "http", "client", "local", "static"],
     DEFAULT_EMBEDDER,
   );
   const config: Config = {
@@ -164,18 +164,20 @@ export const DEFAULT_EMBEDDER: EmbedderKind = "local";
 const DEFAULT_EMBEDDING_DIMS = 384;
 
 /**
- * The vector length. The local model's is fixed (512): it is the default with `local`, and any
- * other value is refused rather than overridden, since an operator who set it expects it to hold.
+ * The vector length. The local model's is fixed (512), and so is the static table's, distilled
+ * into the model's space: it is the default with `local` and `static`, and any other value is
+ * refused rather than overridden, since an operator who set it expects it to hold.
  */
 function embeddingDims(env: Env, embedder: EmbedderKind): number {
   const name = "MEMORY_RUNTIME_EMBEDDING_DIMS";
-  if (embedder !== "local") return integer(env, name, DEFAULT_EMBEDDING_DIMS, 1, 4096);
+  if (embedder !== "local" && embedder !== "static")
+    return integer(env, name, DEFAULT_EMBEDDING_DIMS, 1, 4096);
   const dims = integer(env, name, USE_LITE_DIMS, 1, 4096);
   if (dims !== USE_LITE_DIMS) {
     // Unset, the embedder is the default: the operator may be counting on the old default's dims.
     const chosen = env.MEMORY_RUNTIME_EMBEDDER
-      ? "MEMORY_RUNTIME_EMBEDDER=local"
-      : "the default embedder, local,";
+      ? `MEMORY_RUNTIME_EMBEDDER=${embedder}`
+      : `the default embedder, ${embedder},`;
     const other = env.MEMORY_RUNTIME_EMBEDDER ? "" : ", or set MEMORY_RUNTIME_EMBEDDER (hash, http, client)";
     throw new ConfigError(
       `${chosen} makes vectors of ${USE_LITE_DIMS} dimensions, but ${name} is ${dims}: ` +

@@ -45,13 +45,13 @@ export function embedderSignature(cfg: { kind: EmbedderKind; dims: number; model
 
 /**
  * Where an entry's vector is made on a write: the caller sends it (`client`), the writer computes
- * it at once (`hash`: microseconds, so the entry is found by vector as soon as it is answered), or
- * the background embedder does after the write is answered (`local`, `http`: milliseconds to
- * seconds, and a service that may be down).
+ * it at once (`hash`, `static`: microseconds, so the entry is found by vector as soon as it is
+ * answered), or the background embedder does after the write is answered (`local`, `http`:
+ * milliseconds to seconds, and a service that may be down).
  */
 export function vectorsOnWrite(kind: EmbedderKind): "caller" | "inline" | "background" {
   if (kind === "client") return "caller";
-  return kind === "hash" ? "inline" : "background";
+  return kind === "hash" || kind === "static" ? "inline" : "background";
 }
 
 /** The runtime's background embedder (src/compose.ts). */

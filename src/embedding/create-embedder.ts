@@ -6,6 +6,7 @@ import { HashEmbedder } from "./hash-embedder.ts";
 import { HttpEmbedder } from "./http-embedder.ts";
 import { LocalEmbedder } from "./local-embedder.ts";
 import { type LocalModel, sharedLocalModel } from "./local-model.ts";
+import { StaticEmbedder } from "./static-embedder.ts";
 import { USE_LITE_DIMS } from "./use-lite.ts";
 
 /**
@@ -47,5 +48,10 @@ function embedderOf(cfg: EmbedderConfig): Embedder {
       if (cfg.dims !== USE_LITE_DIMS)
         throw new Error(`the local embedder's vectors have ${USE_LITE_DIMS} dims, not ${cfg.dims}`);
       return new LocalEmbedder(cfg.localModel ?? sharedLocalModel());
+    case "static":
+      // The table is distilled into the local model's space, so its length is the model's.
+      if (cfg.dims !== USE_LITE_DIMS)
+        throw new Error(`the static embedder's vectors have ${USE_LITE_DIMS} dims, not ${cfg.dims}`);
+      return new StaticEmbedder();
   }
 }
