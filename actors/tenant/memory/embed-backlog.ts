@@ -69,8 +69,18 @@ export class EmbedBacklog implements EmbedQueue {
   /** Wakes the embedder when the earliest item waiting after a failure may be taken again. */
   private retryTimer: { at: number; handle: TimerHandle } | undefined;
   private stampDue: boolean;
-  /** Queue records written and not committed yet (the committed ones are counted by the table). */
-  private staged = 0;
+  /**
+   * Queue records written and not seen committed yet (seq → id); the committed ones are counted by
+   * the table. lmdb-js shows a commit to reads (a read transaction begun after its write thread
+   * committed) before the commit's promise settles here, and a write-through (cluster mode's
+   * changelog append) holds that promise longer still: no callback marks the point the records
+   * show, so a record the table holds is dropped from here when read (`pending`, `take`), in the
+   * same read transaction as the table's count. A record leaves the table only once `take` (the
+   * way to `store`) or `forget` (an erasure) dropped it here, so one staged and not in the table
+   * is not committed yet: neither counted twice nor missed. Each record is looked up only until
+   * its commit shows: a lookup per record still committing, never a read of the whole queue.
+   */
+  private readonly staged = new Map<number, string>();
   /** Entries a reset of the vault's vectors queues, until it commits (its queue is the whole vault). */
   private resetting: number | undefined;
   private readonly detach: () => void;
@@ -87,10 +97,10 @@ export class EmbedBacklog implements EmbedQueue {
   /** The queue records opening the vault wrote are counted until they commit; then taken. */
   private stageOpening(reset: boolean, written: NonNullable<EmbedderCheck["written"]>): void {
     if (reset) this.resetting = written.queued;
-    else this.staged += written.queued;
+    this.stage(written.queue);
     const settled = () => {
       if (reset) this.resetting = undefined;
-      else this.staged -= written.queued;
+      this.unstage(written.queue);
     };
     written.commit.then(() => {
       settled();
@@ -105,7 +115,18 @@ export class EmbedBacklog implements EmbedQueue {
 
   /** Entries waiting for their vector: queue records committed, and those still committing. */
   pending(): number {
-    return (this.resetting ?? storedCount(this.memory.embedQueue)) + this.staged;
+    // A reset's records are `resetting` until it settles; those of writes after it are staged.
+    for (const seq of this.staged.keys()) if (this.memory.embedQueue.doesExist(seq)) this.staged.delete(seq);
+    return (this.resetting ?? storedCount(this.memory.embedQueue)) + this.staged.size;
+  }
+
+  private stage(queue: Array<[number, string]>): void {
+    for (const [seq, id] of queue) this.staged.set(seq, id);
+  }
+
+  /** The write settled: its records are in the table (or were never written). */
+  private unstage(queue: Array<[number, string]>): void {
+    for (const [seq] of queue) this.staged.delete(seq);
   }
 
   /**
@@ -123,7 +144,7 @@ export class EmbedBacklog implements EmbedQueue {
     }
     if (embedding.stamp === undefined && embedding.queue === undefined) return;
     set.embedding = embedding;
-    this.staged += embedding.queue?.length ?? 0;
+    this.stage(embedding.queue ?? []);
   }
 
   /**
@@ -132,7 +153,7 @@ export class EmbedBacklog implements EmbedQueue {
    */
   settled(set: WriteSet, committed: boolean): void {
     const queued = set.embedding?.queue?.length ?? 0;
-    this.staged -= queued;
+    this.unstage(set.embedding?.queue ?? []);
     if (!committed) return;
     if (set.embedding?.stamp !== undefined) this.stampDue = false;
     if (queued > 0 && !this.closed) this.opts.embedding.wake(this.opts.tenantId);
@@ -150,6 +171,8 @@ export class EmbedBacklog implements EmbedQueue {
     let retry: EmbedItem | undefined;
     for (const { key: seq, value: id } of this.memory.embedQueue.getRange()) {
       if (items.length >= max) break;
+      // Committed: counted by the table now, and may leave it (stored) before its write settles.
+      this.staged.delete(seq);
       if (this.handedOut.has(seq) || this.erased.has(id)) continue;
       const failed = this.failures.get(seq);
       if (failed && (retry || failed.notBefore > now)) continue;
@@ -231,6 +254,8 @@ export class EmbedBacklog implements EmbedQueue {
   /** Erased entries: a vector on its way for one of them is dropped (erase/erase.ts). */
   forget(ids: Iterable<string>): void {
     for (const id of ids) this.erased.add(id);
+    // Their queue records go with the erasure: counted by the table until it commits, not staged.
+    for (const [seq, id] of this.staged) if (this.erased.has(id)) this.staged.delete(seq);
   }
 
   close(): void {

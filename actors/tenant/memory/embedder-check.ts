@@ -11,8 +11,11 @@ export interface EmbedderCheck {
   reset: boolean;
   /** No embedder is recorded yet: the next write of an entry records this one. */
   stampDue: boolean;
-  /** What the check wrote: the entries it queues, committed once `commit` resolves. */
-  written?: { queued: number; commit: Promise<void> };
+  /**
+   * What the check wrote, committed once `commit` resolves: the entries it queues (`queued`), and
+   * their queue records (`queue`; none listed for a reset, which queues the whole vault).
+   */
+  written?: { queued: number; queue: Array<[number, string]>; commit: Promise<void> };
 }
 
 /**
@@ -34,12 +37,12 @@ export function checkEmbedder(
   if (stamp !== undefined || otherDims(memory, dims)) {
     const requeue = embedding.canEmbed;
     const queued = requeue ? storedCount(memory.entries) : 0;
-    const written = write(vault, { reset: { stamp: signature, requeue } }, queued);
+    const written = write(vault, { reset: { stamp: signature, requeue } }, queued, []);
     return { reset: true, stampDue: false, written };
   }
   if (storedCount(memory.entries) === 0) return { reset: false, stampDue: true };
   const queue = embedding.canEmbed ? unqueued(memory) : [];
-  const written = write(vault, { stamp: signature, queue }, queue.length);
+  const written = write(vault, { stamp: signature, queue }, queue.length, queue);
   return { reset: false, stampDue: false, written };
 }
 
@@ -60,11 +63,16 @@ function unqueued(memory: TableViews<"memory">): Array<[number, string]> {
 }
 
 /** Written with the group commit; a failure (a full disk) leaves the vault as it was, for the next open. */
-function write(vault: TenantVault, embedding: EmbeddingRecords, queued: number): EmbedderCheck["written"] {
+function write(
+  vault: TenantVault,
+  embedding: EmbeddingRecords,
+  queued: number,
+  queue: Array<[number, string]>,
+): EmbedderCheck["written"] {
   try {
     const commit = vault.write(emptySet({ embedding }));
     commit.catch(() => undefined);
-    return { queued, commit };
+    return { queued, queue, commit };
   } catch {
     // Refused at once (the vault at its size ceiling): the next open checks again.
     return undefined;

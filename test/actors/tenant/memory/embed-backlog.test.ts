@@ -16,6 +16,7 @@ import type {
 } from "../../../../src/embedding/embed-scheduler.ts";
 import { ManualClock } from "../../../../src/runtime/clock.ts";
 import { embedderStamp } from "../../../../src/vault/embedding-records.ts";
+import { storedCount } from "../../../../src/vault/tables.ts";
 import { TenantVault, type WriteSet } from "../../../../src/vault/tenant-vault.ts";
 import { writableTables } from "../../../helpers/vault-tables.ts";
 
@@ -56,12 +57,15 @@ class DrivenEmbedding implements BackgroundEmbedding {
 
 const unit = (i: number) => Float32Array.from({ length: DIMS }, (_, k) => (k === i % DIMS ? 1 : 0));
 
-/** Opens the tenant's memory on `dir`, recording every write set the vault commits. */
-function open(dir: string, embedding = new DrivenEmbedding(), dims = DIMS) {
+/**
+ * Opens the tenant's memory on `dir`, recording every write set the vault commits; with `hold`,
+ * a write resolves only once `hold` does after its local commit (as cluster mode's changelog append).
+ */
+function open(dir: string, embedding = new DrivenEmbedding(), dims = DIMS, hold?: () => Promise<void>) {
   const sets: WriteSet[] = [];
   const record = (set: WriteSet, commit: (set: WriteSet) => Promise<void>) => {
     sets.push(set);
-    return commit(set);
+    return hold ? commit(set).then(hold) : commit(set);
   };
   const vault = new TenantVault(dir, { writeThrough: record });
   const clock = new ManualClock();
@@ -206,6 +210,55 @@ describe("the backlog: queued with the entry, stored with the removal of its que
   });
 });
 
+/** A write-through hold: `committed` resolves once a write's local commit has; the write waits for `release`. */
+function heldCommit() {
+  const committed = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  const hold = () => {
+    committed.resolve();
+    return release.promise;
+  };
+  return { hold, committed: committed.promise, release: () => release.resolve() };
+}
+
+/** `dir`'s vault as one of before the embedder record (or an import): no stamp, no queue records. */
+async function unrecorded(dir: string): Promise<void> {
+  const legacy = new TenantVault(dir);
+  const { meta, embedQueue } = { ...writableTables(legacy, "vault"), ...writableTables(legacy, "memory") };
+  await meta.remove(`embedder:hash/${DIMS}`);
+  await embedQueue.clearAsync();
+  await legacy.close();
+}
+
+describe("pending counts each queue record once, while its commit shows and its write has not settled", () => {
+  test("a write's queue record", async () => {
+    const held = heldCommit();
+    const { memory, vault } = open(tempDir(), undefined, undefined, held.hold);
+    const written = write(memory, "the lift is inspected in June");
+    await held.committed;
+    expect(storedCount(vault.tablesOf("memory").embedQueue)).toBe(1);
+    expect(memory.backlog!.pending()).toBe(1);
+    held.release();
+    await written;
+    expect(memory.backlog!.pending()).toBe(1);
+  });
+
+  test("the queue records the opening of a vault writes", async () => {
+    const dir = tempDir();
+    const first = open(dir);
+    await write(first.memory, "alpha fact");
+    await write(first.memory, "beta fact");
+    await close(first);
+    await unrecorded(dir);
+    const held = heldCommit();
+    const { memory, vault } = open(dir, undefined, undefined, held.hold);
+    await held.committed;
+    expect(storedCount(vault.tablesOf("memory").embedQueue)).toBe(2);
+    expect(memory.backlog!.pending()).toBe(2);
+    held.release();
+  });
+});
+
 describe("the embedder check at open", () => {
   async function vaultWithVectors(dir: string, signature = `hash/${DIMS}`) {
     const o = open(dir, new DrivenEmbedding(signature));
@@ -262,11 +315,7 @@ describe("the embedder check at open", () => {
   test("a vault of before the record (or an import) with the same dimensions queues only entries without a vector", async () => {
     const dir = tempDir();
     const ids = await vaultWithVectors(dir);
-    const legacy = new TenantVault(dir);
-    const { meta, embedQueue } = { ...writableTables(legacy, "vault"), ...writableTables(legacy, "memory") };
-    await meta.remove(`embedder:hash/${DIMS}`);
-    await embedQueue.clearAsync();
-    await legacy.close();
+    await unrecorded(dir);
     const { memory, sets } = open(dir);
     const [set] = sets;
     expect(set!.embedding?.stamp).toBe(`hash/${DIMS}`);
