@@ -2809,6 +2809,8 @@ export interface components {
                 pending: number;
                 /** @description Entries waiting for the background embedder: found by their words until embedded */
                 pending_vectors: number;
+                /** @description Under MEMORY_RUNTIME_EMBEDDER=tiered: entries whose vector is the static tier's, waiting for the sentence model's (found by meaning meanwhile) */
+                pending_upgrades?: number;
                 embedder?: {
                     kind: string;
                     /** @enum {string} */

@@ -15,7 +15,7 @@ import { routeDeps } from "./compose-deps.ts";
 import type { Config, Env } from "./config.ts";
 import { ConnectorSupervisor } from "./connectors/supervisor.ts";
 import { backgroundEmbedder } from "./embedding/background-embedder.ts";
-import { createEmbedder } from "./embedding/create-embedder.ts";
+import { configuredEmbedder, type EmbedderConfig } from "./embedding/create-embedder.ts";
 import { AppError } from "./errors.ts";
 import { CrmMappingHolder } from "./ingest/crm-mapping-holder.ts";
 import { IngestPipeline } from "./ingest/deliver.ts";
@@ -44,7 +44,7 @@ import { SystemStore } from "./vault/system-store.ts";
 
 export type { ConnectorStarts, Runtime, RuntimeDeps } from "./runtime-shape.ts";
 
-export interface ComposeOptions {
+export interface ComposeOptions extends Pick<EmbedderConfig, "localModel"> {
   config: Config;
   env: Env;
   clock?: Clock;
@@ -67,14 +67,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
   const disk = new DiskSpace(config.dataDir, config.diskReserveBytes);
   const store = new SystemStore(config.dataDir, config.auditLimit, { maxBytes: config.vaultMaxBytes, disk });
   const changeFeeds = new ChangeFeeds();
-  const embedder = createEmbedder({
-    kind: config.embedder,
-    dims: config.embeddingDims,
-    url: config.embeddingsUrl,
-    model: config.embeddingsModel,
-    apiKey: config.embeddingsApiKey,
-    telemetry,
-  });
+  const embedder = configuredEmbedder(config, { telemetry, localModel: options.localModel });
   // Entries written without a vector are embedded after their answer, fairly across tenants.
   const embedding = backgroundEmbedder(embedder, { model: config.embeddingsModel, clock, log });
   const actors = new ActorSystem({

@@ -18,7 +18,7 @@ import {
  * Reads the environment once, validated. Nothing else reads process.env; per-tenant secrets go
  * through src/secrets.ts, which is handed the same environment object.
  */
-export type EmbedderKind = "hash" | "http" | "client" | "local" | "static";
+export type EmbedderKind = "hash" | "http" | "client" | "local" | "static" | "tiered";
 
 export interface Config {
   jwtSecret: Uint8Array;
@@ -101,7 +101,7 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
   const embedder = oneOf(
     env,
     "MEMORY_RUNTIME_EMBEDDER",
-    ["hash", "http", "client", "local", "static"],
+    ["hash", "http", "client", "local", "static", "tiered"],
     DEFAULT_EMBEDDER,
   );
   const config: Config = {
@@ -170,7 +170,7 @@ const DEFAULT_EMBEDDING_DIMS = 384;
  */
 function embeddingDims(env: Env, embedder: EmbedderKind): number {
   const name = "MEMORY_RUNTIME_EMBEDDING_DIMS";
-  if (embedder !== "local" && embedder !== "static")
+  if (embedder !== "local" && embedder !== "static" && embedder !== "tiered")
     return integer(env, name, DEFAULT_EMBEDDING_DIMS, 1, 4096);
   const dims = integer(env, name, USE_LITE_DIMS, 1, 4096);
   if (dims !== USE_LITE_DIMS) {

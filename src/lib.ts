@@ -16,6 +16,7 @@ import { type App, createApp } from "./app.ts";
 import type { BridgeResult, MessagingBridge } from "./bridge/bridge.ts";
 import { composeRuntime, type Runtime } from "./compose.ts";
 import { type Config, type Env, loadConfig } from "./config.ts";
+import type { LocalModel } from "./embedding/local-model.ts";
 import { bindOrRefuse, serverOptions } from "./http/server-options.ts";
 import { type DrainReport, drainRequests } from "./http/shutdown-gate.ts";
 import type { RuntimePorts } from "./ports.ts";
@@ -55,6 +56,8 @@ export interface RuntimeOptions {
   accessLog?: LogSink;
   /** Metrics, tracing and the access log, built by you (tests); default: from `config` and `accessLog`. */
   telemetry?: Telemetry;
+  /** The sentence model of the `local` and `tiered` embedders; default: the process's shared one (tests pass a fake). */
+  localModel?: LocalModel;
   /**
    * The data directory's lock, if you took it (`lockDataDir`): you release it after `stop`.
    * Default: the runtime takes it (DataDirInUse, a ConfigError, while another runtime holds the
@@ -107,6 +110,7 @@ export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
       clock: options.clock,
       log: options.log,
       ports: options.ports,
+      localModel: options.localModel,
       telemetry:
         options.telemetry ?? createTelemetry(config.telemetry, { sink: options.accessLog, log: options.log }),
     });

@@ -15,7 +15,11 @@ export function statusHandlers(
     "tenant.init": () => undefined,
     "tenant.health": () => {
       const embedder = memory.backlog?.embedderState();
-      const backlog = { pending_vectors: memory.backlog?.pending() ?? 0, ...(embedder && { embedder }) };
+      const backlog = {
+        pending_vectors: memory.backlog?.pending() ?? 0,
+        ...upgradesOf(memory),
+        ...(embedder && { embedder }),
+      };
       return {
         vault: { present: true, entries: memory.entries.count() },
         index: { vectors: vectors.size, pending: vectors.pending, ...backlog },
@@ -30,4 +34,10 @@ export function statusHandlers(
       writes_per_day: vault.counters.writesPerDay(fromDay, toDay),
     }),
   };
+}
+
+/** `pending_upgrades`, under an embedder whose writes' vectors are upgraded later (`tiered`) only. */
+function upgradesOf(memory: TenantMemory): { pending_upgrades?: number } {
+  const backlog = memory.backlog;
+  return backlog?.upgrading ? { pending_upgrades: backlog.upgrades() } : {};
 }

@@ -26,6 +26,7 @@ export function limitsFor(kind: EmbedderKind): SchedulerLimits {
   const backoff = { backoffMs: BACKOFF_MS, maxBackoffMs: MAX_BACKOFF_MS };
   switch (kind) {
     case "local":
+    case "tiered":
       return { batchSize: LOCAL_BACKGROUND_BATCH, concurrency: 1, ...backoff };
     case "http":
       return { batchSize: 64, concurrency: 2, ...backoff };
@@ -46,12 +47,13 @@ export function embedderSignature(cfg: { kind: EmbedderKind; dims: number; model
 /**
  * Where an entry's vector is made on a write: the caller sends it (`client`), the writer computes
  * it at once (`hash`, `static`: microseconds, so the entry is found by vector as soon as it is
- * answered), or the background embedder does after the write is answered (`local`, `http`:
- * milliseconds to seconds, and a service that may be down).
+ * answered; `tiered`: the static tier's, upgraded later by the background embedder), or the
+ * background embedder does after the write is answered (`local`, `http`: milliseconds to seconds,
+ * and a service that may be down).
  */
 export function vectorsOnWrite(kind: EmbedderKind): "caller" | "inline" | "background" {
   if (kind === "client") return "caller";
-  return kind === "hash" || kind === "static" ? "inline" : "background";
+  return kind === "hash" || kind === "static" || kind === "tiered" ? "inline" : "background";
 }
 
 /** The runtime's background embedder (src/compose.ts). */

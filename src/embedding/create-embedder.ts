@@ -1,3 +1,4 @@
+import type { Config } from "../config.ts";
 import { instrumentedEmbedder } from "../telemetry/instrumented-embedder.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { ClientEmbedder } from "./client-embedder.ts";
@@ -7,6 +8,7 @@ import { HttpEmbedder } from "./http-embedder.ts";
 import { LocalEmbedder } from "./local-embedder.ts";
 import { type LocalModel, sharedLocalModel } from "./local-model.ts";
 import { StaticEmbedder } from "./static-embedder.ts";
+import { TieredEmbedder } from "./tiered-embedder.ts";
 import { USE_LITE_DIMS } from "./use-lite.ts";
 
 /**
@@ -23,10 +25,22 @@ export interface EmbedderConfig {
   fetch?: typeof fetch;
   /** Per-request timeout of the http embedder, default 30 s. */
   timeoutMs?: number;
-  /** The local embedder's model; default: the process's shared one, loaded on first use. */
+  /** The local and tiered embedders' model; default: the process's shared one, loaded on first use (tests pass a fake). */
   localModel?: LocalModel;
   /** Times each call and traces it (src/telemetry/instrumented-embedder.ts). */
   telemetry?: Telemetry;
+}
+
+/** The runtime's embedder, as its configuration names it (src/compose.ts). */
+export function configuredEmbedder(
+  config: Pick<
+    Config,
+    "embedder" | "embeddingDims" | "embeddingsUrl" | "embeddingsModel" | "embeddingsApiKey"
+  >,
+  parts: Pick<EmbedderConfig, "telemetry" | "localModel">,
+): Embedder {
+  const { embeddingsUrl: url, embeddingsModel: model, embeddingsApiKey: apiKey } = config;
+  return createEmbedder({ kind: config.embedder, dims: config.embeddingDims, url, model, apiKey, ...parts });
 }
 
 export function createEmbedder(cfg: EmbedderConfig): Embedder {
@@ -53,5 +67,12 @@ function embedderOf(cfg: EmbedderConfig): Embedder {
       if (cfg.dims !== USE_LITE_DIMS)
         throw new Error(`the static embedder's vectors have ${USE_LITE_DIMS} dims, not ${cfg.dims}`);
       return new StaticEmbedder();
+    case "tiered":
+      if (cfg.dims !== USE_LITE_DIMS)
+        throw new Error(`the tiered embedder's vectors have ${USE_LITE_DIMS} dims, not ${cfg.dims}`);
+      return new TieredEmbedder(
+        new StaticEmbedder(),
+        new LocalEmbedder(cfg.localModel ?? sharedLocalModel()),
+      );
   }
 }

@@ -29,6 +29,8 @@ export interface EmbedQueue {
   failed(items: EmbedItem[]): void;
   /** Entries waiting for their vector (the metrics' backlog). */
   pending?(): number;
+  /** Entries whose fast tier's vector waits for the model's (`tiered`; the metrics' backlog too). */
+  upgrades?(): number;
 }
 
 /** What a tenant actor is given: where to attach its backlog, and what the runtime embeds with. */
@@ -37,6 +39,11 @@ export interface BackgroundEmbedding {
   readonly signature: string;
   /** Whether the embedder makes vectors itself: every kind but `client`. */
   readonly canEmbed: boolean;
+  /**
+   * Whether a write's own vector (the fast tier's, `tiered`) is queued for the background embedder
+   * too, which replaces it with the model's once: the queue record marks a vector not upgraded yet.
+   */
+  readonly upgrades?: boolean;
   /** Attaches a tenant's backlog; the function returned detaches it (the actor stops). */
   attach(tenantId: string, queue: EmbedQueue): () => void;
   /** The tenant's backlog may have items to take (a write queued some, a batch was stored). */
@@ -84,6 +91,7 @@ const ERROR_CHARS = 300;
 export class EmbedScheduler implements BackgroundEmbedding {
   readonly signature: string;
   readonly canEmbed: boolean;
+  readonly upgrades: boolean;
   private readonly queues = new Map<string, EmbedQueue>();
   /** Tenants whose backlog may have items. */
   private readonly ready = new Set<string>();
@@ -101,6 +109,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
   constructor(private readonly opts: EmbedSchedulerOptions) {
     this.signature = opts.signature;
     this.canEmbed = opts.embedder.kind !== "client";
+    this.upgrades = opts.embedder.kind === "tiered";
   }
 
   attach(tenantId: string, queue: EmbedQueue): () => void {
@@ -140,7 +149,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
   /** Entries of the attached (open) tenants waiting for their vector: read at a metrics scrape. */
   backlog(): number {
     let waiting = 0;
-    for (const queue of this.queues.values()) waiting += queue.pending?.() ?? 0;
+    for (const queue of this.queues.values()) waiting += (queue.pending?.() ?? 0) + (queue.upgrades?.() ?? 0);
     return waiting;
   }
 

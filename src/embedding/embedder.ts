@@ -1,7 +1,7 @@
 import { ValidationFailed } from "../errors.ts";
 import { normalizeInPlace, vectorProblem } from "./vector-math.ts";
 
-export type EmbedderKind = "hash" | "http" | "client" | "local" | "static";
+export type EmbedderKind = "hash" | "http" | "client" | "local" | "static" | "tiered";
 
 /**
  * Who waits for a call: a request (`query`, the default: a search's query vector, an inline

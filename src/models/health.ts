@@ -73,6 +73,13 @@ export const TenantHealthView = named(
         minimum: 0,
         description: "Entries waiting for the background embedder: found by their words until embedded",
       }),
+      pending_upgrades: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          description:
+            "Under MEMORY_RUNTIME_EMBEDDER=tiered: entries whose vector is the static tier's, waiting for the sentence model's (found by meaning meanwhile)",
+        }),
+      ),
       embedder: Type.Optional(EmbedderHealth),
     }),
     dead_letters: Type.Integer(),

@@ -23,7 +23,14 @@ export interface TenantHealth {
    * `pending`: vectors searched exactly until the actor inserts them into the graph;
    * `pending_vectors`: entries waiting for the background embedder; `embedder`: its state.
    */
-  index: { vectors: number; pending: number; pending_vectors: number; embedder?: EmbedderState };
+  index: {
+    vectors: number;
+    pending: number;
+    pending_vectors: number;
+    /** Under `tiered`: entries whose static-tier vector waits for the model's. */
+    pending_upgrades?: number;
+    embedder?: EmbedderState;
+  };
   dead_letters: number;
   connectors: Record<string, unknown>;
 }

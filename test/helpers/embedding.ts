@@ -7,6 +7,7 @@ export interface IndexHealth {
   vectors: number;
   pending: number;
   pending_vectors: number;
+  pending_upgrades?: number;
   embedder?: EmbedderState;
 }
 

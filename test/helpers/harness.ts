@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type App, createApp, createRuntime, type Runtime } from "../../src/app.ts";
 import { type Env, loadConfig } from "../../src/config.ts";
+import type { LocalModel } from "../../src/embedding/local-model.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import type { RuntimePorts } from "../../src/ports.ts";
 import { type Clock, systemClock } from "../../src/runtime/clock.ts";
@@ -54,6 +55,8 @@ export async function startHarness(
     ports?: Partial<RuntimePorts>;
     /** The runtime's telemetry (a test's own sink or tracing), kept across restarts. */
     telemetry?: Telemetry;
+    /** The sentence model of `local`/`tiered` (a fake the test controls), kept across restarts. */
+    localModel?: LocalModel;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "mrt-test-"));
@@ -76,6 +79,7 @@ export async function startHarness(
       log: () => undefined,
       ports: opts.ports,
       telemetry: opts.telemetry,
+      localModel: opts.localModel,
     });
     return { runtime, app: createApp(runtime.deps) };
   };

@@ -113,8 +113,30 @@ export class EmbedBacklog implements EmbedQueue {
     return this.opts.embedding.canEmbed ? this.opts.embedding.state() : undefined;
   }
 
-  /** Entries waiting for their vector: queue records committed, and those still committing. */
+  /**
+   * Entries waiting for their vector. Every queue record, committed or still committing, but under
+   * `tiered`, where a write brings its fast tier's vector and is queued for the upgrade too: there
+   * only the entries without a vector record (a vault reset for another embedder, or imported).
+   */
   pending(): number {
+    const queued = this.queued();
+    if (!this.opts.embedding.upgrades) return queued;
+    const missing = storedCount(this.memory.entries) - storedCount(this.memory.embeddings);
+    return Math.max(0, Math.min(queued, missing));
+  }
+
+  /** Whether writes' vectors are the fast tier's, queued for the model's (`tiered`). */
+  get upgrading(): boolean {
+    return this.opts.embedding.upgrades === true;
+  }
+
+  /** Entries whose vector is the fast tier's and waits for the model's (`tiered`; 0 otherwise). */
+  upgrades(): number {
+    return this.opts.embedding.upgrades ? this.queued() - this.pending() : 0;
+  }
+
+  /** Queue records committed, and those still committing. */
+  private queued(): number {
     // A reset's records are `resetting` until it settles; those of writes after it are staged.
     for (const seq of this.staged.keys()) if (this.memory.embedQueue.doesExist(seq)) this.staged.delete(seq);
     return (this.resetting ?? storedCount(this.memory.embedQueue)) + this.staged.size;
@@ -131,14 +153,16 @@ export class EmbedBacklog implements EmbedQueue {
 
   /**
    * Adds to a write set what the backlog needs of it: a queue record for each new entry without a
-   * vector (none under `client`, whose callers send vectors), and the embedder's stamp if due.
+   * vector (none under `client`, whose callers send vectors; each new entry under `tiered`, whose
+   * vector is upgraded), and the embedder's stamp if due.
    */
   annotate(set: WriteSet): void {
     if (set.created.length === 0) return;
     const embedding = set.embedding ?? {};
     if (this.stampDue) embedding.stamp = this.opts.embedding.signature;
     if (this.opts.embedding.canEmbed) {
-      const vectored = new Set((set.vectors ?? []).map(([id]) => id));
+      const upgraded = this.opts.embedding.upgrades ? [] : (set.vectors ?? []);
+      const vectored = new Set(upgraded.map(([id]) => id));
       const queue = set.created.filter((s) => !vectored.has(s.entry.id)).map((s) => [s.seq, s.entry.id]);
       if (queue.length > 0) embedding.queue = [...(embedding.queue ?? []), ...(queue as [number, string][])];
     }
@@ -223,13 +247,15 @@ export class EmbedBacklog implements EmbedQueue {
   /**
    * `embed.store`: each vector is written with the removal of its queue record, in one transaction,
    * then indexed. One whose entry already has a vector, is no longer queued or was erased meanwhile
-   * is dropped.
+   * is dropped. Under `tiered` the queue record is what says a vector is the fast tier's: the
+   * model's replaces it, once, since the same transaction removes the record.
    */
   store(items: EmbeddedItem[], vectors: Float32Array[]): Promise<void> {
     const done: Array<[number, string, Float32Array]> = [];
     items.forEach(({ seq, id }, i) => {
       if (this.erased.has(id) || this.storing.has(seq) || !this.memory.embedQueue.doesExist(seq)) return;
-      if (this.memory.embeddings.doesExist(seq) || this.memory.entries.get(id)?.seq !== seq) return;
+      if (this.memory.entries.get(id)?.seq !== seq) return;
+      if (!this.opts.embedding.upgrades && this.memory.embeddings.doesExist(seq)) return;
       done.push([seq, id, vectors[i]!]);
     });
     for (const [seq] of done) this.storing.add(seq);
@@ -239,7 +265,9 @@ export class EmbedBacklog implements EmbedQueue {
     const added = this.index(done);
     return written
       .catch((error) => {
-        for (const id of added) this.opts.indexes.vectors.remove(id);
+        // Back as before: the fast tier's vector of an upgrade, none otherwise.
+        const { vectors } = this.opts.indexes;
+        for (const [id, before] of added) if (!before || !vectors.add(id, before)) vectors.remove(id);
         throw error;
       })
       .then(() => {
@@ -264,11 +292,19 @@ export class EmbedBacklog implements EmbedQueue {
     this.detach();
   }
 
-  /** The ids whose vectors went into the index (an id already there keeps its own). */
-  private index(done: Array<[number, string, Float32Array]>): string[] {
+  /**
+   * The ids whose vectors went into the index, with the vector each replaced: an id already there
+   * keeps its own, but under `tiered`, where the model's vector replaces the fast tier's (the
+   * index overwrites an id's row in place, or moves it out of the graph into the tail).
+   */
+  private index(done: Array<[number, string, Float32Array]>): Array<[string, Float32Array | undefined]> {
     const { vectors } = this.opts.indexes;
-    const added: string[] = [];
-    for (const [, id, vector] of done) if (!vectors.has(id) && vectors.add(id, vector)) added.push(id);
+    const upgrades = this.opts.embedding.upgrades === true;
+    const added: Array<[string, Float32Array | undefined]> = [];
+    for (const [, id, vector] of done) {
+      const before = upgrades ? vectors.vectorOf(id) : undefined;
+      if ((before || !vectors.has(id)) && vectors.add(id, vector)) added.push([id, before]);
+    }
     if (added.length > 0) this.opts.onIndexed();
     return added;
   }
