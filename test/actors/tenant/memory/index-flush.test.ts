@@ -66,6 +66,13 @@ async function write(memory: TenantMemory, from: number, to: number): Promise<st
 }
 
 const nearest = (memory: TenantMemory, i: number) => memory.indexes.vectors.search(vectors[i]!, 1)[0]?.id;
+/**
+ * Whether vector `i`'s own entry is among its 10 nearest. Once rows are in the graph the search is
+ * approximate, and on random vectors (no structure to walk) the first hit is occasionally a
+ * neighbour (seen once in CI): a built row must be found, not necessarily ranked first.
+ */
+const foundNear = (memory: TenantMemory, i: number, id: string) =>
+  memory.indexes.vectors.search(vectors[i]!, 10).some((hit) => hit.id === id);
 
 describe("the graph is built in the background", () => {
   test("a written entry is found by its vector at once; writing never inserts into the graph", async () => {
@@ -111,11 +118,13 @@ describe("the graph is built in the background", () => {
         expect(pending).toBeGreaterThan(0);
         expect(pending).toBeLessThan(size);
         // The first rows are in the graph, the last in the tail: both found.
-        for (const i of [0, 1, 2498, 2499]) expect(nearest(memory, i)).toBe(ids[i]!);
+        for (const i of [0, 1, 2498, 2499])
+          expect({ i, found: foundNear(memory, i, ids[i]!) }).toEqual({ i, found: true });
       }
     }
     expect(chunks).toBeGreaterThan(1);
-    for (const i of [0, 1000, 2499]) expect(nearest(memory, i)).toBe(ids[i]!);
+    for (const i of [0, 1000, 2499])
+      expect({ i, found: foundNear(memory, i, ids[i]!) }).toEqual({ i, found: true });
   });
 
   test("a restart in the middle of the build keeps what was built and finishes the rest", async () => {
@@ -128,13 +137,15 @@ describe("the graph is built in the background", () => {
     const second = start(first.dir);
     expect(second.memory.indexes.vectors.size).toBe(2500);
     expect(second.memory.indexes.vectors.pending).toBe(1500);
-    for (const i of [0, 999, 1000, 2499]) expect(nearest(second.memory, i)).toBe(ids[i]!);
+    for (const i of [0, 999, 1000, 2499])
+      expect({ i, found: foundNear(second.memory, i, ids[i]!) }).toEqual({ i, found: true });
     // The open asks for the rest to be built at the first lull.
     await second.clock.advance(100);
     expect(second.told.flushes).toBe(1);
     second.memory.flush.run(true);
     expect(second.memory.indexes.vectors.pending).toBe(0);
-    for (const i of [0, 1500, 2499]) expect(nearest(second.memory, i)).toBe(ids[i]!);
+    for (const i of [0, 1500, 2499])
+      expect({ i, found: foundNear(second.memory, i, ids[i]!) }).toEqual({ i, found: true });
   });
 
   test("unusable index files are removed on open and the index is rebuilt from the vault", async () => {
