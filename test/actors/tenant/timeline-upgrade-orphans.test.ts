@@ -5,40 +5,17 @@
  * valid for ever. Opened, the vault ends with exactly one valid state per object, in event time;
  * an entry of another object carrying the same id (a contact of the deal's number) is left alone.
  */
-import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
 import { TenantIngest } from "../../../actors/tenant/ingest/ingest.ts";
 import { IngestStore } from "../../../actors/tenant/ingest/ingest-store.ts";
 import { decisionKey, timelineKey } from "../../../actors/tenant/ingest/keys.ts";
-import { TenantMemory } from "../../../actors/tenant/memory/memory.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
-import { ManualClock } from "../../../src/runtime/clock.ts";
-import { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import { memoryVaults, TENANT } from "../../helpers/tenant-memory.ts";
 
-const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 const DAY = 86_400_000;
 const T0 = Date.parse("2026-02-01T00:00:00.000Z");
 const iso = (day: number) => new Date(T0 + day * DAY).toISOString();
-const open: Array<{ memory: TenantMemory; vault: TenantVault; dir: string }> = [];
-
-afterEach(async () => {
-  for (const o of open.splice(0)) {
-    o.memory.close();
-    await o.vault.close();
-    rmSync(o.dir, { recursive: true, force: true });
-  }
-});
-
-function fresh() {
-  const dir = mkdtempSync(join(tmpdir(), "mrt-timeline-orphans-"));
-  const vault = new TenantVault(dir);
-  const clock = new ManualClock(Date.parse("2026-03-01T00:00:00.000Z"));
-  const memory = new TenantMemory({ tenantId: TENANT, vault, clock, dims: 4 });
-  open.push({ memory, vault, dir });
-  return { vault, memory, clock };
-}
+const fresh = memoryVaults("mrt-timeline-orphans-");
 
 type Earlier = ReturnType<typeof fresh>;
 let events = 0;

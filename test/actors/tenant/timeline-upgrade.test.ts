@@ -3,38 +3,20 @@
  * a deal's last stage decision, left valid by the closed-lost exception that did not supersede it,
  * ends where the exception begins, both resolved; the object gets its timeline; a second run does nothing.
  */
-import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
 import { TenantIngest } from "../../../actors/tenant/ingest/ingest.ts";
 import { IngestStore } from "../../../actors/tenant/ingest/ingest-store.ts";
 import { decisionKey, timelineKey } from "../../../actors/tenant/ingest/keys.ts";
 import { upgradeTimelines } from "../../../actors/tenant/ingest/timeline-upgrade.ts";
-import { TenantMemory } from "../../../actors/tenant/memory/memory.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
-import { ManualClock } from "../../../src/runtime/clock.ts";
-import { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import { memoryVaults, TENANT } from "../../helpers/tenant-memory.ts";
 
-const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 const KEY = "marketing_crm:deal:901";
-const open: Array<{ memory: TenantMemory; vault: TenantVault; dir: string }> = [];
-
-afterEach(async () => {
-  for (const o of open.splice(0)) {
-    o.memory.close();
-    await o.vault.close();
-    rmSync(o.dir, { recursive: true, force: true });
-  }
-});
+const fresh = memoryVaults("mrt-timeline-upgrade-");
 
 /** A vault as the earlier runtime left a lost deal: the index names the exception and the stage decision. */
 async function earlierVault() {
-  const dir = mkdtempSync(join(tmpdir(), "mrt-timeline-upgrade-"));
-  const vault = new TenantVault(dir);
-  const clock = new ManualClock(Date.parse("2026-03-01T00:00:00.000Z"));
-  const memory = new TenantMemory({ tenantId: TENANT, vault, clock, dims: 4 });
-  open.push({ memory, vault, dir });
+  const { vault, memory, clock } = fresh();
   const by = "connector:marketing_crm";
   const stage = memory.entryFromEvent({
     draft: {

@@ -1,32 +1,14 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { IngestStore } from "../../../../actors/tenant/ingest/ingest-store.ts";
-import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
 import { ValidationFailed } from "../../../../src/errors.ts";
 import type { EntryDraft } from "../../../../src/models/entry.ts";
-import { ManualClock } from "../../../../src/runtime/clock.ts";
-import { TenantVault } from "../../../../src/vault/tenant-vault.ts";
+import { memoryVaults } from "../../../helpers/tenant-memory.ts";
 
-const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
-const open: Array<{ memory: TenantMemory; vault: TenantVault; dir: string }> = [];
-
-afterEach(async () => {
-  for (const o of open.splice(0)) {
-    o.memory.close();
-    await o.vault.close();
-    rmSync(o.dir, { recursive: true, force: true });
-  }
-});
+const opened = memoryVaults("mrt-from-event-");
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), "mrt-from-event-"));
-  const vault = new TenantVault(dir);
-  const clock = new ManualClock(Date.parse("2026-03-01T00:00:00.000Z"));
-  const memory = new TenantMemory({ tenantId: TENANT, vault, clock, dims: 4 });
-  open.push({ memory, vault, dir });
-  return { memory, vault, clock, ingest: new IngestStore(vault) };
+  const o = opened();
+  return { ...o, ingest: new IngestStore(o.vault) };
 }
 
 const fact = (content: string, valid_from?: string): EntryDraft =>
