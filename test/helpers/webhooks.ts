@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { escapeXml, outboundEnvelope } from "../fakes/crm-outbound.ts";
-import { type Harness, startHarness } from "./harness.ts";
+import type { PlatformSender } from "../fakes/senders/sender.ts";
+import { BASE, type Harness, startHarness } from "./harness.ts";
 
 export { escapeXml };
 
@@ -24,6 +25,26 @@ export const PLURAL: Record<string, string> = {
 /** Sets `<base>_<tenant>` for every pair in the harness environment (read at call time). */
 export function setSecrets(h: Harness, tenantId: string, secrets: Record<string, string | undefined>): void {
   for (const [base, value] of Object.entries(secrets)) h.env[`${base}_${tenantId}`] = value;
+}
+
+/** A new tenant with each set of webhook secrets set (setSecrets). */
+export async function tenantWithSecrets(h: Harness, ...sets: Array<Record<string, string | undefined>>) {
+  const t = await h.createTenant();
+  for (const secrets of sets) setSecrets(h, t.tenant_id, secrets);
+  return t;
+}
+
+/** Posts `body` to the sender's webhook route, signed at `now` as its platform signs it. */
+export async function postSigned(
+  h: Harness,
+  sender: PlatformSender,
+  tenantId: string,
+  body: string,
+  now: number,
+): Promise<Response> {
+  const path = `/webhooks/${sender.source}/${tenantId}`;
+  const { headers } = await sender.sign(body, { now, url: `${BASE}${path}` });
+  return h.call("POST", path, { raw: body, headers });
 }
 
 // ── marketing_crm ───────────────────────────────────────────────────────────────────────────
@@ -65,6 +86,27 @@ export interface MarketingEvent {
 }
 
 /** The dedupe id of a marketing CRM event (SOURCES.md). */
+/** Posts marketing_crm events to the tenant's webhook route, signed v3 with `secret` at `now`. */
+export function postMarketing(
+  h: Harness,
+  secret: string,
+  tenantId: string,
+  events: MarketingEvent[],
+  now: number,
+): Promise<Response> {
+  const body = JSON.stringify(events);
+  const path = `/webhooks/marketing_crm/${tenantId}`;
+  const ts = String(now);
+  return h.call("POST", path, {
+    raw: body,
+    headers: {
+      "content-type": "application/json",
+      "x-marketingcrm-signature-v3": marketingV3(secret, "POST", `${BASE}${path}`, body, ts),
+      "x-marketingcrm-request-timestamp": ts,
+    },
+  });
+}
+
 export function marketingEventId(ev: MarketingEvent): string {
   return `${ev.subscriptionType}:${ev.objectId}:${ev.occurredAt}:${ev.eventId}`;
 }

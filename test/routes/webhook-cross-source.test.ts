@@ -11,8 +11,8 @@ import { helpdeskSender, ticketDetail, zendeskEvent } from "../fakes/senders/hel
 import { paymentsSender, stripeEvent } from "../fakes/senders/payments.ts";
 import type { PlatformSender } from "../fakes/senders/sender.ts";
 import { standardSender } from "../fakes/senders/standard.ts";
-import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
-import { readEntry, setSecrets } from "../helpers/webhooks.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
+import { postSigned, readEntry, tenantWithSecrets } from "../helpers/webhooks.ts";
 
 const clock = new ManualClock(Date.parse("2026-12-01T00:00:00.000Z"));
 let h: Harness;
@@ -22,13 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function tenant() {
-  const t = await h.createTenant();
-  setSecrets(h, t.tenant_id, helpdeskSender.secrets);
-  setSecrets(h, t.tenant_id, standardSender.secrets);
-  setSecrets(h, t.tenant_id, paymentsSender.secrets);
-  return t;
-}
+const tenant = () =>
+  tenantWithSecrets(h, helpdeskSender.secrets, standardSender.secrets, paymentsSender.secrets);
 
 const DAY = 86_400_000;
 const T0 = Date.parse("2026-06-01T00:00:00.000Z");
@@ -36,9 +31,7 @@ const iso = (day: number) => new Date(T0 + day * DAY).toISOString();
 
 /** Posts one signed body; answers the entry it wrote. */
 async function deliver(sender: PlatformSender, tenantId: string, body: string): Promise<string> {
-  const path = `/webhooks/${sender.source}/${tenantId}`;
-  const { headers } = await sender.sign(body, { now: clock.now(), url: `${BASE}${path}` });
-  const res = await h.call("POST", path, { raw: body, headers });
+  const res = await postSigned(h, sender, tenantId, body, clock.now());
   const summary = (await res.json()) as { entries: string[]; dead_lettered: string[] };
   expect({ status: res.status, dead: summary.dead_lettered }).toEqual({ status: 200, dead: [] });
   expect(summary.entries).toHaveLength(1);

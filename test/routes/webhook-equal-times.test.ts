@@ -6,13 +6,13 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
-import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
 import {
   type EntryView,
   type MarketingEvent,
-  marketingV3,
+  postMarketing,
   readEntry,
-  setSecrets,
+  tenantWithSecrets,
 } from "../helpers/webhooks.ts";
 
 const APP_ID = "54321";
@@ -39,25 +39,14 @@ const stage = (eventId: number, value: string): MarketingEvent => ({
 });
 
 async function deliver(tenantId: string, event: MarketingEvent): Promise<string> {
-  const body = JSON.stringify([event]);
-  const path = `/webhooks/marketing_crm/${tenantId}`;
-  const ts = String(clock.now());
-  const res = await h.call("POST", path, {
-    raw: body,
-    headers: {
-      "content-type": "application/json",
-      "x-marketingcrm-signature-v3": marketingV3(SECRET, "POST", `${BASE}${path}`, body, ts),
-      "x-marketingcrm-request-timestamp": ts,
-    },
-  });
+  const res = await postMarketing(h, SECRET, tenantId, [event], clock.now());
   expect(res.status).toBe(200);
   return ((await res.json()) as { entries: string[] }).entries[0]!;
 }
 
 /** The deal's stage decisions after delivering `events` in order, by stage: [valid_from, valid_to]. */
 async function played(events: MarketingEvent[]) {
-  const t = await h.createTenant();
-  setSecrets(h, t.tenant_id, { MARKETING_CRM_CLIENT_SECRET: SECRET, MARKETING_CRM_APP_ID: APP_ID });
+  const t = await tenantWithSecrets(h, { MARKETING_CRM_CLIENT_SECRET: SECRET, MARKETING_CRM_APP_ID: APP_ID });
   const ids: string[] = [];
   for (const event of events) ids.push(await deliver(t.tenant_id, event));
   const history: Record<string, [string, string | null]> = {};

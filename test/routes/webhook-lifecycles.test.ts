@@ -7,13 +7,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { helpdeskSender, ticketDetail, zendeskEvent } from "../fakes/senders/helpdesk.ts";
-import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
 import {
   type EntryView,
   type MarketingEvent,
-  marketingV3,
+  postMarketing,
+  postSigned,
   readEntry,
-  setSecrets,
+  tenantWithSecrets,
 } from "../helpers/webhooks.ts";
 
 const APP_ID = "54321";
@@ -26,12 +27,12 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function tenant() {
-  const t = await h.createTenant();
-  setSecrets(h, t.tenant_id, { MARKETING_CRM_CLIENT_SECRET: SECRET, MARKETING_CRM_APP_ID: APP_ID });
-  setSecrets(h, t.tenant_id, helpdeskSender.secrets);
-  return t;
-}
+const tenant = () =>
+  tenantWithSecrets(
+    h,
+    { MARKETING_CRM_CLIENT_SECRET: SECRET, MARKETING_CRM_APP_ID: APP_ID },
+    helpdeskSender.secrets,
+  );
 
 let eventSeq = 0;
 const DAY = 86_400_000;
@@ -60,29 +61,14 @@ interface Summary {
 
 /** Posts marketing CRM events signed v3; answers the entry ids written, in order. */
 async function deliver(tenantId: string, events: MarketingEvent[]): Promise<string[]> {
-  const body = JSON.stringify(events);
-  const path = `/webhooks/marketing_crm/${tenantId}`;
-  const ts = String(clock.now());
-  const res = await h.call("POST", path, {
-    raw: body,
-    headers: {
-      "content-type": "application/json",
-      "x-marketingcrm-signature-v3": marketingV3(SECRET, "POST", `${BASE}${path}`, body, ts),
-      "x-marketingcrm-request-timestamp": ts,
-    },
-  });
+  const res = await postMarketing(h, SECRET, tenantId, events, clock.now());
   const summary = (await res.json()) as Summary;
   expect({ status: res.status, dead: summary.dead_lettered }).toEqual({ status: 200, dead: [] });
   return summary.entries;
 }
 
 async function helpdesk(tenantId: string, body: string): Promise<string> {
-  const signed = helpdeskSender.sign(body, {
-    now: clock.now(),
-    url: `${BASE}/webhooks/helpdesk/${tenantId}`,
-  });
-  const { headers } = await signed;
-  const res = await h.call("POST", `/webhooks/helpdesk/${tenantId}`, { raw: body, headers });
+  const res = await postSigned(h, helpdeskSender, tenantId, body, clock.now());
   const summary = (await res.json()) as Summary;
   expect(res.status).toBe(200);
   return summary.entries[0]!;
