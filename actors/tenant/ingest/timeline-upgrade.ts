@@ -21,7 +21,17 @@ import { emptySet } from "../../../src/vault/write-set.ts";
 import type { EntryStore } from "../memory/entry-store.ts";
 import type { IngestStore } from "./ingest-store.ts";
 import { decisionKey, nulJoined, timelineKey } from "./keys.ts";
-import { byTime, endAt, live, type Member, resolutionOf, resolvable, resolvedOf, tieOf } from "./timeline.ts";
+import {
+  byTime,
+  change,
+  endAt,
+  live,
+  type Member,
+  resolutionOf,
+  resolvable,
+  resolvedOf,
+  tieOf,
+} from "./timeline.ts";
 import { groupsOf, type Indexed } from "./timeline-groups.ts";
 
 /** The connector-state key marking the pass as done. */
@@ -115,7 +125,7 @@ function rebuilt(key: string, group: StoredEntry[], store: IngestStore, now: num
     const ended = next ? endAt(current(m[0]), next[1], now) : undefined;
     if (!ended || !next) continue;
     changed.set(m[0], ended);
-    changes.push(change("entry.superseded", ended, next[0]));
+    changes.push(change("entry.superseded", ended, next[0], ended.entry.created_by));
   }
   for (const close of members.filter((m) => m[2] === "c"))
     for (const m of members.filter((member) => member[1] <= close[1])) {
@@ -123,7 +133,7 @@ function rebuilt(key: string, group: StoredEntry[], store: IngestStore, now: num
       if (!resolvable(base)) continue;
       const resolved = resolvedOf(base);
       changed.set(m[0], resolved);
-      changes.push(change(resolutionOf(resolved), resolved, close[0]));
+      changes.push(change(resolutionOf(resolved), resolved, close[0], resolved.entry.created_by));
     }
   set.entries.push(...changed.values());
   set.objects?.push([timelineKey(key), JSON.stringify(members)]);
@@ -133,9 +143,4 @@ function rebuilt(key: string, group: StoredEntry[], store: IngestStore, now: num
   const decision = members.filter((m) => m[3] === "decision").at(-1)?.[0];
   if (decision && decision !== store.objectLatest(decisionKey(key)))
     set.objects?.push([decisionKey(key), decision]);
-}
-
-function change(type: ChangeDraft["type"], stored: StoredEntry, related: string): ChangeDraft {
-  const { id, category, created_by: by } = stored.entry;
-  return id === related ? { type, id, category, by } : { type, id, category, by, related };
 }

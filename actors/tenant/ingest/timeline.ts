@@ -260,6 +260,13 @@ export function resolutionOf(stored: StoredEntry): "decision.resolved" | "except
   return stored.entry.category === "decision" ? "decision.resolved" : "exception.resolved";
 }
 
-function change(type: ChangeDraft["type"], stored: StoredEntry, related: string, by: string): ChangeDraft {
-  return { type, id: stored.entry.id, category: stored.entry.category, by, related };
+/** The change an entry's update records, naming the entry that caused it (unless it is the entry itself). */
+export function change(
+  type: ChangeDraft["type"],
+  stored: StoredEntry,
+  related: string,
+  by: string,
+): ChangeDraft {
+  const { id, category } = stored.entry;
+  return id === related ? { type, id, category, by } : { type, id, category, by, related };
 }
