@@ -37,6 +37,7 @@ function partsOf(key: string): { source: string; id: string } | undefined {
 interface Signature {
   key: string;
   source: string;
+  id: string;
   fields: Set<string>;
   tags: Set<string>;
 }
@@ -69,7 +70,7 @@ export function groupsOf(objects: Indexed[], all: Iterable<StoredEntry>): Map<st
     const signature = signatureOf(object);
     if (!signature) continue;
     for (const field of signature.fields) {
-      const k = lookupKey(signature.source, field, partsOf(object.key)!.id);
+      const k = lookupKey(signature.source, field, signature.id);
       byValue.set(k, [...(byValue.get(k) ?? []), signature]);
     }
   }
