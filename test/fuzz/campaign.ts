@@ -101,8 +101,7 @@ async function fuzz(target: FuzzTarget, opts: CampaignOptions, started: number):
   const figures = emptyFigures(opts, ops.length, memory.figures());
   const covered = new Set<string>();
   if (opts.contract) {
-    // The target's embedder: test/helpers/server-process.ts starts the server with `hash`.
-    const pools = await contractPools(target.server.base, ops, target.pools, "hash");
+    const pools = await contractPools(target.server.base, ops, target.pools);
     figures.contract = await runContract(
       ops,
       { pools, resolve: resolverOf(target.doc) },

@@ -8,12 +8,7 @@ import { type ContractPools, isOperatorOperation } from "./contract-requests.ts"
 import { fillPath, type Operation } from "./operations.ts";
 import type { Pools } from "./request.ts";
 
-export async function contractPools(
-  base: string,
-  ops: Operation[],
-  pools: Pools,
-  embedder: string,
-): Promise<ContractPools> {
+export async function contractPools(base: string, ops: Operation[], pools: Pools): Promise<ContractPools> {
   const adminToken = pools.adminCredentials[0]!.authorization!.replace(/^Bearer /, "");
   const tenantToken = pools.tenantCredentials[0]!.authorization!.replace(/^Bearer /, "");
   const tokenFor = (op: Operation) => (isOperatorOperation(op) ? adminToken : tenantToken);
@@ -36,5 +31,5 @@ export async function contractPools(
     headers: { authorization: `Bearer ${adminToken}` },
   });
   if (exported.status !== 200) throw new Error(`fuzz: the fixture export answered ${exported.status}`);
-  return { ...pools, cursors, exportBody: await exported.text(), adminToken, embedder };
+  return { ...pools, cursors, exportBody: await exported.text(), adminToken };
 }

@@ -22,8 +22,6 @@ export interface ContractPools extends Pools {
   exportBody: string;
   /** The admin token, for the dashboard's sign-in form. */
   adminToken: string;
-  /** The embedder of the server: `embedding` is taken on writes only from a `client` one. */
-  embedder: string;
 }
 
 export interface ContractContext {

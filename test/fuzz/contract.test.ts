@@ -41,7 +41,6 @@ const pools = {
   cursors: {},
   exportBody: '{"type":"header"}\n',
   adminToken: "a",
-  embedder: "hash",
 } satisfies ContractPools;
 
 beforeAll(async () => {
