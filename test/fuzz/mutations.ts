@@ -262,16 +262,15 @@ function objectCandidates(
   set: (v: unknown) => (m: RequestModel) => RequestModel,
   resolve: Resolve,
 ): Candidate[] {
-  const value = field.value;
-  if (!value || typeof value !== "object" || Array.isArray(value)) return [];
-  const record = value as Json;
+  const record = recordOf(field);
+  if (!record) return [];
   const out: Candidate[] = [];
   for (const name of (field.schema.required ?? []) as string[])
     if (name in record) {
       const { [name]: _, ...rest } = record;
       out.push({
         kind: "required",
-        target: `${target}${target.endsWith("/") ? "" : "/"}${name}`,
+        target: propertyTarget(target, name),
         apply: set(rest),
       });
     }
@@ -280,6 +279,15 @@ function objectCandidates(
   out.push(...neverCandidates(field, target, set, resolve));
   return out;
 }
+
+/** A field's value when it is an object (not an array, not null). */
+function recordOf(field: Field): Json | undefined {
+  const value = field.value;
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+/** The target of one property of an object field's target (`body /` names the body itself). */
+const propertyTarget = (target: string, name: string) => `${target}${target.endsWith("/") ? "" : "/"}${name}`;
 
 /**
  * The properties of an object field the document refuses outright (`not: {}`: `embedding` on a
@@ -291,15 +299,14 @@ function neverCandidates(
   set: (v: unknown) => (m: RequestModel) => RequestModel,
   resolve: Resolve,
 ): Candidate[] {
-  const value = field.value;
-  if (!value || typeof value !== "object" || Array.isArray(value)) return [];
-  const record = value as Json;
+  const record = recordOf(field);
+  if (!record) return [];
   const out: Candidate[] = [];
   for (const [name, schema] of Object.entries((field.schema.properties ?? {}) as Record<string, Json>))
     if (!(name in record) && (schema === (false as unknown) || isNever(resolve(schema))))
       out.push({
         kind: "extra",
-        target: `${target}${target.endsWith("/") ? "" : "/"}${name}`,
+        target: propertyTarget(target, name),
         apply: set({ ...record, [name]: [1, 0, 0] }),
       });
   return out;
