@@ -62,9 +62,10 @@ function recorded(role: Lifecycle | undefined, category: string): boolean {
   return role !== undefined || category === "decision" || category === "exception";
 }
 
-export function readTimeline(reads: Pick<TimelineReads, "object">, objectKey: string): Member[] {
+/** The object's recorded timeline; undefined when none is (a new object, or one written before timelines). */
+export function readTimeline(reads: Pick<TimelineReads, "object">, objectKey: string): Member[] | undefined {
   const raw = reads.object(timelineKey(objectKey));
-  if (raw === undefined) return [];
+  if (raw === undefined) return undefined;
   try {
     const parsed = JSON.parse(raw) as unknown;
     return Array.isArray(parsed) ? (parsed as Member[]) : [];
@@ -103,8 +104,7 @@ function targetsOf(reads: TimelineReads, ingest: IngestDraft, draft: EntryDraft)
   for (const [key, r] of wanted) {
     if (seen.has(key)) continue;
     seen.add(key);
-    const members =
-      reads.object(timelineKey(key)) === undefined ? seeded(reads, key) : readTimeline(reads, key);
+    const members = readTimeline(reads, key) ?? seeded(reads, key);
     targets.push({ key, role: r, members: members.sort(byTime) });
   }
   return targets;
