@@ -6,7 +6,6 @@ import { COUNTER_KEY_RE, type VaultRecord } from "../models/tenant-export.ts";
 import { putEntry } from "./put-write-set.ts";
 import { type Group, openEnvironment, openGroup, type TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
-import type { DedupeRecord, IdempotencyRecord, Tombstone } from "./write-set.ts";
 
 /**
  * The tables an export reads and an import writes: every group of the vault but `outbound`
@@ -29,6 +28,16 @@ export function openImportTables(open: <G extends Group>(group: G) => TablesOf<G
   return Object.assign({}, ...TRANSFERRED.map((group) => open(group))) as ImportTables;
 }
 
+/** The table of each record type put as it comes, under its own key. */
+const KEYED = {
+  object: "objects",
+  dedupe: "dedupe",
+  idempotency: "idempotency",
+  connector_state: "connectorState",
+  tombstone: "tombstones",
+  counter: "meta",
+} as const satisfies Partial<Record<VaultRecord["type"], keyof ImportTables>>;
+
 /** The plain puts of one import batch's records: in a transaction when called in one. */
 export function putImported(h: ImportTables, batch: VaultRecord[], deadLetterKey: DeadLetterKeyOf): void {
   for (const record of batch) putRecord(h, record, deadLetterKey);
@@ -50,31 +59,16 @@ function putRecord(h: ImportTables, record: VaultRecord, deadLetterKey: DeadLett
       h.embeddings.put(seq, encodeVectorRecord(record.key, vec));
       return;
     }
-    case "object":
-      h.objects.put(record.key, record.value);
-      return;
     case "dead_letter":
       h.deadLetters.put(deadLetterKey(record.value.event_id, record.value.source), record.value);
-      return;
-    case "dedupe":
-      h.dedupe.put(record.key, record.value as DedupeRecord);
-      return;
-    case "idempotency":
-      h.idempotency.put(record.key, record.value as IdempotencyRecord);
-      return;
-    case "connector_state":
-      h.connectorState.put(record.key, record.value);
       return;
     case "change":
       h.changes.put(record.value.seq, record.value as Change);
       h.changesByEntry.put([record.value.id, record.value.seq], record.value.type);
       return;
-    case "tombstone":
-      h.tombstones.put(record.key, record.value as Tombstone);
-      return;
-    case "counter":
-      h.meta.put(record.key, record.value);
-      return;
+    default:
+      // The keyed records go as they come, under their own key.
+      (h[KEYED[record.type]] as Database<unknown, string>).put(record.key, record.value);
   }
 }
 
