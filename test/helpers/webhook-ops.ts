@@ -1,5 +1,7 @@
 /** Shared helpers of the webhook operations' tests (pause, delivery log, bulk replay, retention). */
-import type { Harness } from "./harness.ts";
+import { afterAll, beforeAll } from "bun:test";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { type Harness, startHarness } from "./harness.ts";
 
 export const WAREHOUSE_TOKEN = "warehouse-token-of-the-tests";
 
@@ -76,6 +78,27 @@ export async function deadLetterTenant(
   const t = await warehouseTenant(h);
   await deadLettersFor(h, clock, t.id, rows);
   return t;
+}
+
+/** A suite's harness on a manual clock, and a maker of dead-letter tenants on it (see deadLetterTenant). */
+export interface DeadLetterSuite {
+  h: Harness;
+  clock: ManualClock;
+  withDeadLetters(rows: Row[]): Promise<{ id: string; token: string }>;
+}
+
+/** Starts the suite's harness before its tests (`h` is set then) and closes it after them. */
+export function useDeadLetterSuite(): DeadLetterSuite {
+  const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
+  const suite = {
+    clock,
+    withDeadLetters: (rows) => deadLetterTenant(suite.h, clock, rows),
+  } as DeadLetterSuite;
+  beforeAll(async () => {
+    suite.h = await startHarness({ clock });
+  });
+  afterAll(() => suite.h.close());
+  return suite;
 }
 
 /** Bodies a bulk replay or a bulk discard refuses (422), each for another rule of the body. */

@@ -3,33 +3,23 @@
  * {source?, from?, to?, event_type?, limit?, cursor?}. Dead letters are made by delivering to a
  * suspended tenant (kept as `tenant_suspended`), which replay once it is resumed.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ManualClock } from "../../src/runtime/clock.ts";
-import { type Harness, startHarness } from "../helpers/harness.ts";
+import { describe, expect, test } from "bun:test";
 import {
   admin,
   BAD_BULK_BODIES,
   deadLettersFor,
-  deadLetterTenant,
   deliver,
   fact,
   factsOf,
-  type Row,
+  useDeadLetterSuite,
   warehouseTenant,
 } from "../helpers/webhook-ops.ts";
 
-let h: Harness;
-const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
-beforeAll(async () => {
-  h = await startHarness({ clock });
-});
-afterAll(() => h.close());
+const suite = useDeadLetterSuite();
+const { clock, withDeadLetters } = suite;
 
 const replay = (tenantId: string, body?: unknown) =>
-  admin(h, "POST", `/admin/webhooks/replay/${tenantId}`, body);
-
-/** One dead letter per row (delivered while the tenant is suspended, a second apart), then resumed. */
-const withDeadLetters = (rows: Row[]) => deadLetterTenant(h, clock, rows);
+  admin(suite.h, "POST", `/admin/webhooks/replay/${tenantId}`, body);
 
 describe("POST /admin/webhooks/replay/{tenant_id}", () => {
   test("replays every dead letter still dead, oldest first, in pages of `limit` followed by next_cursor", async () => {
@@ -44,20 +34,24 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
     const second = await replay(t.id, { limit: 2, cursor: first.body.next_cursor });
     expect(second.body.results.map((r: { event_id: string }) => r.event_id)).toEqual(["d-3"]);
     expect(second.body.next_cursor).toBeNull();
-    expect((await factsOf(h, t.token)).map((f) => f.source?.event_id).sort()).toEqual(["d-1", "d-2", "d-3"]);
+    expect((await factsOf(suite.h, t.token)).map((f) => f.source?.event_id).sort()).toEqual([
+      "d-1",
+      "d-2",
+      "d-3",
+    ]);
     // Nothing left: an empty answer.
     expect((await replay(t.id)).body).toEqual({ results: [], replayed: 0, dead: 0, next_cursor: null });
     // Logged as replays.
-    const { body: log } = await admin(h, "GET", `/admin/webhooks/deliveries/${t.id}?outcome=accepted`);
+    const { body: log } = await admin(suite.h, "GET", `/admin/webhooks/deliveries/${t.id}?outcome=accepted`);
     expect(log.deliveries.map((d: { via: string }) => d.via)).toEqual(["replay", "replay", "replay"]);
   });
 
   test("one that fails again is answered dead with its error, and the cursor moves past it", async () => {
     const bad = { event_id: "still-bad", kind: "relationship", content: "nobody" };
-    const t = await warehouseTenant(h);
-    expect((await deliver(h, t.id, [bad])).body.dead_lettered).toEqual(["still-bad"]);
+    const t = await warehouseTenant(suite.h);
+    expect((await deliver(suite.h, t.id, [bad])).body.dead_lettered).toEqual(["still-bad"]);
     clock.advance(1000);
-    await deadLettersFor(h, clock, t.id, [fact("fine")]);
+    await deadLettersFor(suite.h, clock, t.id, [fact("fine")]);
     const good = t.id;
     const first = await replay(good, { limit: 1 });
     expect(first.body).toMatchObject({ replayed: 0, dead: 1 });
@@ -100,7 +94,7 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
     const t = await withDeadLetters([fact("race-1", "raced fact"), fact("race-2")]);
     const [bulk, single] = await Promise.all([
       replay(t.id),
-      admin(h, "POST", `/admin/webhooks/replay/${t.id}/race-1`),
+      admin(suite.h, "POST", `/admin/webhooks/replay/${t.id}/race-1`),
     ]);
     expect(bulk.status).toBe(200);
     expect(single.status).toBe(200);
@@ -108,9 +102,9 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
     expect(fromBulk).toMatchObject({ status: "replayed" });
     expect(single.body).toMatchObject({ event_id: "race-1", status: "replayed" });
     expect(single.body.entries).toEqual(fromBulk.entries);
-    const facts = await factsOf(h, t.token);
+    const facts = await factsOf(suite.h, t.token);
     expect(facts.filter((f) => f.source?.event_id === "race-1")).toHaveLength(1);
-    const { body: letters } = await admin(h, "GET", `/admin/webhooks/dead-letters/${t.id}`);
+    const { body: letters } = await admin(suite.h, "GET", `/admin/webhooks/dead-letters/${t.id}`);
     const letter = letters.dead_letters.find((d: { event_id: string }) => d.event_id === "race-1");
     expect(letter).toMatchObject({ status: "replayed", attempts: 2 });
   });
@@ -118,7 +112,7 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
   test("is in the admin audit log, with its counts and filters", async () => {
     const t = await withDeadLetters([fact("audited")]);
     await replay(t.id, { source: "warehouse" });
-    const { body } = await admin(h, "GET", "/admin/audit/events?limit=10");
+    const { body } = await admin(suite.h, "GET", "/admin/audit/events?limit=10");
     const event = body.events.find(
       (e: { action: string; tenant_id: string }) =>
         e.action === "deadletter.bulk_replayed" && e.tenant_id === t.id,
@@ -141,8 +135,8 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
       });
     }
     // JSON `null` is a non-object like the others (the reader answers it as it does no body).
-    const nothing = await h.json("POST", `/admin/webhooks/replay/${t.id}`, {
-      token: h.adminToken,
+    const nothing = await suite.h.json("POST", `/admin/webhooks/replay/${t.id}`, {
+      token: suite.h.adminToken,
       raw: "null",
       headers: { "content-type": "application/json" },
     });
@@ -150,15 +144,15 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
       status: 422,
       code: "validation_failed",
     });
-    const broken = await h.json("POST", `/admin/webhooks/replay/${t.id}`, {
-      token: h.adminToken,
+    const broken = await suite.h.json("POST", `/admin/webhooks/replay/${t.id}`, {
+      token: suite.h.adminToken,
       raw: "{not json",
       headers: { "content-type": "application/json" },
     });
     expect(broken.status).toBe(400);
     // An NDJSON stream (the import's media type) to this JSON route: the documented 415.
-    const ndjson = await h.json("POST", `/admin/webhooks/replay/${t.id}`, {
-      token: h.adminToken,
+    const ndjson = await suite.h.json("POST", `/admin/webhooks/replay/${t.id}`, {
+      token: suite.h.adminToken,
       raw: "{}\n{}\n",
       headers: { "content-type": "application/x-ndjson" },
     });
@@ -166,12 +160,12 @@ describe("POST /admin/webhooks/replay/{tenant_id}", () => {
       status: 415,
       code: "unsupported_media_type",
     });
-    expect(await factsOf(h, t.token)).toEqual([]);
-    const other = await warehouseTenant(h);
+    expect(await factsOf(suite.h, t.token)).toEqual([]);
+    const other = await warehouseTenant(suite.h);
     expect(
-      (await h.json("POST", `/admin/webhooks/replay/${t.id}`, { token: other.token, body: {} })).status,
+      (await suite.h.json("POST", `/admin/webhooks/replay/${t.id}`, { token: other.token, body: {} })).status,
     ).toBe(403);
     expect((await replay("01JDB2X6J3KQ5W8Z3M4N7P9R2S", {})).status).toBe(404);
-    expect((await h.json("POST", `/admin/webhooks/replay/${t.id}`, { body: {} })).status).toBe(401);
+    expect((await suite.h.json("POST", `/admin/webhooks/replay/${t.id}`, { body: {} })).status).toBe(401);
   });
 });

@@ -3,42 +3,33 @@
  * and POST /admin/webhooks/discard/{tenant_id} with a bulk replay's body. A discarded letter stays
  * listed, is never replayed again (single replay 409, bulk replay skips it), and is logged and audited.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ManualClock } from "../../src/runtime/clock.ts";
-import { type Harness, startHarness } from "../helpers/harness.ts";
+import { describe, expect, test } from "bun:test";
 import {
   admin,
   BAD_BULK_BODIES,
-  deadLetterTenant,
   fact,
   factsOf,
-  type Row,
+  useDeadLetterSuite,
   warehouseTenant,
 } from "../helpers/webhook-ops.ts";
 import { nextTurn, Scrape } from "../telemetry/scrape.ts";
 
-let h: Harness;
-const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
-beforeAll(async () => {
-  h = await startHarness({ clock });
-});
-afterAll(() => h.close());
+const suite = useDeadLetterSuite();
+const { clock, withDeadLetters } = suite;
 
 const discardOne = (tenantId: string, eventId: string, query = "") =>
-  admin(h, "POST", `/admin/webhooks/discard/${tenantId}/${encodeURIComponent(eventId)}${query}`);
+  admin(suite.h, "POST", `/admin/webhooks/discard/${tenantId}/${encodeURIComponent(eventId)}${query}`);
 const discardAll = (tenantId: string, body?: unknown) =>
-  admin(h, "POST", `/admin/webhooks/discard/${tenantId}`, body);
+  admin(suite.h, "POST", `/admin/webhooks/discard/${tenantId}`, body);
 const ids = (results: Array<{ event_id: string }>) => results.map((r) => r.event_id);
 
-const withDeadLetters = (rows: Row[]) => deadLetterTenant(h, clock, rows);
-
 async function letterOf(tenantId: string, eventId: string) {
-  const { body } = await admin(h, "GET", `/admin/webhooks/dead-letters/${tenantId}`);
+  const { body } = await admin(suite.h, "GET", `/admin/webhooks/dead-letters/${tenantId}`);
   return body.dead_letters.find((d: { event_id: string }) => d.event_id === eventId);
 }
 
 async function auditOf(action: string, tenantId: string) {
-  const { body } = await admin(h, "GET", "/admin/audit/events?limit=50");
+  const { body } = await admin(suite.h, "GET", "/admin/audit/events?limit=50");
   return body.events.filter(
     (e: { action: string; tenant_id: string }) => e.action === action && e.tenant_id === tenantId,
   );
@@ -48,8 +39,8 @@ describe("POST /admin/webhooks/discard/{tenant_id}/{event_id}", () => {
   test("discards the letter: kept as discarded (when, by whom), never replayed again, logged and audited", async () => {
     const t = await withDeadLetters([fact("hopeless"), fact("fine")]);
     const at = new Date(clock.now()).toISOString();
-    const r = await h.json("POST", `/admin/webhooks/discard/${t.id}/hopeless`, {
-      token: h.adminToken,
+    const r = await suite.h.json("POST", `/admin/webhooks/discard/${t.id}/hopeless`, {
+      token: suite.h.adminToken,
       headers: { "x-request-id": "discard-req-1" },
     });
     expect(r.status).toBe(200);
@@ -66,16 +57,16 @@ describe("POST /admin/webhooks/discard/{tenant_id}/{event_id}", () => {
       discarded_by: "operator",
       attempts: 1,
     });
-    const listed = await admin(h, "GET", `/admin/webhooks/dead-letters/${t.id}?status=discarded`);
+    const listed = await admin(suite.h, "GET", `/admin/webhooks/dead-letters/${t.id}?status=discarded`);
     expect(ids(listed.body.dead_letters)).toEqual(["hopeless"]);
 
     // A single replay is refused; a bulk replay takes the other letter only.
-    const single = await admin(h, "POST", `/admin/webhooks/replay/${t.id}/hopeless`);
+    const single = await admin(suite.h, "POST", `/admin/webhooks/replay/${t.id}/hopeless`);
     expect({ status: single.status, code: single.body.code }).toEqual({ status: 409, code: "conflict" });
     expect(single.body.detail).toContain("discarded");
-    const bulk = await admin(h, "POST", `/admin/webhooks/replay/${t.id}`, {});
+    const bulk = await admin(suite.h, "POST", `/admin/webhooks/replay/${t.id}`, {});
     expect(ids(bulk.body.results)).toEqual(["fine"]);
-    expect((await factsOf(h, t.token)).map((f) => f.source?.event_id)).toEqual(["fine"]);
+    expect((await factsOf(suite.h, t.token)).map((f) => f.source?.event_id)).toEqual(["fine"]);
     expect((await letterOf(t.id, "hopeless")).status).toBe("discarded");
 
     // Asked again: the first discard stands (nothing logged or counted twice).
@@ -84,7 +75,7 @@ describe("POST /admin/webhooks/discard/{tenant_id}/{event_id}", () => {
     expect(again.status).toBe(200);
     expect(again.body.discarded_at).toBe(at);
 
-    const log = await admin(h, "GET", `/admin/webhooks/deliveries/${t.id}?outcome=discarded`);
+    const log = await admin(suite.h, "GET", `/admin/webhooks/deliveries/${t.id}?outcome=discarded`);
     expect(log.body.deliveries).toEqual([
       {
         event_id: "hopeless",
@@ -108,7 +99,9 @@ describe("POST /admin/webhooks/discard/{tenant_id}/{event_id}", () => {
 
   test("a letter replayed already is a 409 and stays replayed", async () => {
     const t = await withDeadLetters([fact("done")]);
-    expect((await admin(h, "POST", `/admin/webhooks/replay/${t.id}/done`)).body.status).toBe("replayed");
+    expect((await admin(suite.h, "POST", `/admin/webhooks/replay/${t.id}/done`)).body.status).toBe(
+      "replayed",
+    );
     const r = await discardOne(t.id, "done");
     expect({ status: r.status, code: r.body.code }).toEqual({ status: 409, code: "conflict" });
     expect((await letterOf(t.id, "done")).status).toBe("replayed");
@@ -118,11 +111,11 @@ describe("POST /admin/webhooks/discard/{tenant_id}/{event_id}", () => {
     const t = await withDeadLetters([fact("raced")]);
     const [discard, replay] = await Promise.all([
       discardOne(t.id, "raced"),
-      admin(h, "POST", `/admin/webhooks/replay/${t.id}/raced`),
+      admin(suite.h, "POST", `/admin/webhooks/replay/${t.id}/raced`),
     ]);
     expect([discard.status, replay.status].sort()).toEqual([200, 409]);
     const letter = await letterOf(t.id, "raced");
-    const facts = await factsOf(h, t.token);
+    const facts = await factsOf(suite.h, t.token);
     if (discard.status === 200) {
       expect(letter.status).toBe("discarded");
       expect(facts).toEqual([]);
@@ -141,10 +134,10 @@ describe("POST /admin/webhooks/discard/{tenant_id}/{event_id}", () => {
     const bad = await discardOne(t.id, "kept", "?source=no_such_source");
     expect({ status: bad.status, code: bad.body.code }).toEqual({ status: 422, code: "validation_failed" });
     const path = `/admin/webhooks/discard/${t.id}/kept`;
-    expect((await h.json("POST", path, {})).status).toBe(401);
-    const other = await warehouseTenant(h);
-    expect((await h.json("POST", path, { token: other.token })).status).toBe(403);
-    expect((await h.json("POST", path, { token: t.token })).status).toBe(403);
+    expect((await suite.h.json("POST", path, {})).status).toBe(401);
+    const other = await warehouseTenant(suite.h);
+    expect((await suite.h.json("POST", path, { token: other.token })).status).toBe(403);
+    expect((await suite.h.json("POST", path, { token: t.token })).status).toBe(403);
     expect((await letterOf(t.id, "kept")).status).toBe("dead");
   });
 });
@@ -168,9 +161,9 @@ describe("POST /admin/webhooks/discard/{tenant_id}", () => {
     });
     // Nothing left to discard, nothing left to replay.
     expect((await discardAll(t.id)).body).toEqual({ results: [], discarded: 0, next_cursor: null });
-    expect((await admin(h, "POST", `/admin/webhooks/replay/${t.id}`, {})).body.results).toEqual([]);
-    expect(await factsOf(h, t.token)).toEqual([]);
-    const log = await admin(h, "GET", `/admin/webhooks/deliveries/${t.id}?outcome=discarded`);
+    expect((await admin(suite.h, "POST", `/admin/webhooks/replay/${t.id}`, {})).body.results).toEqual([]);
+    expect(await factsOf(suite.h, t.token)).toEqual([]);
+    const log = await admin(suite.h, "GET", `/admin/webhooks/deliveries/${t.id}?outcome=discarded`);
     expect(log.body.deliveries.map((d: { event_id: string; via: string }) => [d.event_id, d.via])).toEqual([
       ["b-3", "discard"],
       ["b-2", "discard"],
@@ -193,8 +186,10 @@ describe("POST /admin/webhooks/discard/{tenant_id}", () => {
     expect(await discarded({ from: iso(start + 2000), to: iso(start + 2000) })).toEqual(["f-2"]);
     expect(await discarded({ source: "warehouse", to: iso(start) })).toEqual(["f-1"]);
     // The one left is replayed; the discarded stay discarded.
-    expect(ids((await admin(h, "POST", `/admin/webhooks/replay/${t.id}`, {})).body.results)).toEqual(["f-3"]);
-    const { body } = await admin(h, "GET", `/admin/webhooks/dead-letters/${t.id}?status=discarded`);
+    expect(ids((await admin(suite.h, "POST", `/admin/webhooks/replay/${t.id}`, {})).body.results)).toEqual([
+      "f-3",
+    ]);
+    const { body } = await admin(suite.h, "GET", `/admin/webhooks/dead-letters/${t.id}?status=discarded`);
     expect(ids(body.dead_letters).sort()).toEqual(["f-1", "f-2", "w-1"]);
     const audited = await auditOf("deadletter.bulk_discarded", t.id);
     expect(audited.map((e: { details: unknown }) => e.details)).toContainEqual({
@@ -226,15 +221,15 @@ describe("POST /admin/webhooks/discard/{tenant_id}", () => {
     }
     expect((await letterOf(t.id, "untouched")).status).toBe("dead");
     const path = `/admin/webhooks/discard/${t.id}`;
-    expect((await h.json("POST", path, { body: {} })).status).toBe(401);
-    expect((await h.json("POST", path, { token: t.token, body: {} })).status).toBe(403);
+    expect((await suite.h.json("POST", path, { body: {} })).status).toBe(401);
+    expect((await suite.h.json("POST", path, { token: t.token, body: {} })).status).toBe(403);
     expect((await discardAll("01JDB2X6J3KQ5W8Z3M4N7P9R2S", {})).status).toBe(404);
   });
 });
 
 async function scrape(): Promise<Scrape> {
   await nextTurn();
-  const res = await h.call("GET", "/metrics", { token: h.adminToken });
+  const res = await suite.h.call("GET", "/metrics", { token: suite.h.adminToken });
   expect(res.status).toBe(200);
   return Scrape.of(await res.text());
 }
@@ -242,7 +237,7 @@ async function scrape(): Promise<Scrape> {
 describe("the OpenAPI document", () => {
   test("documents both discards: the single one's answer and 409, the bulk one's optional body", async () => {
     // biome-ignore lint/suspicious/noExplicitAny: the document is read path by path
-    const doc: any = await (await h.call("GET", "/openapi/json")).json();
+    const doc: any = await (await suite.h.call("GET", "/openapi/json")).json();
     const single = doc.paths["/admin/webhooks/discard/{tenant_id}/{event_id}"].post;
     expect(Object.keys(single.responses)).toEqual(expect.arrayContaining(["200", "404", "409", "422"]));
     expect(JSON.stringify(single.responses["200"])).toContain("DeadLetterDiscard");
