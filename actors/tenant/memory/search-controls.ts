@@ -115,7 +115,8 @@ function boosted(ranked: Ranked[], q: ControlledQuery, recency: NonNullable<Sear
 /** The best `limit`, with a place for each source that has a candidate close to the best. */
 function spread(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Ranked[] {
   const [best] = ranked;
-  if (!best || !q.text) return ranked.slice(0, q.limit);
+  // Nothing below the first `limit` to lift, or no words to anchor on: the best `limit` as they are.
+  if (!best || !q.text || ranked.length <= q.limit) return ranked.slice(0, q.limit);
   let anchored: ((id: string) => boolean) | undefined;
   // The anchor costs a lexical query per word of the query: only worked out when a source is missing.
   const eligible = (i: number) => {

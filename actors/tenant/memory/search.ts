@@ -32,7 +32,9 @@ export class MemorySearch {
     const text = msg.text?.trim() ? msg.text : undefined;
     if (!text && !msg.vector)
       return controlledPage(this.newest(msg, accept), msg, this.controlContext(accept));
-    const query = { text, vector: msg.vector, k: candidatesFor(msg), keep: spreadPoolFor(msg), accept };
+    // The wider pool only serves the source spread, which needs text to anchor on.
+    const keep = text ? spreadPoolFor(msg) : undefined;
+    const query = { text, vector: msg.vector, k: candidatesFor(msg), keep, accept };
     const hits = searchHybrid(this.indexes, query, { profile: msg.fusion });
     return controlledResults(hits, { ...msg, text }, this.controlContext(accept));
   }
