@@ -61,7 +61,8 @@ export function outboundHandlers(deps: TenantOutboundDeps): Handlers<OutboundTen
   const marked = () => {
     marking--;
   };
-  const activeCount = (): number => store.all().filter((s) => s.status === "active").length;
+  const activeOnes = (): StoredSubscription[] => store.all().filter((s) => s.status === "active");
+  const activeCount = (): number => activeOnes().length;
   const unmarkIfIdle = (active: number) => {
     if (active === 0 && marking === 0 && activeCount() === 0) unmarkOutbound(vault.dir);
   };
@@ -134,7 +135,7 @@ export function outboundHandlers(deps: TenantOutboundDeps): Handlers<OutboundTen
           .map(({ value }) => value),
       ];
     },
-    "outbound.active": () => store.all().filter((s) => s.status === "active"),
+    "outbound.active": activeOnes,
     "outbound.payload": ({ change }) => eventData(change, deps),
     "outbound.record": ({ id, patch, deliveries: records }) => {
       const s = store.get(id);
