@@ -57,22 +57,25 @@ function embedderOf(cfg: EmbedderConfig): Embedder {
     case "http":
       if (!cfg.url) throw new Error("the http embedder needs a url");
       return new HttpEmbedder({ ...cfg, url: cfg.url });
+    // The config refuses other dims with a message for the operator; these guard other callers.
+    // The static table is distilled into the local model's space, so its length is the model's.
     case "local":
-      // The config refuses other dims with a message for the operator; this guards other callers.
-      if (cfg.dims !== USE_LITE_DIMS)
-        throw new Error(`the local embedder's vectors have ${USE_LITE_DIMS} dims, not ${cfg.dims}`);
+      modelDims(cfg);
       return new LocalEmbedder(cfg.localModel ?? sharedLocalModel());
     case "static":
-      // The table is distilled into the local model's space, so its length is the model's.
-      if (cfg.dims !== USE_LITE_DIMS)
-        throw new Error(`the static embedder's vectors have ${USE_LITE_DIMS} dims, not ${cfg.dims}`);
+      modelDims(cfg);
       return new StaticEmbedder();
     case "tiered":
-      if (cfg.dims !== USE_LITE_DIMS)
-        throw new Error(`the tiered embedder's vectors have ${USE_LITE_DIMS} dims, not ${cfg.dims}`);
+      modelDims(cfg);
       return new TieredEmbedder(
         new StaticEmbedder(),
         new LocalEmbedder(cfg.localModel ?? sharedLocalModel()),
       );
   }
+}
+
+/** Refuses dims other than the sentence model's (USE-lite's), naming the embedder asked for. */
+function modelDims(cfg: EmbedderConfig): void {
+  if (cfg.dims !== USE_LITE_DIMS)
+    throw new Error(`the ${cfg.kind} embedder's vectors have ${USE_LITE_DIMS} dims, not ${cfg.dims}`);
 }
