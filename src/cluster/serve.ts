@@ -18,7 +18,7 @@ import { type DrainReport, drainRequests } from "../http/shutdown-gate.ts";
 import { configOf, createRuntime, type MemoryRuntime, type RuntimeOptions } from "../lib.ts";
 import { closeMemoryStreams } from "../routes/memory-stream.ts";
 import { systemClock } from "../runtime/clock.ts";
-import { type DataDirLock, lockDataDir } from "../vault/data-dir-lock.ts";
+import { builtHolding, type DataDirLock, lockDataDir } from "../vault/data-dir-lock.ts";
 import { clusterPorts } from "./cluster-ports.ts";
 import { type ClusterConfig, derivedAdvertiseUrl } from "./config.ts";
 import { deleteCoveredImports } from "./import-log.ts";
@@ -67,12 +67,11 @@ export function createClusterRuntime(options: RuntimeOptions = {}): ClusterRunti
   const ports = clusterPorts(state, options.clock ?? systemClock, options.log ?? console.error);
   const config = configOf(options);
   const dataDirLock = lockDataDir(config.dataDir);
-  try {
-    return { runtime: createRuntime({ ...options, config, ports, dataDirLock }), state, dataDirLock };
-  } catch (error) {
-    dataDirLock.release();
-    throw error;
-  }
+  return builtHolding(dataDirLock, () => ({
+    runtime: createRuntime({ ...options, config, ports, dataDirLock }),
+    state,
+    dataDirLock,
+  }));
 }
 
 /**

@@ -93,18 +93,22 @@ export function lockDataDir(dataDir: string): DataDirLock {
  */
 export function holdingDataDir<T extends { stop(): Promise<void> }>(dataDir: string, open: () => T): T {
   const lock = lockDataDir(dataDir);
-  let opened: T;
-  try {
-    opened = open();
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
+  const opened = builtHolding(lock, open);
   const stop = async () => {
     await opened.stop();
     lock.release();
   };
   return { ...opened, stop };
+}
+
+/** What `build` answers, built holding `lock`: the lock is released at once if `build` throws. */
+export function builtHolding<T>(lock: DataDirLock, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 /** The pid the holder wrote, if it has (it writes right after taking the lock). */
