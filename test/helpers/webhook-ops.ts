@@ -1,5 +1,5 @@
 /** Shared helpers of the webhook operations' tests (pause, delivery log, bulk replay, retention). */
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type Harness, startHarness } from "./harness.ts";
 
@@ -99,6 +99,30 @@ export function useDeadLetterSuite(): DeadLetterSuite {
   });
   afterAll(() => suite.h.close());
   return suite;
+}
+
+/**
+ * A tenant with four dead letters (f-1, a workflow w-1, f-2, f-3, a second apart), then one filter
+ * of a bulk operation after another, each taking one letter (`take` answers the event ids taken):
+ * by source, event_type, received_at (from and to inclusive). f-3 is left.
+ */
+export async function expectFiltersTakeOneEach(
+  suite: DeadLetterSuite,
+  take: (tenantId: string, body: unknown) => Promise<string[]>,
+): Promise<{ id: string; token: string }> {
+  const t = await suite.withDeadLetters([
+    fact("f-1"),
+    { event_id: "w-1", kind: "workflow", content: "a workflow" },
+    fact("f-2"),
+    fact("f-3"),
+  ]);
+  const start = suite.clock.now() - 4000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  expect(await take(t.id, { source: "payments" })).toEqual([]);
+  expect(await take(t.id, { event_type: "workflow" })).toEqual(["w-1"]);
+  expect(await take(t.id, { from: iso(start + 2000), to: iso(start + 2000) })).toEqual(["f-2"]);
+  expect(await take(t.id, { source: "warehouse", to: iso(start) })).toEqual(["f-1"]);
+  return t;
 }
 
 /** Bodies a bulk replay or a bulk discard refuses (422), each for another rule of the body. */
