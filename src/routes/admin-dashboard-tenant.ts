@@ -24,6 +24,7 @@ import { changeSource } from "./admin-webhook-sources.ts";
 import { HtmlPage, pages, Redirect, DASHBOARD_TAGS as tags } from "./dashboard-parts.ts";
 import { discardDeadLetter } from "./dead-letter-discard.ts";
 import {
+  letterAskedIn,
   MAX_EVENT_ID,
   REPLAYABLE_SOURCES,
   type ReplayAsked,
@@ -76,19 +77,10 @@ const letterForm = {
 };
 
 /** The dead letter a replay or discard form names, and who posted it. */
-function letterPosted(ctx: {
-  tenant: { tenant_id: string };
-  body: { event_id: string; source: string };
-  principal: { sub: string };
-  request: Request;
-}): ReplayAsked {
-  return {
-    tenantId: ctx.tenant.tenant_id,
-    eventId: ctx.body.event_id,
-    source: ctx.body.source,
-    sub: ctx.principal.sub,
-    requestId: requestIdOf(ctx.request),
-  };
+function letterPosted(
+  ctx: Parameters<typeof letterAskedIn>[0] & { body: { event_id: string; source: string } },
+): ReplayAsked {
+  return letterAskedIn(ctx, { eventId: ctx.body.event_id, source: ctx.body.source });
 }
 
 export const adminDashboardTenantRoutes = (deps: Deps) =>

@@ -20,6 +20,7 @@ import { adminWebhookSourceRoutes } from "./admin-webhook-sources.ts";
 import { bulkDiscardDeadLetters, discardDeadLetter } from "./dead-letter-discard.ts";
 import {
   filterDetails,
+  letterAskedIn,
   REPLAYABLE_SOURCES,
   type ReplayAsked,
   replayDeadLetter,
@@ -41,20 +42,10 @@ const ReplayParams = Type.Object({ tenant_id: Type.String(), event_id: Type.Stri
 const oneLetter = { auth: "admin", tenant: "any", params: ReplayParams, query: ReplayQuery } as const;
 
 /** The dead letter a route on one names (path and query), and who asks. */
-function letterAsked(ctx: {
-  tenant: { tenant_id: string };
-  params: { event_id: string };
-  query: { source?: string };
-  principal: { sub: string };
-  request: Request;
-}): ReplayAsked {
-  return {
-    tenantId: ctx.tenant.tenant_id,
-    eventId: ctx.params.event_id,
-    source: ctx.query.source,
-    sub: ctx.principal.sub,
-    requestId: requestIdOf(ctx.request),
-  };
+function letterAsked(
+  ctx: Parameters<typeof letterAskedIn>[0] & { params: { event_id: string }; query: { source?: string } },
+): ReplayAsked {
+  return letterAskedIn(ctx, { eventId: ctx.params.event_id, source: ctx.query.source });
 }
 /**
  * No body (read as null): every dead letter still dead, 100 at most. Checked by our compiled

@@ -4,6 +4,7 @@
  * second signature check), then recorded in the admin audit log.
  */
 import { NotFound } from "../errors.ts";
+import { requestIdOf } from "../http/request-id.ts";
 import type { ReplayReply } from "../models/dead-letter.ts";
 import type { BulkReplayFilter } from "../models/webhook-operations.ts";
 import { SOURCE_IDS } from "../sources/registry.ts";
@@ -23,6 +24,19 @@ export interface ReplayAsked {
   sub: string;
   /** The request's X-Request-Id, for the delivery log. */
   requestId?: string;
+}
+
+/** A replay or discard of `letter`, asked in the request of a route's context (its tenant, principal, id). */
+export function letterAskedIn(
+  ctx: { tenant: { tenant_id: string }; principal: { sub: string }; request: Request },
+  letter: { eventId: string; source?: string },
+): ReplayAsked {
+  return {
+    tenantId: ctx.tenant.tenant_id,
+    ...letter,
+    sub: ctx.principal.sub,
+    requestId: requestIdOf(ctx.request),
+  };
 }
 
 export async function replayDeadLetter(deps: Deps, asked: ReplayAsked): Promise<ReplayReply> {
