@@ -120,7 +120,7 @@ export class EmbedBacklog implements EmbedQueue {
    */
   pending(): number {
     const queued = this.queued();
-    if (!this.opts.embedding.upgrades) return queued;
+    if (!this.upgrading) return queued;
     const missing = storedCount(this.memory.entries) - storedCount(this.memory.embeddings);
     return Math.max(0, Math.min(queued, missing));
   }
@@ -132,7 +132,7 @@ export class EmbedBacklog implements EmbedQueue {
 
   /** Entries whose vector is the fast tier's and waits for the model's (`tiered`; 0 otherwise). */
   upgrades(): number {
-    return this.opts.embedding.upgrades ? this.queued() - this.pending() : 0;
+    return this.upgrading ? this.queued() - this.pending() : 0;
   }
 
   /** Queue records committed, and those still committing. */
@@ -161,7 +161,7 @@ export class EmbedBacklog implements EmbedQueue {
     const embedding = set.embedding ?? {};
     if (this.stampDue) embedding.stamp = this.opts.embedding.signature;
     if (this.opts.embedding.canEmbed) {
-      const upgraded = this.opts.embedding.upgrades ? [] : (set.vectors ?? []);
+      const upgraded = this.upgrading ? [] : (set.vectors ?? []);
       const vectored = new Set(upgraded.map(([id]) => id));
       const queue = set.created.filter((s) => !vectored.has(s.entry.id)).map((s) => [s.seq, s.entry.id]);
       if (queue.length > 0) embedding.queue = [...(embedding.queue ?? []), ...(queue as [number, string][])];
@@ -255,7 +255,7 @@ export class EmbedBacklog implements EmbedQueue {
     items.forEach(({ seq, id }, i) => {
       if (this.erased.has(id) || this.storing.has(seq) || !this.memory.embedQueue.doesExist(seq)) return;
       if (this.memory.entries.get(id)?.seq !== seq) return;
-      if (!this.opts.embedding.upgrades && this.memory.embeddings.doesExist(seq)) return;
+      if (!this.upgrading && this.memory.embeddings.doesExist(seq)) return;
       done.push([seq, id, vectors[i]!]);
     });
     for (const [seq] of done) this.storing.add(seq);
@@ -299,10 +299,9 @@ export class EmbedBacklog implements EmbedQueue {
    */
   private index(done: Array<[number, string, Float32Array]>): Array<[string, Float32Array | undefined]> {
     const { vectors } = this.opts.indexes;
-    const upgrades = this.opts.embedding.upgrades === true;
     const added: Array<[string, Float32Array | undefined]> = [];
     for (const [, id, vector] of done) {
-      const before = upgrades ? vectors.vectorOf(id) : undefined;
+      const before = this.upgrading ? vectors.vectorOf(id) : undefined;
       if ((before || !vectors.has(id)) && vectors.add(id, vector)) added.push([id, before]);
     }
     if (added.length > 0) this.opts.onIndexed();
