@@ -225,6 +225,15 @@ async function main(): Promise<void> {
     dataDirLock.release();
     return;
   }
+  const stop = () =>
+    void runtime.stop().then(() => {
+      dataDirLock.release();
+      if (opts.temporary) rmSync(opts.dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  // Before the lines below: whoever reads them may signal at once. A closed terminal (SIGHUP) stops
+  // it too, so a temporary data directory never outlives the demo.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
   const { url } = runtime.listen(opts.port);
   console.log(
     `typed-memory runtime demo: ${opts.days} days of history for ${tenants.length} tenants in ${opts.dataDir}`,
@@ -233,14 +242,6 @@ async function main(): Promise<void> {
   console.log(`dashboard: ${url}/admin/dashboard`);
   console.log(`admin token: ${token}`);
   console.log("Paste the token into the page's form (it expires in 12 h). Ctrl-C stops the demo.");
-  const stop = () =>
-    void runtime.stop().then(() => {
-      dataDirLock.release();
-      if (opts.temporary) rmSync(opts.dataDir, { recursive: true, force: true });
-      process.exit(0);
-    });
-  // A closed terminal (SIGHUP) stops it too, so a temporary data directory never outlives the demo.
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
 }
 
 try {

@@ -124,6 +124,9 @@ describe("bun run demo on a temporary directory", () => {
     const data = text.match(/ history for \d+ tenants in (\S+)\n/)?.[1];
     expect(data).toBeString();
     expect(existsSync(data!)).toBe(true);
+    // One answer from it first: its event loop has turned since it installed its handlers.
+    const dashboard = text.match(/\ndashboard: (\S+)\n/)?.[1];
+    expect((await fetch(dashboard!)).status).toBe(401);
     hup.kill("SIGHUP");
     expect(await hup.exited).toBe(0);
     expect(existsSync(data!)).toBe(false);
