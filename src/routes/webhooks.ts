@@ -57,7 +57,7 @@ const WEBHOOK_BODY = {
     "application/json": {
       schema: {
         description:
-          "An event object, or an array of event objects (at most 1,000); each source reads its own fields and envelope (a body that is not its form is a 400)",
+          "An event object, or an array of event objects (at most 1,000); each source reads its own fields and envelope (a body that is not its form is a 400; the calendar, whose notification is its X-Goog-* headers, ignores a JSON body that is not an Events resource)",
         anyOf: [{ type: "object" }, { type: "array", items: { type: "object" }, maxItems: 1000 }] as Array<
           { type: "object" } | { type: "array"; items: { type: "object" }; maxItems: number }
         >,
