@@ -1413,6 +1413,8 @@ export interface components {
             /** @description ISO 4217 */
             currency?: string;
             stage?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -1438,6 +1440,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -1484,7 +1488,12 @@ export interface components {
             supersedes?: string;
             /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
+            /** @description The agent that wrote it (default: the token's `sub`) */
             agent_id?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -1517,6 +1526,8 @@ export interface components {
             /** @description ISO 4217 */
             currency?: string;
             stage?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -1542,6 +1553,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -1603,6 +1616,8 @@ export interface components {
             subject?: string;
             predicate?: string;
             object?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            scope_subject?: string;
             /** @description A decision of this tenant (422 otherwise) */
             decision_id?: string;
             /** @enum {string} */
@@ -1632,6 +1647,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -1712,6 +1729,8 @@ export interface components {
             severity?: "low" | "medium" | "high" | "critical";
             /** @enum {string} */
             status?: "open" | "resolved";
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -1737,6 +1756,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -1783,7 +1804,12 @@ export interface components {
             supersedes?: string;
             /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
+            /** @description The agent that wrote it (default: the token's `sub`) */
             agent_id?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -1808,6 +1834,8 @@ export interface components {
             severity?: "low" | "medium" | "high" | "critical";
             /** @enum {string} */
             status?: "open" | "resolved";
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -1833,6 +1861,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -1868,6 +1898,8 @@ export interface components {
             statuses: number[];
         };
         FactEntry: {
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -1893,6 +1925,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -1939,7 +1973,12 @@ export interface components {
             supersedes?: string;
             /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
+            /** @description The agent that wrote it (default: the token's `sub`) */
             agent_id?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -1956,6 +1995,8 @@ export interface components {
             next_cursor: string | null;
         };
         FactWritten: {
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -1981,6 +2022,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -2250,6 +2293,8 @@ export interface components {
             amount?: number;
             /** @description ISO 4217 */
             currency?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -2275,6 +2320,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -2321,7 +2368,12 @@ export interface components {
             supersedes?: string;
             /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
+            /** @description The agent that wrote it (default: the token's `sub`) */
             agent_id?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -2352,6 +2404,8 @@ export interface components {
             amount?: number;
             /** @description ISO 4217 */
             currency?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -2377,6 +2431,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -2446,6 +2502,8 @@ export interface components {
             subject?: string;
             predicate?: string;
             object?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            scope_subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -2471,6 +2529,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -2517,7 +2577,11 @@ export interface components {
             supersedes?: string;
             /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
+            /** @description The agent that wrote it (default: the token's `sub`) */
             agent_id?: string;
+            subject: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -2528,9 +2592,10 @@ export interface components {
             embedding?: unknown;
             /** @description The caller's own tenant, if given (a write into another tenant is a 403) */
             tenant_id?: string;
-            subject: string;
             predicate: string;
             object: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            scope_subject?: string;
         };
         RelationshipPage: {
             items: components["schemas"]["RelationshipEntry"][];
@@ -2540,6 +2605,8 @@ export interface components {
             subject?: string;
             predicate?: string;
             object?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            scope_subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -2565,6 +2632,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -2807,9 +2876,9 @@ export interface components {
             index: {
                 vectors: number;
                 pending: number;
-                /** @description Entries waiting for the background embedder: found by their words until embedded */
+                /** @description Entries without a vector, waiting for the background embedder: found by their words until embedded (0 right after a write under the default embedder, tiered) */
                 pending_vectors: number;
-                /** @description Under MEMORY_RUNTIME_EMBEDDER=tiered: entries whose vector is the static tier's, waiting for the sentence model's (found by meaning meanwhile) */
+                /** @description Under MEMORY_RUNTIME_EMBEDDER=tiered (the default): entries whose vector is the static tier's, waiting for the sentence model's (found by meaning meanwhile) */
                 pending_upgrades?: number;
                 embedder?: {
                     kind: string;
@@ -2921,6 +2990,8 @@ export interface components {
         };
         WorkflowEntry: {
             steps?: string[];
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -2946,6 +3017,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -2992,7 +3065,12 @@ export interface components {
             supersedes?: string;
             /** @description An entry of this tenant that this one corrects (422 otherwise) */
             corrects?: string;
+            /** @description The agent that wrote it (default: the token's `sub`) */
             agent_id?: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;
@@ -3011,6 +3089,8 @@ export interface components {
         };
         WorkflowWritten: {
             steps?: string[];
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
             /** @description SHA-8 entry id */
             id: string;
             tenant_id: string;
@@ -3036,6 +3116,8 @@ export interface components {
             /** @description SHA-8 entry id */
             corrects?: string;
             agent_id: string;
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id?: string;
             source?: {
                 system: string;
                 event_id?: string;

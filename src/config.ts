@@ -153,19 +153,20 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
 }
 
 /**
- * The embedder when MEMORY_RUNTIME_EMBEDDER is unset: `local` (USE-lite, in process, offline),
- * chosen by measurement (docs/embedding-and-search.md, "Choosing"): on the evaluation set it ranks
- * 0.787 recall@5 against `hash`'s 0.715 and plain BM25's 0.545, at ~12 ms a query embedding and
- * ~+200 MB of memory; entries are embedded after their write is answered. `hash` stays one
- * variable away for write-heavy or memory-tight deployments.
+ * The embedder when MEMORY_RUNTIME_EMBEDDER is unset: `tiered` (issue 30), both tiers in the local
+ * model's 512-d space, offline: every write is stored with the static table's vector in its commit
+ * (microseconds, so nothing waits for a vector and a search never falls back to words only), and
+ * the sentence model (USE-lite) replaces it in the background; queries use the table. It was
+ * `local` (the model alone, vectors made after the write) until then, and `hash` before that; both
+ * stay one variable away (docs/embedding-and-search.md, "The default: two tiers").
  */
-export const DEFAULT_EMBEDDER: EmbedderKind = "local";
+export const DEFAULT_EMBEDDER: EmbedderKind = "tiered";
 
 const DEFAULT_EMBEDDING_DIMS = 384;
 
 /**
  * The vector length. The local model's is fixed (512), and so is the static table's, distilled
- * into the model's space: it is the default with `local` and `static`, and any other value is
+ * into the model's space: it is the default with `local`, `static` and `tiered`, and any other value is
  * refused rather than overridden, since an operator who set it expects it to hold.
  */
 function embeddingDims(env: Env, embedder: EmbedderKind): number {

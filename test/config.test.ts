@@ -28,8 +28,8 @@ describe("loadConfig defaults", () => {
       tokenTtlSeconds: 3600,
       crmMappingPath: DEFAULT_CRM_MAPPING,
       crmMappingIsDefault: true,
-      // The default embedder is local (chosen by measurement: docs/embedding-and-search.md).
-      embedder: "local",
+      // The default embedder is tiered (docs/embedding-and-search.md, "The default: two tiers").
+      embedder: "tiered",
       embeddingDims: 512,
       bodyLimitBytes: 1024 * 1024,
       actorIdleMs: 600_000,
@@ -44,7 +44,7 @@ describe("loadConfig defaults", () => {
     const c = loadConfig(
       env({ PORT: "", HOST: "", MEMORY_RUNTIME_DATA_DIR: "", MEMORY_RUNTIME_EMBEDDER: "" }),
     );
-    expect(c).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "./data", embedder: "local" });
+    expect(c).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "./data", embedder: "tiered" });
   });
 
   test("reads every variable it is given", () => {

@@ -71,13 +71,14 @@ export const TenantHealthView = named(
       pending: Type.Integer(),
       pending_vectors: Type.Integer({
         minimum: 0,
-        description: "Entries waiting for the background embedder: found by their words until embedded",
+        description:
+          "Entries without a vector, waiting for the background embedder: found by their words until embedded (0 right after a write under the default embedder, tiered)",
       }),
       pending_upgrades: Type.Optional(
         Type.Integer({
           minimum: 0,
           description:
-            "Under MEMORY_RUNTIME_EMBEDDER=tiered: entries whose vector is the static tier's, waiting for the sentence model's (found by meaning meanwhile)",
+            "Under MEMORY_RUNTIME_EMBEDDER=tiered (the default): entries whose vector is the static tier's, waiting for the sentence model's (found by meaning meanwhile)",
         }),
       ),
       embedder: Type.Optional(EmbedderHealth),

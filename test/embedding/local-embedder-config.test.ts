@@ -35,9 +35,11 @@ describe("MEMORY_RUNTIME_EMBEDDER=local", () => {
   });
 });
 
-describe("local, the default embedder", () => {
-  test("is what an unset MEMORY_RUNTIME_EMBEDDER means, with 512 dims", () => {
-    expect(loadConfig(env())).toMatchObject({ embedder: "local", embeddingDims: 512 });
+describe("tiered, the default embedder", () => {
+  test("is what an unset MEMORY_RUNTIME_EMBEDDER means, with 512 dims; local stays the model alone", () => {
+    expect(loadConfig(env())).toMatchObject({ embedder: "tiered", embeddingDims: 512 });
+    expect(loadConfig(env({ MEMORY_RUNTIME_EMBEDDER: "" }))).toMatchObject({ embedder: "tiered" });
+    expect(loadConfig(env({ MEMORY_RUNTIME_EMBEDDER: "local" })).embedder).toBe("local");
   });
 
   test("dims kept from the old default (hash's 384) are refused, naming the way back", () => {
@@ -49,7 +51,7 @@ describe("local, the default embedder", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toBe(
-      "the default embedder, local, makes vectors of 512 dimensions, but MEMORY_RUNTIME_EMBEDDING_DIMS is 384: " +
+      "the default embedder, tiered, makes vectors of 512 dimensions, but MEMORY_RUNTIME_EMBEDDING_DIMS is 384: " +
         "unset MEMORY_RUNTIME_EMBEDDING_DIMS or set it to 512, or set MEMORY_RUNTIME_EMBEDDER (hash, http, client)",
     );
   });

@@ -8,49 +8,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { LocalModel } from "../../src/embedding/local-model.ts";
 import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
-import type { SentenceEncoder } from "../../src/embedding/use-lite.ts";
 import { healthUntil, indexHealth } from "../helpers/embedding.ts";
+import { GatedModel, gatedLocalModel, MODEL_AXIS } from "../helpers/gated-model.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
-
-/** The fake model's vector for every text: a direction the static table never gives a sentence. */
-const MODEL_AXIS = 7;
-
-/**
- * A model whose every call waits until the test opens it (`open`: the calls held are answered,
- * and those after at once); `texts` lists what reached it, in order.
- */
-class GatedModel implements SentenceEncoder {
-  readonly texts: string[] = [];
-  private readonly held: Array<() => void> = [];
-  private arrived: (() => void) | undefined;
-  private opened = false;
-
-  embed(texts: string[]): Promise<number[][]> {
-    this.texts.push(...texts);
-    this.arrived?.();
-    return new Promise((resolve) => {
-      const answer = () => resolve(texts.map(() => axis(512)));
-      if (this.opened) answer();
-      else this.held.push(answer);
-    });
-  }
-
-  open(): void {
-    this.opened = true;
-    for (const answer of this.held.splice(0)) answer();
-  }
-
-  /** Resolves once `n` calls wait for their answer. */
-  async holding(n: number): Promise<void> {
-    while (this.held.length < n) await new Promise<void>((resolve) => (this.arrived = resolve));
-  }
-
-  releaseNext(): void {
-    this.held.shift()?.();
-  }
-}
-
-const axis = (dims: number) => Array.from({ length: dims }, (_, i) => (i === MODEL_AXIS ? 1 : 0));
+import { pollUntil } from "../helpers/poll.ts";
 
 const PET = "Olga adopted a kitten from the shelter in May";
 const NOTES = ["Lunch is served in the canteen from twelve to two", PET];
@@ -62,8 +23,7 @@ afterEach(async () => {
 });
 
 async function tiered(model: GatedModel): Promise<Harness> {
-  const localModel = new LocalModel({ load: async () => model });
-  h = await startHarness({ env: { MEMORY_RUNTIME_EMBEDDER: "tiered" }, localModel });
+  h = await startHarness({ env: { MEMORY_RUNTIME_EMBEDDER: "tiered" }, localModel: gatedLocalModel(model) });
   return h;
 }
 
@@ -173,5 +133,34 @@ describe("MEMORY_RUNTIME_EMBEDDER=tiered", () => {
     expect(after.vectors).toBe(1);
     expect((await embeddingOf(h, token, pet))[MODEL_AXIS]).toBeCloseTo(1, 4);
     expect(model.texts).toEqual([PET, PET]);
+  });
+});
+
+describe("the default embedder (MEMORY_RUNTIME_EMBEDDER unset)", () => {
+  test("is tiered: answers before the model has loaded, every write with its vector at once", async () => {
+    // The model's load never ends in this test: nothing the service answers may wait for it.
+    let loads = 0;
+    const loading = new LocalModel({
+      load: () => {
+        loads++;
+        return new Promise<GatedModel>(() => undefined);
+      },
+    });
+    h = await startHarness({ env: { MEMORY_RUNTIME_EMBEDDER: "" }, localModel: loading });
+    expect((await h.call("GET", "/healthz")).status).toBe(200);
+    const { token, tenant_id } = await h.createTenant();
+    const ids: string[] = [];
+    for (const content of NOTES) ids.push(await note(h, token, content));
+    const index = await indexHealth(h, tenant_id);
+    expect(index).toMatchObject({ vectors: 2, pending_vectors: 0, pending_upgrades: 2 });
+    expect(index.embedder?.kind).toBe("tiered");
+    await petFound(h, token, ids[1]!);
+    // The upgrade asked for the model, in the background: once, for every batch waiting on it.
+    expect(
+      await pollUntil(
+        async () => loads,
+        (n) => n > 0,
+      ),
+    ).toBe(1);
   });
 });

@@ -63,8 +63,8 @@ export async function startHarness(
   const env: Record<string, string | undefined> = {
     MEMORY_RUNTIME_JWT_SECRET: TEST_SECRET,
     MEMORY_RUNTIME_DATA_DIR: dataDir,
-    // The suite's embedder, explicitly (the runtime's default is `local`, ~12 ms a text and a model
-    // to load): a test that is about another embedder says so in `opts.env`.
+    // The suite's embedder, explicitly (the runtime's default, `tiered`, loads a sentence model of
+    // ~12 ms a text): a test that is about another embedder says so in `opts.env`.
     MEMORY_RUNTIME_EMBEDDER: "hash",
     // The access log stays out of the test output; test/telemetry/ turns it on with a sink of its own.
     MEMORY_RUNTIME_LOG: "off",

@@ -55,7 +55,7 @@ export async function startServerProcess(opts: ServerOptions): Promise<ServerPro
       MEMORY_RUNTIME_DATA_DIR: opts.dataDir,
       PORT: "0",
       HOST: "127.0.0.1",
-      // The suite's embedder (the runtime's default, `local`, loads a model): `opts.env` may say otherwise.
+      // The suite's embedder (the default, `tiered`, loads a sentence model): `opts.env` may say otherwise.
       MEMORY_RUNTIME_EMBEDDER: "hash",
       // No access log unless a test asks (`opts.env`): stdout is read for the server's own lines.
       MEMORY_RUNTIME_LOG: "off",

@@ -5,7 +5,7 @@ export const ROOT = join(import.meta.dir, "..", "..");
 /**
  * The parent's environment without any MEMORY_RUNTIME_* or PORT/HOST, plus `extra`. The embedder
  * is the suite's, `hash`, unless `extra` names another: servers the tests spawn (server-process.ts)
- * do not load the default `local` model.
+ * do not load the sentence model of the default, `tiered`.
  */
 export function cleanEnv(extra: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {};
