@@ -13,7 +13,9 @@ import {
   Timestamp,
 } from "./common.ts";
 import { EmbeddingField } from "./embedding-field.ts";
+import { Origin, TrustLevel } from "./origin.ts";
 import { named } from "./schema-name.ts";
+import { AgentId, type RELATIONSHIP_SCOPE_FIELD, SessionId, SubjectId } from "./scope.ts";
 
 /** Fields every category shares (CONTRACT §5). */
 const base = {
@@ -44,7 +46,10 @@ const base = {
     ...Sha8,
     description: "An entry of this tenant that this one corrects (422 otherwise)",
   }),
-  agent_id: Type.Optional(Chars(1, 128)),
+  agent_id: Type.Optional(AgentId),
+  // Scopes (scope.ts): on a relationship, `subject` is its triple's and the scope's is `scope_subject`.
+  subject: Type.Optional(SubjectId),
+  session_id: Type.Optional(SessionId),
   source: Type.Optional(
     StrictObject({
       system: Chars(1, 64),
@@ -131,9 +136,15 @@ export const WorkflowInput = named(
   "WorkflowInput",
   StrictObject({ ...base, ...TYPED_FIELDS.workflow }, ONE_LINK),
 );
+/** A relationship's scope subject, apart from its triple's `subject` (scope.ts). */
+const RELATIONSHIP_SCOPE = { scope_subject: Type.Optional(SubjectId) } satisfies Record<
+  typeof RELATIONSHIP_SCOPE_FIELD,
+  unknown
+>;
+
 export const RelationshipInput = named(
   "RelationshipInput",
-  StrictObject({ ...base, ...TYPED_FIELDS.relationship }, ONE_LINK),
+  StrictObject({ ...base, ...TYPED_FIELDS.relationship, ...RELATIONSHIP_SCOPE }, ONE_LINK),
 );
 export const OutcomeInput = named(
   "OutcomeInput",
@@ -188,6 +199,9 @@ export const SERVER_FIELDS = [
   "expired_at",
   "invalidated_at",
   "created_by",
+  // Stamped by the runtime (docs/trust-and-provenance.md): a body that sets either is a 422.
+  "origin",
+  "trust",
 ] as const;
 
 export const MAX_DATA_BYTES = 16 * 1024;
@@ -214,6 +228,7 @@ const ANY_TYPED_FIELDS = {
   ...optionalAll(TYPED_FIELDS.exception),
   ...optionalAll(TYPED_FIELDS.workflow),
   ...optionalAll(TYPED_FIELDS.relationship),
+  ...RELATIONSHIP_SCOPE,
   ...optionalAll(TYPED_FIELDS.outcome),
 };
 
@@ -233,11 +248,14 @@ export const EntryView = named(
     supersedes: Type.Optional(Sha8),
     corrects: Type.Optional(Sha8),
     agent_id: Type.String(),
+    session_id: Type.Optional(SessionId),
     source: Type.Optional(base.source),
     recorded_at: IsoTime,
     expired_at: Type.Union([IsoTime, Type.Null()]),
     invalidated_at: Type.Union([IsoTime, Type.Null()]),
     created_by: Type.String(),
+    origin: Origin,
+    trust: TrustLevel,
     embedding: Type.Optional(Type.Array(Type.Number(), { description: "Only with ?include=embedding" })),
   }),
 );
@@ -260,7 +278,9 @@ const SHARED_VIEW_FIELDS = Object.fromEntries(
 /** The typed fields an entry of `category` carries: its own (and a decision's server-set `status`). */
 function viewTypedFields(category: Category): TProperties {
   const own = optionalAll(TYPED_FIELDS[category] as TProperties);
-  return category === "decision" ? { ...SERVER_TYPED_FIELDS, ...own } : own;
+  // The scope's subject: a relationship's own `subject` is its triple's (scope.ts).
+  const scope = category === "relationship" ? RELATIONSHIP_SCOPE : { subject: base.subject };
+  return category === "decision" ? { ...SERVER_TYPED_FIELDS, ...own, ...scope } : { ...own, ...scope };
 }
 
 /**

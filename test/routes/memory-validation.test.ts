@@ -131,7 +131,8 @@ describe("422 on category field rules", () => {
     // Typed fields of one category are unknown fields in another.
     ["fact", "a decision field on a fact", { rationale: "why" }, "rationale"],
     ["fact", "an outcome field on a fact", { decision_id: "__decision__" }, "decision_id"],
-    ["decision", "a relationship field on a decision", { subject: "s" }, "subject"],
+    // `subject` is every entry's scope (src/models/scope.ts): a relationship's `predicate` is its own.
+    ["decision", "a relationship field on a decision", { predicate: "s" }, "predicate"],
   ];
   for (const [category, name, over, path] of typed) {
     test(`${category}: ${name}`, async () => {

@@ -76,7 +76,8 @@ export function lexicalDocument(entry: Entry): LexicalField[] {
   };
   add("content", entry.content);
   add("tags", entry.tags);
-  add("subject", entry.subject);
+  // A relationship's `subject` names someone; another entry's is its scope's id (scope.ts), not words.
+  add("subject", entry.category === "relationship" ? entry.subject : undefined);
   add("object", entry.object);
   add("chosen", entry.chosen);
   add("predicate", entry.predicate);

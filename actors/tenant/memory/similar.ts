@@ -3,6 +3,7 @@ import { type RarityIndex, rareWordsQuery } from "../../../src/embedding/rare-wo
 import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Entry, EntryDraft } from "../../../src/models/entry.ts";
+import { subjectOf } from "../../../src/models/scope.ts";
 import { MAX_SIMILAR, SIMILAR_THRESHOLD, type SimilarEntry } from "../../../src/models/similar.ts";
 
 /** What near-duplicate detection reads of the tenant: its entries and its two indexes. */
@@ -91,10 +92,14 @@ function storedTerms(entry: Entry): ReadonlySet<string> {
   return terms;
 }
 
-/** Same category, live, and no value field of the draft set otherwise. */
+/**
+ * Same category, the same subject (another user's fact is not a repeat of this one, and must never be
+ * answered in its place), live, and no value field of the draft set otherwise.
+ */
 function comparable(draft: EntryDraft, entry: Entry): boolean {
   if (entry.category !== draft.category || entry.expired_at !== null || entry.invalidated_at !== null)
     return false;
+  if (subjectOf(draft) !== subjectOf(entry)) return false;
   const fields = draft as Record<string, unknown>;
   const stored = entry as Record<string, unknown>;
   return VALUE_FIELDS.every((f) => fields[f] === undefined || fields[f] === stored[f]);
@@ -105,6 +110,8 @@ function textOf(entry: EntryDraft | Entry): string {
   const fields = entry as Record<string, unknown>;
   const parts = [entry.content];
   for (const f of TEXT_FIELDS) {
+    // Only a relationship's `subject` is text (its triple's); another entry's is its scope's id.
+    if (f === "subject" && entry.category !== "relationship") continue;
     const value = fields[f];
     if (typeof value === "string") parts.push(value);
     else if (Array.isArray(value)) parts.push(...value.filter((v): v is string => typeof v === "string"));

@@ -67,6 +67,7 @@ function search(o: { memory: TenantMemory; clock: ManualClock }, text: string): 
 describe("lexicalDocument: what of an entry BM25 indexes", () => {
   test("content, tags, naming fields at full weight; describing fields and the source at half; data at a quarter", () => {
     const entry = {
+      category: "relationship",
       content: "Acme buys from Globex",
       tags: ["supplier", "q3"],
       subject: "Acme",
@@ -86,6 +87,11 @@ describe("lexicalDocument: what of an entry BM25 indexes", () => {
       { text: "zebra", weight: 0.25 },
     ]);
   });
+});
+
+test("another entry's subject is its scope's id, not words: left out", () => {
+  const entry = { category: "fact", content: "Prefers tea", subject: "user-42", session_id: "s1" };
+  expect(lexicalDocument(entry as unknown as Entry)).toEqual([{ text: "Prefers tea", weight: 1 }]);
 });
 
 describe("dataText: the words of `data` BM25 indexes", () => {
