@@ -4,6 +4,7 @@
  */
 import { machine, median, round } from "../stats.ts";
 import { bm25Retriever } from "./bm25-retriever.ts";
+import { asVariant, type Variant } from "./features.ts";
 import type { EvalSet } from "./locomo.ts";
 import { type QuestionScores, type Summary, scoreQuestion, summarise } from "./metrics.ts";
 import type { Retriever } from "./retriever.ts";
@@ -12,6 +13,9 @@ import { startService } from "./service-retriever.ts";
 export interface SystemResult {
   name: string;
   kind: "baseline" | "service";
+  /** A variant of the ablation (`--ablation`): its embedder and the feature flipped. */
+  embedder?: string;
+  feature?: Variant["feature"];
   status: "ok" | "skipped" | "failed";
   /** Why it was skipped or failed. */
   note?: string;
@@ -122,20 +126,21 @@ async function runSystem(
   start: () => Promise<{ retriever?: Retriever; refused?: string }>,
   set: EvalSet,
   log: (line: string) => void,
+  variant: Pick<SystemResult, "embedder" | "feature"> = {},
 ): Promise<{ result: SystemResult; answers: Answer[] }> {
   log(`${name}: starting`);
   const { retriever, refused } = await start();
   if (!retriever) {
     log(`${name}: skipped (${refused})`);
-    return { result: { name, kind, status: "skipped", note: refused }, answers: [] };
+    return { result: { name, kind, ...variant, status: "skipped", note: refused }, answers: [] };
   }
   try {
     const { answers, summary, timings } = await measure(retriever, set, log);
-    return { result: { name, kind, status: "ok", summary, timings }, answers };
+    return { result: { name, kind, ...variant, status: "ok", summary, timings }, answers };
   } catch (error) {
     const note = error instanceof Error ? error.message : String(error);
     log(`${name}: failed (${note})`);
-    return { result: { name, kind, status: "failed", note }, answers: [] };
+    return { result: { name, kind, ...variant, status: "failed", note }, answers: [] };
   } finally {
     await retriever.close();
   }
@@ -168,17 +173,21 @@ export interface EvalRun {
   answers: Record<string, Answer[]>;
 }
 
+/** `systems`: embedders (their default configuration) or variants of the ablation (features.ts). */
 export async function evaluate(
   set: EvalSet,
-  embedders: readonly string[],
+  systems: readonly (string | Variant)[],
   log: (line: string) => void = () => undefined,
 ): Promise<EvalRun> {
   const started = performance.now();
   const date = new Date().toISOString();
   const host = machine();
   const runs = [await runSystem("bm25", "baseline", async () => ({ retriever: bm25Retriever() }), set, log)];
-  for (const embedder of embedders)
-    runs.push(await runSystem(embedder, "service", () => startService(embedder), set, log));
+  for (const variant of systems.map(asVariant)) {
+    const { name, embedder, feature } = variant;
+    const described = feature ? { embedder, feature } : {};
+    runs.push(await runSystem(name, "service", () => startService(variant), set, log, described));
+  }
   return {
     report: {
       dataset: describe(set),

@@ -20,10 +20,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseCli } from "../../scripts/cli.ts";
+import { ablationTable } from "./ablation-report.ts";
 import { evaluateBusiness } from "./business/evaluate-business.ts";
 import { formatBusinessReport } from "./business/report.ts";
 import { EVAL_SET_NAME, evalSetJson } from "./dataset/generate-set.ts";
 import { evaluate } from "./evaluate.ts";
+import { featuresNamed, UnknownFeature, variantsOf } from "./features.ts";
 import { EvalSetInvalid, readLocomoFile, readLocomoText, subset } from "./locomo.ts";
 import { RESULTS_DIR } from "./paths.ts";
 import { formatReport } from "./report.ts";
@@ -44,6 +46,9 @@ Options:
   --out PATH           default bench/results/eval.json (tmp-eval-small.json, eval-locomo.json)
   --business-out PATH  default bench/results/eval-business.json (tmp-eval-business.json)
   --details PATH       also every question's ranked turn ids, per system
+  --ablation           also each embedder with one relevance feature flipped at a time (a default
+                       one off, an opt-in one on): the features of bench/eval/features.ts
+  --features a,b       the features the ablation flips (default: all of them)
   -h, --help           show this help
 `;
 
@@ -58,6 +63,8 @@ function options() {
       small: { type: "boolean", default: process.env.EVAL_SMALL === "1" },
       out: { type: "string" },
       details: { type: "string" },
+      ablation: { type: "boolean", default: false },
+      features: { type: "string" },
     },
   });
   const embedders = values
@@ -71,8 +78,9 @@ function options() {
   const businessOut =
     values["business-out"] ??
     join(RESULTS_DIR, values.small ? "tmp-eval-business.json" : "eval-business.json");
+  const features = values.ablation ? featuresNamed(values.features?.split(",").map((f) => f.trim())) : [];
   return {
-    embedders,
+    embedders: variantsOf(embedders, features),
     locomo: values.locomo,
     small: values.small!,
     out,
@@ -100,6 +108,8 @@ async function conversations(opts: ReturnType<typeof options>) {
   if (opts.small) set = subset(set, SMALL.conversations, SMALL.questionsPerConversation);
   const { report, answers } = await evaluate(set, opts.embedders, log);
   console.log(`\n${formatReport(report)}`);
+  const ablation = ablationTable(report);
+  if (ablation) console.log(`${ablation}\n`);
   write(opts.out, report);
   if (opts.details) {
     writeFileSync(opts.details, `${JSON.stringify(answers)}\n`);
@@ -116,7 +126,7 @@ try {
     write(opts.businessOut, report);
   }
 } catch (error) {
-  if (!(error instanceof EvalSetInvalid)) throw error;
+  if (!(error instanceof EvalSetInvalid) && !(error instanceof UnknownFeature)) throw error;
   console.error(`eval: ${error.message}`);
   process.exit(1);
 }

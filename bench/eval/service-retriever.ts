@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, createRuntime, type MemoryRuntime } from "../../src/lib.ts";
+import { asVariant, type Variant } from "./features.ts";
 import type { EvalConversation } from "./locomo.ts";
 import { operatorToken } from "./operator-token.ts";
 import { LIMIT, type Retriever, type Search, turnContent } from "./retriever.ts";
@@ -68,15 +69,20 @@ export interface EvalRuntime {
   close(): Promise<void>;
 }
 
+/** Variables of the caller's environment a runtime of the harness is given: the embedder's and the re-ranker's. */
+const PASSED_ON = ["MEMORY_RUNTIME_EMBEDD", "MEMORY_RUNTIME_RERANK"];
+
 /**
  * Starts a runtime with `MEMORY_RUNTIME_EMBEDDER=<embedder>`; a runtime that refuses the
  * configuration (an embedder it does not know, a missing variable) is reported, not thrown.
  * Variables of the caller's environment starting MEMORY_RUNTIME_EMBEDD (endpoint, model, key,
- * dimensions) are passed on; nothing else is.
+ * dimensions) or MEMORY_RUNTIME_RERANK (the re-ranker's) are passed on, then a variant's own
+ * (`variantEnv`, bench/eval/features.ts); nothing else is.
  */
 export async function startRuntime(
   embedder: string,
   callerEnv: Record<string, string | undefined> = process.env,
+  variantEnv: Readonly<Record<string, string>> = {},
 ): Promise<{ started: EvalRuntime; refused?: undefined } | { started?: undefined; refused: string }> {
   const before = refusalBeforeStart(embedder, callerEnv);
   if (before) return { refused: before };
@@ -84,8 +90,8 @@ export async function startRuntime(
   const secret = randomBytes(32).toString("hex");
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(callerEnv))
-    if (key.startsWith("MEMORY_RUNTIME_EMBEDD") && value !== undefined) env[key] = value;
-  Object.assign(env, {
+    if (PASSED_ON.some((prefix) => key.startsWith(prefix)) && value !== undefined) env[key] = value;
+  Object.assign(env, variantEnv, {
     MEMORY_RUNTIME_JWT_SECRET: secret,
     MEMORY_RUNTIME_DATA_DIR: dataDir,
     MEMORY_RUNTIME_EMBEDDER: embedder,
@@ -109,10 +115,14 @@ export async function startRuntime(
   return { started: { runtime, admin: await operatorToken(secret), dataDir, env, logs, close } };
 }
 
-/** The service as a retriever of conversations (one tenant each), on a fresh runtime. */
-export async function startService(embedder: string, callerEnv = process.env): Promise<Started> {
-  const { started, refused } = await startRuntime(embedder, callerEnv);
-  return started ? { retriever: new ServiceRetriever(started) } : { refused: refused! };
+/**
+ * The service as a retriever of conversations (one tenant each), on a fresh runtime: an embedder's
+ * default configuration, or a variant of it (its environment, and fields added to every search).
+ */
+export async function startService(system: string | Variant, callerEnv = process.env): Promise<Started> {
+  const variant = asVariant(system);
+  const { started, refused } = await startRuntime(variant.embedder, callerEnv, variant.env);
+  return started ? { retriever: new ServiceRetriever(started, variant.controls) } : { refused: refused! };
 }
 
 /**
@@ -140,7 +150,10 @@ class ServiceRetriever implements Retriever {
 
   private readonly admin: string;
 
-  constructor(private readonly started: EvalRuntime) {
+  constructor(
+    private readonly started: EvalRuntime,
+    private readonly controls: Readonly<Record<string, unknown>> = {},
+  ) {
     this.client = new ServiceClient(started.runtime.app);
     this.admin = started.admin;
   }
@@ -180,6 +193,7 @@ class ServiceRetriever implements Retriever {
 
   private async search(token: string, query: string) {
     const answer = await this.client.expect<SearchAnswer>([200], "POST", "/memory/search", token, {
+      ...this.controls,
       query: query.slice(0, MAX_QUERY),
       limit: LIMIT,
     });

@@ -7,7 +7,8 @@
  */
 import { machine, round } from "../../stats.ts";
 import { Bm25 } from "../bm25.ts";
-import { headCommit } from "../evaluate.ts";
+import { headCommit, type SystemResult } from "../evaluate.ts";
+import { asVariant, type Variant } from "../features.ts";
 import { LIMIT } from "../retriever.ts";
 import { ServiceClient } from "../service-client.ts";
 import { type EvalRuntime, startRuntime } from "../service-retriever.ts";
@@ -22,6 +23,9 @@ export const BUSINESS_SET_NAME = "business-memory-v1";
 export interface BusinessSystem {
   name: string;
   kind: "baseline" | "service";
+  /** A variant of the ablation (`--ablation`): its embedder and the feature flipped. */
+  embedder?: SystemResult["embedder"];
+  feature?: SystemResult["feature"];
   status: "ok" | "skipped" | "failed";
   note?: string;
   by_kind?: Record<string, KindAverages>;
@@ -151,9 +155,10 @@ async function contents(rt: EvalRuntime, played: Played): Promise<{ id: string; 
   return docs;
 }
 
-/** Plays the world into a runtime of `embedder`; the played tenant, or why it could not start. */
-async function loaded(embedder: string, p: Prepared, log: (line: string) => void) {
-  const { started, refused } = await startRuntime(embedder);
+/** Plays the world into a runtime of `system`; the played tenant, or why it could not start. */
+async function loaded(system: string | Variant, p: Prepared, log: (line: string) => void) {
+  const variant = asVariant(system);
+  const { started, refused } = await startRuntime(variant.embedder, process.env, variant.env);
   if (!started) return { refused };
   const loading = performance.now();
   try {
@@ -185,13 +190,13 @@ function bm25System(p: Prepared, log: (line: string) => void) {
   );
 }
 
-function serviceSystem(embedder: string, p: Prepared, log: (line: string) => void) {
+function serviceSystem(variant: Variant, p: Prepared, log: (line: string) => void) {
   return measure(
-    embedder,
+    variant.name,
     "service",
     p,
     async () => {
-      const { rt, played, loadMs, refused } = await loaded(embedder, p, log);
+      const { rt, played, loadMs, refused } = await loaded(variant, p, log);
       if (!rt) return { refused };
       const client = new ServiceClient(rt.runtime.app);
       const keyOf = new Map([...played.ids].map(([key, id]) => [id, key]));
@@ -202,6 +207,7 @@ function serviceSystem(embedder: string, p: Prepared, log: (line: string) => voi
           "/memory/search",
           played.token,
           {
+            ...variant.controls,
             query: q.question,
             limit: LIMIT,
             valid_at: q.validAt === undefined ? undefined : new Date(q.validAt).toISOString(),
@@ -219,15 +225,20 @@ function serviceSystem(embedder: string, p: Prepared, log: (line: string) => voi
   );
 }
 
+/** `variants`: embedders (their default configuration) or variants of the ablation (features.ts). */
 export async function evaluateBusiness(
-  embedders: readonly string[],
+  variants: readonly (string | Variant)[],
   log: (line: string) => void = () => undefined,
 ): Promise<BusinessReport> {
   const started = performance.now();
   const date = new Date().toISOString();
   const p = prepare();
   const systems = [await bm25System(p, log)];
-  for (const embedder of embedders) systems.push(await serviceSystem(embedder, p, log));
+  for (const variant of variants.map(asVariant)) {
+    const { embedder, feature } = variant;
+    const system = await serviceSystem(variant, p, log);
+    systems.push(feature ? { ...system, embedder, feature } : system);
+  }
   return {
     dataset: describe(p),
     procedure: PROCEDURE,
