@@ -18,6 +18,7 @@ import { adminWebhookRoutes } from "./routes/admin-webhooks.ts";
 import type { Deps } from "./routes/deps.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
+import { conversationRoutes } from "./routes/conversations.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { memoryStreamRoutes } from "./routes/memory-stream.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -46,6 +47,7 @@ export function createApp(deps: Deps) {
     .use(tenantRoutes(deps))
     .use(searchRoutes(deps))
     .use(memoryRoutes(deps))
+    .use(conversationRoutes(deps))
     .use(memoryStreamRoutes(deps))
     .use(mcpRoutes(deps))
     .use(adminTenantRoutes(deps))

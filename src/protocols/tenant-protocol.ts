@@ -11,6 +11,7 @@ import type { RevenueFigures } from "../models/revenue.ts";
 import type { ResultExplain, SearchControls } from "../models/search-controls.ts";
 import type { SimilarAsk, SimilarEntry } from "../models/similar.ts";
 import type { TenantTransferProtocol } from "../models/tenant-export.ts";
+import type { ConversationTenantProtocol } from "./conversation-protocol.ts";
 import type { OutboundTenantProtocol } from "./outbound-protocol.ts";
 import type { WebhookOpsProtocol } from "./webhook-ops-protocol.ts";
 
@@ -146,5 +147,6 @@ export type TenantProtocol = {
   "connector.state.get": { msg: { key: string }; reply: unknown };
   "connector.state.put": { msg: { key: string; value: unknown }; reply: undefined };
 } & OutboundTenantProtocol &
+  ConversationTenantProtocol &
   TenantTransferProtocol &
   WebhookOpsProtocol;

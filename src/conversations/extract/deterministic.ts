@@ -22,10 +22,13 @@ export const deterministicExtractor: Extractor = {
     turns.forEach((turn, i) => {
       for (const sentence of sentencesOf(turn.content)) {
         if (sentence.question) continue;
-        for (const found of findIn(sentence.text)) drafts.push(draftOf(found, sentence.text, turn, i));
+        for (const found of findIn(sentence.text)) {
+          const draft = draftOf(found, sentence.text, turn, i);
+          if (draft) drafts.push(draft);
+        }
       }
       const workflow = workflowIn(turn.content);
-      if (workflow)
+      if (workflow && fits(workflow.steps))
         drafts.push({
           kind: "workflow",
           category: "workflow",
@@ -39,7 +42,10 @@ export const deterministicExtractor: Extractor = {
   },
 };
 
-function draftOf(found: Found, sentence: string, turn: Turn, i: number): ExtractedDraft {
+/** A workflow's steps within an entry's limits (256 steps of 4,096 characters); else none is written. */
+const fits = (steps: string[]) => steps.length <= 256 && steps.every((s) => s.length <= 4096);
+
+function draftOf(found: Found, sentence: string, turn: Turn, i: number): ExtractedDraft | undefined {
   const holderName = (h: Found["holder"]) => (h && "name" in h ? h.name : turn.speaker);
   const draft: ExtractedDraft = {
     kind: found.kind,
@@ -52,8 +58,10 @@ function draftOf(found: Found, sentence: string, turn: Turn, i: number): Extract
     draft.key = { holder: holderKey(holderName(found.holder)), attribute: found.attribute };
   if (found.relation) {
     const subject = holderName(found.relation.subject);
-    if (subject) draft.relation = { ...found.relation, subject };
+    // A relationship needs its three parts: "I work at …" said by no one named is none.
+    if (!subject) return undefined;
+    draft.relation = { ...found.relation, subject };
   }
-  if (found.chosen) draft.chosen = found.chosen;
+  if (found.chosen && found.chosen.length <= 4096) draft.chosen = found.chosen;
   return draft;
 }

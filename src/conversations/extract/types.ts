@@ -4,6 +4,9 @@
  * a model extractor can stand where the deterministic one stands (`Extractor`).
  */
 import type { Category } from "../../models/category.ts";
+import type { ExtractKind } from "../../models/conversation.ts";
+
+export { EXTRACT_KINDS, type ExtractKind } from "../../models/conversation.ts";
 
 /** One message as the extractor sees it: who said it, what, and when (epoch ms). */
 export interface Turn {
@@ -11,18 +14,6 @@ export interface Turn {
   content: string;
   at: number;
 }
-
-/** The kinds of statement the deterministic extractor knows, each scored apart (docs/conversations.md). */
-export const EXTRACT_KINDS = [
-  "preference",
-  "personal",
-  "decision",
-  "commitment",
-  "appointment",
-  "relationship",
-  "workflow",
-] as const;
-export type ExtractKind = (typeof EXTRACT_KINDS)[number];
 
 /** The category each kind is written as (a commitment is a decision to act; an appointment a dated fact). */
 export const CATEGORY_OF: Record<ExtractKind, Category> = {

@@ -1,0 +1,222 @@
+/**
+ * The conversation part of the tenant actor: a call's new turns and what is extracted from them,
+ * prepared in order through the memory writer (each sees the ones before it: a turn's id is known
+ * to the entries extracted from it, a statement supersedes the one before it about the same key)
+ * and written as one write set, one transaction; or, with `dryRun`, answered and not written.
+ */
+import { extractedEntryDraft } from "../../../src/conversations/drafts.ts";
+import type { ExtractedDraft } from "../../../src/conversations/extract/types.ts";
+import type { PlannedTurn } from "../../../src/conversations/plan.ts";
+import { keyTag } from "../../../src/conversations/tags.ts";
+import { Conflict, ValidationFailed } from "../../../src/errors.ts";
+import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import type { ConversationReply } from "../../../src/models/conversation.ts";
+import type { EntryDraft } from "../../../src/models/entry.ts";
+import type { AddConversation } from "../../../src/protocols/conversation-protocol.ts";
+import type { Clock } from "../../../src/runtime/clock.ts";
+import { later } from "../../../src/runtime/later.ts";
+import { type BatchItem, batchSet } from "../memory/batch.ts";
+import { checkDraft } from "../memory/draft-check.ts";
+import type { TenantMemory } from "../memory/memory.ts";
+import type { EntryLookup } from "../memory/side-effects.ts";
+import type { SliceHandlers } from "../slice.ts";
+import { nextPosition, type StoredTurn, sessionTurns } from "./session-turns.ts";
+
+/** A call being prepared: what it writes so far, seen by each next draft. */
+interface Pending {
+  overlay: Map<string, StoredEntry>;
+  lookup: EntryLookup;
+  created: BatchItem[];
+  /** The newest live entry of each key this call wrote: the next statement about it supersedes it. */
+  holders: Map<string, { id: string; validFrom: number }>;
+}
+
+export function conversationHandlers(
+  memory: TenantMemory,
+  clock: Clock,
+): SliceHandlers<"conversation.add" | "conversation.turns"> {
+  return {
+    "conversation.add": (msg) => add(memory, clock.now(), msg),
+    "conversation.turns": ({ sessionId, limit, after }) => {
+      const turns = [...sessionTurns(memory.entries, sessionId).values()]
+        .filter((t) => t.stored.entry.expired_at === null && (after === undefined || t.position > after))
+        .sort((a, b) => a.position - b.position);
+      const page = turns.slice(0, limit);
+      return {
+        session_id: sessionId,
+        turns: page.map((t) => ({ position: t.position, entry: t.stored.entry })),
+        last: page.at(-1)?.position,
+        more: turns.length > limit,
+      };
+    },
+  };
+}
+
+function add(memory: TenantMemory, now: number, msg: AddConversation) {
+  const { plan } = msg;
+  const stored = sessionTurns(memory.entries, plan.sessionId);
+  const fresh = newTurns(plan.turns, stored);
+  const overlay = new Map<string, StoredEntry>();
+  const pending: Pending = {
+    overlay,
+    lookup: (id) => overlay.get(id) ?? memory.entries.get(id),
+    created: [],
+    holders: new Map(),
+  };
+  const turnIds: string[] = [];
+  const turnStatus: Array<200 | 201> = [];
+  plan.turns.forEach((turn, i) => {
+    const kept = stored.get(turn.position);
+    if (kept) {
+      turnIds.push(kept.stored.entry.id);
+      turnStatus.push(200);
+      return;
+    }
+    const written = prepare(
+      memory,
+      pending,
+      turn.draft,
+      msg.createdBy,
+      now,
+      msg.turnVectors[i],
+      `messages/${i}`,
+    );
+    turnIds.push(written.id);
+    turnStatus.push(written.status);
+  });
+  const extracted: Array<{ x: ExtractedDraft; id: string; status: 200 | 201 }> = [];
+  plan.extracted.forEach((x, j) => {
+    // What the session's stored turns said was extracted when they were written.
+    if (!x.turns.some((i) => fresh.has(i))) return;
+    const written = prepareExtracted(memory, pending, msg, x, turnIds, now, msg.extractedVectors[j]);
+    if (written) extracted.push({ x, ...written });
+  });
+  const entryOf = (id: string) => (pending.lookup(id) as StoredEntry).entry;
+  const body: ConversationReply = {
+    session_id: plan.sessionId,
+    dry_run: msg.dryRun,
+    extractor: plan.extractor,
+    turns: plan.turns.map((t, i) => ({
+      position: t.position,
+      status: turnStatus[i]!,
+      entry: entryOf(turnIds[i]!),
+    })),
+    extracted: extracted.map(({ x, id, status }) => ({
+      kind: x.kind,
+      status,
+      positions: x.turns.map((i) => plan.turns[i]!.position),
+      entry: entryOf(id),
+    })),
+  };
+  const status = pending.created.length > 0 && !msg.dryRun ? 201 : 200;
+  if (msg.dryRun || pending.created.length === 0) return { status, body } as const;
+  const set = batchSet(pending.created, [...overlay.values()], now);
+  const committed = memory.writer.commit(set, undefined);
+  for (const { prepared, vector } of pending.created) memory.indexes.add(prepared.stored.entry, vector);
+  memory.flush.schedule();
+  return later(committed.then(() => ({ status, body }) as const));
+}
+
+/**
+ * The plan's turns the session does not hold yet, by index in the plan. A message at a stored
+ * position must be the message stored there (409 otherwise); new ones must continue the session
+ * without a gap and without going back in time.
+ */
+function newTurns(turns: PlannedTurn[], stored: Map<number, StoredTurn>): Set<number> {
+  const next = nextPosition(stored);
+  const fresh = new Set<number>();
+  turns.forEach((turn, i) => {
+    const kept = stored.get(turn.position);
+    if (kept) {
+      if (kept.digest !== turn.digest)
+        throw new Conflict(
+          `messages/${i}: position ${turn.position} of this session holds another message (send the transcript from its start, or \`offset\` ${next} to append)`,
+        );
+      return;
+    }
+    if (turn.position > next && !fresh.has(i - 1))
+      fail(`/offset`, `the session holds ${next} turns: the first new message must be at position ${next}`);
+    const before = stored.get(turn.position - 1);
+    if (before && Date.parse(before.stored.entry.valid_from) > turn.at)
+      fail(`/messages/${i}/at`, `goes back before turn ${turn.position - 1} of this session`);
+    fresh.add(i);
+  });
+  return fresh;
+}
+
+function prepareExtracted(
+  memory: TenantMemory,
+  pending: Pending,
+  msg: AddConversation,
+  x: ExtractedDraft,
+  turnIds: string[],
+  now: number,
+  vector: Float32Array | undefined,
+): { id: string; status: 200 | 201 } | undefined {
+  const links: Parameters<typeof extractedEntryDraft>[2] = { turnIds: x.turns.map((i) => turnIds[i]!) };
+  const tag = x.key ? keyTag(msg.subject, x.key) : undefined;
+  const holder = tag ? (pending.holders.get(tag) ?? currentHolder(memory, pending, tag)) : undefined;
+  if (holder && holder.validFrom < x.at) links.supersedes = holder.id;
+  if (holder && holder.validFrom > x.at) links.validTo = holder.validFrom;
+  const scope = {
+    sessionId: msg.plan.sessionId,
+    subject: msg.subject,
+    agentId: msg.agentId,
+    extractor: msg.plan.extractor ?? "",
+  };
+  const draft = extractedEntryDraft(x, scope, links);
+  try {
+    // An extracted draft its category refuses is left out: extraction never fails a call.
+    checkDraft(draft);
+    const written = prepare(memory, pending, draft, msg.createdBy, now, vector, "extracted");
+    if (tag && links.validTo === undefined) pending.holders.set(tag, { id: written.id, validFrom: x.at });
+    return written;
+  } catch (error) {
+    if (error instanceof ValidationFailed) return undefined;
+    throw error;
+  }
+}
+
+/** The live entry about a key (not superseded, not retracted), as this call has left it. */
+function currentHolder(memory: TenantMemory, pending: Pending, tag: string) {
+  for (const found of memory.entries.scanTag(tag)) {
+    const entry = (pending.overlay.get(found.entry.id) ?? found).entry;
+    if (entry.expired_at === null && entry.valid_to === null)
+      return { id: entry.id, validFrom: Date.parse(entry.valid_from) };
+  }
+  return undefined;
+}
+
+/** Prepares one draft into the call's write set (an identical stored entry is that entry, 200). */
+function prepare(
+  memory: TenantMemory,
+  pending: Pending,
+  draft: EntryDraft,
+  createdBy: string,
+  now: number,
+  vector: Float32Array | undefined,
+  path: string,
+): { id: string; status: 200 | 201 } {
+  const prepared = named(path, () =>
+    memory.writer.prepare(draft, createdBy, now, { lookup: pending.lookup }),
+  );
+  if ("existing" in prepared) return { id: prepared.existing.entry.id, status: 200 };
+  for (const s of [prepared.stored, ...prepared.updates]) pending.overlay.set(s.entry.id, s);
+  pending.created.push({ prepared, vector });
+  return { id: prepared.stored.entry.id, status: 201 };
+}
+
+/** A refusal of a turn names its message (`messages/3: …`). */
+function named<T>(path: string, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (!(error instanceof ValidationFailed) || path === "extracted") throw error;
+    const errors = (error.errors ?? []).map((e) => ({ ...e, path: `/${path}${e.path}` }));
+    throw new ValidationFailed(`${path}: ${error.message}`, errors);
+  }
+}
+
+function fail(path: string, message: string): never {
+  throw new ValidationFailed(`${path.slice(1)}: ${message}`, [{ path, message }]);
+}

@@ -1,0 +1,25 @@
+import type { ConversationPlan } from "../conversations/plan.ts";
+import type { ConversationReply, SessionTurns } from "../models/conversation.ts";
+
+/** A conversation call as the tenant actor takes it: the plan, the scope and each draft's vector. */
+export interface AddConversation {
+  plan: ConversationPlan;
+  subject?: string;
+  agentId?: string;
+  createdBy: string;
+  /** Vectors of the plan's turns and extracted drafts, in order (undefined: none, or made later). */
+  turnVectors: Array<Float32Array | undefined>;
+  extractedVectors: Array<Float32Array | undefined>;
+  dryRun: boolean;
+}
+
+/** The tenant actor's conversation messages (actors/tenant/conversations/). */
+export type ConversationTenantProtocol = {
+  /** The session's new turns and what is extracted from them, in one transaction (none with `dryRun`). */
+  "conversation.add": { msg: AddConversation; reply: { status: 200 | 201; body: ConversationReply } };
+  /** The session's turns in position order, after position `after` (exclusive). */
+  "conversation.turns": {
+    msg: { sessionId: string; limit: number; after?: number };
+    reply: Omit<SessionTurns, "next_cursor"> & { last?: number; more: boolean };
+  };
+};

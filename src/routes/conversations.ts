@@ -1,0 +1,72 @@
+import { Elysia } from "elysia";
+import { ConversationAccess } from "../conversations/access.ts";
+import { unchecked } from "../http/unchecked-response.ts";
+import { validatedBody } from "../http/validate-body.ts";
+import {
+  ConversationInput,
+  ConversationReply,
+  MAX_MESSAGES,
+  SessionParams,
+  SessionTurns,
+  SessionTurnsQuery,
+} from "../models/conversation.ts";
+import { problems, problemWith } from "../models/problem.ts";
+import type { Deps } from "./deps.ts";
+
+/** A transcript may be as large as a batch: this many times the single-write body limit. */
+const CONVERSATION_BODY_FACTOR = 16;
+
+const ADD_422 =
+  "Validation failed, naming the field: an empty transcript, a message over the content limit or without `speaker`/`role`, a time going back (`/messages/<i>/at`), a session id that is not an id, an unknown field, an `offset` past the session's end";
+
+/** One ConversationAccess per app (the HTTP route and the MCP tool share it). */
+const accesses = new WeakMap<Deps, ConversationAccess>();
+
+export function conversationsOf(deps: Deps): ConversationAccess {
+  let access = accesses.get(deps);
+  if (!access) {
+    const { guard, embedder, clock } = deps;
+    access = new ConversationAccess({ guard, embedder, clock, tenant: (id) => deps.tenant(id) });
+    accesses.set(deps, access);
+  }
+  return access;
+}
+
+/** `POST /memory/conversations` and `GET /memory/conversations/{session_id}` (docs/conversations.md). */
+export const conversationRoutes = (deps: Deps) =>
+  new Elysia({ name: "routes.conversations" })
+    .use(deps.authPlugin)
+    .post(
+      "/memory/conversations",
+      async ({ body, principal, req, set }) => {
+        const reply = await conversationsOf(deps).add({ principal, req }, body);
+        set.status = reply.status;
+        return reply.body;
+      },
+      {
+        auth: { level: "caller", bodyLimit: deps.config.bodyLimitBytes * CONVERSATION_BODY_FACTOR },
+        ...validatedBody(ConversationInput),
+        response: {
+          200: unchecked(ConversationReply),
+          201: unchecked(ConversationReply),
+          ...problems(400, 401, 403, 409, 413, 415, 503, 507),
+          ...problemWith(422, ADD_422),
+        },
+        detail: {
+          tags: ["memory"],
+          summary: `Add up to ${MAX_MESSAGES} messages of a session: each kept as a turn, typed entries extracted from the new ones, in one transaction`,
+        },
+      },
+    )
+    .get(
+      "/memory/conversations/:session_id",
+      ({ params, query, principal, req }) =>
+        conversationsOf(deps).turns({ principal, req }, params.session_id, query),
+      {
+        auth: "caller",
+        params: SessionParams,
+        query: SessionTurnsQuery,
+        response: { 200: unchecked(SessionTurns), ...problems(401, 403, 422, 503, 507) },
+        detail: { tags: ["memory"], summary: "A session's turns in order, a page at a time" },
+      },
+    );
