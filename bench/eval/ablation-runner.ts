@@ -11,6 +11,7 @@ import { searchHybrid } from "../../src/embedding/hybrid-search.ts";
 import { BM25_B, BM25_K1, LexicalIndex } from "../../src/embedding/lexical-index.ts";
 import { LocalEmbedder } from "../../src/embedding/local-embedder.ts";
 import { sharedLocalModel } from "../../src/embedding/local-model.ts";
+import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
 import { VectorIndex } from "../../src/embedding/vector-index.ts";
 import type { EvalConversation, EvalSet } from "./locomo.ts";
 import { type QuestionScores, type Summary, scoreQuestion, summarise } from "./metrics.ts";
@@ -24,9 +25,14 @@ export interface LexicalSetup {
   tagWeight: number;
 }
 
+type RowEmbedder = "hash" | "local" | "static";
+
 export interface AblationRow {
   name: string;
-  embedder: "hash" | "local" | "none";
+  /** The entries' vectors (and the queries', unless `queryEmbedder` says otherwise). */
+  embedder: RowEmbedder | "none";
+  /** The queries' vectors, when another embedder's (`tiered`: the table's against the model's). */
+  queryEmbedder?: RowEmbedder;
   lexical: LexicalSetup;
   /** A profile for searchHybrid; "lexical"/"vector": one side alone; "rrf": reciprocal rank fusion. */
   fusion: FusionProfile | "lexical" | "vector" | "rrf";
@@ -45,13 +51,19 @@ const POOL = 30;
 const idOf = (i: number) => i.toString(16).padStart(8, "0");
 
 const lexicalCache = new Map<string, LexicalIndex>();
-const vectorCache = new Map<string, { index: VectorIndex; query: Map<string, Float32Array> }>();
+const vectorCache = new Map<string, { index: VectorIndex }>();
+const queryCache = new Map<string, Map<string, Float32Array>>();
 const hash = new HashEmbedder();
+let table: StaticEmbedder | undefined;
 let local: LocalEmbedder | undefined;
 
 /** Texts as the service embeds them; the local model is loaded once, on first use. */
-function embedWith(embedder: "hash" | "local", texts: string[]): Promise<Float32Array[]> {
+function embedWith(embedder: RowEmbedder, texts: string[]): Promise<Float32Array[]> {
   if (embedder === "hash") return Promise.resolve(texts.map((t) => hash.embedSync(t)));
+  if (embedder === "static") {
+    table ??= new StaticEmbedder();
+    return table.embed(texts);
+  }
   local ??= new LocalEmbedder(sharedLocalModel());
   return local.embed(texts);
 }
@@ -72,20 +84,28 @@ function lexicalIndex(c: EvalConversation, setup: LexicalSetup): LexicalIndex {
 }
 
 /** Turns embedded in batches, questions one by one, as the service embeds writes and queries. */
-async function vectorIndex(c: EvalConversation, embedder: "hash" | "local") {
+async function vectorIndex(c: EvalConversation, embedder: RowEmbedder, queryEmbedder = embedder) {
   const key = `${c.id} ${embedder}`;
   let cached = vectorCache.get(key);
   if (!cached) {
-    const embed = (texts: string[]) => embedWith(embedder, texts);
-    const vectors = await embed(c.turns.map(turnContent));
+    const vectors = await embedWith(embedder, c.turns.map(turnContent));
     const index = VectorIndex.open({ dims: vectors[0]!.length });
     for (const [i, v] of vectors.entries()) index.add(idOf(i), v);
-    const query = new Map<string, Float32Array>();
-    for (const q of c.questions) query.set(q.question, (await embed([q.question]))[0]!);
-    cached = { index, query };
+    cached = { index };
     vectorCache.set(key, cached);
   }
-  return cached;
+  return { index: cached.index, query: await queryVectors(c, queryEmbedder) };
+}
+
+async function queryVectors(c: EvalConversation, embedder: RowEmbedder) {
+  const key = `${c.id} ${embedder}`;
+  let query = queryCache.get(key);
+  if (!query) {
+    query = new Map<string, Float32Array>();
+    for (const q of c.questions) query.set(q.question, (await embedWith(embedder, [q.question]))[0]!);
+    queryCache.set(key, query);
+  }
+  return query;
 }
 
 function rrf(lexical: LexicalIndex, vectors: VectorIndex, text: string, vector: Float32Array): string[] {
@@ -105,7 +125,7 @@ async function rankedIds(c: EvalConversation, row: AblationRow, question: string
       { vectors: VectorIndex.open({ dims: 1 }), lexical: () => lexical },
       { text: question, k: LIMIT },
     ).map((h) => h.id);
-  const { index, query } = await vectorIndex(c, row.embedder);
+  const { index, query } = await vectorIndex(c, row.embedder, row.queryEmbedder);
   const vector = query.get(question)!;
   if (row.fusion === "rrf") return rrf(lexical, index, question, vector).slice(0, LIMIT);
   const indexes = { vectors: index, lexical: () => lexical };

@@ -21,7 +21,7 @@ const row = (label: string, a: Averages) => [
 ];
 
 function systemTable(system: SystemResult): string {
-  const title = `${system.name} (${system.kind === "baseline" ? "plain BM25 baseline" : `service, MEMORY_RUNTIME_EMBEDDER=${system.name}`})`;
+  const title = `${system.name} (${system.kind === "baseline" ? "plain BM25 baseline" : `service, MEMORY_RUNTIME_EMBEDDER=${system.name.replace(":", ", ")}`})`;
   if (system.status !== "ok" || !system.summary) return `${title}: ${system.status}: ${system.note ?? ""}`;
   const { overall, by_category } = system.summary;
   const t = system.timings!;

@@ -2,7 +2,7 @@
  * `bun run eval`: retrieval quality of the service through its HTTP API, for each embedder and
  * for a plain BM25 baseline in the same run (docs/eval.md).
  *
- *   bun run eval                          # the project's set, embedders hash and local
+ *   bun run eval                          # the project's set, embedders hash, static, tiered (both moments), local
  *   bun run eval --small                  # 2 conversations, 150 questions (also EVAL_SMALL=1)
  *   bun run eval --embedders hash,http    # http needs MEMORY_RUNTIME_EMBEDDINGS_URL
  *   bun run eval --locomo locomo10.json   # a LoCoMo file you downloaded
@@ -24,11 +24,15 @@ import { ablationTable } from "./ablation-report.ts";
 import { evaluateBusiness } from "./business/evaluate-business.ts";
 import { formatBusinessReport } from "./business/report.ts";
 import { EVAL_SET_NAME, evalSetJson } from "./dataset/generate-set.ts";
+import { expandSystems } from "./eval-systems.ts";
 import { evaluate } from "./evaluate.ts";
 import { featuresNamed, UnknownFeature, variantsOf } from "./features.ts";
 import { EvalSetInvalid, readLocomoFile, readLocomoText, subset } from "./locomo.ts";
 import { RESULTS_DIR } from "./paths.ts";
 import { formatReport } from "./report.ts";
+
+/** Every embedder that runs offline on text alone; `local` last, the slow one. */
+const DEFAULT_EMBEDDERS = "hash,static,tiered,local";
 
 const SMALL = { conversations: 2, questionsPerConversation: 75 };
 
@@ -39,8 +43,10 @@ listens), per embedder, beside a plain BM25 baseline (docs/eval.md).
 
 Options:
   --small              2 conversations, 150 questions (also EVAL_SMALL=1)
-  --embedders a,b      embedders to measure (default: EVAL_EMBEDDERS, else hash,local; http needs
-                       MEMORY_RUNTIME_EMBEDDINGS_URL)
+  --embedders a,b      embedders to measure (default: EVAL_EMBEDDERS, else hash,static,tiered,local;
+                       tiered is measured twice, tiered:ingest (the table's vectors only) and
+                       tiered:upgraded (the model's, queries by the table); either alone by that
+                       name; http needs MEMORY_RUNTIME_EMBEDDINGS_URL)
   --sets a,b           conversations, business or both (default: EVAL_SETS, else both)
   --locomo FILE        a LoCoMo file instead of the project's set
   --out PATH           default bench/results/eval.json (tmp-eval-small.json, eval-locomo.json)
@@ -56,7 +62,7 @@ function options() {
   const { values } = parseCli({
     usage: USAGE,
     options: {
-      embedders: { type: "string", default: process.env.EVAL_EMBEDDERS ?? "hash,local" },
+      embedders: { type: "string", default: process.env.EVAL_EMBEDDERS ?? DEFAULT_EMBEDDERS },
       sets: { type: "string", default: process.env.EVAL_SETS ?? "conversations,business" },
       "business-out": { type: "string" },
       locomo: { type: "string" },
@@ -67,10 +73,12 @@ function options() {
       features: { type: "string" },
     },
   });
-  const embedders = values
-    .embedders!.split(",")
-    .map((e) => e.trim())
-    .filter(Boolean);
+  const embedders = expandSystems(
+    values
+      .embedders!.split(",")
+      .map((e) => e.trim())
+      .filter(Boolean),
+  );
   // A small run is a smoke (tmp-*.json is not committed); a LoCoMo run gets its own file.
   const name = values.locomo ? "eval-locomo.json" : values.small ? "tmp-eval-small.json" : "eval.json";
   const out = values.out ?? join(RESULTS_DIR, name);

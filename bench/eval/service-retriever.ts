@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, createRuntime, type MemoryRuntime } from "../../src/lib.ts";
+import { evalSystem, heldModel } from "./eval-systems.ts";
 import { asVariant, type Variant } from "./features.ts";
 import type { EvalConversation } from "./locomo.ts";
 import { operatorToken } from "./operator-token.ts";
@@ -42,6 +43,7 @@ const EMBED_FAILURES = 3;
 
 interface EmbeddingHealth {
   pending_vectors: number;
+  pending_upgrades?: number;
   embedder?: { failures: number; last_error?: string };
 }
 
@@ -66,6 +68,8 @@ export interface EvalRuntime {
   /** Read at call time (src/secrets.ts): a tenant's webhook secrets may be set after start. */
   env: Record<string, string>;
   logs: string[];
+  /** Whether a load waits for the upgrades too (`tiered`; not at `tiered:ingest`, eval-systems.ts). */
+  waitForUpgrades: boolean;
   close(): Promise<void>;
 }
 
@@ -73,17 +77,20 @@ export interface EvalRuntime {
 const PASSED_ON = ["MEMORY_RUNTIME_EMBEDD", "MEMORY_RUNTIME_RERANK"];
 
 /**
- * Starts a runtime with `MEMORY_RUNTIME_EMBEDDER=<embedder>`; a runtime that refuses the
+ * Starts a runtime with `MEMORY_RUNTIME_EMBEDDER=<embedder>` (a system of eval-systems.ts:
+ * `tiered:ingest` is `tiered` with its model held back); a runtime that refuses the
  * configuration (an embedder it does not know, a missing variable) is reported, not thrown.
  * Variables of the caller's environment starting MEMORY_RUNTIME_EMBEDD (endpoint, model, key,
  * dimensions) or MEMORY_RUNTIME_RERANK (the re-ranker's) are passed on, then a variant's own
  * (`variantEnv`, bench/eval/features.ts); nothing else is.
  */
 export async function startRuntime(
-  embedder: string,
+  systemName: string,
   callerEnv: Record<string, string | undefined> = process.env,
   variantEnv: Readonly<Record<string, string>> = {},
 ): Promise<{ started: EvalRuntime; refused?: undefined } | { started?: undefined; refused: string }> {
+  const system = evalSystem(systemName);
+  const { embedder } = system;
   const before = refusalBeforeStart(embedder, callerEnv);
   if (before) return { refused: before };
   const dataDir = mkdtempSync(join(tmpdir(), "mrt-eval-"));
@@ -100,19 +107,23 @@ export async function startRuntime(
     MEMORY_RUNTIME_RATE_LIMITS: "off",
   });
   const logs: string[] = [];
+  const held = system.holdModel ? heldModel() : undefined;
   let runtime: MemoryRuntime;
   try {
-    runtime = createRuntime({ env, log: (line) => logs.push(line) });
+    runtime = createRuntime({ env, log: (line) => logs.push(line), localModel: held?.model });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     if (error instanceof ConfigError) return { refused: `the runtime refused to start: ${error.message}` };
     throw error;
   }
   const close = async () => {
+    held?.release();
     await runtime.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { started: { runtime, admin: await operatorToken(secret), dataDir, env, logs, close } };
+  const { waitForUpgrades } = system;
+  const admin = await operatorToken(secret);
+  return { started: { runtime, admin, dataDir, env, logs, waitForUpgrades, close } };
 }
 
 /**
@@ -127,10 +138,16 @@ export async function startService(system: string | Variant, callerEnv = process
 
 /**
  * Waits until the background embedder has embedded every entry of the tenant (`local` and `http`
- * embed after the write is answered), as a reader asking later would find them; an embedder
- * failing again and again stops the run with its error.
+ * embed after the write is answered) and, with `upgrades`, upgraded every table vector (`tiered`),
+ * as a reader asking later would find them; an embedder failing again and again stops the run
+ * with its error.
  */
-export async function embedded(client: ServiceClient, admin: string, tenantId: string): Promise<void> {
+export async function embedded(
+  client: ServiceClient,
+  admin: string,
+  tenantId: string,
+  upgrades = true,
+): Promise<void> {
   for (;;) {
     const { index } = await client.expect<{ index: EmbeddingHealth }>(
       [200],
@@ -138,7 +155,7 @@ export async function embedded(client: ServiceClient, admin: string, tenantId: s
       `/tenants/${tenantId}/healthz`,
       admin,
     );
-    if (index.pending_vectors === 0) return;
+    if (index.pending_vectors === 0 && (!upgrades || !index.pending_upgrades)) return;
     if ((index.embedder?.failures ?? 0) >= EMBED_FAILURES)
       throw new Error(`the embedder keeps failing: ${index.embedder?.last_error}`);
     await Bun.sleep(EMBED_POLL_MS);
@@ -187,7 +204,7 @@ class ServiceRetriever implements Retriever {
         entries: facts.slice(i, i + BATCH),
       });
     }
-    await embedded(this.client, this.admin, tenant_id);
+    await embedded(this.client, this.admin, tenant_id, this.started.waitForUpgrades);
     return token;
   }
 

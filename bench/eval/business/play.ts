@@ -117,7 +117,7 @@ export async function play(rt: EvalRuntime, world: BusinessWorld, steps: readonl
       await player.write(client, step);
     }
   }
-  await embedded(client, rt.admin, tenant_id);
+  await embedded(client, rt.admin, tenant_id, rt.waitForUpgrades);
   return {
     token,
     tenantId: tenant_id,
