@@ -124,6 +124,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/memory/entities/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the tenant knows about an entity: its relationships both ways and the entries naming it, per category, at valid_at / as_of */
+        get: operations["getMemoryEntitiesByName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/memory/decisions": {
         parameters: {
             query?: never;
@@ -1464,6 +1481,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
         };
@@ -1577,6 +1597,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
@@ -1599,6 +1622,42 @@ export interface components {
         DenialPage: {
             denials: components["schemas"]["Denial"][];
             next_cursor: string | null;
+        };
+        EntityAnswer: {
+            entity: {
+                /** @description The normalised key: lower case, accents folded */
+                key: string;
+                name: string;
+                /** @enum {string} */
+                kind: "name" | "person" | "organisation" | "email" | "domain" | "id";
+            };
+            relationships: {
+                /** @enum {string} */
+                direction: "outgoing" | "incoming";
+                predicate: string;
+                /** @description The subject or object at the other end, as written */
+                other: string;
+                entry: components["schemas"]["Entry"];
+            }[];
+            /** @description Entries mentioning it, per category, current first */
+            entries: {
+                decision?: components["schemas"]["Entry"][];
+                exception?: components["schemas"]["Entry"][];
+                fact?: components["schemas"]["Entry"][];
+                workflow?: components["schemas"]["Entry"][];
+                relationship?: components["schemas"]["Entry"][];
+                outcome?: components["schemas"]["Entry"][];
+            };
+            /** @description Entities mentioned in the same entries, most shared first */
+            related: {
+                key: string;
+                name: string;
+                /** @enum {string} */
+                kind: "name" | "person" | "organisation" | "email" | "domain" | "id";
+                entries: number;
+            }[];
+            /** @description More entries or relationships than `limit` were left out */
+            truncated: boolean;
         };
         Entry: {
             /** @enum {string} */
@@ -1671,6 +1730,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
         };
@@ -1780,6 +1842,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
         };
@@ -1885,6 +1950,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
@@ -1949,6 +2017,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
         };
@@ -2046,6 +2117,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
@@ -2278,6 +2352,48 @@ export interface components {
                 cluster?: components["schemas"]["ReadinessCheck"];
             };
         };
+        /** @description What wrote the entry, stamped by the runtime (never by a body); kept by an import */
+        Origin: {
+            /** @constant */
+            kind: "source";
+            /** @description The source id (`crm`, `payments`, …) */
+            source: string;
+            /** @description How the delivery was verified (SOURCES.md) */
+            scheme: string;
+            /** @description The X-Request-Id of the delivery that carried the event; null when it came otherwise */
+            delivery_id: string | null;
+            event_id: string;
+            /** @description SHA-256 (hex) of what `digest_of` names */
+            payload_sha256: string;
+            /** @enum {string} */
+            digest_of: "raw_body" | "event";
+        } | {
+            /** @constant */
+            kind: "operator";
+            sub: string;
+        } | {
+            /** @constant */
+            kind: "agent";
+            sub: string;
+        } | {
+            /** @constant */
+            kind: "bridge";
+            source: string;
+            event_id: string;
+        } | {
+            /** @constant */
+            kind: "extracted";
+            /** @description The extractor or the model, by name */
+            by: string;
+            /** @description What it was made from: entry ids, or the ids of the conversation turns */
+            from: string[];
+        } | {
+            /** @constant */
+            kind: "legacy";
+            created_by: string;
+            /** @description `source.system` of an entry a connector wrote */
+            source?: string;
+        };
         OutcomeBatchInput: {
             entries: components["schemas"]["OutcomeInput"][];
         };
@@ -2344,6 +2460,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
         };
@@ -2455,6 +2574,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
@@ -2553,6 +2675,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
         };
@@ -2656,6 +2781,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
@@ -2729,6 +2857,10 @@ export interface components {
              * @constant
              */
             source_spread?: true;
+            /** @description The entities (keys, docs/entities.md) that linked it to the query: the query's own (hop 1) or one a better result names (hop 2); their boost is in `relevance` */
+            entities?: string[];
+            /** @description 1: it mentions an entity of the query; 2: it was reached through an entity of a better result */
+            hop?: number;
         };
         SearchRequest: {
             query?: string;
@@ -3041,6 +3173,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
         };
@@ -3140,6 +3275,9 @@ export interface components {
              */
             invalidated_at: string | null;
             created_by: string;
+            origin: components["schemas"]["Origin"];
+            /** @enum {string} */
+            trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /** @description Only with ?include=embedding */
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
@@ -3182,6 +3320,7 @@ export type DecisionPage = components['schemas']['DecisionPage'];
 export type DecisionWritten = components['schemas']['DecisionWritten'];
 export type Denial = components['schemas']['Denial'];
 export type DenialPage = components['schemas']['DenialPage'];
+export type EntityAnswer = components['schemas']['EntityAnswer'];
 export type Entry = components['schemas']['Entry'];
 export type EntryHistory = components['schemas']['EntryHistory'];
 export type EraseReport = components['schemas']['EraseReport'];
@@ -3208,6 +3347,7 @@ export type Liveness = components['schemas']['Liveness'];
 export type MintTokenRequest = components['schemas']['MintTokenRequest'];
 export type MintedToken = components['schemas']['MintedToken'];
 export type NotReady = components['schemas']['NotReady'];
+export type Origin = components['schemas']['Origin'];
 export type OutcomeBatchInput = components['schemas']['OutcomeBatchInput'];
 export type OutcomeBatchReply = components['schemas']['OutcomeBatchReply'];
 export type OutcomeEntry = components['schemas']['OutcomeEntry'];
@@ -3669,6 +3809,127 @@ export interface operations {
             };
             /** @description Body of a media type the route does not read */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMemoryEntitiesByName: {
+        parameters: {
+            query?: {
+                valid_at?: string;
+                as_of?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntityAnswer"];
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown tenant, entry, role, dead letter or source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -16,6 +16,7 @@ import { adminTenantRoutes } from "./routes/admin-tenants.ts";
 import { adminTransferRoutes } from "./routes/admin-transfer.ts";
 import { adminWebhookRoutes } from "./routes/admin-webhooks.ts";
 import type { Deps } from "./routes/deps.ts";
+import { entityRoutes } from "./routes/entities.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
@@ -46,6 +47,7 @@ export function createApp(deps: Deps) {
     .use(healthRoutes(deps))
     .use(tenantRoutes(deps))
     .use(searchRoutes(deps))
+    .use(entityRoutes(deps))
     .use(memoryRoutes(deps))
     .use(conversationRoutes(deps))
     .use(memoryStreamRoutes(deps))

@@ -5,6 +5,7 @@ import { compactIfPending } from "../../src/vault/compact.ts";
 import { storageFaultSync } from "../../src/vault/storage-faults.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import type { TenantVault } from "../../src/vault/tenant-vault.ts";
+import { entityHandlers } from "./entities/handlers.ts";
 import { conversationHandlers } from "./conversations/conversations.ts";
 import { TenantErasure } from "./erase/erase.ts";
 import { Tombstones } from "./erase/tombstones.ts";
@@ -66,6 +67,7 @@ function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Be
     ...statusHandlers(vault, memory, ingest),
     ...memoryHandlers(memory),
     ...conversationHandlers(memory, clock),
+    ...entityHandlers(memory),
     ...ingestHandlers(ingest, () => memory.flush.schedule()),
     ...webhookOpsHandlers({ ingest, vault, clock, onEntries: () => memory.flush.schedule() }),
     ...erasure.handlers(),

@@ -17,6 +17,12 @@ export interface HybridQuery {
   keep?: number;
   /** Visibility filter (tenant, category, tags, bi-temporal): asked only of contenders. */
   accept?: (id: string) => boolean;
+  /**
+   * Ids proposed besides the two sides' hits (entries linked to the query's entities:
+   * src/search/entities/), already accepted: scored on both sides like any candidate and kept
+   * whatever their rank or score.
+   */
+  extra?: readonly string[];
 }
 
 /** The two indexes; the lexical one is asked for only when the query has words (it may be built lazily). */
@@ -50,16 +56,25 @@ export function searchHybrid(indexes: HybridIndexes, query: HybridQuery, opts: F
     : [];
   const lexicalHits: Hit[] =
     lexical && text ? filteredHits(pool, query.accept, (k, accept) => lexical.search(text, k, accept)) : [];
+  const vectorScoreOf = vector ? indexes.vectors.scorer(vector) : undefined;
+  const lexicalScoreOf = lexical && text ? lexical.scorer(text) : undefined;
+  const extra = new Set(query.extra ?? []);
+  for (const hit of [...vectorHits, ...lexicalHits]) extra.delete(hit.id);
+  // Proposed on the side that has words (else the vector's); their other side is filled in as usual.
+  for (const id of extra)
+    if (lexicalScoreOf) lexicalHits.push({ id, score: lexicalScoreOf(id) ?? 0 });
+    else vectorHits.push({ id, score: vectorScoreOf?.(id) ?? 0 });
+  const limit = Math.max(query.k, query.keep ?? 0);
   const fused = fuse(vectorHits, lexicalHits, {
     useVector: vector !== undefined,
     useLexical: text !== undefined,
-    vectorScoreOf: vector ? indexes.vectors.scorer(vector) : undefined,
-    lexicalScoreOf: lexical && text ? lexical.scorer(text) : undefined,
-    limit: Math.max(query.k, query.keep ?? 0),
+    vectorScoreOf,
+    lexicalScoreOf,
+    limit: extra.size ? undefined : limit,
     ...opts,
   });
   // A score of 0 means no shared direction and no shared word: not a match, just a neighbour.
-  return fused.filter((hit) => hit.score > 0);
+  return fused.filter((hit, i) => (hit.score > 0 && i < limit) || extra.has(hit.id));
 }
 
 /**

@@ -13,6 +13,7 @@ import { fusionProfile } from "../embedding/fusion-profile.ts";
 import { ValidationFailed } from "../errors.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import { parseTimestamp } from "../models/common.ts";
+import type { EntityAnswer } from "../models/entities.ts";
 import type { Entry, EntryDraft } from "../models/entry.ts";
 import type { EntryHistory } from "../models/history.ts";
 import type { SearchBody } from "../models/search.ts";
@@ -22,6 +23,7 @@ import type { SearchResult, TenantProtocol } from "../protocols/tenant-protocol.
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
+import { type EntityRequest, readEntity } from "./entity-access.ts";
 import { similarAsk } from "./similar-ask.ts";
 
 export interface MemoryAccessDeps {
@@ -139,6 +141,14 @@ export class MemoryAccess {
       status: query.status,
       includeEmbedding: query.include === "embedding",
     });
+  }
+
+  /** What the tenant knows about an entity (entity-access.ts). */
+  entity(caller: Caller, name: string, query: EntityRequest): Promise<EntityAnswer> {
+    const now = this.deps.clock.now();
+    const validAt = timeParam(query.valid_at, "valid_at", now);
+    const asOf = timeParam(query.as_of, "as_of", now);
+    return readEntity(this.deps, caller, name, { validAt, asOf, limit: query.limit });
   }
 
   search(caller: Caller, body: SearchBody): Promise<SearchAnswer> {

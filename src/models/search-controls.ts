@@ -93,6 +93,20 @@ export const ResultExplain = named(
           "Lifted from below the first `limit` so that its source (`source.system`, or the agents' own writes) has a place among results that one source held",
       }),
     ),
+    entities: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          "The entities (keys, docs/entities.md) that linked it to the query: the query's own (hop 1) or one a better result names (hop 2); their boost is in `relevance`",
+      }),
+    ),
+    hop: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2,
+        description:
+          "1: it mentions an entity of the query; 2: it was reached through an entity of a better result",
+      }),
+    ),
   }),
 );
 export type ResultExplain = Static<typeof ResultExplain>;

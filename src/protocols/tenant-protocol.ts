@@ -4,6 +4,7 @@ import type { Delivery, IngestItem, IngestReply } from "../ingest/ingest-item.ts
 import type { Category } from "../models/category.ts";
 import type { Change } from "../models/change.ts";
 import type { DeadLetter } from "../models/dead-letter.ts";
+import type { EntityAnswer } from "../models/entities.ts";
 import type { Entry, EntryDraft } from "../models/entry.ts";
 import type { EraseReport, EraseRequest } from "../models/erase.ts";
 import type { EntryHistory } from "../models/history.ts";
@@ -87,6 +88,16 @@ export interface SearchEntries {
   controls?: SearchControls;
 }
 
+/** `GET /memory/entities/{name}` as the tenant actor takes it (src/memory/entity-access.ts builds it). */
+export interface EntityRead {
+  name: string;
+  /** The categories the caller may read: entries of others are never read. */
+  categories: Category[];
+  validAt: number;
+  asOf: number;
+  limit: number;
+}
+
 export interface SearchResult {
   entry: Entry;
   score: number;
@@ -127,6 +138,8 @@ export type TenantProtocol = {
   "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };
   /** `pending_vectors`: entries not found by vector yet (the background embedder's backlog), if any. */
   "memory.search": { msg: SearchEntries; reply: { results: SearchResult[]; pending_vectors?: number } };
+  /** What the tenant knows about an entity (actors/tenant/entities/); NotFound when nothing readable. */
+  "entity.read": { msg: EntityRead; reply: EntityAnswer };
   /** Vectors the background embedder made for entries of this tenant's backlog: stored, then indexed. */
   "embed.store": {
     msg: { items: Array<{ seq: number; id: string }>; vectors: Float32Array[] };

@@ -12,6 +12,7 @@ import { metaPathOf } from "../../../src/embedding/vector-files.ts";
 import { VectorIndex, VectorIndexUnreadable } from "../../../src/embedding/vector-index.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
+import { EntityStore } from "./entity-store.ts";
 import type { EntryStore } from "./entry-store.ts";
 import { LexicalStore } from "./lexical-store.ts";
 
@@ -23,6 +24,8 @@ import { LexicalStore } from "./lexical-store.ts";
  */
 export class MemoryIndexes implements HybridIndexes {
   readonly vectors: VectorIndex;
+  /** Entities and the entries that mention them (entity-store.ts). */
+  readonly entities: EntityStore;
   private readonly lexicalStore: LexicalStore;
 
   constructor(
@@ -38,6 +41,7 @@ export class MemoryIndexes implements HybridIndexes {
     removeOtherIndexFiles(vault.dir, reset);
     this.vectors = openVectors(vault.dir, dims);
     this.lexicalStore = new LexicalStore(vault, entries);
+    this.entities = new EntityStore(entries);
     // The old vectors stay readable until the reset commits: none is caught up.
     if (!reset) this.catchUp();
     // A new entry is searchable before its commit; should the commit fail, its vector goes. (Its
@@ -71,6 +75,7 @@ export class MemoryIndexes implements HybridIndexes {
   add(entry: Entry, vector: Float32Array | undefined): void {
     if (vector) this.vectors.add(entry.id, vector);
     this.lexicalStore.add(entry);
+    this.entities.add(entry);
   }
 
   /** Erased entries leave the indexes at once (the vault's compaction then rebuilds them from disk). */
@@ -78,6 +83,7 @@ export class MemoryIndexes implements HybridIndexes {
     for (const id of ids) this.vectors.remove(id);
     // The saved words of erased entries must not come back (compaction removes the files too).
     this.lexicalStore.forget();
+    this.entities.forget(ids);
   }
 
   /** Entries whose erasure failed at commit are still in the vault: their vectors come back. */
@@ -86,6 +92,7 @@ export class MemoryIndexes implements HybridIndexes {
       const vector = this.entries.vector(id);
       if (vector) this.vectors.add(id, vector);
     }
+    this.entities.restore(ids);
   }
 
   /** Moves up to `limit` pending vectors into the graph; returns how many are still pending. */

@@ -8,6 +8,7 @@ import { estimateTokens, fitsBudget } from "../../../src/embedding/token-budget.
 import { dotAt } from "../../../src/embedding/vector-math.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { ResultExplain, SearchControls } from "../../../src/models/search-controls.ts";
+import type { Linked } from "../../../src/search/entities/entity-hops.ts";
 
 /** What the controls read of a search message (SearchEntries). */
 export interface ControlledQuery {
@@ -40,6 +41,8 @@ interface Ranked {
   scores: { vector: number; lexical: number };
   redundancy?: number;
   spread?: true;
+  /** Linked to the query through entities (src/search/entities/entity-hops.ts). */
+  linked?: Linked;
 }
 
 // A reranking control (recency, diversity) may lift a result from below the first `limit` by
@@ -72,7 +75,7 @@ export function spreadPoolFor(q: ControlledQuery): number {
  * keeps the prefix that fits, and `explain` says how each result got there.
  */
 export function controlledResults(
-  hits: readonly FusedHit[],
+  hits: ReadonlyArray<FusedHit & { linked?: Linked }>,
   q: ControlledQuery,
   ctx: ControlContext,
 ): ControlledResult[] {
@@ -80,7 +83,8 @@ export function controlledResults(
   let ranked: Ranked[] = hits.map((hit) => {
     const relevance = round(hit.score);
     const scores = { vector: round(hit.scores.vector), lexical: round(hit.scores.lexical) };
-    return { entry: ctx.view(hit.id)!, relevance, score: relevance, scores };
+    const linked = hit.linked ? { linked: hit.linked } : {};
+    return { entry: ctx.view(hit.id)!, relevance, score: relevance, scores, ...linked };
   });
   if (c.recency) ranked = boosted(ranked, q, c.recency);
   if (c.minScore !== undefined) ranked = ranked.filter((r) => r.score >= c.minScore!);
@@ -188,6 +192,7 @@ function finish(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Cont
     if (r.recency !== undefined) explain.recency = r.recency;
     if (r.redundancy !== undefined) explain.redundancy = r.redundancy;
     if (r.spread) explain.source_spread = true;
+    if (r.linked) Object.assign(explain, { entities: r.linked.entities, hop: r.linked.hop });
     return { ...result, explain };
   });
 }

@@ -3,6 +3,7 @@ import { type TimeFilter, visible } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-protocol.ts";
+import { searchWithEntities } from "../../../src/search/entities/entity-hops.ts";
 import { categoryMask, type SummaryFilter } from "../../../src/vault/entry-summary.ts";
 import type { EntryStore } from "./entry-store.ts";
 import type { MemoryIndexes } from "./indexes.ts";
@@ -35,7 +36,10 @@ export class MemorySearch {
     // The wider pool only serves the source spread, which needs text to anchor on.
     const keep = text ? spreadPoolFor(msg) : undefined;
     const query = { text, vector: msg.vector, k: candidatesFor(msg), keep, accept };
-    const hits = searchHybrid(this.indexes, query, { profile: msg.fusion });
+    const run = (extra: readonly string[]) =>
+      searchHybrid(this.indexes, { ...query, extra }, { profile: msg.fusion });
+    // The query's entities pull in the entries linked to them, in up to two hops (entity-hops.ts).
+    const hits = text ? searchWithEntities(this.indexes.entities.current(), text, accept, run) : run([]);
     return controlledResults(hits, { ...msg, text }, this.controlContext(accept));
   }
 
