@@ -30,12 +30,14 @@
  * - restart_ready_s_100k: seconds from spawning `bun run src/index.ts` on the 100k data directory
  *   until a `POST /memory/search` on that tenant answers 200.
  * - rss_mb_100k: the service's VmRSS after that restart and 20 searches.
- * - webhook_events_per_s_local, embed_vectors_per_s_local, embed_lag_p50_s_local / _p99_: a
- *   service on the local embedder under the payments webhook load (vectors made after the answer):
- *   events/s, vectors/s while the backlog drains, and sampled entries' lag from answer to vector;
- *   http_search_p50/p99_ms_local_10k (distinct queries, each embedded), _repeated (the query
- *   cache), _while_embedding (the model busy with entries): bench/embedding-figures.ts, alone
- *   with BENCH_PART=embedding.
+ * - per embedder tier K of hash, static, tiered, local (a service process each, issue 30):
+ *   webhook_events_per_s_K under the payments load and webhook_ratio_to_hash_K (÷ hash's, same
+ *   run); commit_vectors_per_s_K (vectors stored in the writes' commits), embed_vectors_per_s_local
+ *   and upgrade_vectors_per_s_tiered (the model's, while the burst's backlog drains);
+ *   first_lag_p50/p99_s_K (answer → a vector readable) and embed_lag_p50/p99_s_K (→ the model's
+ *   vector: local, tiered); http_search_p50/p99_ms_K_10k and _100k (distinct queries, each
+ *   embedded; local at 10k only, with _repeated and _while_embedding); rss_mb_K and rss_peak_mb_K:
+ *   bench/embedding-figures.ts, alone with BENCH_PART=embedding (BENCH_EMBEDDERS=a,b picks).
  *
  * BENCH_SECONDS (default 5) sets each load's duration; BENCH_FULL=0 runs 10k instead of 100k (a
  * quick smoke, written to bench/results/tmp-smoke.json); BENCH_SCALE=1m runs bench/scale-1m.ts;
@@ -70,7 +72,7 @@ loopback ports, stopped with the bench (also on Ctrl-C, SIGTERM, SIGHUP). Takes 
   BENCH_FULL=0           10k entries instead of 100k (written to bench/results/tmp-smoke.json)
   BENCH_SCALE=1m         the 1M-entry run (bench/scale-1m.ts)
   BENCH_PART=service     only the service's bulk loads, searches and restarts
-  BENCH_PART=embedding   only the local embedder's figures
+  BENCH_PART=embedding   only the embedders' tier figures (BENCH_EMBEDDERS=hash,static,tiered,local)
 `,
 });
 

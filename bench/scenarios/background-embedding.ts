@@ -1,54 +1,76 @@
 /**
- * The background embedder under load (issue 20, item 4), in a service process on `embedder`
- * (`local` by default: the one whose vectors cost milliseconds):
+ * One embedder's tier figures under load (issues 20 and 30), in a service process on `embedder`
+ * (the real runtime: `bun run src/index.ts`, over HTTP):
  *
  * - webhooks: verified payments deliveries (1 event each) at 32 connections for the load's
- *   duration: events/s, answered without waiting for any vector. Meanwhile a sampler sends one
- *   delivery every SAMPLE_EVERY_MS and notes when it was answered; after the load, until the
- *   backlog is empty: the vectors made a second while it drained, and each sampled entry's lag
- *   (from its answer until its vector is stored and readable);
- * - search: a tenant of `entries` facts through the batch route; `POST /memory/search` (text only,
- *   limit 10, sequential) while its backlog drains (the model busy with entries' batches), then
- *   once embedded with distinct queries (each embedded) and with repeated ones (the query cache).
+ *   duration: events/s; the vectors stored in the commits meanwhile (`index.vectors` of the
+ *   tenant's health, before and after: the first tier of `hash`, `static` and `tiered`), a second.
+ *   A sampler sends one delivery every SAMPLE_EVERY_MS beside the load and notes when it was
+ *   answered; after the load, until the backlog is empty (no entry waiting for a vector, none for
+ *   an upgrade): the model's vectors made a second while it drained, and each sampled entry's lag
+ *   from its answer until its first vector is readable (`?include=embedding`) and, under
+ *   `tiered`, until that vector is the model's (it is no longer the table's vector of the entry's
+ *   text, computed here by the same table); under `local` the two are one;
+ * - search and memory: bench/scenarios/tier-search.ts, on the same service afterwards.
  */
+import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
 import { load } from "../load.ts";
 import { type Started, startService, stop } from "../processes.ts";
-import { corpus, fillOverHttp, type TenantToken } from "../search-fill.ts";
-import { adminToken, BENCH_SECRET, createTenant, httpSearch } from "../service-api.ts";
+import type { TenantToken } from "../search-fill.ts";
+import { adminToken, BENCH_SECRET, createTenant } from "../service-api.ts";
 import { round } from "../stats.ts";
+import { type TierSearch, tierSearch } from "./tier-search.ts";
 import { paymentsDelivery, WEBHOOK_SECRETS } from "./webhooks.ts";
 
 const SAMPLE_EVERY_MS = 100;
 const POLL_MS = 100;
 const DRAIN_TIMEOUT_MS = 30 * 60_000;
-const REPEATED_QUERIES = 20;
+/** Above this cosine with the table's vector of its text, a stored vector is still the table's. */
+const SAME_VECTOR = 0.999;
 
-export interface BackgroundEmbeddingResult {
+function cosine(a: Float32Array, b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb || 1);
+}
+
+export interface BackgroundEmbeddingResult extends TierSearch {
   embedder: string;
   webhook_events_per_s: number;
-  /** Entries waiting for their vector when the load ended. */
+  /** Vectors stored in the writes' own commits during the load, a second (0 under `local`). */
+  commit_vectors_per_s: number;
+  /** Entries waiting for their vector, or their model's vector, when the load ended. */
   backlog_at_load_end: number;
   drain_s: number;
+  /** The background embedder's vectors a second, from the load's start until drained. */
   embed_vectors_per_s: number;
-  lag_p50_s: number;
-  lag_p99_s: number;
-  lag_max_s: number;
+  /** Answer → a vector readable (any tier). */
+  first_lag_p50_s: number;
+  first_lag_p99_s: number;
+  /** Answer → the model's vector readable (`local`, `tiered`; absent otherwise). */
+  lag_p50_s?: number;
+  lag_p99_s?: number;
+  lag_max_s?: number;
   lag_samples: number;
-  search_entries: number;
-  /** Searches while the tenant's backlog drains (the model also embedding entries). */
-  search_draining_p50_ms: number;
-  search_draining_p99_ms: number;
-  search_p50_ms: number;
-  search_p99_ms: number;
-  search_repeated_p50_ms: number;
-  search_repeated_p99_ms: number;
 }
 
-interface Health {
-  index: { pending_vectors: number; embedder?: { embedded: number; last_error?: string } };
+export interface Health {
+  index: {
+    vectors: number;
+    pending: number;
+    pending_vectors: number;
+    pending_upgrades?: number;
+    embedder?: { embedded: number; last_error?: string };
+  };
 }
 
-async function health(url: string, tenant: TenantToken): Promise<Health> {
+export async function health(url: string, tenant: TenantToken): Promise<Health> {
   const res = await fetch(`${url}/tenants/${tenant.tenant_id}/healthz`, {
     headers: { authorization: `Bearer ${tenant.token}` },
   });
@@ -56,23 +78,27 @@ async function health(url: string, tenant: TenantToken): Promise<Health> {
   return (await res.json()) as Health;
 }
 
-/** Polls until the tenant has no entry waiting for its vector; `each` sees every health read. */
-async function drained(url: string, tenant: TenantToken, each: (h: Health) => void = () => undefined) {
+/** Entries waiting for a vector or for the model's. */
+export const backlogOf = (h: Health) => h.index.pending_vectors + (h.index.pending_upgrades ?? 0);
+
+/** Polls until the tenant's backlog is empty; `each` sees every health read. */
+export async function drained(url: string, tenant: TenantToken, each: (h: Health) => void = () => undefined) {
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
   for (;;) {
     const h = await health(url, tenant);
     each(h);
-    if (h.index.pending_vectors === 0) return h;
+    if (backlogOf(h) === 0) return h;
     if (Date.now() > deadline) throw new Error(`backlog not drained: ${JSON.stringify(h.index)}`);
     await Bun.sleep(POLL_MS);
   }
 }
 
-/** A delivery sent by hand: when it was answered, and the entry it wrote. */
+/** A delivery sent by hand: when it was answered, the entry it wrote, and its lags once seen. */
 interface Sample {
   answeredAt: number;
   id: string;
-  lagS?: number;
+  firstS?: number;
+  modelS?: number;
 }
 
 async function sendSample(url: string, tenantId: string): Promise<Sample> {
@@ -84,108 +110,119 @@ async function sendSample(url: string, tenantId: string): Promise<Sample> {
   return { answeredAt, id: summary.entries[0] };
 }
 
-async function hasVector(url: string, token: string, id: string): Promise<boolean> {
+/** The tiers an embedder's stored vector goes through: the first, and whether a model's follows. */
+function tiersOf(embedder: string) {
+  const table = embedder === "tiered" ? new StaticEmbedder() : undefined;
+  return {
+    /** Whether a model's vector comes later (its lag is measured): `local` (its only one), `tiered`. */
+    model: embedder === "local" || embedder === "http" || table !== undefined,
+    /** Whether a stored vector is the model's: under `tiered`, one that is not the table's. */
+    isModel: (content: string, embedding: number[]) =>
+      !table || cosine(table.embedSync(content), embedding) < SAME_VECTOR,
+  };
+}
+
+async function storedVector(url: string, token: string, id: string) {
   const res = await fetch(`${url}/memory/exceptions/${id}?include=embedding`, {
     headers: { authorization: `Bearer ${token}` },
   });
-  return ((await res.json()) as { embedding?: number[] }).embedding?.length !== 0;
+  const entry = (await res.json()) as { content: string; embedding?: number[] };
+  return entry.embedding?.length ? { content: entry.content, embedding: entry.embedding } : undefined;
 }
 
-/** Marks the oldest samples whose vector is readable (the backlog is worked on oldest first). */
-async function resolveSamples(url: string, token: string, samples: Sample[]): Promise<void> {
+/**
+ * Marks the oldest samples whose first vector, then whose model's vector, is readable (each tier
+ * is stored oldest first: the commits in order, the backlog worked on oldest first).
+ */
+async function resolveSamples(
+  url: string,
+  token: string,
+  samples: Sample[],
+  tiers: ReturnType<typeof tiersOf>,
+) {
   for (const sample of samples) {
-    if (sample.lagS !== undefined) continue;
-    if (!(await hasVector(url, token, sample.id))) return;
-    sample.lagS = (performance.now() - sample.answeredAt) / 1000;
+    if (sample.firstS !== undefined) continue;
+    if (!(await storedVector(url, token, sample.id))) break;
+    sample.firstS = (performance.now() - sample.answeredAt) / 1000;
+  }
+  if (!tiers.model) return;
+  for (const sample of samples) {
+    if (sample.modelS !== undefined) continue;
+    const stored = await storedVector(url, token, sample.id);
+    if (!stored || !tiers.isModel(stored.content, stored.embedding)) return;
+    sample.modelS = (performance.now() - sample.answeredAt) / 1000;
   }
 }
 
-const quantile = (sorted: number[], q: number) =>
+export const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
-async function timed(n: number, query: (i: number) => string, url: string, token: string) {
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    const status = await httpSearch(url, token, query(i));
-    samples.push(performance.now() - t);
-    if (status !== 200) throw new Error(`search answered ${status}`);
-  }
-  samples.sort((a, b) => a - b);
-  return { p50: round(quantile(samples, 0.5)), p99: round(quantile(samples, 0.99)) };
-}
+const sortedOf = (values: (number | undefined)[]) =>
+  values.filter((v): v is number => v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
 
-async function webhookLag(service: Started, tenant: TenantToken, log: (line: string) => void) {
+async function webhookLag(
+  service: Started,
+  tenant: TenantToken,
+  embedder: string,
+  log: (line: string) => void,
+) {
   // The sampler runs beside the load; its deliveries are part of the backlog it measures.
+  const tiers = tiersOf(embedder);
   const samples: Sample[] = [];
+  const resolve = () => resolveSamples(service.url, tenant.token, samples, tiers);
   let loading = true;
+  // Each sample is looked at once answered: a vector stored in its commit is readable at once.
   const sampler = (async () => {
     while (loading) {
       samples.push(await sendSample(service.url, tenant.tenant_id));
+      await resolve();
       await Bun.sleep(SAMPLE_EVERY_MS);
     }
   })();
   const started = performance.now();
-  const before = (await health(service.url, tenant)).index.embedder?.embedded ?? 0;
+  const before = (await health(service.url, tenant)).index;
   const result = await load({
-    name: "service POST /webhooks/payments (1 event, verified), background embedder",
+    name: `service POST /webhooks/payments (1 event, verified), ${embedder}`,
     url: `${service.url}/webhooks/payments/${tenant.tenant_id}`,
     method: "POST",
     connections: 32,
     perRequest: paymentsDelivery,
   });
+  const loadS = (performance.now() - started) / 1000;
   loading = false;
   await sampler;
-  const atEnd = (await health(service.url, tenant)).index.pending_vectors;
-  log(`  webhooks: ${result.rps} events/s; ${atEnd} entries waiting for their vector at the load's end`);
+  const atEnd = (await health(service.url, tenant)).index;
+  log(`  webhooks: ${result.rps} events/s; backlog ${backlogOf({ index: atEnd })} at the load's end`);
   const loadEnd = performance.now();
-  const last = await drained(
-    service.url,
-    tenant,
-    () => void resolveSamples(service.url, tenant.token, samples),
-  );
+  const last = await drained(service.url, tenant, () => void resolve());
   const drainedAt = performance.now();
-  await resolveSamples(service.url, tenant.token, samples);
-  const made = (last.index.embedder?.embedded ?? 0) - before;
-  const lags = samples
-    .map((s) => s.lagS ?? Number.NaN)
-    .filter(Number.isFinite)
-    .sort((a, b) => a - b);
+  await resolve();
+  const made = (last.index.embedder?.embedded ?? 0) - (before.embedder?.embedded ?? 0);
+  const first = sortedOf(samples.map((s) => s.firstS));
+  const model = sortedOf(samples.map((s) => s.modelS));
   return {
     webhook_events_per_s: result.rps,
-    backlog_at_load_end: atEnd,
+    // Under `local` the commits store none: every vector counted there is the background's.
+    commit_vectors_per_s: embedder === "local" ? 0 : Math.round((atEnd.vectors - before.vectors) / loadS),
+    backlog_at_load_end: backlogOf({ index: atEnd }),
     drain_s: round((drainedAt - loadEnd) / 1000),
     embed_vectors_per_s: Math.round(made / ((drainedAt - started) / 1000)),
-    lag_p50_s: round(quantile(lags, 0.5)),
-    lag_p99_s: round(quantile(lags, 0.99)),
-    lag_max_s: round(lags[lags.length - 1] ?? Number.NaN),
-    lag_samples: lags.length,
-  };
-}
-
-async function searchLatency(service: Started, entries: number, log: (line: string) => void) {
-  const tenant = await createTenant(service.url, await adminToken(), "embedding-search");
-  const { documents, queries } = corpus(entries, 600, 11);
-  await fillOverHttp(service.url, tenant.token, documents);
-  const draining = await timed(100, (i) => queries[500 + i]!, service.url, tenant.token);
-  log(`  ${entries} entries written; searching while they are embedded: p99 ${draining.p99} ms`);
-  await drained(service.url, tenant);
-  const distinct = await timed(500, (i) => queries[i]!, service.url, tenant.token);
-  const repeated = await timed(500, (i) => queries[i % REPEATED_QUERIES]!, service.url, tenant.token);
-  return {
-    search_entries: entries,
-    search_draining_p50_ms: draining.p50,
-    search_draining_p99_ms: draining.p99,
-    search_p50_ms: distinct.p50,
-    search_p99_ms: distinct.p99,
-    search_repeated_p50_ms: repeated.p50,
-    search_repeated_p99_ms: repeated.p99,
+    first_lag_p50_s: round(quantile(first, 0.5)),
+    first_lag_p99_s: round(quantile(first, 0.99)),
+    ...(tiers.model
+      ? {
+          lag_p50_s: round(quantile(model, 0.5)),
+          lag_p99_s: round(quantile(model, 0.99)),
+          lag_max_s: round(model.at(-1) ?? Number.NaN),
+        }
+      : {}),
+    lag_samples: first.length,
   };
 }
 
 export async function backgroundEmbedding(o: {
   embedder?: string;
-  entries: number;
+  entries: number[];
   log: (line: string) => void;
 }): Promise<BackgroundEmbeddingResult> {
   const embedder = o.embedder ?? "local";
@@ -198,8 +235,8 @@ export async function backgroundEmbedding(o: {
     const env: Record<string, string> = { MEMORY_RUNTIME_EMBEDDER: embedder };
     for (const [base, value] of Object.entries(WEBHOOK_SECRETS)) env[`${base}_${hooked.tenant_id}`] = value;
     service = await startService(BENCH_SECRET, { dataDir: setup.dataDir, env });
-    const webhooks = await webhookLag(service, hooked, o.log);
-    return { embedder, ...webhooks, ...(await searchLatency(service, o.entries, o.log)) };
+    const webhooks = await webhookLag(service, hooked, embedder, o.log);
+    return { embedder, ...webhooks, ...(await tierSearch(service, embedder, o.entries, o.log)) };
   } finally {
     await stop(setup);
     if (service) await stop(service);
