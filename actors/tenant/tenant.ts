@@ -1,3 +1,4 @@
+import { modelSpaceKindOf } from "../../src/embedding/vector-tiers.ts";
 import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import { afterCommits } from "../../src/runtime/after-commits.ts";
 import type { Behaviour, Handlers } from "../../src/runtime/protocol.ts";
@@ -62,6 +63,7 @@ function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Be
     afterImport: () => skipImportedHistory(vault, vault.changes.last()),
     seal: () => deps.storage.sealImport(tenantId, vault),
     exportRefusal: () => ingest.held.exportRefusal(),
+    embedder: modelSpaceKindOf(background?.embedding.signature),
   });
   const handlers: Handlers<TenantProtocol> = {
     ...statusHandlers(vault, memory, ingest),

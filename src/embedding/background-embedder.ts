@@ -2,6 +2,7 @@ import type { Clock } from "../runtime/clock.ts";
 import { EmbedScheduler, type SchedulerLimits } from "./embed-scheduler.ts";
 import type { Embedder, EmbedderKind } from "./embedder.ts";
 import { MAX_LOCAL_BATCH } from "./local-model.ts";
+import { StaticEmbedder } from "./static-embedder.ts";
 
 /** Retries of a failing embedder wait 1 s, 2 s, 4 s … and at most a minute. */
 const BACKOFF_MS = 1_000;
@@ -67,5 +68,12 @@ export function backgroundEmbedder(
     clock: cfg.clock,
     limits: limitsFor(embedder.kind),
     log: cfg.log,
+    fastVector: embedder.kind === "tiered" ? staticVectors() : undefined,
   });
+}
+
+/** The static table's vectors, synchronous (its own word cache; the table is the process's one). */
+function staticVectors(): (text: string) => Float32Array {
+  const table = new StaticEmbedder();
+  return (text) => table.embedSync(text);
 }

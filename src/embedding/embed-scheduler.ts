@@ -44,6 +44,11 @@ export interface BackgroundEmbedding {
    * too, which replaces it with the model's once: the queue record marks a vector not upgraded yet.
    */
   readonly upgrades?: boolean;
+  /**
+   * The fast tier's vector of a text, at once (`tiered`: the static table's): the vault's opening
+   * gives one to each entry that has none (imported, or a switch from `local`), in its commit.
+   */
+  readonly fastVector?: (text: string) => Float32Array;
   /** Attaches a tenant's backlog; the function returned detaches it (the actor stops). */
   attach(tenantId: string, queue: EmbedQueue): () => void;
   /** The tenant's backlog may have items to take (a write queued some, a batch was stored). */
@@ -83,6 +88,8 @@ export interface EmbedSchedulerOptions {
   clock: Clock;
   limits: SchedulerLimits;
   log?: (line: string) => void;
+  /** BackgroundEmbedding.fastVector (`tiered`). */
+  fastVector?: (text: string) => Float32Array;
 }
 
 /** An error message short enough for health and a log line. */
@@ -92,6 +99,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
   readonly signature: string;
   readonly canEmbed: boolean;
   readonly upgrades: boolean;
+  readonly fastVector?: (text: string) => Float32Array;
   private readonly queues = new Map<string, EmbedQueue>();
   /** Tenants whose backlog may have items. */
   private readonly ready = new Set<string>();
@@ -110,6 +118,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
     this.signature = opts.signature;
     this.canEmbed = opts.embedder.kind !== "client";
     this.upgrades = opts.embedder.kind === "tiered";
+    this.fastVector = opts.fastVector;
   }
 
   attach(tenantId: string, queue: EmbedQueue): () => void {

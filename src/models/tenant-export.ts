@@ -100,11 +100,12 @@ export const ExportHeader = StrictObject({
   /** Length of every embedding of the export. */
   embedding_dims: Type.Integer({ minimum: 1, maximum: 4096 }),
   /**
-   * What made the embeddings: the exporting runtime's embedder signature, its kind (the tier:
-   * `hash`, `local`, `http`, `client`…), for a service its model, and its dims (`local/512`,
-   * `http/<model>/<dims>`). An import keeps them when it is the importing runtime's signature and
-   * queues the entries for its own embedder otherwise; an export without it (older) is judged
-   * by `embedding_dims`.
+   * What made the embeddings: the exporting runtime's embedder signature, its kind (`hash`,
+   * `local`, `tiered`, `http`, `client`…), for a service its model, and its dims (`tiered/512`,
+   * `http/<model>/<dims>`); each embedding line of the model's space says its tier. An import keeps
+   * them when they are comparable with the importing runtime's (the same signature, or the same
+   * space and a tier it keeps) and queues the entries for its own embedder otherwise; an export
+   * without it (older) is judged by `embedding_dims`.
    */
   embedder: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
   counts: ExportCounts,
@@ -133,7 +134,17 @@ const Tombstone = Type.Object(
 
 export const RECORD_SCHEMAS = {
   entry: unkeyed("entry", StoredEntryRecord),
-  embedding: keyed("embedding", Sha8, Base64),
+  /**
+   * An entry's vector, keyed by the entry's id. `tier` (model-space embedders: `local`, `static`,
+   * `tiered`): `static` for the distilled table's vector, `model` for the sentence model's; left out
+   * by other embedders and by exports of before it (the header's embedder made it).
+   */
+  embedding: StrictObject({
+    type: Type.Literal("embedding"),
+    key: Sha8,
+    value: Base64,
+    tier: Type.Optional(LiteralUnion(["static", "model"] as const)),
+  }),
   /** The objects index: an object's latest entry, or its timeline (actors/tenant/ingest/timeline.ts, JSON). */
   object: keyed("object", Key, Type.Union([Sha8, Timeline])),
   /** Keyed by event id and source, both in the record. */

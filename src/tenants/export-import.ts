@@ -5,6 +5,12 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
+import {
+  arrivingVector,
+  modelSpaceKindOf,
+  unlabelledTier,
+  type VectorTier,
+} from "../embedding/vector-tiers.ts";
 import { ValidationFailed } from "../errors.ts";
 import { ndjsonLines } from "../http/ndjson.ts";
 import { isoOf } from "../models/common.ts";
@@ -60,6 +66,8 @@ export interface TenantExport {
   counts: ExportCounts;
   stream: ReadableStream<Uint8Array>;
 }
+
+type EmbeddingRecord = Extract<VaultRecord, { type: "embedding" }>;
 
 const CHECKS = Object.fromEntries(
   Object.entries(RECORD_SCHEMAS).map(([type, schema]) => [type, TypeCompiler.Compile(schema)]),
@@ -216,8 +224,8 @@ export class ImportParser {
   readonly roles: RoleRecord["value"][] = [];
   readonly deferred: NumberedRecord[] = [];
   private header: Header | undefined;
-  /** Whether the export's vectors are comparable with the runtime's (else they are dropped). */
-  private keepsVectors = true;
+  /** What becomes of each of the export's vectors here: kept, kept and queued for the model, or dropped. */
+  private vectorRule: (tier: VectorTier | undefined) => "keep" | "upgrade" | "drop" = () => "keep";
   private dropped = 0;
   private ended = false;
   private deferredBytes = 0;
@@ -269,11 +277,7 @@ export class ImportParser {
       this.deferred.push({ line: number, record });
       return undefined;
     }
-    if (record.type === "embedding" && !this.keepsVectors) {
-      // Another embedder's vector: its entry is queued for this runtime's when the vault opens.
-      this.dropped++;
-      return undefined;
-    }
+    if (record.type === "embedding") return this.vector(number, record);
     return { line: number, record };
   }
 
@@ -289,11 +293,23 @@ export class ImportParser {
   private checkHeader(number: number, value: unknown): Header {
     check(HEADER_CHECK, number, value);
     const header = value as Header;
-    // An export of before the signature is judged by its vectors' length, as an older vault is.
-    const { dims, signature } = this.runtime;
-    this.keepsVectors =
-      header.embedder !== undefined ? header.embedder === signature : header.embedding_dims === dims;
+    this.vectorRule = vectorRuleOf(header, this.runtime);
     return header;
+  }
+
+  /**
+   * An embedding line as it is written: dropped (another embedder's, or a tier the runtime does
+   * not keep: its entry is queued for this runtime's embedder when the vault opens), kept, or
+   * kept with `tier: "static"`, which the import writer queues for the model's upgrade.
+   */
+  private vector(number: number, record: EmbeddingRecord): NumberedRecord | undefined {
+    const rule = this.vectorRule(record.tier);
+    if (rule === "drop") {
+      this.dropped++;
+      return undefined;
+    }
+    const { tier: _, ...plain } = record;
+    return { line: number, record: rule === "upgrade" ? { ...plain, tier: "static" } : plain };
   }
 
   private checkTrailer(number: number, value: unknown): void {
@@ -342,6 +358,26 @@ export class ImportParser {
     if (this.deferredBytes > MAX_DEFERRED_BYTES)
       refuse(number, "/", `connector state and roles may hold at most ${MAX_DEFERRED_BYTES} bytes in all`);
   }
+}
+
+/**
+ * Which of an export's vectors this runtime keeps. In the sentence model's space (`local`,
+ * `static`, `tiered`) by tier, whichever of them exported (vector-tiers.ts); otherwise only the
+ * runtime's own signature's. An export of before the signature is judged by its vectors' length,
+ * as an older vault is (under `tiered` its vectors are queued for the model: it may be a table's).
+ */
+function vectorRuleOf(
+  header: Header,
+  runtime: { dims: number; signature: string },
+): (tier: VectorTier | undefined) => "keep" | "upgrade" | "drop" {
+  const here = modelSpaceKindOf(runtime.signature);
+  if (header.embedder === undefined) {
+    const kept = here === "tiered" ? "upgrade" : "keep";
+    return () => (header.embedding_dims === runtime.dims ? kept : "drop");
+  }
+  const exporter = modelSpaceKindOf(header.embedder);
+  if (here && exporter) return (tier) => arrivingVector(tier ?? unlabelledTier(exporter), here);
+  return () => (header.embedder === runtime.signature ? "keep" : "drop");
 }
 
 function parseJson(number: number, text: string): object {

@@ -1,6 +1,6 @@
 import type { Database } from "lmdb";
 import type { ReadOnlyTable, TablesOf } from "./tables.ts";
-import { encodeVectorRecord } from "./vector-records.ts";
+import { encodeVectorRecord, vectorRecordId } from "./vector-records.ts";
 import type { EmbeddingRecords } from "./write-set.ts";
 
 /** The embedder stamp is a meta key of its own (`embedder:<signature>`), the meta table holding numbers. */
@@ -31,6 +31,19 @@ export function putEmbeddingRecords(
     memory.embeddings.put(seq, encodeVectorRecord(id, vector));
     memory.embedQueue.remove(seq);
   }
+  if (records.retier) retier(memory, records.retier);
+  for (const [seq, id, vector] of records.fill ?? [])
+    memory.embeddings.put(seq, encodeVectorRecord(id, vector));
+}
+
+/** A switch within the model's space: the table's vectors go (`drop-queued`) or are queued (`queue-vectored`). */
+function retier(memory: TablesOf<"memory">, how: NonNullable<EmbeddingRecords["retier"]>): void {
+  if (how === "drop-queued") {
+    for (const seq of memory.embedQueue.getKeys()) memory.embeddings.remove(seq);
+    return;
+  }
+  for (const { key, value } of memory.embeddings.getRange())
+    memory.embedQueue.put(key, vectorRecordId(value as Uint8Array));
 }
 
 /** Every vector and queue record goes; every entry is queued again (`requeue`), by sequence. */

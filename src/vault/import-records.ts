@@ -57,6 +57,9 @@ function putRecord(h: ImportTables, record: VaultRecord, deadLetterKey: DeadLett
       const vec = new Float32Array(bytes.byteLength / 4);
       new Uint8Array(vec.buffer).set(bytes);
       h.embeddings.put(seq, encodeVectorRecord(record.key, vec));
+      // A table vector the importing runtime (`tiered`) upgrades: the import parser keeps `tier`
+      // only then (src/tenants/export-import.ts), and the queue record is the upgrade to come.
+      if (record.tier === "static") h.embedQueue.put(seq, record.key);
       return;
     }
     case "dead_letter":
@@ -80,6 +83,7 @@ export function clearImported(h: ImportTables): void {
     h.entries,
     h.rows,
     h.embeddings,
+    h.embedQueue,
     h.objects,
     h.deadLetters,
     h.dedupe,

@@ -98,6 +98,7 @@ export class Staging {
     const values = new Map<string, unknown>();
     for (const [id, vec] of set.vectors ?? []) values.set(`v:${id}`, vec);
     for (const [, id, vec] of set.embedding?.done ?? []) values.set(`v:${id}`, vec);
+    for (const [, id, vec] of set.embedding?.fill ?? []) values.set(`v:${id}`, vec);
     for (const [key, id] of set.objects ?? []) values.set(`o:${key}`, id);
     if (set.idempotency) values.set(`i:${set.idempotency.key}`, set.idempotency.record);
     if (set.dedupe) values.set(`d:${set.dedupe.key}`, set.dedupe.record);

@@ -59,6 +59,15 @@ export interface EmbeddingRecords {
    * the new embedder makes vectors itself (`requeue`), every entry is queued to be embedded again.
    */
   reset?: { stamp: string; requeue: boolean };
+  /** Vectors of entries that had none (`tiered`'s fast tier, at the vault's opening): [seq, id, vector]. */
+  fill?: Array<[number, string, Float32Array]>;
+  /**
+   * A switch within the sentence model's space (embedder-check.ts): `drop-queued` (tiered → local)
+   * drops the vectors of the queued entries, the table's, and keeps their records; `queue-vectored`
+   * (static → tiered) queues every entry with a vector for the model's upgrade. Read from the
+   * committed tables, so a replay (cluster mode's changelog) does the same.
+   */
+  retier?: "drop-queued" | "queue-vectored";
 }
 
 /** An erased entry's trace: enough to explain a reference to it, nothing of its content. */

@@ -81,25 +81,32 @@ export class EmbedBacklog implements EmbedQueue {
    * its commit shows: a lookup per record still committing, never a read of the whole queue.
    */
   private readonly staged = new Map<number, string>();
-  /** Entries a reset of the vault's vectors queues, until it commits (its queue is the whole vault). */
+  /**
+   * The queue's size once the opening's write commits, when it queues by a flag (a reset's whole
+   * vault, a switch's `queue-vectored`): counted so until it commits.
+   */
   private resetting: number | undefined;
+  /** Vectors the opening's write gives entries that had none (`tiered`), until it commits. */
+  private filling = 0;
   private readonly detach: () => void;
   private closed = false;
 
   constructor(private readonly opts: BacklogOptions) {
     this.memory = opts.vault.tablesOf("memory");
-    const { reset, stampDue, written } = opts.check;
+    const { stampDue, written } = opts.check;
     this.stampDue = stampDue;
-    if (written) this.stageOpening(reset, written);
+    if (written) this.stageOpening(written);
     this.detach = opts.embedding.attach(opts.tenantId, this);
   }
 
   /** The queue records opening the vault wrote are counted until they commit; then taken. */
-  private stageOpening(reset: boolean, written: NonNullable<EmbedderCheck["written"]>): void {
-    if (reset) this.resetting = written.queued;
+  private stageOpening(written: NonNullable<EmbedderCheck["written"]>): void {
+    this.resetting = written.total;
+    this.filling = written.filled.length;
     this.stage(written.queue);
     const settled = () => {
-      if (reset) this.resetting = undefined;
+      this.resetting = undefined;
+      this.filling = 0;
       this.unstage(written.queue);
     };
     written.commit.then(() => {
@@ -121,7 +128,7 @@ export class EmbedBacklog implements EmbedQueue {
   pending(): number {
     const queued = this.queued();
     if (!this.upgrading) return queued;
-    const missing = storedCount(this.memory.entries) - storedCount(this.memory.embeddings);
+    const missing = storedCount(this.memory.entries) - storedCount(this.memory.embeddings) - this.filling;
     return Math.max(0, Math.min(queued, missing));
   }
 
@@ -293,16 +300,18 @@ export class EmbedBacklog implements EmbedQueue {
   }
 
   /**
-   * The ids whose vectors went into the index, with the vector each replaced: an id already there
-   * keeps its own, but under `tiered`, where the model's vector replaces the fast tier's (the
-   * index overwrites an id's row in place, or moves it out of the graph into the tail).
+   * The ids whose vectors went into the index, with the vector each replaced (the index overwrites
+   * an id's row in place, or moves it out of the graph into the tail): under `tiered` the fast
+   * tier's; otherwise one the vault no longer holds, since `store` drops an entry that has a
+   * vector (the table's of an entry whose switch to `local` dropped it, should the index have been
+   * saved before the switch committed).
    */
   private index(done: Array<[number, string, Float32Array]>): Array<[string, Float32Array | undefined]> {
     const { vectors } = this.opts.indexes;
     const added: Array<[string, Float32Array | undefined]> = [];
     for (const [, id, vector] of done) {
-      const before = this.upgrading ? vectors.vectorOf(id) : undefined;
-      if ((before || !vectors.has(id)) && vectors.add(id, vector)) added.push([id, before]);
+      const before = vectors.vectorOf(id);
+      if (vectors.add(id, vector)) added.push([id, before]);
     }
     if (added.length > 0) this.opts.onIndexed();
     return added;

@@ -84,6 +84,9 @@ export class TenantMemory {
     // Before the index opens: vectors of another embedder are dropped, not loaded.
     const check = background ? checkEmbedder(vault, background.embedding, opts.dims) : undefined;
     this.indexes = new MemoryIndexes(vault, this.entries, opts.dims, check?.reset);
+    // What the check writes is not committed yet, so the index's catch-up did not see it.
+    for (const id of check?.written?.dropped ?? []) this.indexes.vectors.remove(id);
+    for (const [id, vector] of check?.written?.filled ?? []) this.indexes.vectors.add(id, vector);
     this.query = new MemoryQuery(this.entries, new Tombstones(vault));
     this.search = new MemorySearch(this.entries, this.indexes);
     this.flush = new IndexFlush(this.indexes, opts.clock, opts.tellSelf ?? (() => undefined));

@@ -1,3 +1,4 @@
+import { type ModelSpaceKind, tierOf } from "../../../src/embedding/vector-tiers.ts";
 import {
   COUNTER_KEY_RE,
   type ExportChunk,
@@ -17,7 +18,7 @@ interface Section {
   line(key: Key, value: unknown): string | undefined;
 }
 
-function sectionsOf(h: TransferTables): Section[] {
+function sectionsOf(h: TransferTables, txn: ReadTransaction, kind: ModelSpaceKind | undefined): Section[] {
   const keyed = (type: Section["type"], db: ReadOnlyTable<unknown, Key>): Section => ({
     type,
     db,
@@ -28,15 +29,18 @@ function sectionsOf(h: TransferTables): Section[] {
     {
       type: "embedding",
       db: h.embeddings as ReadOnlyTable<unknown, Key>,
-      // Exported as in format 1: keyed by entry id, the float32 components in base64. The bytes
+      // Exported as in format 1: keyed by entry id, the float32 components in base64, and in the
+      // model's space its tier (under `tiered` a vector still queued is the table's). The bytes
       // are only valid until the next read: encoded at once.
-      line: (_, value) => {
+      line: (seq, value) => {
         const bytes = value as Uint8Array;
         const vec = vectorRecordVector(bytes);
+        const queued = () => h.embedQueue.get(seq as number, { transaction: txn }) !== undefined;
         return JSON.stringify({
           type: "embedding",
           key: vectorRecordId(bytes),
           value: Buffer.from(vec.buffer, vec.byteOffset, vec.byteLength).toString("base64"),
+          tier: kind && tierOf(kind, kind === "tiered" && queued()),
         });
       },
     },
@@ -75,10 +79,13 @@ export class ExportSnapshot {
   private readonly written = zeroCounts();
   private closed = false;
 
-  /** `txn`: a read transaction of the vault, released by `close`. */
-  constructor(txn: ReadTransaction, tables: TransferTables) {
+  /**
+   * `txn`: a read transaction of the vault, released by `close`; `kind`: the runtime's embedder
+   * when its vectors are in the sentence model's space (their lines then say their tier).
+   */
+  constructor(txn: ReadTransaction, tables: TransferTables, kind?: ModelSpaceKind) {
     this.txn = txn;
-    this.sections = sectionsOf(tables);
+    this.sections = sectionsOf(tables, txn, kind);
   }
 
   /** What the snapshot holds, by type (roles are the system store's: 0 here). */

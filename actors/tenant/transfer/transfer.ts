@@ -1,3 +1,4 @@
+import type { ModelSpaceKind } from "../../../src/embedding/vector-tiers.ts";
 import { Conflict, Unavailable } from "../../../src/errors.ts";
 import type { ExportChunk, ExportCounts } from "../../../src/models/tenant-export.ts";
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
@@ -53,6 +54,8 @@ export interface TransferOptions {
    * import would drop them, though their platforms were told they were kept).
    */
   exportRefusal?: () => string | undefined;
+  /** The runtime's embedder when its vectors are in the sentence model's space (an export says their tier). */
+  embedder?: ModelSpaceKind;
 }
 
 /**
@@ -158,7 +161,8 @@ export class TenantTransfer {
     if (refused) throw new Conflict(refused);
     if (this.exports.size >= MAX_EXPORTS)
       throw new Unavailable(`${MAX_EXPORTS} exports of this tenant are already running`, RETRY_S);
-    const snapshot = new ExportSnapshot(this.opts.vault.readTransaction(), this.transferTables());
+    const { vault, embedder } = this.opts;
+    const snapshot = new ExportSnapshot(vault.readTransaction(), this.transferTables(), embedder);
     const session = this.nextSession++;
     this.exports.set(session, snapshot);
     return { session, counts: snapshot.counts() };

@@ -1,0 +1,101 @@
+/**
+ * The default embedder (`tiered`) under test, in process or in a child server: its sentence model
+ * is the fake embeddings service (test/fakes/embeddings-service.ts) at 512 dimensions, which the
+ * test holds back, serves or fails, and whose vector of a text (hashed) is told at once from the
+ * static table's. Helpers say which tier an entry's stored vector is and search by meaning.
+ */
+import { expect } from "bun:test";
+import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
+import { LocalModel } from "../../src/embedding/local-model.ts";
+import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
+import type { SentenceEncoder } from "../../src/embedding/use-lite.ts";
+import type { VectorTier } from "../../src/embedding/vector-tiers.ts";
+import type { FakeEmbeddings } from "../fakes/embeddings-service.ts";
+import { type Harness, startHarness } from "./harness.ts";
+
+export const MODEL_DIMS = 512;
+
+/** A sentence model that asks the fake service at `url` (one request a call, as the model takes them). */
+export function serviceModel(url: string): SentenceEncoder {
+  return {
+    async embed(texts) {
+      const res = await fetch(`${url}/embeddings`, {
+        method: "POST",
+        body: JSON.stringify({ input: texts }),
+      });
+      if (!res.ok) throw new Error(`the fake model answered ${res.status}`);
+      const { data } = (await res.json()) as { data: Array<{ embedding: number[] }> };
+      return data.map((d) => d.embedding);
+    },
+  };
+}
+
+/** The LocalModel a harness takes (`localModel`): the fake service. */
+export const serviceLocalModel = (fake: FakeEmbeddings): LocalModel =>
+  new LocalModel({ load: async () => serviceModel(fake.url) });
+
+/** A runtime on the default embedder (the variable unset) unless `env` names another; its model the fake service. */
+export function tieredHarness(
+  fake: FakeEmbeddings,
+  opts: { env?: Record<string, string>; dataDir?: string } = {},
+): Promise<Harness> {
+  const env = { MEMORY_RUNTIME_EMBEDDER: "", ...opts.env };
+  return startHarness({ ...opts, env, localModel: serviceLocalModel(fake) });
+}
+
+const table = new StaticEmbedder();
+const model = new HashEmbedder(MODEL_DIMS);
+
+/** Which tier made `vector` for `text`: the table's, the (fake) model's, or neither. */
+export function tierOfVector(text: string, vector: ArrayLike<number>): VectorTier | "none" {
+  if (vector.length !== MODEL_DIMS) return "none";
+  if (cosine(vector, table.embedSync(text)) > 0.999) return "static";
+  if (cosine(vector, model.embedSync(text)) > 0.999) return "model";
+  return "none";
+}
+
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/** An entry and a question that shares no word with it: only a vector finds one by the other. */
+export const PET = "Olga adopted a kitten from the shelter in May";
+export const PET_QUESTION = "which pet did she get?";
+
+/** The tier of each entry's stored vector (`GET …?include=embedding`), in the order of `ids`. */
+export async function tiersOf(
+  h: Pick<Harness, "json">,
+  token: string,
+  entries: Array<{ id: string; content: string; category?: string }>,
+): Promise<Array<VectorTier | "none">> {
+  const tiers: Array<VectorTier | "none"> = [];
+  for (const { id, content, category = "facts" } of entries) {
+    const read = await h.json("GET", `/memory/${category}/${id}?include=embedding`, { token });
+    expect(read.status).toBe(200);
+    tiers.push(tierOfVector(content, read.body.embedding));
+  }
+  return tiers;
+}
+
+/** The question finds `id` first, by its vector alone, with nothing waiting for a vector. */
+export async function foundByMeaning(
+  h: Pick<Harness, "json">,
+  token: string,
+  id: string,
+  query = PET_QUESTION,
+): Promise<void> {
+  const res = await h.json("POST", "/memory/search", { token, body: { query, limit: 3 } });
+  expect(res.status).toBe(200);
+  expect(res.body.results[0]?.entry.id).toBe(id);
+  expect(res.body.results[0].scores.lexical).toBe(0);
+  expect(res.body.results[0].scores.vector).toBeGreaterThan(0);
+  expect(res.body.pending_vectors).toBeUndefined();
+}
