@@ -23,6 +23,7 @@ import { parseCli } from "../../scripts/cli.ts";
 import { ablationTable } from "./ablation-report.ts";
 import { evaluateBusiness } from "./business/evaluate-business.ts";
 import { formatBusinessReport } from "./business/report.ts";
+import { evaluateTranscripts, formatTranscriptsReport } from "./conversations/evaluate-transcripts.ts";
 import { EVAL_SET_NAME, evalSetJson } from "./dataset/generate-set.ts";
 import { expandSystems } from "./eval-systems.ts";
 import { evaluate } from "./evaluate.ts";
@@ -47,7 +48,7 @@ Options:
                        tiered is measured twice, tiered:ingest (the table's vectors only) and
                        tiered:upgraded (the model's, queries by the table); either alone by that
                        name; http needs MEMORY_RUNTIME_EMBEDDINGS_URL)
-  --sets a,b           conversations, business or both (default: EVAL_SETS, else both)
+  --sets a,b           conversations, business, transcripts (default: EVAL_SETS, else all three)
   --locomo FILE        a LoCoMo file instead of the project's set
   --out PATH           default bench/results/eval.json (tmp-eval-small.json, eval-locomo.json)
   --business-out PATH  default bench/results/eval-business.json (tmp-eval-business.json)
@@ -63,7 +64,7 @@ function options() {
     usage: USAGE,
     options: {
       embedders: { type: "string", default: process.env.EVAL_EMBEDDERS ?? DEFAULT_EMBEDDERS },
-      sets: { type: "string", default: process.env.EVAL_SETS ?? "conversations,business" },
+      sets: { type: "string", default: process.env.EVAL_SETS ?? "conversations,business,transcripts" },
       "business-out": { type: "string" },
       locomo: { type: "string" },
       small: { type: "boolean", default: process.env.EVAL_SMALL === "1" },
@@ -132,6 +133,12 @@ try {
     const report = await evaluateBusiness(opts.embedders, log);
     console.log(`\n${formatBusinessReport(report)}`);
     write(opts.businessOut, report);
+  }
+  if (opts.sets.has("transcripts") && !opts.locomo) {
+    // The extractor's labelled set, and the same sessions through POST /memory/conversations (docs/conversations.md).
+    const report = await evaluateTranscripts(opts.embedders, opts.small, log);
+    console.log(`\n${formatTranscriptsReport(report)}`);
+    write(join(RESULTS_DIR, opts.small ? "tmp-eval-transcripts.json" : "eval-transcripts.json"), report);
   }
 } catch (error) {
   if (!(error instanceof EvalSetInvalid) && !(error instanceof UnknownFeature)) throw error;
