@@ -119,6 +119,8 @@ function storedEntry(seq: number): StoredEntry {
       expired_at: null,
       invalidated_at: null,
       created_by: "bench",
+      origin: { kind: "agent", sub: "bench" },
+      trust: "agent",
     },
   };
 }

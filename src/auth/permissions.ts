@@ -20,7 +20,8 @@ export function anyGrants(held: readonly string[], needed: string): boolean {
   return held.some((p) => grants(p, needed));
 }
 
-export type MemoryAction = "read" | "write" | "search";
+/** `override`: supersede, correct or retract an entry of higher trust than the writer's (provenance/trust-rule.ts). */
+export type MemoryAction = "read" | "write" | "search" | "override";
 
 export function memoryPermission(action: MemoryAction, category?: Category): string {
   return category ? `memory:${action}:${PLURAL_OF[category]}` : `memory:${action}`;

@@ -17,6 +17,7 @@ import { readBodyCapped } from "../http/body.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import type { HeldDelivery } from "../models/webhook-operations.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
+import { type DeliveryOrigin, deliveryOrigin } from "../provenance/source-origin.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Secrets } from "../secrets.ts";
@@ -107,6 +108,8 @@ export interface Arrival {
   stateSeq?: number;
   /** The X-Request-Id of the request that carried it (the delivery log's `request_id`). */
   requestId?: string;
+  /** A webhook delivery's verification, for its entries' origins. */
+  origin?: DeliveryOrigin;
 }
 
 export interface ReplayReply {
@@ -168,10 +171,12 @@ export class IngestPipeline {
     if (delivery.rawBody.byteLength > limit) throw new PayloadTooLarge(`body exceeds ${limit} bytes`);
     const handshake = source.handshake?.(delivery, ctx);
     if (handshake) return handshake;
+    const requestId = requestIdOf(request);
     const reply = await this.deliver(source, tenantId, events, {
       ctx,
       headers: sanitiseHeaders(request.headers),
-      requestId: requestIdOf(request),
+      requestId,
+      origin: deliveryOrigin(source.id, request.headers, delivery.rawBody, requestId),
     });
     const { paused, held, ...summary } = reply;
     // A paused source's delivery is kept, not applied: 202 (a platform that expects its own
@@ -207,6 +212,7 @@ export class IngestPipeline {
             items,
             headers: arrival.headers,
             requestId: arrival.requestId ?? null,
+            ...(arrival.origin ? { origin: arrival.origin } : {}),
           },
         });
       },

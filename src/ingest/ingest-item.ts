@@ -1,6 +1,7 @@
 import type { Static } from "@sinclair/typebox";
 import type { IngestSummary as IngestSummarySchema } from "../models/dead-letter.ts";
 import type { DeliveryVia } from "../models/webhook-operations.ts";
+import type { DeliveryOrigin } from "../provenance/source-origin.ts";
 import type { MapResult, SourceEvent } from "../sources/types.ts";
 
 /**
@@ -43,4 +44,6 @@ export interface Delivery {
   requestId?: string | null;
   /** How the events came this time (the delivery log's `via`; default `delivery`). */
   via?: DeliveryVia;
+  /** A webhook delivery's verification, stamped on its events' entries (provenance/source-origin.ts). */
+  origin?: DeliveryOrigin;
 }

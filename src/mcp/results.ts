@@ -5,13 +5,21 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { durableDenial, logServerFault, problemResponse, toAppError } from "../http/errors.ts";
+import { entriesOf, evidenceText } from "./evidence.ts";
 import type { ToolOutput } from "./tools.ts";
 
 export type Log = (line: string) => void;
 
-/** The route's JSON as structured content, and as text for clients that read text only. */
+/**
+ * The route's JSON as structured content, and as text for clients that read text only. A result
+ * carrying stored entries leads with them framed as quoted evidence (evidence.ts): recalled text is
+ * data, never instructions.
+ */
 export function toolSuccess(output: ToolOutput): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(output) }], structuredContent: output };
+  const json = { type: "text" as const, text: JSON.stringify(output) };
+  const entries = entriesOf(output);
+  const content = entries ? [{ type: "text" as const, text: evidenceText(entries) }, json] : [json];
+  return { content, structuredContent: output };
 }
 
 /**

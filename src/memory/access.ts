@@ -7,6 +7,7 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import { allowedCategories, memoryPermission } from "../auth/permissions.ts";
+import { changeable, reachable, scopedBodies } from "../auth/subject-scope.ts";
 import { vectorsOnWrite } from "../embedding/background-embedder.ts";
 import { type Embedder, toVector } from "../embedding/embedder.ts";
 import { fusionProfile } from "../embedding/fusion-profile.ts";
@@ -16,12 +17,16 @@ import { parseTimestamp } from "../models/common.ts";
 import type { EntityAnswer } from "../models/entities.ts";
 import type { Entry, EntryDraft } from "../models/entry.ts";
 import type { EntryHistory } from "../models/history.ts";
+import type { Trust } from "../models/origin.ts";
+import { type ScopeQuery, scopeFilterOf } from "../models/scope.ts";
 import type { SearchBody } from "../models/search.ts";
 import { searchControlsOf } from "../models/search-controls.ts";
 import type { DedupeMode, SimilarEntry } from "../models/similar.ts";
-import type { SearchResult, TenantProtocol } from "../protocols/tenant-protocol.ts";
+import type { SearchEntries, SearchResult, TenantProtocol } from "../protocols/tenant-protocol.ts";
+import { auditedTrust, writerStamp } from "../provenance/trust-denial.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
+import { type RerankSearchDeps, rerankedSearch } from "../search/rerank/rerank-search.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { type EntityRequest, readEntity } from "./entity-access.ts";
 import { similarAsk } from "./similar-ask.ts";
@@ -33,16 +38,19 @@ export interface MemoryAccessDeps {
   tenant(tenantId: string): ActorRef<TenantProtocol>;
   /** Times each search by mode (src/telemetry/); none in unit tests that need no metrics. */
   telemetry?: Telemetry;
+  /** The re-ranking stage (src/search/rerank/); none: searches rank by the fused score alone. */
+  rerank?: Omit<RerankSearchDeps, "clock">;
 }
 
 /** The query of a list, as received (validated by its schema). */
-export interface ListRequest {
+export interface ListRequest extends ScopeQuery {
   limit?: number;
   cursor?: string;
   tag?: string;
   valid_at?: string;
   as_of?: string;
   status?: "open" | "resolved";
+  min_trust?: Trust;
   include?: "embedding";
 }
 
@@ -61,16 +69,22 @@ export class MemoryAccess {
     dedupe?: DedupeMode,
   ): Promise<{ status: 200 | 201; entry: Entry; similar?: SimilarEntry[]; replayed?: true }> {
     const tenantId = this.writableTenant(caller, category, [body]);
-    const draft = { ...body, category } as EntryDraft;
+    const { guard } = this.deps;
+    const [scoped] = scopedBodies(guard, caller, category, [body], memoryPermission("write", category));
+    const draft = { ...scoped, category } as EntryDraft;
     const [vector] = await this.entryVectors([draft]);
-    return this.deps.tenant(tenantId).ask({
-      type: "entry.create",
-      draft,
-      createdBy: caller.principal.sub,
-      vector,
-      idempotencyKey: idempotencyKey && `${caller.principal.sub}\u0000${category}\u0000${idempotencyKey}`,
-      similar: similarAsk(this.deps.guard, this.deps.embedder.kind, caller, category, dedupe),
-    });
+    return auditedTrust(guard, caller, () =>
+      this.deps.tenant(tenantId).ask({
+        type: "entry.create",
+        draft,
+        createdBy: caller.principal.sub,
+        vector,
+        idempotencyKey: idempotencyKey && `${caller.principal.sub}\u0000${category}\u0000${idempotencyKey}`,
+        similar: similarAsk(guard, this.deps.embedder.kind, caller, category, dedupe),
+        within: caller.principal.reach,
+        ...writerStamp(guard, caller),
+      }),
+    );
   }
 
   /**
@@ -84,16 +98,22 @@ export class MemoryAccess {
     idempotencyKey?: string,
   ): Promise<{ status: 200 | 201; entries: Entry[]; statuses: Array<200 | 201>; replayed?: true }> {
     const tenantId = this.writableTenant(caller, category, bodies);
-    const drafts = bodies.map((body) => ({ ...body, category }) as EntryDraft);
+    const permission = memoryPermission("write", category);
+    const scoped = scopedBodies(this.deps.guard, caller, category, bodies, permission);
+    const drafts = scoped.map((body) => ({ ...body, category }) as EntryDraft);
     const vectors = await this.entryVectors(drafts);
-    return this.deps.tenant(tenantId).ask({
-      type: "entry.createMany",
-      drafts,
-      createdBy: caller.principal.sub,
-      vectors,
-      idempotencyKey:
-        idempotencyKey && `${caller.principal.sub}\u0000${category}/batch\u0000${idempotencyKey}`,
-    });
+    return auditedTrust(this.deps.guard, caller, () =>
+      this.deps.tenant(tenantId).ask({
+        type: "entry.createMany",
+        drafts,
+        createdBy: caller.principal.sub,
+        vectors,
+        idempotencyKey:
+          idempotencyKey && `${caller.principal.sub}\u0000${category}/batch\u0000${idempotencyKey}`,
+        within: caller.principal.reach,
+        ...writerStamp(this.deps.guard, caller),
+      }),
+    );
   }
 
   /** The caller's tenant, if it may write `category` and no body names another tenant (403, audited). */
@@ -113,17 +133,27 @@ export class MemoryAccess {
 
   async get(caller: Caller, category: Category, id: string, includeEmbedding = false): Promise<Entry> {
     const tenantId = this.tenantFor(caller, memoryPermission("read", category));
-    return this.deps.tenant(tenantId).ask({ type: "entry.get", category, id, includeEmbedding });
+    return reachable(caller, await this.deps.tenant(tenantId).ask({ type: "entry.get", category, id, includeEmbedding }));
   }
 
-  /** Retraction needs the permission to write that category. */
+  /** Retraction needs the permission to write that category (and to override an entry of higher trust). */
   async retract(caller: Caller, category: Category, id: string): Promise<Entry> {
-    const tenantId = this.tenantFor(caller, memoryPermission("write", category));
-    return this.deps.tenant(tenantId).ask({ type: "entry.retract", category, id, by: caller.principal.sub });
+    const permission = memoryPermission("write", category);
+    const tenantId = this.tenantFor(caller, permission);
+    // A subject-restricted token retracts its own subject's entries only (subject-scope.ts).
+    if (caller.principal.reach) changeable(this.deps.guard, caller, await this.get(caller, category, id), permission);
+    const { provenance, overrides } = writerStamp(this.deps.guard, caller);
+    const by = caller.principal.sub;
+    return auditedTrust(this.deps.guard, caller, () =>
+      this.deps
+        .tenant(tenantId)
+        .ask({ type: "entry.retract", category, id, by, trust: provenance.trust, overrides }),
+    );
   }
 
   async history(caller: Caller, category: Category, id: string): Promise<EntryHistory> {
     const tenantId = this.tenantFor(caller, memoryPermission("read", category));
+    if (caller.principal.reach) await this.get(caller, category, id);
     return this.deps.tenant(tenantId).ask({ type: "entry.history", category, id });
   }
 
@@ -139,6 +169,8 @@ export class MemoryAccess {
       validAt: timeParam(query.valid_at, "valid_at", now),
       asOf: timeParam(query.as_of, "as_of", now),
       status: query.status,
+      minTrust: query.min_trust,
+      scope: scopeFilterOf(query, caller.principal.reach),
       includeEmbedding: query.include === "embedding",
     });
   }
@@ -171,8 +203,9 @@ export class MemoryAccess {
       );
     const categories = this.searchableCategories(caller, body.categories);
     const now = this.deps.clock.now();
-    const reply = await this.deps.tenant(principal.tenantId).ask({
-      type: "memory.search",
+    const ask = (msg: SearchEntries) => this.deps.tenant(principal.tenantId).ask({ type: "memory.search", ...msg });
+    const rerank = { ...this.deps.rerank, clock: this.deps.clock };
+    const search: SearchEntries = {
       text: body.query,
       vector: await this.queryVector(body),
       fusion: fusionProfile(this.deps.embedder.kind),
@@ -180,11 +213,14 @@ export class MemoryAccess {
       tags: body.tags ?? [],
       tagsAny: body.tags_any ?? [],
       status: body.status,
+      minTrust: body.min_trust,
+      scope: scopeFilterOf(body, principal.reach),
       validAt: timeParam(body.valid_at, "valid_at", now),
       asOf: timeParam(body.as_of, "as_of", now),
       limit: body.limit ?? 10,
       controls: searchControlsOf(body),
-    });
+    };
+    const reply = await rerankedSearch(search, body.rerank, ask, rerank);
     const took_ms = Math.round((performance.now() - started) * 1000) / 1000;
     // Entries still waiting for their vector are found by their words only, until embedded.
     const pending = reply.pending_vectors === undefined ? {} : { pending_vectors: reply.pending_vectors };

@@ -13,9 +13,9 @@ import {
   Timestamp,
 } from "./common.ts";
 import { EmbeddingField } from "./embedding-field.ts";
-import { Origin, TrustLevel } from "./origin.ts";
+import { MinTrust, Origin, TrustLevel } from "./origin.ts";
 import { named } from "./schema-name.ts";
-import { AgentId, type RELATIONSHIP_SCOPE_FIELD, SessionId, SubjectId } from "./scope.ts";
+import { AgentId, type RELATIONSHIP_SCOPE_FIELD, SCOPE_FILTERS, SessionId, SubjectId } from "./scope.ts";
 
 /** Fields every category shares (CONTRACT §5). */
 const base = {
@@ -348,6 +348,8 @@ export const ListEntriesQuery = QueryObject({
   valid_at: Type.Optional(Timestamp),
   as_of: Type.Optional(Timestamp),
   status: Type.Optional(StatusFilter),
+  min_trust: Type.Optional(MinTrust),
+  ...SCOPE_FILTERS,
   include: Type.Optional(Type.Literal("embedding")),
 });
 

@@ -1,7 +1,11 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Chars } from "./chars.ts";
-import { IsoTime, StrictObject } from "./common.ts";
+import { IsoTime, LiteralUnion, StrictObject } from "./common.ts";
+import { ScopeId } from "./scope.ts";
 import { named } from "./schema-name.ts";
+
+/** A restricted token's access to unscoped entries (src/auth/subject-scope.ts reads the claim). */
+export const UNSCOPED_ACCESS = ["read", "none"] as const;
 
 export const ROLE_NAME_RE = /^[a-z][a-z0-9_-]{0,63}$/;
 export const TENANT_ADMIN = "tenant_admin";
@@ -10,7 +14,7 @@ export const MAX_TOKEN_TTL_SECONDS = 366 * 86400;
 
 /** `*`, `memory:*`, `tenant:read`, `memory:<action>` and `memory:<action>:<plural category>`. */
 export const PERMISSION_RE =
-  /^(\*|tenant:read|memory:\*|memory:(read|write|search)(:(decisions|exceptions|facts|workflows|relationships|outcomes))?)$/;
+  /^(\*|tenant:read|memory:\*|memory:(read|write|search|override)(:(decisions|exceptions|facts|workflows|relationships|outcomes))?)$/;
 
 export const Role = named(
   "Role",
@@ -35,6 +39,8 @@ export const MintedToken = named(
     roles: Type.Array(Type.String()),
     ttl_seconds: Type.Integer(),
     expires_at: IsoTime,
+    subject: Type.Optional(Type.String({ description: "The subject the token is restricted to" })),
+    unscoped: Type.Optional(LiteralUnion(UNSCOPED_ACCESS)),
   }),
 );
 
@@ -58,6 +64,17 @@ export const MintTokenBody = named(
     }),
     sub: Type.Optional(Chars(1, 128)),
     ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKEN_TTL_SECONDS })),
+    subject: Type.Optional(
+      ScopeId(
+        "Restricts the token to this subject's entries (docs/auth.md): it reads, lists, searches and streams only them and the tenant's unscoped ones, and writes only them",
+      ),
+    ),
+    unscoped: Type.Optional(
+      LiteralUnion(UNSCOPED_ACCESS, {
+        description:
+          "With `subject`: `read` (default) lets the token read the tenant's unscoped entries (no subject), `none` hides them",
+      }),
+    ),
   }),
 );
 export type MintTokenBody = Static<typeof MintTokenBody>;

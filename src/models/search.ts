@@ -4,7 +4,9 @@ import { Chars } from "./chars.ts";
 import { LiteralUnion, StrictObject, Timestamp } from "./common.ts";
 import { EmbeddingField } from "./embedding-field.ts";
 import { EntryView, StatusFilter } from "./entry.ts";
+import { MinTrust } from "./origin.ts";
 import { named } from "./schema-name.ts";
+import { SCOPE_FILTERS } from "./scope.ts";
 import { ResultExplain, SEARCH_CONTROL_FIELDS } from "./search-controls.ts";
 
 const Tag = Chars(1, 64);
@@ -24,9 +26,11 @@ export const SearchBody = named(
     tags: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
     tags_any: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
     status: Type.Optional(StatusFilter),
+    min_trust: Type.Optional(MinTrust),
     valid_at: Type.Optional(Timestamp),
     as_of: Type.Optional(Timestamp),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    ...SCOPE_FILTERS,
     ...SEARCH_CONTROL_FIELDS,
   }),
 );

@@ -118,7 +118,12 @@ export type ExportTrailer = Static<typeof ExportTrailer>;
 /** An entry with both time axes as stored: its sequence number, and `valid_to` before a supersession. */
 export const StoredEntryRecord = StrictObject({
   seq: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-  entry: EntryView,
+  // Origin and trust are kept as exported; an export of an earlier runtime has none (derived on read).
+  entry: StrictObject({
+    ...EntryView.properties,
+    origin: Type.Optional(EntryView.properties.origin),
+    trust: Type.Optional(EntryView.properties.trust),
+  }),
   prior_valid_to: Type.Optional(Type.Union([IsoTime, Type.Null()])),
   prior_status: Type.Optional(Type.Union([Type.Literal("open"), Type.Literal("resolved")])),
 });

@@ -8,10 +8,14 @@ import type { EntityAnswer } from "../models/entities.ts";
 import type { Entry, EntryDraft } from "../models/entry.ts";
 import type { EraseReport, EraseRequest } from "../models/erase.ts";
 import type { EntryHistory } from "../models/history.ts";
+import type { Provenance, Trust } from "../models/origin.ts";
 import type { RevenueFigures } from "../models/revenue.ts";
+import type { ScopeFilter } from "../models/scope.ts";
 import type { ResultExplain, SearchControls } from "../models/search-controls.ts";
 import type { SimilarAsk, SimilarEntry } from "../models/similar.ts";
 import type { TenantTransferProtocol } from "../models/tenant-export.ts";
+import type { Overrides } from "../provenance/trust-rule.ts";
+import type { RerankAsk } from "../search/rerank/reranker.ts";
 import type { ConversationTenantProtocol } from "./conversation-protocol.ts";
 import type { OutboundTenantProtocol } from "./outbound-protocol.ts";
 import type { WebhookOpsProtocol } from "./webhook-ops-protocol.ts";
@@ -51,6 +55,12 @@ export interface CreateEntry {
   idempotencyKey?: string;
   /** Near-duplicates to look for (a single write by a caller who may read the category). */
   similar?: SimilarAsk;
+  /** A subject-restricted writer's reach: the entries it may name (src/auth/subject-scope.ts). */
+  within?: ScopeFilter["within"];
+  /** Who writes, stamped on the entry (default: an agent named `createdBy`). */
+  provenance?: Provenance;
+  /** Categories the writer may override entries of higher trust in (none given: not checked). */
+  overrides?: Overrides;
 }
 
 /** The query of a list call, as the tenant actor takes it (src/memory/access.ts builds it). */
@@ -62,6 +72,10 @@ export interface ListQuery {
   asOf: number;
   /** Only decisions and exceptions of this status. */
   status?: EntryStatus;
+  /** Only entries of this trust or higher. */
+  minTrust?: Trust;
+  /** Subject, session, agent, and a subject-restricted token's reach (src/models/scope.ts). */
+  scope?: ScopeFilter;
   includeEmbedding: boolean;
 }
 
@@ -81,11 +95,17 @@ export interface SearchEntries {
   tagsAny: string[];
   /** Only decisions and exceptions of this status. */
   status?: EntryStatus;
+  /** Only entries of this trust or higher. */
+  minTrust?: Trust;
+  /** Subject, session, agent, and a subject-restricted token's reach (src/models/scope.ts). */
+  scope?: ScopeFilter;
   validAt: number;
   asOf: number;
   limit: number;
   /** Recency, diversity, token budget, minimum score, explanations (search-controls.ts). */
   controls?: SearchControls;
+  /** The re-ranking stage's part (src/search/rerank/): score and order, collect, apply scores, fall back. */
+  rerank?: RerankAsk;
 }
 
 /** `GET /memory/entities/{name}` as the tenant actor takes it (src/memory/entity-access.ts builds it). */
@@ -115,7 +135,11 @@ export type TenantProtocol = {
   /** The change log after position `after`, oldest first; `last` is the newest position committed. */
   "changes.since": { msg: { after: number; limit: number }; reply: { changes: Change[]; last: number } };
   /** Retraction (transaction time); an entry already retracted or corrected is answered as it is. */
-  "entry.retract": { msg: { category: Category; id: string; by: string }; reply: Entry };
+  "entry.retract": {
+    /** `trust`/`overrides`: the retracting token's (provenance/trust-rule.ts); none: not checked. */
+    msg: { category: Category; id: string; by: string; trust?: Trust; overrides?: Overrides };
+    reply: Entry;
+  };
   "entry.history": { msg: { category: Category; id: string }; reply: EntryHistory };
   /** Erasure of matching entries across both time axes; the actor is then restarted to compact. */
   "memory.erase": { msg: { request: EraseRequest; by: string }; reply: EraseReport };
@@ -126,6 +150,9 @@ export type TenantProtocol = {
       createdBy: string;
       vectors: Array<Float32Array | undefined>;
       idempotencyKey?: string;
+      within?: ScopeFilter["within"];
+      provenance?: Provenance;
+      overrides?: Overrides;
     };
     /** `replayed`: the stored first answer to an Idempotency-Key used before. */
     reply: { status: 200 | 201; entries: Entry[]; statuses: Array<200 | 201>; replayed?: true };

@@ -4,6 +4,7 @@ import type { DeadLetter } from "../models/dead-letter.ts";
 import type { Denial } from "../models/denial.ts";
 import type { Entry } from "../models/entry.ts";
 import type { SourceView } from "../models/webhook-operations.ts";
+import { originLabel } from "../provenance/origin-label.ts";
 import { connectorsSection } from "./connector-health.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
 import { page } from "./page.ts";
@@ -143,11 +144,12 @@ function entriesSection(entries: Entry[]): SafeHtml {
   const rows = entries.map(
     (e) => html`<tr data-entry="${e.id}"><td>${e.recorded_at}</td><td>${e.category}</td>
 <td class="content">${clip(e.content)}${(e.tags ?? []).map((tag) => html` <span class="tag">${tag}</span>`)}</td>
-<td><code>${e.id}</code><br><span class="muted">${e.agent_id ?? e.created_by ?? ""}</span></td></tr>`,
+<td><code>${e.id}</code><br><span class="muted">${e.agent_id ?? e.created_by ?? ""}</span></td>
+<td data-trust="${e.trust}"><b>${e.trust}</b><br><span class="muted origin">${originLabel(e.origin)}</span></td></tr>`,
   );
   return html`<section id="entries"><h2>Recent entries (newest ${RECENT_ENTRIES})</h2><table>
-<thead><tr><th>recorded</th><th>category</th><th>content</th><th>id · by</th></tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="4" class="muted">No entries yet.</td></tr>`}</tbody></table></section>`;
+<thead><tr><th>recorded</th><th>category</th><th>content</th><th>id · by</th><th>trust · origin</th></tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="5" class="muted">No entries yet.</td></tr>`}</tbody></table></section>`;
 }
 
 function deadLettersSection(m: TenantPageModel, letters: DeadLetter[]): SafeHtml {

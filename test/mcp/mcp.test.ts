@@ -43,11 +43,14 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
-/** A successful tool result: its structured content, after checking the text says the same. */
+/**
+ * A successful tool result: its structured content, after checking the text says the same (the
+ * last text block; one carrying entries leads with them framed as evidence, src/mcp/evidence.ts).
+ */
 async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<Json> {
   const result = await call(client, name, args);
   expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
-  const [text] = result.content as Array<{ type: string; text: string }>;
+  const text = (result.content as Array<{ type: string; text: string }>).at(-1);
   expect(JSON.parse(text!.text)).toEqual(result.structuredContent);
   return result.structuredContent;
 }
@@ -96,11 +99,12 @@ afterAll(async () => {
 });
 
 describe("tools/list", () => {
-  test("lists the seven tools, each with object input and output schemas", async () => {
+  test("lists the eight tools, each with object input and output schemas", async () => {
     const client = await connect(tenantA.token);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       "memory_add",
+      "memory_entity",
       "memory_get",
       "memory_history",
       "memory_list",
@@ -140,7 +144,7 @@ describe("tools/list", () => {
     expect(res.headers.get("mcp-session-id")).toBeNull();
     const body = (await res.json()) as Json;
     expect(body.id).toBe(1);
-    expect(body.result.tools).toHaveLength(7);
+    expect(body.result.tools).toHaveLength(8);
   });
 });
 
@@ -235,7 +239,7 @@ test("over a real socket on 127.0.0.1, with the SDK's own fetch", async () => {
     });
     const client = new Client({ name: "mcp-socket-test", version: "1.0.0" });
     await client.connect(transport);
-    expect((await client.listTools()).tools).toHaveLength(7);
+    expect((await client.listTools()).tools).toHaveLength(8);
     const entry = await ok(client, "memory_add", { category: "fact", content: "Sent over a real socket" });
     const http = await fetch(new URL(`/memory/facts/${entry.id}`, url), {
       headers: { authorization: `Bearer ${tenantA.token}` },
@@ -287,6 +291,38 @@ describe("memory_retract and memory_history", () => {
       404,
       "not_found",
     );
+  });
+});
+
+describe("memory_entity", () => {
+  test("answers what GET /memory/entities/{name} answers; unknown is 404, a bad name 422", async () => {
+    const client = await connect(tenantA.token);
+    const word = crypto
+      .randomUUID()
+      .replace(/[^a-f]/g, "")
+      .padEnd(6, "e")
+      .slice(0, 6);
+    const name = `Zephyrine ${word[0]!.toUpperCase()}${word.slice(1)} Works`;
+    await ok(client, "memory_add", {
+      category: "relationship",
+      content: `${name} supplies Borealis Foods`,
+      subject: name,
+      predicate: "supplies",
+      object: "Borealis Foods",
+    });
+    await ok(client, "memory_add", { category: "fact", content: `We met ${name} at the fair` });
+    const answer = await ok(client, "memory_entity", { name });
+    expect(answer.relationships.map((r: Json) => [r.direction, r.other])).toEqual([
+      ["outgoing", "Borealis Foods"],
+    ]);
+    expect(answer.entries.fact).toHaveLength(1);
+    const http = await h.json("GET", `/memory/entities/${encodeURIComponent(name)}`, {
+      token: tenantA.token,
+    });
+    expect(http.body).toEqual(answer);
+    await refused(client, "memory_entity", { name: "Nobody Known Here" }, 404, "not_found");
+    await refused(client, "memory_entity", { name: "<script>" }, 422, "validation_failed");
+    await refused(client, "memory_entity", { name, colour: "red" }, 422, "validation_failed");
   });
 });
 

@@ -263,5 +263,7 @@ function legacyEntry(tenant: string): Entry {
     expired_at: null,
     invalidated_at: null,
     created_by: "agent-old",
+    origin: { kind: "agent", sub: "agent-old" },
+    trust: "agent",
   };
 }

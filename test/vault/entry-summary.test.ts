@@ -26,6 +26,8 @@ function stored(seq: number, over: Partial<Entry> = {}, prior?: string | null): 
       expired_at: null,
       invalidated_at: null,
       created_by: "a",
+      origin: { kind: "agent", sub: "a" },
+      trust: "agent",
       ...over,
     },
   };

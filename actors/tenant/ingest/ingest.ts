@@ -3,7 +3,9 @@ import type { Delivery, IngestItem, IngestReply } from "../../../src/ingest/inge
 import { markUpkeep } from "../../../src/ingest/upkeep-marker.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { DeadLetter } from "../../../src/models/dead-letter.ts";
+import type { Provenance } from "../../../src/models/origin.ts";
 import type { DeliveryOutcome } from "../../../src/models/webhook-operations.ts";
+import { eventProvenance } from "../../../src/provenance/source-origin.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
 import type { IngestDraft } from "../../../src/sources/types.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
@@ -141,7 +143,7 @@ export class TenantIngest {
         continue;
       }
       const outcome = item.result.ok
-        ? this.writeDrafts(delivery.source, item, key, (entries) => logged("accepted", entries))
+        ? this.writeDrafts(delivery.source, item, key, (entries) => logged("accepted", entries), delivery)
         : undefined;
       commits.push(...(outcome?.committed ?? []));
       commits.push(...this.splitOff(delivery, item, summary.dead_lettered, now));
@@ -295,7 +297,9 @@ export class TenantIngest {
     item: IngestItem,
     key: string,
     logged: (entries: string[]) => WebhookPart = () => ({}),
+    delivery?: Delivery,
   ): EventOutcome {
+    const provenance = eventProvenance(source, item.event, delivery?.origin);
     const outcome: EventOutcome = { entries: [], committed: [] };
     const drafts = item.result.ok ? item.result.drafts : [];
     const now = this.opts.clock.now();
@@ -311,14 +315,11 @@ export class TenantIngest {
     for (const [i, ingest] of drafts.entries()) {
       const last = i === drafts.length - 1;
       try {
-        const written = this.writeOne(
-          ingest,
-          source,
-          item,
-          item.vectors?.[i],
+        const written = this.writeOne(ingest, source, item, provenance, {
+          vector: item.vectors?.[i],
           now,
-          last ? closing : undefined,
-        );
+          closing: last ? closing : undefined,
+        });
         outcome.entries.push(written.id);
         outcome.committed.push(written.committed);
       } catch (error) {
@@ -340,9 +341,12 @@ export class TenantIngest {
     ingest: IngestDraft,
     source: string,
     item: IngestItem,
-    vector: Float32Array | undefined,
-    now: number,
-    closing?: (id: string) => Partial<WriteSet>,
+    provenance: Provenance,
+    {
+      vector,
+      now,
+      closing,
+    }: { vector?: Float32Array; now: number; closing?: (id: string) => Partial<WriteSet> },
   ) {
     const linked = linkedDraft(
       { store: this.store, entries: this.opts.memory.entries },
@@ -364,6 +368,7 @@ export class TenantIngest {
     return this.opts.memory.entryFromEvent({
       draft: placed?.draft ?? linked,
       by: `connector:${source}`,
+      provenance,
       vector,
       now,
       effects: placed?.effects,

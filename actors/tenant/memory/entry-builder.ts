@@ -1,6 +1,7 @@
 import { ValidationFailed } from "../../../src/errors.ts";
 import { isoOf, parseTimestamp } from "../../../src/models/common.ts";
 import { type Entry, type EntryDraft, MAX_DATA_BYTES, SERVER_FIELDS } from "../../../src/models/entry.ts";
+import type { Provenance } from "../../../src/models/origin.ts";
 
 /** Defaults per category (CONTRACT §5). */
 const CATEGORY_DEFAULTS: Partial<Record<EntryDraft["category"], Record<string, unknown>>> = {
@@ -23,6 +24,8 @@ export interface BuildContext {
   tenantId: string;
   createdBy: string;
   now: number;
+  /** Stamped by the runtime, never taken from the draft (SERVER_FIELDS). */
+  provenance: Provenance;
 }
 
 /** A draft with its times normalised to UTC milliseconds and its cross-field rules checked. */
@@ -68,6 +71,8 @@ export function buildEntry(n: NormalisedDraft, id: string, ctx: BuildContext): E
     expired_at: null,
     invalidated_at: null,
     created_by: ctx.createdBy,
+    origin: ctx.provenance.origin,
+    trust: ctx.provenance.trust,
   } as Entry;
 }
 

@@ -20,6 +20,9 @@ const NOT_BODY = new Set([
   "invalidated_at",
   "created_by",
   "embedding",
+  // Who wrote it is not what was written: the same content from two writers is one entry.
+  "origin",
+  "trust",
 ]);
 
 /** Typed fields the server manages per category: never part of what a caller wrote. */

@@ -1,5 +1,7 @@
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
+import type { ScopeFilter } from "../../../src/models/scope.ts";
+import { withProvenance } from "../../../src/provenance/trust.ts";
 import type { EntrySummary } from "../../../src/vault/entry-summary.ts";
 import type { Staging } from "../../../src/vault/staging.ts";
 import { storedCount, type TableViews } from "../../../src/vault/tables.ts";
@@ -28,7 +30,7 @@ export class EntryStore {
   }
 
   get(id: string): StoredEntry | undefined {
-    return this.staging.entry(id) ?? this.tables.entries.get(id);
+    return this.staging.entry(id) ?? readable(this.tables.entries.get(id));
   }
 
   has(id: string): boolean {
@@ -42,7 +44,7 @@ export class EntryStore {
 
   /** Every committed entry, oldest first (index rebuilds). */
   *all(): Generator<StoredEntry> {
-    for (const { value } of this.tables.entries.getRange()) yield value;
+    for (const { value } of this.tables.entries.getRange()) yield readable(value)!;
   }
 
   /**
@@ -86,6 +88,11 @@ export class EntryStore {
     return this.fetch(this.summary.newest(this.summary.inCategory(category), before));
   }
 
+  /** Newest first: entries of one category (with the tag, in the scope, if given) below `before`. */
+  scanListed(category: Category, tag?: string, scope?: ScopeFilter, before = MAX_SEQ): Generator<StoredEntry> {
+    return this.fetch(this.summary.newest(this.summary.listed(category, tag, scope), before));
+  }
+
   /** Newest first: entries carrying `tag` with a sequence number below `before`. */
   scanTag(tag: string, before = MAX_SEQ): Generator<StoredEntry> {
     return this.fetch(this.summary.newest(this.summary.withTag(tag), before));
@@ -106,4 +113,10 @@ export class EntryStore {
       if (stored) yield stored;
     }
   }
+}
+
+/** An entry stored before origins were stamped gets one derived from its record (provenance/trust.ts). */
+function readable(stored: StoredEntry | undefined): StoredEntry | undefined {
+  if (stored === undefined || stored.entry.origin !== undefined) return stored;
+  return { ...stored, entry: withProvenance(stored.entry) };
 }

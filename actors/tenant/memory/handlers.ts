@@ -33,8 +33,9 @@ export function memoryHandlers(memory: TenantMemory): SliceHandlers<MemoryMessag
     },
     "entry.get": (msg) => query.get(msg.category, msg.id, msg.includeEmbedding),
     "entry.list": (msg) => query.list(msg),
-    "entry.retract": ({ category, id, by }) => {
-      const written = writer.retract(query.stored(category, id), category, by);
+    "entry.retract": ({ category, id, by, trust, overrides }) => {
+      const retracting = trust === undefined ? undefined : { trust, overrides };
+      const written = writer.retract(query.stored(category, id), category, by, retracting);
       return later(written.committed.then(() => written.entry));
     },
     "memory.search": (msg) => {

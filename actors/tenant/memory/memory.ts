@@ -2,6 +2,7 @@ import type { BackgroundEmbedding } from "../../../src/embedding/embed-scheduler
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { ChangeDraft } from "../../../src/models/change.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
+import type { Provenance } from "../../../src/models/origin.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
@@ -48,6 +49,8 @@ export interface EventEntry {
   draft: EntryDraft;
   /** `connector:<source>`. */
   by: string;
+  /** The event's origin (provenance/source-origin.ts): verified, or the bridge's. */
+  provenance: Provenance;
   vector?: Float32Array;
   now: number;
   /**
@@ -118,7 +121,7 @@ export class TenantMemory {
    */
   entryFromEvent(e: EventEntry): { id: string; committed: Promise<void> } {
     checkDraft(e.draft);
-    const prepared = this.writer.prepare(e.draft, e.by, e.now);
+    const prepared = this.writer.prepare(e.draft, e.by, e.now, { provenance: e.provenance });
     const fresh = "stored" in prepared ? withEffects(prepared, e.effects) : undefined;
     const id = "stored" in prepared ? prepared.stored.entry.id : prepared.existing.entry.id;
     const set = fresh ? this.writer.writeSetOf(fresh, e.vector) : emptySet({});

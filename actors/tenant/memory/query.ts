@@ -4,6 +4,7 @@ import { type StoredEntry, type TimeFilter, visible } from "../../../src/memory/
 import type { Category } from "../../../src/models/category.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { ListEntries } from "../../../src/protocols/tenant-protocol.ts";
+import { atLeast } from "../../../src/provenance/trust.ts";
 import type { Tombstones } from "../erase/tombstones.ts";
 import type { EntryStore } from "./entry-store.ts";
 
@@ -35,9 +36,7 @@ export class MemoryQuery {
 
   list(msg: ListEntries): EntryPageOut {
     const before = msg.cursor === undefined ? undefined : decodeCursor(msg.cursor);
-    const scan = msg.tag
-      ? this.entries.scanTag(msg.tag, before)
-      : this.entries.scanCategory(msg.category, before);
+    const scan = this.entries.scanListed(msg.category, msg.tag, msg.scope, before);
     const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
     const page: Array<{ seq: number; entry: Entry }> = [];
     for (const stored of scan) {
@@ -45,6 +44,7 @@ export class MemoryQuery {
       const view = visible(stored, time);
       if (!view || (msg.category === "outcome" && !this.decisionResolved(view))) continue;
       if (msg.status !== undefined && view.status !== msg.status) continue;
+      if (msg.minTrust !== undefined && !atLeast(view.trust, msg.minTrust)) continue;
       page.push({ seq: stored.seq, entry: view });
       if (page.length > msg.limit) break;
     }

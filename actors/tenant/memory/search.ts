@@ -1,9 +1,14 @@
 import { searchHybrid } from "../../../src/embedding/hybrid-search.ts";
-import { type TimeFilter, visible } from "../../../src/memory/temporal.ts";
+import type { TimeFilter } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-protocol.ts";
+import { atLeast } from "../../../src/provenance/trust.ts";
 import { searchWithEntities } from "../../../src/search/entities/entity-hops.ts";
+import type { Span } from "../../../src/search/time/calendar.ts";
+import { pastSpan, visibleThen } from "../../../src/search/time/past-visibility.ts";
+import { queryTime } from "../../../src/search/time/query-time.ts";
+import { timeBoosted, windowCandidates } from "../../../src/search/time/time-boost.ts";
 import { categoryMask, type SummaryFilter } from "../../../src/vault/entry-summary.ts";
 import type { EntryStore } from "./entry-store.ts";
 import type { MemoryIndexes } from "./indexes.ts";
@@ -29,18 +34,24 @@ export class MemorySearch {
   ) {}
 
   search(msg: SearchEntries): SearchResult[] {
-    const accept = this.filterOf(msg);
     const text = msg.text?.trim() ? msg.text : undefined;
+    // The query's time (src/search/time/): a question about the past also sees what was valid then.
+    const time = queryTime(text, msg.validAt, msg.controls?.timeExpressions);
+    const accept = this.filterOf(msg, pastSpan(time, msg.validAt));
     if (!text && !msg.vector)
       return controlledPage(this.newest(msg, accept), msg, this.controlContext(accept));
     // The wider pool only serves the source spread, which needs text to anchor on.
     const keep = text ? spreadPoolFor(msg) : undefined;
     const query = { text, vector: msg.vector, k: candidatesFor(msg), keep, accept };
+    // A time window's entries that share a word with the query join the candidates (time-boost.ts).
+    const lexicalScore = time.window ? this.indexes.lexical().scorer(text!) : undefined;
+    const timed = windowCandidates(time, (f, t) => this.entries.summary.validIn(f, t), accept, lexicalScore);
     const run = (extra: readonly string[]) =>
-      searchHybrid(this.indexes, { ...query, extra }, { profile: msg.fusion });
+      searchHybrid(this.indexes, { ...query, extra: [...extra, ...timed] }, { profile: msg.fusion });
     // The query's entities pull in the entries linked to them, in up to two hops (entity-hops.ts).
-    const hits = text ? searchWithEntities(this.indexes.entities.current(), text, accept, run) : run([]);
-    return controlledResults(hits, { ...msg, text }, this.controlContext(accept));
+    const found = text ? searchWithEntities(this.indexes.entities.current(), text, accept, run) : run([]);
+    const hits = timeBoosted(found, time, accept.view);
+    return controlledResults(hits, { ...msg, text, time }, this.controlContext(accept));
   }
 
   /** What the search controls read: the filter's views and the indexes. */
@@ -67,8 +78,8 @@ export class MemorySearch {
    * summary (categories, tags, both time axes: no entry decoded); only an entry that passes is
    * read, for its view, once per search.
    */
-  private filterOf(msg: SearchEntries): Filter {
-    const filter = summaryFilter(msg);
+  private filterOf(msg: SearchEntries, during?: Span): Filter {
+    const filter = { ...summaryFilter(msg), validDuring: during };
     // Only decisions and exceptions carry a status: a status filter leaves the others out at once.
     const mask = categoryMask(msg.status ? msg.categories.filter(hasStatus) : msg.categories);
     const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
@@ -77,14 +88,14 @@ export class MemorySearch {
     const view = (id: string): Entry | undefined => {
       if (views.has(id)) return views.get(id);
       const stored = summary.accepts(id, filter, mask) ? this.entries.get(id) : undefined;
-      const seen = stored && visible(stored, time);
-      const kept = msg.status === undefined || seen?.status === msg.status ? seen : undefined;
+      const seen = stored && visibleThen(stored, time, during);
+      const kept = seen && passesEntryFilters(seen, msg) ? seen : undefined;
       views.set(id, kept);
       return kept;
     };
-    // The status is the entry's own (no summary holds it): read only for a search that asks for one.
+    // Status and trust are the entry's own (no summary holds them): read only for a search asking.
     const accept = (
-      msg.status === undefined
+      msg.status === undefined && msg.minTrust === undefined
         ? (id: string) => summary.accepts(id, filter, mask)
         : (id: string) => view(id) !== undefined
     ) as Filter;
@@ -95,6 +106,12 @@ export class MemorySearch {
 
 const hasStatus = (category: Category) => category === "decision" || category === "exception";
 
+/** The filters only the entry itself answers: its status, its trust. */
+function passesEntryFilters(entry: Entry, msg: SearchEntries): boolean {
+  if (msg.status !== undefined && entry.status !== msg.status) return false;
+  return msg.minTrust === undefined || atLeast(entry.trust, msg.minTrust);
+}
+
 /** A search's filters as the entry summary checks them. */
 function summaryFilter(msg: SearchEntries): SummaryFilter {
   return {
@@ -103,5 +120,6 @@ function summaryFilter(msg: SearchEntries): SummaryFilter {
     tagsAny: msg.tagsAny,
     asOf: msg.asOf,
     validAt: msg.validAt,
+    scope: msg.scope,
   };
 }

@@ -1,9 +1,12 @@
+import { reachableLookup, type ScopeFilter } from "../../../src/models/scope.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import type { ChangeDraft } from "../../../src/models/change.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { Entry } from "../../../src/models/entry.ts";
+import type { Provenance, Trust } from "../../../src/models/origin.ts";
 import type { CreateEntry } from "../../../src/protocols/tenant-protocol.ts";
+import { checkTrust, type Overrides } from "../../../src/provenance/trust-rule.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { WriteSet } from "../../../src/vault/write-set.ts";
@@ -23,7 +26,22 @@ import type { EntryStore } from "./entry-store.ts";
 import { idempotencyRecord, replayed } from "./idempotency.ts";
 import type { MemoryIndexes } from "./indexes.ts";
 import { LegacyIds } from "./legacy-ids.ts";
-import { type EntryLookup, sideEffects, withCorrectionDefaults } from "./side-effects.ts";
+import { type EntryLookup, type SideEffect, sideEffects, withCorrectionDefaults } from "./side-effects.ts";
+
+/** How `prepare` reads entries (a batch's overlay), and who writes (provenance/trust-rule.ts). */
+export interface PrepareOptions {
+  lookup?: EntryLookup;
+  /** A subject-restricted writer's reach: the only entries it may link to (scope.ts). */
+  within?: ScopeFilter["within"];
+  provenance?: Provenance;
+  overrides?: Overrides;
+}
+
+/** The trust of a token retracting an entry, and what its roles let it override. */
+export interface RetractingWriter {
+  trust: Trust;
+  overrides?: Overrides;
+}
 
 export interface Prepared {
   stored: StoredEntry;
@@ -82,7 +100,7 @@ export class MemoryWriter {
     const replay = replayed(this.entries, msg.idempotencyKey, msg.draft, now);
     if (replay)
       return { status: 200, entry: replay.body as Entry, replayed: true, committed: Promise.resolve() };
-    const prepared = this.prepare(msg.draft, msg.createdBy, now);
+    const prepared = this.prepare(msg.draft, msg.createdBy, now, msg);
     if ("existing" in prepared)
       return { status: 200, entry: prepared.existing.entry, committed: Promise.resolve() };
     const set = this.writeSetOf(prepared, msg.vector);
@@ -106,7 +124,7 @@ export class MemoryWriter {
     const reply: BatchReply = { entries: [], statuses: [] };
     const created: BatchItem[] = [];
     msg.drafts.forEach((draft, i) => {
-      const prepared = atIndex(i, () => this.prepare(draft, msg.createdBy, now, { lookup }));
+      const prepared = atIndex(i, () => this.prepare(draft, msg.createdBy, now, { ...msg, lookup }));
       if ("existing" in prepared) {
         reply.entries.push(prepared.existing.entry);
         reply.statuses.push(200);
@@ -131,18 +149,24 @@ export class MemoryWriter {
    * Validates a draft against this tenant's entries and builds the stored entry with the updates it
    * implies, without writing anything. An entry of identical canonical content already stored is
    * returned as `existing` (the same entry, by CONTRACT §2). `lookup` lets a batch see its own
-   * earlier items.
+   * earlier items. The entry carries `provenance` (default: an agent named `createdBy`); what it
+   * supersedes or corrects must not outrank it unless `overrides` allows (provenance/trust-rule.ts).
    */
   prepare(
     draft: CreateEntry["draft"],
     createdBy: string,
     now: number,
-    options: { lookup?: EntryLookup } = {},
+    options: PrepareOptions = {},
   ): Prepared | { existing: StoredEntry } {
     const lookup = options.lookup ?? ((id: string) => this.entries.get(id));
-    const n = normaliseDraft(withCorrectionDefaults(draft, lookup), now);
-    const effects = sideEffects(n, now, lookup);
-    const candidate = buildEntry(n, "", { tenantId: this.opts.tenantId, createdBy, now });
+    // Links name entries in the writer's reach only; the identity below still sees every entry.
+    const linked = reachableLookup(lookup, options.within);
+    const n = normaliseDraft(withCorrectionDefaults(draft, linked), now);
+    const effects = sideEffects(n, now, linked);
+    const provenance = options.provenance ?? agentProvenance(createdBy);
+    checkLinks(effects, provenance.trust, options.overrides);
+    const ctx = { tenantId: this.opts.tenantId, createdBy, now, provenance };
+    const candidate = buildEntry(n, "", ctx);
     const resolved = resolveEntryId(candidate, lookup, this.hash, this.legacyIds.present);
     if ("existing" in resolved) return resolved;
     const id = resolved.id;
@@ -212,9 +236,10 @@ export class MemoryWriter {
    * corrected changes nothing and answers the entry as it is. What the entry superseded or
    * corrected stays as it is: write a new entry to restore it.
    */
-  retract(stored: StoredEntry, category: Category, by: string): Written {
+  retract(stored: StoredEntry, category: Category, by: string, writer?: RetractingWriter): Written {
     if (stored.entry.expired_at !== null)
       return { status: 200, entry: stored.entry, committed: Promise.resolve() };
+    if (writer) checkTrust(stored.entry, writer.trust, writer.overrides, "retract");
     const now = this.opts.clock.now();
     const id = stored.entry.id;
     const retracted: StoredEntry = { ...stored, entry: { ...stored.entry, expired_at: isoOf(now) } };
@@ -225,5 +250,18 @@ export class MemoryWriter {
       at: now,
     });
     return { status: 200, entry: retracted.entry, committed };
+  }
+}
+
+/** A write of no stated provenance is an agent's own statement. */
+function agentProvenance(sub: string): Provenance {
+  return { origin: { kind: "agent", sub }, trust: "agent" };
+}
+
+/** The entries a write supersedes or corrects must not outrank its writer (an outcome's decision may). */
+function checkLinks(effects: SideEffect[], writer: Trust, overrides: Overrides | undefined): void {
+  for (const { stored, type } of effects) {
+    if (type === "decision.resolved") continue;
+    checkTrust(stored.entry, writer, overrides, type === "entry.superseded" ? "supersede" : "correct");
   }
 }

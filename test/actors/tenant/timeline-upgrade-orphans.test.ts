@@ -10,6 +10,7 @@ import { TenantIngest } from "../../../actors/tenant/ingest/ingest.ts";
 import { IngestStore } from "../../../actors/tenant/ingest/ingest-store.ts";
 import { decisionKey, timelineKey } from "../../../actors/tenant/ingest/keys.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
+import { eventProvenance } from "../../../src/provenance/source-origin.ts";
 import { memoryVaults, TENANT } from "../../helpers/tenant-memory.ts";
 
 const DAY = 86_400_000;
@@ -39,6 +40,7 @@ async function stage(o: Earlier, deal: number, name: string, day: number, supers
       ...(supersedes ? { supersedes } : {}),
     } as EntryDraft,
     by: "connector:marketing_crm",
+    provenance: eventProvenance("marketing_crm", { event_id: "e", payload: null }),
     now: o.clock.now(),
     alongside: (id) => ({
       objects: [
@@ -64,6 +66,7 @@ async function contact(o: Earlier, objectId: number) {
       source: { system: "marketing_crm", event_id: String(++events), event_type: "contact.propertyChange" },
     } as EntryDraft,
     by: "connector:marketing_crm",
+    provenance: eventProvenance("marketing_crm", { event_id: "e", payload: null }),
     now: o.clock.now(),
     alongside: (id) => ({ objects: [[`marketing_crm:Jane Doe`, id]] }),
   });

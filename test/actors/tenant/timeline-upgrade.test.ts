@@ -9,6 +9,7 @@ import { IngestStore } from "../../../actors/tenant/ingest/ingest-store.ts";
 import { decisionKey, timelineKey } from "../../../actors/tenant/ingest/keys.ts";
 import { upgradeTimelines } from "../../../actors/tenant/ingest/timeline-upgrade.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
+import { eventProvenance } from "../../../src/provenance/source-origin.ts";
 import { memoryVaults, TENANT } from "../../helpers/tenant-memory.ts";
 
 const KEY = "marketing_crm:deal:901";
@@ -26,6 +27,7 @@ async function earlierVault() {
       valid_from: "2026-02-01T00:00:00.000Z",
     } as EntryDraft,
     by,
+    provenance: eventProvenance("marketing_crm", { event_id: "e", payload: null }),
     now: clock.now(),
     alongside: (id) => ({
       objects: [
@@ -43,6 +45,7 @@ async function earlierVault() {
       valid_from: "2026-02-10T00:00:00.000Z",
     } as EntryDraft,
     by,
+    provenance: eventProvenance("marketing_crm", { event_id: "e", payload: null }),
     now: clock.now(),
     alongside: (id) => ({ objects: [[KEY, id]] }),
   });

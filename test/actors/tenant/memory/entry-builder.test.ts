@@ -4,7 +4,8 @@ import { ValidationFailed } from "../../../../src/errors.ts";
 import type { EntryDraft } from "../../../../src/models/entry.ts";
 
 const NOW = Date.parse("2026-11-21T10:15:30.123Z");
-const ctx = { tenantId: "01JDB2X6J3KQ5W8Z3M4N7P9R2S", createdBy: "agent-7", now: NOW };
+const provenance = { origin: { kind: "agent" as const, sub: "agent-7" }, trust: "agent" as const };
+const ctx = { tenantId: "01JDB2X6J3KQ5W8Z3M4N7P9R2S", createdBy: "agent-7", now: NOW, provenance };
 
 function build(draft: EntryDraft) {
   return buildEntry(normaliseDraft(draft, NOW), "0123abcd", ctx);
@@ -99,6 +100,7 @@ describe("buildEntry", () => {
       expired_at: null,
       invalidated_at: null,
       created_by: "agent-7",
+      ...provenance,
     });
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { IngestStore } from "../../../../actors/tenant/ingest/ingest-store.ts";
 import { ValidationFailed } from "../../../../src/errors.ts";
 import type { EntryDraft } from "../../../../src/models/entry.ts";
+import { eventProvenance } from "../../../../src/provenance/source-origin.ts";
 import { memoryVaults } from "../../../helpers/tenant-memory.ts";
 
 const opened = memoryVaults("mrt-from-event-");
@@ -20,7 +21,12 @@ describe("TenantMemory.entryFromEvent: a source event's entry", () => {
     const draft = { category: "relationship", content: "x", subject: "a", predicate: "b" } as EntryDraft;
     let refused: unknown;
     try {
-      memory.entryFromEvent({ draft, by: "connector:crm", now: clock.now() });
+      memory.entryFromEvent({
+        draft,
+        by: "connector:crm",
+        provenance: eventProvenance("crm", { event_id: "e", payload: null }),
+        now: clock.now(),
+      });
     } catch (error) {
       refused = error;
     }
@@ -35,6 +41,7 @@ describe("TenantMemory.entryFromEvent: a source event's entry", () => {
     const written = memory.entryFromEvent({
       draft: fact("a deal moved"),
       by: "connector:crm",
+      provenance: eventProvenance("crm", { event_id: "e", payload: null }),
       now: clock.now(),
       alongside: (id) => ({ objects: [["deal-1", id]] }),
     });
@@ -45,11 +52,17 @@ describe("TenantMemory.entryFromEvent: a source event's entry", () => {
 
   test("an identical draft is the stored entry, and what goes alongside is still written", async () => {
     const { memory, clock, ingest } = setup();
-    const first = memory.entryFromEvent({ draft: fact("same"), by: "connector:crm", now: clock.now() });
+    const first = memory.entryFromEvent({
+      draft: fact("same"),
+      by: "connector:crm",
+      provenance: eventProvenance("crm", { event_id: "e", payload: null }),
+      now: clock.now(),
+    });
     await first.committed;
     const again = memory.entryFromEvent({
       draft: fact("same"),
       by: "connector:crm",
+      provenance: eventProvenance("crm", { event_id: "e", payload: null }),
       now: clock.now(),
       alongside: (id) => ({ objects: [["obj", id]] }),
     });
@@ -65,6 +78,7 @@ describe("TenantMemory.entryFromEvent: a source event's entry", () => {
     const old = memory.entryFromEvent({
       draft: fact("stage 1", "2026-02-01T00:00:00.000Z"),
       by,
+      provenance: eventProvenance("crm", { event_id: "e", payload: null }),
       now: clock.now(),
     });
     await old.committed;
@@ -73,6 +87,7 @@ describe("TenantMemory.entryFromEvent: a source event's entry", () => {
     const later = memory.entryFromEvent({
       draft: fact("stage 2", "2026-02-15T00:00:00.000Z"),
       by,
+      provenance: eventProvenance("crm", { event_id: "e", payload: null }),
       now: clock.now(),
       effects: (self) => ({
         stored: { ...self, entry: { ...self.entry, tags: ["placed"] } },

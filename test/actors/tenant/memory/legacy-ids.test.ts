@@ -42,6 +42,8 @@ function entry(content: string, id = ""): Entry {
     expired_at: null,
     invalidated_at: null,
     created_by: "a",
+    origin: { kind: "agent", sub: "a" },
+    trust: "agent",
   };
 }
 
