@@ -3,6 +3,7 @@ import { isoOf } from "../models/common.ts";
 import type { SystemStore } from "../vault/system-store.ts";
 import { API_REALM, challenged } from "./bearer-challenge.ts";
 import type { Principal } from "./caller.ts";
+import { reachOfClaims } from "./subject-scope.ts";
 import type { Claims, TokenService } from "./tokens.ts";
 
 export function bearerToken(request: Request): string | undefined {
@@ -75,6 +76,8 @@ export class Authenticator {
         admin: claims.admin === true,
         expiresAt: isoOf(claims.exp * 1000),
       };
+      const reach = reachOfClaims(claims);
+      if (reach) principal.reach = reach;
       this.principals.set(claims, principal);
     }
     return principal;

@@ -1,3 +1,5 @@
+import type { SubjectReach } from "./subject-scope.ts";
+
 /** Who is calling: the verified claims of the bearer token. */
 export interface Principal {
   sub: string;
@@ -5,6 +7,8 @@ export interface Principal {
   roles: string[];
   admin: boolean;
   expiresAt: string;
+  /** A subject-restricted token's reach (subject-scope.ts); absent: the whole tenant. */
+  reach?: SubjectReach;
 }
 
 /** The part of a request a denial record needs. */

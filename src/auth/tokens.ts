@@ -7,6 +7,7 @@ import { Unauthorized } from "../errors.ts";
 import { OPERATOR_TENANT_ID, ULID_RE } from "../models/common.ts";
 import { MAX_TOKEN_TTL_SECONDS } from "../models/role.ts";
 import type { Clock } from "../runtime/clock.ts";
+import { reachOfClaims, subjectClaims, type UnscopedAccess } from "./subject-scope.ts";
 import { whyRefused } from "./token-refusal.ts";
 
 /** Clock difference tolerated between the minting tool and this runtime. */
@@ -23,6 +24,9 @@ const ClaimsSchema = Type.Object({
   iat: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_EPOCH_SECONDS })),
   exp: Type.Number({ minimum: 0, maximum: MAX_EPOCH_SECONDS }),
   jti: Type.Optional(Type.String({ maxLength: 256 })),
+  // A subject-restricted token's claims, read (and refused when malformed) by subject-scope.ts.
+  subject: Type.Optional(Type.Unknown()),
+  unscoped: Type.Optional(Type.Unknown()),
 });
 export type Claims = Static<typeof ClaimsSchema>;
 const checkClaims = TypeCompiler.Compile(ClaimsSchema);
@@ -33,6 +37,10 @@ export interface MintRequest {
   roles: string[];
   admin?: boolean;
   ttlSeconds: number;
+  /** Restricts the token to this subject's entries (subject-scope.ts). */
+  subject?: string;
+  /** What a restricted token may do with unscoped entries (default `read`). */
+  unscoped?: UnscopedAccess;
 }
 
 export interface Minted {
@@ -87,6 +95,7 @@ export class TokenService {
       tenant_id: req.tenantId,
       roles: req.roles,
       ...(req.admin ? { admin: true } : {}),
+      ...subjectClaims(req.subject, req.unscoped),
       iat,
       exp: iat + req.ttlSeconds,
       jti: ulid(this.clock.now()),
@@ -138,6 +147,7 @@ export class TokenService {
     if (payload.exp > now / 1000 + MAX_TOKEN_TTL_SECONDS + EXP_SKEW_SECONDS)
       throw new Unauthorized("token exp is further in the future than any token lifetime");
     checkScope(payload);
+    reachOfClaims(payload);
     return payload;
   }
 

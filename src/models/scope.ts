@@ -47,11 +47,20 @@ export function subjectOf(entry: { category: Category }): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** The scope filters of a list, a search, a stream or an export: each one exact, all must hold. */
-export interface ScopeFilter {
+/** The scope filters a caller gives (query or body): each one exact, all must hold. */
+export interface ScopeQuery {
   subject?: string;
   session_id?: string;
   agent_id?: string;
+}
+
+/** The scope filters of a list, a search, a stream or an export, and the caller's reach. */
+export interface ScopeFilter extends ScopeQuery {
+  /**
+   * A subject-restricted token's reach (src/auth/subject-scope.ts): entries of this subject, and
+   * unscoped ones (no subject) when `unscoped`.
+   */
+  within?: { subject: string; unscoped: boolean };
 }
 
 /** The three filters as query or body properties, the same names as the entry's fields. */
@@ -61,11 +70,40 @@ export const SCOPE_FILTERS = {
   agent_id: Type.Optional(Chars(1, 128, { description: "Only entries written by this agent" })),
 };
 
-/** The filters given (undefined when none: nothing to check). */
-export function scopeFilterOf(q: ScopeFilter): ScopeFilter | undefined {
+/** The filters given and the caller's reach (undefined when neither: nothing to check). */
+export function scopeFilterOf(q: ScopeQuery, within?: ScopeFilter["within"]): ScopeFilter | undefined {
   const f: ScopeFilter = {};
   if (q.subject !== undefined) f.subject = q.subject;
   if (q.session_id !== undefined) f.session_id = q.session_id;
   if (q.agent_id !== undefined) f.agent_id = q.agent_id;
+  if (within) f.within = within;
   return Object.keys(f).length > 0 ? f : undefined;
+}
+
+/**
+ * A lookup of the entries a write may name (supersedes, corrects, an outcome's decision): those in
+ * the writer's reach; any other is not there for it (422, as an id of no entry).
+ */
+export function reachableLookup<S extends { entry: { category: Category } }>(
+  lookup: (id: string) => S | undefined,
+  within: ScopeFilter["within"],
+): (id: string) => S | undefined {
+  if (!within) return lookup;
+  return (id) => {
+    const found = lookup(id);
+    return found && inScope(found.entry, { within }) ? found : undefined;
+  };
+}
+
+/** Whether an entry passes a scope filter (the entry summary checks the same on its columns). */
+export function inScope(
+  entry: { category: Category; session_id?: string; agent_id?: string },
+  f: ScopeFilter,
+): boolean {
+  const subject = subjectOf(entry);
+  if (f.subject !== undefined && subject !== f.subject) return false;
+  if (f.session_id !== undefined && entry.session_id !== f.session_id) return false;
+  if (f.agent_id !== undefined && entry.agent_id !== f.agent_id) return false;
+  if (f.within && !(subject === undefined ? f.within.unscoped : subject === f.within.subject)) return false;
+  return true;
 }

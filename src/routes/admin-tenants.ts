@@ -117,14 +117,27 @@ export const adminTenantRoutes = (deps: Deps) =>
         const ttl = body.ttl_seconds ?? deps.config.tokenTtlSeconds;
         const sub = body.sub ?? DEFAULT_SUB;
         const roles = [...new Set(body.roles)];
-        const { token, claims } = await deps.tokens.mint({ sub, tenantId, roles, ttlSeconds: ttl });
+        // A subject-restricted token (src/auth/subject-scope.ts); `unscoped` means nothing without it.
+        const { subject, unscoped } = body;
+        if (unscoped !== undefined && subject === undefined)
+          throw new ValidationFailed("unscoped: only with subject", [
+            { path: "/unscoped", message: "give subject too" },
+          ]);
+        const restriction = subject === undefined ? {} : { subject, ...(unscoped ? { unscoped } : {}) };
+        const { token, claims } = await deps.tokens.mint({
+          sub,
+          tenantId,
+          roles,
+          ttlSeconds: ttl,
+          ...restriction,
+        });
         // The token itself is never recorded: who it is for, its roles and lifetime are.
         await deps.audit({
           action: "token.minted",
           sub: principal.sub,
           tenant_id: tenantId,
           target: sub,
-          details: { roles, ttl_seconds: ttl, jti: claims.jti },
+          details: { roles, ttl_seconds: ttl, jti: claims.jti, ...restriction },
         });
         set.status = 201;
         return {
@@ -134,6 +147,7 @@ export const adminTenantRoutes = (deps: Deps) =>
           roles,
           ttl_seconds: ttl,
           expires_at: isoOf(claims.exp * 1000),
+          ...restriction,
         };
       },
       {

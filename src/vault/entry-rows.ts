@@ -1,4 +1,5 @@
 import { CATEGORIES, type Category } from "../models/category.ts";
+import { subjectOf } from "../models/scope.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
 
 /**
@@ -8,7 +9,8 @@ import type { StoredEntry } from "../models/stored-entry.ts";
  * time, a correction or retraction expires it), removed with it by an erasure.
  *
  *   [id, category index, tags, valid_from, valid_to, recorded_at, expired_at, invalidated_at,
- *    prior valid_to] — times in epoch ms, null where the entry has none.
+ *    prior valid_to, subject, session_id, agent_id] — times in epoch ms, null where the entry has
+ *    none. Rows written before scopes end at the prior valid_to (migrations.ts fills them in).
  */
 export type EntryRow = [
   id: string,
@@ -20,7 +22,13 @@ export type EntryRow = [
   expiredAt: number | null,
   invalidatedAt: number | null,
   priorValidTo: number | null,
+  subject?: string | null,
+  sessionId?: string | null,
+  agentId?: string | null,
 ];
+
+/** The length of a row with its scopes (an earlier row is shorter). */
+export const ROW_LENGTH = 12;
 
 const CATEGORY_INDEX = new Map<string, number>(CATEGORIES.map((c, i) => [c, i]));
 
@@ -41,5 +49,8 @@ export function entryRow(stored: StoredEntry): EntryRow {
     ms(e.expired_at),
     ms(e.invalidated_at),
     ms(stored.prior_valid_to),
+    subjectOf(e) ?? null,
+    e.session_id ?? null,
+    e.agent_id ?? null,
   ];
 }

@@ -1,4 +1,5 @@
 import type { Category } from "../models/category.ts";
+import type { ScopeFilter } from "../models/scope.ts";
 import { categoryIndex, type EntryRow } from "./entry-rows.ts";
 import { IdSlots } from "./id-slots.ts";
 
@@ -13,7 +14,14 @@ export interface SummaryFilter {
   asOf: number;
   /** Valid time, epoch ms. */
   validAt: number;
+  /** Also valid at some moment of [from, to) (a question about the past: src/search/time/). */
+  validDuring?: { from: number; to: number };
+  /** Subject, session, agent, and a restricted token's reach (none: no condition). */
+  scope?: ScopeFilter;
 }
+
+/** No subject, session or agent (scope ids are interned from 1). */
+const NO_SCOPE = 0;
 
 const DEAD = 255;
 const HEX8 = /^[0-9a-f]{8}$/;
@@ -38,6 +46,12 @@ export class EntrySummary {
   private tagPool = new Uint32Array(4096);
   private poolSize = 0;
   private readonly tagIds = new Map<string, number>();
+  /** Subject, session and agent of each entry, interned (one table for the three: ids are exact). */
+  private subjects = new Uint32Array(1024);
+  private sessions = new Uint32Array(1024);
+  private agents = new Uint32Array(1024);
+  private readonly scopeIds = new Map<string, number>();
+  private readonly scopeNames: string[] = [""];
   private readonly slots = new IdSlots();
   private dead = 0;
 
@@ -96,6 +110,32 @@ export class EntrySummary {
     return (slot) => id !== undefined && this.hasTag(slot, id);
   }
 
+  /** A match for `newest`: entries of one category, with the tag if given, in the scope if given. */
+  listed(category: Category, tag?: string, scope?: ScopeFilter): (slot: number) => boolean {
+    const inCategory = this.inCategory(category);
+    const withTag = tag === undefined ? undefined : this.withTag(tag);
+    const inScope = scope === undefined ? undefined : this.inScope(scope);
+    return (slot) => inCategory(slot) && (withTag?.(slot) ?? true) && (inScope?.(slot) ?? true);
+  }
+
+  /** A match for `newest`: entries in the scope (the ids compared as interned numbers). */
+  inScope(f: ScopeFilter): (slot: number) => boolean {
+    const id = (name: string | undefined) =>
+      name === undefined ? undefined : (this.scopeIds.get(name) ?? -1);
+    const subject = id(f.subject);
+    const session = id(f.session_id);
+    const agent = id(f.agent_id);
+    const within = f.within && { subject: id(f.within.subject)!, unscoped: f.within.unscoped };
+    return (slot) => {
+      const s = this.subjects[slot]!;
+      if (subject !== undefined && s !== subject) return false;
+      if (session !== undefined && this.sessions[slot] !== session) return false;
+      if (agent !== undefined && this.agents[slot] !== agent) return false;
+      if (within && !(s === NO_SCOPE ? within.unscoped : s === within.subject)) return false;
+      return true;
+    };
+  }
+
   /** A match for `newest`: entries passing a search's filter. */
   visibleTo(filter: SummaryFilter): (slot: number) => boolean {
     const mask = categoryMask(filter.categories);
@@ -126,12 +166,11 @@ export class EntrySummary {
     if (recorded > f.asOf) return false;
     if (!Number.isNaN(expired) && expired <= f.asOf) return false;
     const end = !Number.isNaN(invalidated) && invalidated > f.asOf ? this.times[t + 5]! : validTo;
-    if (validFrom > f.validAt) return false;
-    if (!Number.isNaN(end) && f.validAt >= end) return false;
+    if (!validThen(validFrom, end, f)) return false;
     if (f.tags?.some((tag) => !this.hasTagName(slot, tag))) return false;
     if (f.tagsAny && f.tagsAny.length > 0 && !f.tagsAny.some((tag) => this.hasTagName(slot, tag)))
       return false;
-    return true;
+    return f.scope === undefined || this.inScope(f.scope)(slot);
   }
 
   private idAt(slot: number): string {
@@ -164,6 +203,9 @@ export class EntrySummary {
   private fill(slot: number, row: EntryRow): void {
     const [, category, tags, validFrom, validTo, recorded, expired, invalidated, prior] = row;
     this.cats[slot] = category;
+    this.subjects[slot] = this.internScope(row[9]);
+    this.sessions[slot] = this.internScope(row[10]);
+    this.agents[slot] = this.internScope(row[11]);
     const t = slot * 6;
     this.times[t] = validFrom;
     this.times[t + 1] = validTo ?? NONE;
@@ -189,6 +231,17 @@ export class EntrySummary {
     if (id === undefined) {
       id = this.tagIds.size;
       this.tagIds.set(tag, id);
+    }
+    return id;
+  }
+
+  private internScope(name: string | null | undefined): number {
+    if (name == null) return NO_SCOPE;
+    let id = this.scopeIds.get(name);
+    if (id === undefined) {
+      id = this.scopeNames.length;
+      this.scopeIds.set(name, id);
+      this.scopeNames.push(name);
     }
     return id;
   }
@@ -226,7 +279,14 @@ export class EntrySummary {
       orNull(this.times[t + 3]!),
       orNull(this.times[t + 4]!),
       orNull(this.times[t + 5]!),
+      this.scopeNameAt(this.subjects[slot]!),
+      this.scopeNameAt(this.sessions[slot]!),
+      this.scopeNameAt(this.agents[slot]!),
     ];
+  }
+
+  private scopeNameAt(id: number): string | null {
+    return id === NO_SCOPE ? null : this.scopeNames[id]!;
   }
 
   private reset(): void {
@@ -245,11 +305,21 @@ export class EntrySummary {
     this.times = grown(this.times, n * 6);
     this.tagStart = grown(this.tagStart, n);
     this.tagCount = grown(this.tagCount, n);
+    this.subjects = grown(this.subjects, n);
+    this.sessions = grown(this.sessions, n);
+    this.agents = grown(this.agents, n);
   }
 
   private growPool(more: number): void {
     this.tagPool = grown(this.tagPool, Math.max(this.tagPool.length * 2, this.poolSize + more));
   }
+}
+
+/** Valid at the filter's valid time, or at some moment of its `validDuring` (an open end is NaN). */
+function validThen(validFrom: number, end: number, f: SummaryFilter): boolean {
+  if (validFrom <= f.validAt && (Number.isNaN(end) || f.validAt < end)) return true;
+  const d = f.validDuring;
+  return d !== undefined && validFrom < d.to && (Number.isNaN(end) || end > d.from);
 }
 
 /** The categories as a bit mask (six categories: one bit each). */

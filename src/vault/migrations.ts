@@ -3,7 +3,7 @@
  * (cheap when there is nothing to do).
  */
 import type { Database, Key, RootDatabase } from "lmdb";
-import { entryRow } from "./entry-rows.ts";
+import { type EntryRow, entryRow, ROW_LENGTH } from "./entry-rows.ts";
 import { storedCount, type TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
 
@@ -56,5 +56,24 @@ export function migrateVectorKeys(root: RootDatabase, memory: TablesOf<"memory">
       new Uint8Array(vec.buffer).set(bytes);
       legacy.put(seq, encodeVectorRecord(id, vec));
     }
+  });
+}
+
+/**
+ * Every index record, oldest first, for the summary to load. Records written before scopes lack
+ * the entry's subject, session and agent (entry-rows.ts): each is made again from its entry, and
+ * the remade ones are stored once the scan is over, so the next open reads them as they are.
+ */
+export function* currentRows(root: RootDatabase, memory: TablesOf<"memory">): Generator<[number, EntryRow]> {
+  const remade: Array<[number, EntryRow]> = [];
+  for (const { key, value } of memory.rows.getRange()) {
+    const stored = value.length < ROW_LENGTH ? memory.entries.get(value[0]) : undefined;
+    const row = stored ? entryRow(stored) : value;
+    if (stored) remade.push([key, row]);
+    yield [key, row];
+  }
+  if (remade.length === 0) return;
+  root.transactionSync(() => {
+    for (const [key, row] of remade) memory.rows.put(key, row);
   });
 }

@@ -17,7 +17,7 @@ import {
   openImportTables,
   putImported,
 } from "./import-records.ts";
-import { lastSeq, migrateEntryRows, migrateVectorKeys } from "./migrations.ts";
+import { currentRows, lastSeq, migrateEntryRows, migrateVectorKeys } from "./migrations.ts";
 import { putOutboundRecords, putWriteSet } from "./put-write-set.ts";
 import { type StagedSet, Staging } from "./staging.ts";
 import { StateSeqs } from "./state-seqs.ts";
@@ -108,7 +108,7 @@ export class TenantVault {
     this.seq = lastSeq(vault.meta, memory);
     migrateVectorKeys(this.root, memory);
     this.counters.backfill();
-    for (const { key, value } of memory.rows.getRange()) this.summary.upsert(key, value);
+    for (const [key, row] of currentRows(this.root, memory)) this.summary.upsert(key, row);
   }
 
   /**
