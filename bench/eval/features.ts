@@ -22,6 +22,12 @@ export interface Feature {
 
 export const FEATURES: readonly Feature[] = [
   {
+    name: "time",
+    description: "the query's time expression read into a valid-time window boost (src/search/time/)",
+    default: "on",
+    controls: { time_expressions: false },
+  },
+  {
     name: "rerank-builtin",
     description: "the built-in deterministic re-ranker over the top 30 fused hits (src/search/rerank/)",
     default: "off",

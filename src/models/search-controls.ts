@@ -64,6 +64,12 @@ export const SEARCH_CONTROL_FIELDS = {
   explain: Type.Optional(
     Type.Boolean({ description: "Add `explain` to each result: matched terms, relevance, boosts, tokens" }),
   ),
+  time_expressions: Type.Optional(
+    Type.Boolean({
+      description:
+        'Read the query\'s time expression ("last May", "in 2023", "two weeks ago") into a valid-time boost, against valid_at (default true); false: they are only words',
+    }),
+  ),
 };
 
 /** A result's `explain` (with `explain: true`): how its score and place came about. */
@@ -87,6 +93,23 @@ export const ResultExplain = named(
       }),
     ),
     tokens: Type.Integer({ minimum: 0, description: "Estimated tokens of the entry's content" }),
+    time_window: Type.Optional(
+      StrictObject(
+        {
+          from: Type.Union([Type.String(), Type.Null()], { description: "Start (ISO 8601); null: open" }),
+          to: Type.Union([Type.String(), Type.Null()], {
+            description: "End, excluded (ISO 8601); null: open",
+          }),
+          expression: Type.String({ description: "The query's words it was read from" }),
+        },
+        { description: "The valid-time window the query's time expression names, against valid_at" },
+      ),
+    ),
+    time: Type.Optional(
+      Type.Number({
+        description: "The factor the window multiplied the relevance by: 1 in it, down to 0.2 far from it",
+      }),
+    ),
     source_spread: Type.Optional(
       Type.Literal(true, {
         description:
@@ -119,6 +142,8 @@ export interface SearchControls {
   maxTokens?: number;
   minScore?: number;
   explain?: boolean;
+  /** False: the query's time words are only words (no window). */
+  timeExpressions?: false;
 }
 
 type ControlFields = {
@@ -138,5 +163,6 @@ export function searchControlsOf(body: ControlFields): SearchControls | undefine
   if (body.max_tokens !== undefined) controls.maxTokens = body.max_tokens;
   if (body.min_score) controls.minScore = body.min_score;
   if (body.explain) controls.explain = true;
+  if (body.time_expressions === false) controls.timeExpressions = false;
   return Object.keys(controls).length > 0 ? controls : undefined;
 }

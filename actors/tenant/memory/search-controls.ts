@@ -9,6 +9,8 @@ import { dotAt } from "../../../src/embedding/vector-math.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { ResultExplain, SearchControls } from "../../../src/models/search-controls.ts";
 import type { Linked } from "../../../src/search/entities/entity-hops.ts";
+import { windowExplain } from "../../../src/search/time/query-time.ts";
+import type { TimeReading } from "../../../src/search/time/time-expressions.ts";
 
 /** What the controls read of a search message (SearchEntries). */
 export interface ControlledQuery {
@@ -17,6 +19,8 @@ export interface ControlledQuery {
   validAt: number;
   asOf: number;
   controls?: SearchControls;
+  /** The query's time window (src/search/time/), for `explain`. */
+  time?: TimeReading;
 }
 
 /** What the controls read of the tenant: entry views (the search's filter) and the two indexes. */
@@ -41,6 +45,8 @@ interface Ranked {
   scores: { vector: number; lexical: number };
   redundancy?: number;
   spread?: true;
+  /** The time window's factor (src/search/time/time-boost.ts), already in `relevance`. */
+  time?: number;
   /** Linked to the query through entities (src/search/entities/entity-hops.ts). */
   linked?: Linked;
 }
@@ -75,7 +81,7 @@ export function spreadPoolFor(q: ControlledQuery): number {
  * keeps the prefix that fits, and `explain` says how each result got there.
  */
 export function controlledResults(
-  hits: ReadonlyArray<FusedHit & { linked?: Linked }>,
+  hits: ReadonlyArray<FusedHit & { linked?: Linked; time?: number }>,
   q: ControlledQuery,
   ctx: ControlContext,
 ): ControlledResult[] {
@@ -84,7 +90,8 @@ export function controlledResults(
     const relevance = round(hit.score);
     const scores = { vector: round(hit.scores.vector), lexical: round(hit.scores.lexical) };
     const linked = hit.linked ? { linked: hit.linked } : {};
-    return { entry: ctx.view(hit.id)!, relevance, score: relevance, scores, ...linked };
+    const time = hit.time === undefined ? {} : { time: round(hit.time) };
+    return { entry: ctx.view(hit.id)!, relevance, score: relevance, scores, ...linked, ...time };
   });
   if (c.recency) ranked = boosted(ranked, q, c.recency);
   if (c.minScore !== undefined) ranked = ranked.filter((r) => r.score >= c.minScore!);
@@ -192,6 +199,7 @@ function finish(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Cont
     if (r.recency !== undefined) explain.recency = r.recency;
     if (r.redundancy !== undefined) explain.redundancy = r.redundancy;
     if (r.spread) explain.source_spread = true;
+    if (r.time !== undefined) Object.assign(explain, { time_window: windowExplain(q.time!), time: r.time });
     if (r.linked) Object.assign(explain, { entities: r.linked.entities, hop: r.linked.hop });
     return { ...result, explain };
   });
