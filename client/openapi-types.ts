@@ -561,6 +561,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/memory/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add up to 1000 messages of a session: each kept as a turn, typed entries extracted from the new ones, in one transaction */
+        post: operations["postMemoryConversations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/conversations/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's turns in order, a page at a time */
+        get: operations["getMemoryConversationsBySession_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/memory/stream": {
         parameters: {
             query?: never;
@@ -1342,6 +1376,51 @@ export interface components {
              */
             expires_at: string;
         };
+        ConversationInput: {
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id: string;
+            /** @description The end user or account this memory is about: 1–128 of A–Z a–z 0–9 . _ : @ -, starting with a letter or digit */
+            subject?: string;
+            /** @description The agent that wrote it (default: the token's `sub`) */
+            agent_id?: string;
+            /** @description 1–1000 messages in the order they were said */
+            messages: components["schemas"]["ConversationMessage"][];
+            /** @description The session position of the first message (default 0: the call carries the transcript from its start). A message's identity is its session and its position */
+            offset?: number;
+            /** @description Extract typed entries from the new turns (default true) */
+            extract?: boolean;
+            /** @description Answer what would be written; write nothing */
+            dry_run?: boolean;
+        };
+        ConversationMessage: {
+            /** @description Who said it (a name); this or `role` is required */
+            speaker?: string;
+            /** @description `user`, `assistant`, …: the speaker when no `speaker` is given */
+            role?: string;
+            /** @description The message's text (1–32000 characters) */
+            content: string;
+            /**
+             * Format: date-time
+             * @description When it was said: the turn's valid time. Default: the arrival time (plus the message's index in the call, in ms, to keep the order on the time axis). Never before the message before it
+             */
+            at?: string;
+        };
+        ConversationReply: {
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id: string;
+            dry_run: boolean;
+            /** @description The extractor's name; null with `extract: false` */
+            extractor: string | null;
+            turns: components["schemas"]["ConversationTurn"][];
+            /** @description Entries extracted from this call's new turns */
+            extracted: components["schemas"]["ExtractedEntry"][];
+        };
+        ConversationTurn: {
+            position: number;
+            /** @description 201 new (written, or would be), 200 already stored */
+            status: number;
+            entry: components["schemas"]["FactEntry"];
+        };
         CreateTenantRequest: {
             /** @description 1–128 characters after trimming blanks at either end; no control, format, line or paragraph separator characters (and no lone surrogate). A name used already (case-insensitive) is a 409 */
             name: string;
@@ -1958,6 +2037,14 @@ export interface components {
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
             similar?: components["schemas"]["SimilarEntry"][];
         };
+        ExtractedEntry: {
+            /** @enum {string} */
+            kind: "preference" | "personal" | "decision" | "commitment" | "appointment" | "relationship" | "workflow";
+            /** @description 201 new (written, or would be), 200 already stored */
+            status: number;
+            positions: number[];
+            entry: components["schemas"]["Entry"];
+        };
         FactBatchInput: {
             entries: components["schemas"]["FactInput"][];
         };
@@ -2316,6 +2403,10 @@ export interface components {
             roles: string[];
             sub?: string;
             ttl_seconds?: number;
+            /** @description Restricts the token to this subject's entries (docs/auth.md): it reads, lists, searches and streams only them and the tenant's unscoped ones, and writes only them */
+            subject?: string;
+            /** @enum {string} */
+            unscoped?: "read" | "none";
         };
         MintedToken: {
             token: string;
@@ -2328,6 +2419,10 @@ export interface components {
              * @description RFC 3339, UTC, milliseconds
              */
             expires_at: string;
+            /** @description The subject the token is restricted to */
+            subject?: string;
+            /** @enum {string} */
+            unscoped?: "read" | "none";
         };
         /** @description Not ready: `detail` and `checks` say which check failed (stopping, store, cluster) */
         NotReady: {
@@ -2852,6 +2947,28 @@ export interface components {
             redundancy?: number;
             /** @description Estimated tokens of the entry's content */
             tokens: number;
+            /** @description The valid-time window the query's time expression names, against valid_at */
+            time_window?: {
+                /** @description Start (ISO 8601); null: open */
+                from: string | null;
+                /** @description End, excluded (ISO 8601); null: open */
+                to: string | null;
+                /** @description The query's words it was read from */
+                expression: string;
+            };
+            /** @description The factor the window multiplied the relevance by: 1 in it, down to 0.2 far from it */
+            time?: number;
+            /** @description With a re-ranker configured: the entry's place before it and its score (docs: the re-ranking stage) */
+            rerank?: {
+                /** @enum {string} */
+                by: "builtin" | "http";
+                /** @description The re-ranker's score of the entry (absent on a fallback) */
+                score?: number;
+                /** @description Its rank (1 = first) in the fused order, before the re-ranking */
+                rank_before: number;
+                /** @enum {string} */
+                fallback?: "timeout" | "unreachable" | "rate_limited" | "http_error" | "invalid_answer";
+            };
             /**
              * @description Lifted from below the first `limit` so that its source (`source.system`, or the agents' own writes) has a place among results that one source held
              * @constant
@@ -2871,6 +2988,8 @@ export interface components {
             tags_any?: string[];
             /** @enum {string} */
             status?: "open" | "resolved";
+            /** @enum {string} */
+            min_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
             /**
              * Format: date-time
              * @description RFC 3339 timestamp
@@ -2882,6 +3001,12 @@ export interface components {
              */
             as_of?: string;
             limit?: number;
+            /** @description Only entries about this subject (a relationship's `scope_subject`) */
+            subject?: string;
+            /** @description Only entries of this session */
+            session_id?: string;
+            /** @description Only entries written by this agent */
+            agent_id?: string;
             /** @description Boost newer entries: the score decays with a half-life */
             recency?: {
                 /** @description After this many days an entry's boost has halved */
@@ -2899,6 +3024,10 @@ export interface components {
             min_score?: number;
             /** @description Add `explain` to each result: matched terms, relevance, boosts, tokens */
             explain?: boolean;
+            /** @description Read the query's time expression ("last May", "in 2023", "two weeks ago") into a valid-time boost, against valid_at (default true); false: they are only words */
+            time_expressions?: boolean;
+            /** @description false: this search skips the runtime's re-ranker (MEMORY_RUNTIME_RERANKER); true or absent: the top fused hits are re-ranked when one is configured */
+            rerank?: boolean;
         };
         SearchResults: {
             results: {
@@ -2913,6 +3042,15 @@ export interface components {
             took_ms: number;
             /** @description Present while entries of the tenant wait for the background embedder: those are found by their words only until embedded */
             pending_vectors?: number;
+        };
+        SessionTurns: {
+            /** @description The session (conversation) this memory came from: the same rule as `subject` */
+            session_id: string;
+            turns: {
+                position: number;
+                entry: components["schemas"]["FactEntry"];
+            }[];
+            next_cursor: string | null;
         };
         SimilarEntry: {
             /** @description SHA-8 entry id */
@@ -3305,6 +3443,10 @@ export type AdminEvent = components['schemas']['AdminEvent'];
 export type AdminEventPage = components['schemas']['AdminEventPage'];
 export type AgentRevenue = components['schemas']['AgentRevenue'];
 export type CallerIdentity = components['schemas']['CallerIdentity'];
+export type ConversationInput = components['schemas']['ConversationInput'];
+export type ConversationMessage = components['schemas']['ConversationMessage'];
+export type ConversationReply = components['schemas']['ConversationReply'];
+export type ConversationTurn = components['schemas']['ConversationTurn'];
 export type CreateTenantRequest = components['schemas']['CreateTenantRequest'];
 export type CreatedTenant = components['schemas']['CreatedTenant'];
 export type CurrencyRevenue = components['schemas']['CurrencyRevenue'];
@@ -3331,6 +3473,7 @@ export type ExceptionEntry = components['schemas']['ExceptionEntry'];
 export type ExceptionInput = components['schemas']['ExceptionInput'];
 export type ExceptionPage = components['schemas']['ExceptionPage'];
 export type ExceptionWritten = components['schemas']['ExceptionWritten'];
+export type ExtractedEntry = components['schemas']['ExtractedEntry'];
 export type FactBatchInput = components['schemas']['FactBatchInput'];
 export type FactBatchReply = components['schemas']['FactBatchReply'];
 export type FactEntry = components['schemas']['FactEntry'];
@@ -3372,6 +3515,7 @@ export type RoleRequest = components['schemas']['RoleRequest'];
 export type SearchExplain = components['schemas']['SearchExplain'];
 export type SearchRequest = components['schemas']['SearchRequest'];
 export type SearchResults = components['schemas']['SearchResults'];
+export type SessionTurns = components['schemas']['SessionTurns'];
 export type SimilarEntry = components['schemas']['SimilarEntry'];
 export type Subscription = components['schemas']['Subscription'];
 export type SubscriptionCreated = components['schemas']['SubscriptionCreated'];
@@ -3991,6 +4135,10 @@ export interface operations {
                 valid_at?: string;
                 as_of?: string;
                 status?: "open" | "resolved";
+                min_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
+                subject?: string;
+                session_id?: string;
+                agent_id?: string;
                 include?: "embedding";
             };
             header?: never;
@@ -4744,6 +4892,10 @@ export interface operations {
                 valid_at?: string;
                 as_of?: string;
                 status?: "open" | "resolved";
+                min_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
+                subject?: string;
+                session_id?: string;
+                agent_id?: string;
                 include?: "embedding";
             };
             header?: never;
@@ -5497,6 +5649,10 @@ export interface operations {
                 valid_at?: string;
                 as_of?: string;
                 status?: "open" | "resolved";
+                min_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
+                subject?: string;
+                session_id?: string;
+                agent_id?: string;
                 include?: "embedding";
             };
             header?: never;
@@ -6250,6 +6406,10 @@ export interface operations {
                 valid_at?: string;
                 as_of?: string;
                 status?: "open" | "resolved";
+                min_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
+                subject?: string;
+                session_id?: string;
+                agent_id?: string;
                 include?: "embedding";
             };
             header?: never;
@@ -7003,6 +7163,10 @@ export interface operations {
                 valid_at?: string;
                 as_of?: string;
                 status?: "open" | "resolved";
+                min_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
+                subject?: string;
+                session_id?: string;
+                agent_id?: string;
                 include?: "embedding";
             };
             header?: never;
@@ -7756,6 +7920,10 @@ export interface operations {
                 valid_at?: string;
                 as_of?: string;
                 status?: "open" | "resolved";
+                min_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
+                subject?: string;
+                session_id?: string;
+                agent_id?: string;
                 include?: "embedding";
             };
             header?: never;
@@ -8438,6 +8606,255 @@ export interface operations {
             };
             /** @description Unknown tenant, entry, role, dead letter or source */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postMemoryConversations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationInput"];
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationReply"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationReply"];
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body of a media type the route does not read */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed, naming the field: an empty transcript, a message over the content limit or without `speaker`/`role`, a time going back (`/messages/<i>/at`), a session id that is not an id, an unknown field, an `offset` past the session's end */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMemoryConversationsBySession_id: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionTurns"];
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -10,6 +10,7 @@ import { tenantParamPlugin } from "./http/tenant-param.ts";
 import { MemoryAccess } from "./memory/access.ts";
 import type { FiguresReader, ReadinessProbe } from "./ports.ts";
 import type { TenantProtocol } from "./protocols/tenant-protocol.ts";
+import { rerankStage } from "./search/rerank/configured-reranker.ts";
 import { localFigures } from "./routes/admin-metrics.ts";
 import type { Deps } from "./routes/deps.ts";
 import type { ActorKind } from "./runtime/actor-system.ts";
@@ -95,7 +96,10 @@ export function routeDeps(parts: DepsParts): RuntimeDeps {
     authPlugin: authPlugin(auth, guard, config.bodyLimitBytes, rateLimiter),
     tenantParam: tenantParamPlugin(directory, guard),
     rateLimiter,
-    memory: new MemoryAccess({ guard, embedder, clock, tenant, telemetry: built.telemetry }),
+    memory: new MemoryAccess({
+      ...{ guard, embedder, clock, tenant, telemetry: built.telemetry },
+      rerank: rerankStage(config.reranker, { telemetry: built.telemetry, log }),
+    }),
     exportImport,
     tenant,
     limits: { ...limits, openTenants: () => tenants.active().length },

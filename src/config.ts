@@ -8,6 +8,7 @@ import {
   rateLimitSettingsOf,
 } from "./http/rate-limit-settings.ts";
 import { MAX_TOKEN_TTL_SECONDS } from "./models/role.ts";
+import { type RerankSettings, rerankSettingsOf } from "./search/rerank/rerank-settings.ts";
 import {
   TelemetrySettingError,
   type TelemetrySettings,
@@ -69,6 +70,8 @@ export interface Config {
   webhookRetention: { deliveryLogDays: number; deadLetterDays: number; deadDays?: number };
   /** The access log's level (`MEMORY_RUNTIME_LOG`) and tracing (the `OTEL_*` variables): docs/observability.md. */
   telemetry: TelemetrySettings;
+  /** The re-ranking stage of search (`MEMORY_RUNTIME_RERANKER` …): src/search/rerank/. */
+  reranker: RerankSettings;
   /** At a stop: how long requests in flight may take to finish before their connections are closed. */
   shutdownTimeoutMs: number;
   version: string;
@@ -143,6 +146,7 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
       deadDays: optionalInteger(env, "MEMORY_RUNTIME_DEAD_LETTER_DEAD_DAYS", 1, 36_500),
     },
     telemetry: telemetry(env, env.MEMORY_RUNTIME_VERSION || version),
+    reranker: rerankSettingsOf(env, { integer, oneOf, refuse }),
     shutdownTimeoutMs: integer(env, "MEMORY_RUNTIME_SHUTDOWN_TIMEOUT_SECONDS", 20, 1, 3600) * 1000,
     version: env.MEMORY_RUNTIME_VERSION || version,
   };
@@ -234,6 +238,10 @@ export function integer(env: Env, name: string, fallback: number, min: number, m
 function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
   const raw = env[name];
   return raw === undefined || raw === "" ? undefined : integer(env, name, min, min, max);
+}
+
+function refuse(message: string): never {
+  throw new ConfigError(message);
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {

@@ -1,3 +1,4 @@
+import { bodyExcerpt, redactUrl, withoutSecret } from "../http/upstream-text.ts";
 import type { Embedder } from "./embedder.ts";
 import { EmbeddingFailed } from "./embedding-failed.ts";
 import { normalizeInPlace, vectorProblem } from "./vector-math.ts";
@@ -17,8 +18,6 @@ export interface HttpEmbedderOptions {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_BATCH_SIZE = 128;
-// Enough of a failing response body to say why, short enough for a log line.
-const BODY_EXCERPT_CHARS = 200;
 
 interface EmbeddingItem {
   embedding: unknown;
@@ -61,12 +60,12 @@ export class HttpEmbedder implements Embedder {
   private async embedBatch(input: string[]): Promise<Float32Array[]> {
     const response = await this.post(input);
     const text = await response.text().catch(() => "");
-    if (!response.ok) throw this.fail(`answered HTTP ${response.status}: ${excerpt(text)}`);
+    if (!response.ok) throw this.fail(`answered HTTP ${response.status}: ${bodyExcerpt(text)}`);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw this.fail(`answered with a body that is not JSON: ${excerpt(text)}`);
+      throw this.fail(`answered with a body that is not JSON: ${bodyExcerpt(text)}`);
     }
     return this.vectorsOf(body, input.length);
   }
@@ -123,30 +122,10 @@ export class HttpEmbedder implements Embedder {
   }
 
   private redact(message: string): string {
-    const key = this.opts.apiKey;
-    return key ? message.split(key).join("[redacted]") : message;
+    return withoutSecret(message, this.opts.apiKey);
   }
-}
-
-function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (!flat) return "(empty body)";
-  return flat.length > BODY_EXCERPT_CHARS ? `${flat.slice(0, BODY_EXCERPT_CHARS)}…` : flat;
 }
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Credentials in the URL itself (`https://user:pass@host`) must not reach a log either. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.username && !parsed.password) return url;
-    parsed.username = "";
-    parsed.password = "";
-    return parsed.toString();
-  } catch {
-    return "(unparseable url)";
-  }
 }

@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { LiteralUnion, StrictObject } from "./common.ts";
+import { RERANK_CONTROL_FIELD, RerankExplain } from "./rerank.ts";
 import { named } from "./schema-name.ts";
 
 /** The time a recency boost measures an entry's age on. */
@@ -70,6 +71,7 @@ export const SEARCH_CONTROL_FIELDS = {
         'Read the query\'s time expression ("last May", "in 2023", "two weeks ago") into a valid-time boost, against valid_at (default true); false: they are only words',
     }),
   ),
+  ...RERANK_CONTROL_FIELD,
 };
 
 /** A result's `explain` (with `explain: true`): how its score and place came about. */
@@ -110,6 +112,7 @@ export const ResultExplain = named(
         description: "The factor the window multiplied the relevance by: 1 in it, down to 0.2 far from it",
       }),
     ),
+    rerank: Type.Optional(RerankExplain),
     source_spread: Type.Optional(
       Type.Literal(true, {
         description:

@@ -154,6 +154,11 @@ export function createMetrics(register: Registry) {
       "Requests forwarded to the node owning their tenant (cluster mode), by outcome (error: no answer or a 5xx)",
       ["outcome"],
     ),
+    reranks: counter(
+      "rerank_total",
+      "Searches through the re-ranking stage, by re-ranker and outcome (ok, or why it fell back to the fused order)",
+      ["reranker", "outcome"],
+    ),
     rateLimited: counter(
       "rate_limited_total",
       "Requests refused 429 by a tenant's rate limit, by route class",

@@ -7,7 +7,10 @@ import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
 import { estimateTokens, fitsBudget } from "../../../src/embedding/token-budget.ts";
 import { dotAt } from "../../../src/embedding/vector-math.ts";
 import type { Entry } from "../../../src/models/entry.ts";
+import type { RerankExplain } from "../../../src/models/rerank.ts";
 import type { ResultExplain, SearchControls } from "../../../src/models/search-controls.ts";
+import type { RerankAsk } from "../../../src/search/rerank/reranker.ts";
+import { reranked } from "../../../src/search/rerank/rerank-stage.ts";
 import type { Linked } from "../../../src/search/entities/entity-hops.ts";
 import { windowExplain } from "../../../src/search/time/query-time.ts";
 import type { TimeReading } from "../../../src/search/time/time-expressions.ts";
@@ -19,6 +22,8 @@ export interface ControlledQuery {
   validAt: number;
   asOf: number;
   controls?: SearchControls;
+  /** The re-ranking stage's part in this search (src/search/rerank/rerank-stage.ts). */
+  rerank?: RerankAsk;
   /** The query's time window (src/search/time/), for `explain`. */
   time?: TimeReading;
 }
@@ -45,6 +50,7 @@ interface Ranked {
   scores: { vector: number; lexical: number };
   redundancy?: number;
   spread?: true;
+  rerank?: RerankExplain;
   /** The time window's factor (src/search/time/time-boost.ts), already in `relevance`. */
   time?: number;
   /** Linked to the query through entities (src/search/entities/entity-hops.ts). */
@@ -70,7 +76,8 @@ export function candidatesFor(q: ControlledQuery): number {
  * more search.
  */
 export function spreadPoolFor(q: ControlledQuery): number {
-  return Math.min(Math.max(q.limit * RERANK_FACTOR, MIN_RERANK), Math.max(MAX_RERANK, q.limit));
+  const pool = Math.min(Math.max(q.limit * RERANK_FACTOR, MIN_RERANK), Math.max(MAX_RERANK, q.limit));
+  return Math.max(pool, q.rerank?.top ?? 0);
 }
 
 /**
@@ -95,6 +102,9 @@ export function controlledResults(
   });
   if (c.recency) ranked = boosted(ranked, q, c.recency);
   if (c.minScore !== undefined) ranked = ranked.filter((r) => r.score >= c.minScore!);
+  if (q.rerank) ranked = reranked(ranked, q.rerank, q.text, () => ctx.lexical());
+  // A re-ranking service's candidates: the pool's top as it is, no page chosen (rerank-search.ts).
+  if (q.rerank && "collect" in q.rerank) return finish(ranked, { ...q, controls: undefined }, ctx);
   ranked = c.diversity ? diversified(ranked, c.diversity, q.limit, ctx) : spread(ranked, q, ctx);
   return finish(ranked, q, ctx);
 }
@@ -199,6 +209,7 @@ function finish(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Cont
     if (r.recency !== undefined) explain.recency = r.recency;
     if (r.redundancy !== undefined) explain.redundancy = r.redundancy;
     if (r.spread) explain.source_spread = true;
+    if (r.rerank) explain.rerank = r.rerank;
     if (r.time !== undefined) Object.assign(explain, { time_window: windowExplain(q.time!), time: r.time });
     if (r.linked) Object.assign(explain, { entities: r.linked.entities, hop: r.linked.hop });
     return { ...result, explain };
