@@ -8,27 +8,12 @@ import { expect } from "bun:test";
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import { LocalModel } from "../../src/embedding/local-model.ts";
 import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
-import type { SentenceEncoder } from "../../src/embedding/use-lite.ts";
 import type { VectorTier } from "../../src/embedding/vector-tiers.ts";
 import type { FakeEmbeddings } from "../fakes/embeddings-service.ts";
+import { serviceModel } from "../fakes/service-model.ts";
 import { type Harness, startHarness } from "./harness.ts";
 
 export const MODEL_DIMS = 512;
-
-/** A sentence model that asks the fake service at `url` (one request a call, as the model takes them). */
-export function serviceModel(url: string): SentenceEncoder {
-  return {
-    async embed(texts) {
-      const res = await fetch(`${url}/embeddings`, {
-        method: "POST",
-        body: JSON.stringify({ input: texts }),
-      });
-      if (!res.ok) throw new Error(`the fake model answered ${res.status}`);
-      const { data } = (await res.json()) as { data: Array<{ embedding: number[] }> };
-      return data.map((d) => d.embedding);
-    },
-  };
-}
 
 /** The LocalModel a harness takes (`localModel`): the fake service. */
 export const serviceLocalModel = (fake: FakeEmbeddings): LocalModel =>
