@@ -78,7 +78,8 @@ test("a kill -9 mid-upgrade-batch: every entry keeps a vector, each upgraded exa
   expect(created.status).toBe(201);
   const { tenant_id: tenantId, token } = created.body;
   const client = {
-    json: (method: string, path: string, o?: object) => httpCall(first.base, method, path, o),
+    json: (method: string, path: string, o?: { token?: string; body?: unknown }) =>
+      httpCall(first.base, method, path, o),
   };
 
   fake.setMode("hold", (text) => text === HELD);
@@ -114,7 +115,8 @@ test("a kill -9 mid-upgrade-batch: every entry keeps a vector, each upgraded exa
   // The second process made the model's vectors of exactly the entries the first had not stored.
   expect(after.embedder?.embedded).toBe(CONTENTS.length - upgradedBefore);
   const reader = {
-    json: (method: string, path: string, o?: object) => httpCall(second.base, method, path, o),
+    json: (method: string, path: string, o?: { token?: string; body?: unknown }) =>
+      httpCall(second.base, method, path, o),
   };
   expect(await tiersOf(reader, token, entries)).toEqual(CONTENTS.map(() => "model"));
   // Each text went to the model once, but those of the batch the kill cut, asked again.

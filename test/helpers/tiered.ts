@@ -55,9 +55,19 @@ function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
 export const PET = "Olga adopted a kitten from the shelter in May";
 export const PET_QUESTION = "which pet did she get?";
 
+/** What the helpers call: a harness, or a child server's `httpCall` bound to its base. */
+export interface JsonCaller {
+  json(
+    method: string,
+    path: string,
+    opts?: { token?: string; body?: unknown },
+    // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
+  ): Promise<{ status: number; body: any }>;
+}
+
 /** The tier of each entry's stored vector (`GET …?include=embedding`), in the order of `ids`. */
 export async function tiersOf(
-  h: Pick<Harness, "json">,
+  h: JsonCaller,
   token: string,
   entries: Array<{ id: string; content: string; category?: string }>,
 ): Promise<Array<VectorTier | "none">> {
@@ -72,7 +82,7 @@ export async function tiersOf(
 
 /** The question finds `id` first, by its vector alone, with nothing waiting for a vector. */
 export async function foundByMeaning(
-  h: Pick<Harness, "json">,
+  h: JsonCaller,
   token: string,
   id: string,
   query = PET_QUESTION,
