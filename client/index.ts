@@ -10,12 +10,14 @@
  * Besides the named helpers, `GET`, `POST`, `DELETE`, … reach every route by its path, typed too.
  */
 import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
+import { type ConversationsApi, conversationsApi } from "./conversations.ts";
 import { type MemoryApi, memoryApi, type SearchApi, searchApi } from "./memory.ts";
 import type { paths } from "./openapi-types.ts";
 import { problemsOnly } from "./problems.ts";
 import { sender } from "./send.ts";
 import { type AdminApi, adminApi, type TenantsApi, tenantsApi } from "./tenants.ts";
 
+export type { ConversationAnswer, ConversationRequest, SessionTurnsPage } from "./conversations.ts";
 export type { WriteOptions } from "./memory.ts";
 export type * from "./openapi-types.ts";
 export { isProblem } from "./problems.ts";
@@ -30,7 +32,7 @@ export type {
   Result,
   WrittenOf,
 } from "./types.ts";
-export type { AdminApi, MemoryApi, SearchApi, TenantsApi };
+export type { AdminApi, ConversationsApi, MemoryApi, SearchApi, TenantsApi };
 
 export interface ClientOptions {
   /** The service's address, e.g. `http://127.0.0.1:8080` (no trailing path). */
@@ -45,6 +47,8 @@ export interface ClientOptions {
 
 export interface MemoryClient extends Client<paths> {
   memory: MemoryApi;
+  /** Transcripts in, typed memory out (docs/conversations.md). */
+  conversations: ConversationsApi;
   search: SearchApi;
   tenants: TenantsApi;
   admin: AdminApi;
@@ -62,6 +66,7 @@ export function createClient(options: ClientOptions): MemoryClient {
   return {
     ...raw,
     memory: memoryApi(send),
+    conversations: conversationsApi(send),
     search: searchApi(send),
     tenants: tenantsApi(send),
     admin: adminApi(send),

@@ -623,7 +623,7 @@ export interface paths {
         put?: never;
         /**
          * MCP endpoint for agents (JSON-RPC)
-         * @description The Model Context Protocol (streamable HTTP, stateless: no session id) for agents, with the tools memory_add, memory_search, memory_get, memory_list and outcome_record. Same bearer token and permissions as the HTTP API. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`; replies are JSON. GET and DELETE are 405: a stateless server offers no SSE stream and has no session to end.
+         * @description The Model Context Protocol (streamable HTTP, stateless: no session id) for agents, with the tools memory_add, memory_search, memory_get, memory_list, outcome_record and conversation_add. Same bearer token and permissions as the HTTP API. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`; replies are JSON. GET and DELETE are 405: a stateless server offers no SSE stream and has no session to end.
          */
         post: operations["postMcp"];
         delete?: never;
@@ -727,7 +727,7 @@ export interface paths {
         };
         /**
          * Stream the tenant as NDJSON: one consistent snapshot of its vault and roles, never a secret
-         * @description `X-Export-Entries` gives the number of entry records before the first byte. The body is produced as it is read, in constant memory.
+         * @description `X-Export-Entries` gives the number of entry records before the first byte. With `subject`, `session_id` or `agent_id`, only the entries of that scope and their embeddings (and the roles) are exported. The body is produced as it is read, in constant memory.
          */
         get: operations["getAdminTenantsByTenant_idExport"];
         put?: never;
@@ -2453,7 +2453,7 @@ export interface components {
             kind: "source";
             /** @description The source id (`crm`, `payments`, …) */
             source: string;
-            /** @description How the delivery was verified (SOURCES.md) */
+            /** @description How the delivery was verified (docs/webhooks.md) */
             scheme: string;
             /** @description The X-Request-Id of the delivery that carried the event; null when it came otherwise */
             delivery_id: string | null;
@@ -2958,6 +2958,8 @@ export interface components {
             };
             /** @description The factor the window multiplied the relevance by: 1 in it, down to 0.2 far from it */
             time?: number;
+            /** @description What the other results of its episode (entries written together) added to the relevance, at most 0.1 */
+            context?: number;
             /** @description With a re-ranker configured: the entry's place before it and its score (docs: the re-ranking stage) */
             rerank?: {
                 /** @enum {string} */
@@ -3026,6 +3028,10 @@ export interface components {
             explain?: boolean;
             /** @description Read the query's time expression ("last May", "in 2023", "two weeks ago") into a valid-time boost, against valid_at (default true); false: they are only words */
             time_expressions?: boolean;
+            /** @description Let entries written together (one session, one delivery, one writer's tagged entries of a day) lend each other a bounded share of their scores (default true); false: each entry alone */
+            context?: boolean;
+            /** @description Follow the query's entities (names, places, identifiers) to the entries linked to them, in up to two hops (default true); false: the fused ranking alone (docs/entities.md) */
+            entities?: boolean;
             /** @description false: this search skips the runtime's re-ranker (MEMORY_RUNTIME_RERANKER); true or absent: the top fused hits are re-ranked when one is configured */
             rerank?: boolean;
         };
@@ -3237,6 +3243,27 @@ export interface components {
                 category: "decision" | "exception" | "fact" | "workflow" | "relationship" | "outcome";
                 writes: number;
             }[];
+        };
+        /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
+        TrustProblem: {
+            /** @description /problems/<code> */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @description A stable snake_case code, e.g. validation_failed */
+            code: string;
+            request_id: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+            /** @description The entry that outranks the writer */
+            entry_id?: string;
+            /** @enum {string} */
+            entry_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
+            /** @enum {string} */
+            writer_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
         };
         /** @description Cluster mode: accepted into the intake stream, not yet applied */
         WebhookQueued: {
@@ -3529,6 +3556,7 @@ export type TenantItem = components['schemas']['TenantItem'];
 export type TenantPage = components['schemas']['TenantPage'];
 export type TenantRemoval = components['schemas']['TenantRemoval'];
 export type TenantStats = components['schemas']['TenantStats'];
+export type TrustProblem = components['schemas']['TrustProblem'];
 export type WebhookQueued = components['schemas']['WebhookQueued'];
 export type WebhookSummary = components['schemas']['WebhookSummary'];
 export type WorkflowBatchInput = components['schemas']['WorkflowBatchInput'];
@@ -4304,14 +4332,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -4436,14 +4464,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -4682,14 +4710,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Unknown tenant, entry, role, dead letter or source */
@@ -5061,14 +5089,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -5193,14 +5221,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -5439,14 +5467,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Unknown tenant, entry, role, dead letter or source */
@@ -5818,14 +5846,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -5950,14 +5978,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -6196,14 +6224,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Unknown tenant, entry, role, dead letter or source */
@@ -6575,14 +6603,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -6707,14 +6735,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -6953,14 +6981,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Unknown tenant, entry, role, dead letter or source */
@@ -7332,14 +7360,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -7464,14 +7492,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -7710,14 +7738,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Unknown tenant, entry, role, dead letter or source */
@@ -8089,14 +8117,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -8221,14 +8249,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Body over the limit */
@@ -8467,14 +8495,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            /** @description Refused by the caller's roles, tenant or status, or by the trust rule (an entry of higher trust: `entry_id`, `entry_trust`, `writer_trust`; needs memory:override); recorded as a denial */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TrustProblem"];
                 };
             };
             /** @description Unknown tenant, entry, role, dead letter or source */
@@ -8812,6 +8840,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                subject?: string;
             };
             header?: never;
             path: {
@@ -8922,6 +8951,9 @@ export interface operations {
             query?: {
                 categories?: string;
                 tags?: string;
+                subject?: string;
+                session_id?: string;
+                agent_id?: string;
                 last_event_id?: string;
             };
             header?: {
@@ -8932,7 +8964,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-sent events, one per change of the caller's tenant that the caller may read, oldest first: `id: <change seq>`, `event: <entry.created | entry.superseded | entry.corrected | entry.retracted | entry.erased | decision.resolved | exception.resolved>`, `data: {"change": {seq, at, type, id, category, by, related?}, "entry": <the entry as GET /memory/{category}/{id} answers it now>}` (one line of JSON; for `entry.erased`, `entry` is only `{id, category, erased_at}`). The stream starts with a `retry:` hint; `: ping` comments keep it alive (MEMORY_RUNTIME_STREAM_HEARTBEAT_SECONDS). It ends at the token's `exp`, when the tenant is suspended or deleted, and when the client falls too far behind; reconnect with `Last-Event-ID` to get exactly what was missed. */
+            /** @description Server-sent events, one per change of the caller's tenant that the caller may read, oldest first: `id: <change seq>`, `event: <entry.created | entry.superseded | entry.corrected | entry.retracted | entry.erased | decision.resolved | exception.resolved>`, `data: {"change": {seq, at, type, id, category, by, related?}, "entry": <the entry as GET /memory/{category}/{id} answers it now>}` (one line of JSON; for `entry.erased`, `entry` is only `{id, category, erased_at}`). With `subject`, `session_id` or `agent_id`, or for a subject-restricted token, only entries of that scope, and no `entry.erased` (an erased entry's scope is gone with it). The stream starts with a `retry:` hint; `: ping` comments keep it alive (MEMORY_RUNTIME_STREAM_HEARTBEAT_SECONDS). It ends at the token's `exp`, when the tenant is suspended or deleted, and when the client falls too far behind; reconnect with `Last-Event-ID` to get exactly what was missed. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9806,7 +9838,11 @@ export interface operations {
     };
     getAdminTenantsByTenant_idExport: {
         parameters: {
-            query?: never;
+            query?: {
+                subject?: string;
+                session_id?: string;
+                agent_id?: string;
+            };
             header?: never;
             path: {
                 tenant_id: string;
@@ -9879,6 +9915,16 @@ export interface operations {
             };
             /** @description Body over the limit */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

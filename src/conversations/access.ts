@@ -6,12 +6,14 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import { memoryPermission } from "../auth/permissions.ts";
+import { scopedBodies } from "../auth/subject-scope.ts";
 import { vectorsOnWrite } from "../embedding/background-embedder.ts";
 import type { Embedder } from "../embedding/embedder.ts";
 import { decodeCursor, encodeCursor } from "../memory/cursor.ts";
 import type { Category } from "../models/category.ts";
 import type { ConversationInput, ConversationReply, SessionTurns } from "../models/conversation.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
+import { auditedTrust, writerStamp } from "../provenance/trust-denial.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { deterministicExtractor } from "./extract/deterministic.ts";
@@ -37,40 +39,56 @@ export class ConversationAccess {
   /** Writes a call's new turns and their extracted entries (201), or nothing new (200); `dry_run` writes nothing. */
   async add(
     caller: Caller,
-    body: ConversationInput,
+    given: ConversationInput,
   ): Promise<{ status: 200 | 201; body: ConversationReply }> {
-    const tenantId = this.tenantFor(caller, memoryPermission("write", "fact"));
+    const { guard } = this.deps;
+    const permission = memoryPermission("write", "fact");
+    const tenantId = this.tenantFor(caller, permission);
+    // A subject-restricted token writes its own subject's conversations only (403 naming `subject`).
+    const [body] = scopedBodies(guard, caller, "fact", [given], permission) as [ConversationInput];
     const plan = planConversation(body, this.deps.clock.now(), this.extractor);
     const categories = new Set<Category>(plan.extracted.map((x) => x.category));
     for (const category of categories)
-      this.deps.guard.require(caller.principal, memoryPermission("write", category), caller.req);
+      guard.require(caller.principal, memoryPermission("write", category), caller.req);
     const vectors = await this.vectors([
       ...plan.turns.map((t) => t.draft.content),
       ...plan.extracted.map((x) => x.content),
     ]);
-    return this.deps.tenant(tenantId).ask({
-      type: "conversation.add",
-      plan,
-      subject: body.subject,
-      agentId: body.agent_id,
-      createdBy: caller.principal.sub,
-      turnVectors: vectors.slice(0, plan.turns.length),
-      extractedVectors: vectors.slice(plan.turns.length),
-      dryRun: body.dry_run === true,
-    });
+    return auditedTrust(guard, caller, () =>
+      this.deps.tenant(tenantId).ask({
+        type: "conversation.add",
+        plan,
+        subject: body.subject,
+        agentId: body.agent_id,
+        createdBy: caller.principal.sub,
+        turnVectors: vectors.slice(0, plan.turns.length),
+        extractedVectors: vectors.slice(plan.turns.length),
+        dryRun: body.dry_run === true,
+        within: caller.principal.reach,
+        ...writerStamp(guard, caller),
+      }),
+    );
   }
 
-  /** The session's turns in order, a page at a time (an unknown session has none). */
+  /**
+   * The session's turns in order, a page at a time (an unknown session has none). A session is
+   * named within its subject: `subject` (a subject-restricted token: its own) picks whose.
+   */
   async turns(
     caller: Caller,
     sessionId: string,
-    query: { limit?: number; cursor?: string },
+    query: { limit?: number; cursor?: string; subject?: string },
   ): Promise<SessionTurns> {
     const tenantId = this.tenantFor(caller, memoryPermission("read", "fact"));
+    const reach = caller.principal.reach;
+    const subject = query.subject ?? reach?.subject;
+    // Another subject's session is not there for a restricted token: no turns, as an unknown one.
+    if (reach && subject !== reach.subject) return { session_id: sessionId, turns: [], next_cursor: null };
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const page = await this.deps.tenant(tenantId).ask({
       type: "conversation.turns",
       sessionId,
+      subject,
       limit: query.limit ?? 100,
       after,
     });

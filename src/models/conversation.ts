@@ -16,7 +16,7 @@ import {
 } from "./common.ts";
 import { EntryView, entryViewOf } from "./entry.ts";
 import { named } from "./schema-name.ts";
-import { AgentId, SessionId, SubjectId } from "./scope.ts";
+import { AgentId, ScopeId, SessionId, SubjectId } from "./scope.ts";
 
 /** The kinds of statement the deterministic extractor knows, each scored apart (docs/conversations.md). */
 export const EXTRACT_KINDS = [
@@ -127,6 +127,11 @@ export const SessionParams = Type.Object({ session_id: SessionId });
 export const SessionTurnsQuery = QueryObject({
   limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 500, default: 100 })),
   cursor: Type.Optional(Cursor),
+  subject: Type.Optional(
+    ScopeId(
+      "Whose session: a session is named by its id within its subject (default: the unscoped one; a subject-restricted token: its own)",
+    ),
+  ),
 });
 
 export const SessionTurns = named(

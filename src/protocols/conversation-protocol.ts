@@ -1,5 +1,8 @@
 import type { ConversationPlan } from "../conversations/plan.ts";
 import type { ConversationReply, SessionTurns } from "../models/conversation.ts";
+import type { Provenance } from "../models/origin.ts";
+import type { ScopeFilter } from "../models/scope.ts";
+import type { Overrides } from "../provenance/trust-rule.ts";
 
 /** A conversation call as the tenant actor takes it: the plan, the scope and each draft's vector. */
 export interface AddConversation {
@@ -11,6 +14,11 @@ export interface AddConversation {
   turnVectors: Array<Float32Array | undefined>;
   extractedVectors: Array<Float32Array | undefined>;
   dryRun: boolean;
+  /** A subject-restricted writer's reach: the entries its statements may supersede. */
+  within?: ScopeFilter["within"];
+  /** The writer's provenance (its turns'); extracted entries derive theirs from their turns. */
+  provenance: Provenance;
+  overrides?: Overrides;
 }
 
 /** The tenant actor's conversation messages (actors/tenant/conversations/). */
@@ -19,7 +27,7 @@ export type ConversationTenantProtocol = {
   "conversation.add": { msg: AddConversation; reply: { status: 200 | 201; body: ConversationReply } };
   /** The session's turns in position order, after position `after` (exclusive). */
   "conversation.turns": {
-    msg: { sessionId: string; limit: number; after?: number };
+    msg: { sessionId: string; subject?: string; limit: number; after?: number };
     reply: Omit<SessionTurns, "next_cursor"> & { last?: number; more: boolean };
   };
 };

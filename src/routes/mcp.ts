@@ -2,16 +2,18 @@ import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { requestIdOf } from "../http/request-id.ts";
 import { validatedBody } from "../http/validate-body.ts";
+import { conversationTool } from "../mcp/conversation-tool.ts";
 import type { Log } from "../mcp/results.ts";
 import { mcpServer, serveMcp } from "../mcp/server.ts";
 import { memoryTools } from "../mcp/tools.ts";
 import { JsonRpcMessage, JsonRpcReply } from "../models/mcp.ts";
 import { problems, problemWith } from "../models/problem.ts";
+import { conversationsOf } from "./conversations.ts";
 import type { Deps } from "./deps.ts";
 
 const DESCRIPTION = [
   "The Model Context Protocol (streamable HTTP, stateless: no session id) for agents, with the tools",
-  "memory_add, memory_search, memory_get, memory_list and outcome_record. Same bearer token and",
+  "memory_add, memory_search, memory_get, memory_list, outcome_record and conversation_add. Same bearer token and",
   "permissions as the HTTP API. Send `Accept: application/json, text/event-stream` and",
   "`Content-Type: application/json`; replies are JSON. GET and DELETE are 405: a stateless server",
   "offers no SSE stream and has no session to end.",
@@ -32,7 +34,8 @@ const ACCEPT_PARAMETER = {
 
 /** `POST /mcp`: authorises like every route, then hands the JSON-RPC message to the MCP tools. */
 export const mcpRoutes = (deps: Deps, log: Log = console.error) => {
-  const tools = memoryTools(deps.memory);
+  const conversations = conversationTool(conversationsOf(deps));
+  const tools = new Map([...memoryTools(deps.memory), [conversations.definition.name, conversations]]);
   return new Elysia({ name: "routes.mcp" }).use(deps.authPlugin).post(
     "/mcp",
     async ({ body, principal, req, request }) => {

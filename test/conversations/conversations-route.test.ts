@@ -43,7 +43,8 @@ describe("POST /memory/conversations", () => {
       tags: ["turn", "session:s-order"],
     });
     expect(second.content).toBe("assistant: Hi Maya, how can I help?");
-    const listed = await turnsOf("s-order");
+    const listed = await turnsOf("s-order", "?subject=user-1");
+    expect((await turnsOf("s-order")).body.turns).toEqual([]);
     expect(listed.status).toBe(200);
     expect(listed.body.turns.map((t: { entry: { id: string } }) => t.entry.id)).toEqual([
       first.id,
@@ -255,5 +256,51 @@ describe("bad input: a clear 4xx naming the field, nothing written", () => {
     const reader = await h.mint((await h.json("GET", "/tenants/me", { token })).body.tenant_id, []);
     const answer = await post({ session_id: "s-ro", messages: [{ speaker: "A", content: "x" }] }, reader);
     expect(answer.status).toBe(403);
+  });
+});
+
+describe("scopes and provenance", () => {
+  test("a subject-restricted token writes and reads its own subject's sessions only", async () => {
+    const { tenant_id } = (await h.json("GET", "/tenants/me", { token })).body;
+    const minted = await h.json("POST", `/admin/jwt/${tenant_id}`, {
+      token: h.adminToken,
+      body: { roles: ["tenant_admin"], sub: "agent-u9", subject: "user-9" },
+    });
+    expect(minted.status).toBe(201);
+    const restricted = minted.body.token;
+    const messages = [{ speaker: "Zoe", content: "I moved to Quito.", at: at(0) }];
+    const own = await post({ session_id: "s-scoped", messages }, restricted);
+    expect(own.status).toBe(201);
+    expect(own.body.turns[0].entry.subject).toBe("user-9");
+    expect(own.body.extracted[0].entry.subject).toBe("user-9");
+    const other = await post({ session_id: "s-scoped", subject: "user-10", messages }, restricted);
+    expect(other.status).toBe(403);
+    expect(other.body.detail).toContain("subject");
+    // The same session id under another subject is another session.
+    const unscoped = await post({ session_id: "s-scoped", messages: [{ speaker: "X", content: "other" }] });
+    expect(unscoped.body.turns[0]).toMatchObject({ position: 0, status: 201 });
+    const mine = await h.json("GET", "/memory/conversations/s-scoped", { token: restricted });
+    expect(mine.body.turns.map((t: { entry: { content: string } }) => t.entry.content)).toEqual([
+      "Zoe: I moved to Quito.",
+    ]);
+    const theirs = await h.json("GET", "/memory/conversations/s-scoped?subject=user-10", {
+      token: restricted,
+    });
+    expect(theirs.body.turns).toEqual([]);
+    const admin = await h.json("GET", "/memory/conversations/s-scoped?subject=user-9", { token });
+    expect(admin.body.turns).toHaveLength(1);
+  });
+
+  test("an extracted entry's origin names the extractor and its turns; its trust is extracted", async () => {
+    const { body } = await post({
+      session_id: "s-origin",
+      messages: [{ speaker: "Kai", content: "Let's go with the red bike.", at: at(0) }],
+    });
+    const turn = body.turns[0].entry;
+    expect(turn.origin.kind).toBe("operator");
+    const decision = body.extracted[0].entry;
+    expect(decision.origin).toEqual({ kind: "extracted", by: "rules-v1", from: [turn.id] });
+    expect(decision.trust).toBe("extracted");
+    expect(decision.chosen).toBe("the red bike");
   });
 });

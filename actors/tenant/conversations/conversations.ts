@@ -12,7 +12,10 @@ import { Conflict, ValidationFailed } from "../../../src/errors.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { ConversationReply } from "../../../src/models/conversation.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
+import type { Provenance } from "../../../src/models/origin.ts";
 import type { AddConversation } from "../../../src/protocols/conversation-protocol.ts";
+import { derivedOrigin } from "../../../src/provenance/trust.ts";
+import { TrustOutranked } from "../../../src/provenance/trust-rule.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
 import { later } from "../../../src/runtime/later.ts";
 import { type BatchItem, batchSet } from "../memory/batch.ts";
@@ -37,8 +40,8 @@ export function conversationHandlers(
 ): SliceHandlers<"conversation.add" | "conversation.turns"> {
   return {
     "conversation.add": (msg) => add(memory, clock.now(), msg),
-    "conversation.turns": ({ sessionId, limit, after }) => {
-      const turns = [...sessionTurns(memory.entries, sessionId).values()]
+    "conversation.turns": ({ sessionId, subject, limit, after }) => {
+      const turns = [...sessionTurns(memory.entries, sessionId, subject).values()]
         .filter((t) => t.stored.entry.expired_at === null && (after === undefined || t.position > after))
         .sort((a, b) => a.position - b.position);
       const page = turns.slice(0, limit);
@@ -54,7 +57,7 @@ export function conversationHandlers(
 
 function add(memory: TenantMemory, now: number, msg: AddConversation) {
   const { plan } = msg;
-  const stored = sessionTurns(memory.entries, plan.sessionId);
+  const stored = sessionTurns(memory.entries, plan.sessionId, msg.subject);
   const fresh = newTurns(plan.turns, stored);
   const overlay = new Map<string, StoredEntry>();
   const pending: Pending = {
@@ -72,15 +75,13 @@ function add(memory: TenantMemory, now: number, msg: AddConversation) {
       turnStatus.push(200);
       return;
     }
-    const written = prepare(
-      memory,
-      pending,
-      turn.draft,
-      msg.createdBy,
-      now,
-      msg.turnVectors[i],
-      `messages/${i}`,
-    );
+    const item = {
+      draft: turn.draft,
+      vector: msg.turnVectors[i],
+      path: `messages/${i}`,
+      provenance: msg.provenance,
+    };
+    const written = prepare(memory, pending, msg, now, item);
     turnIds.push(written.id);
     turnStatus.push(written.status);
   });
@@ -168,11 +169,15 @@ function prepareExtracted(
   try {
     // An extracted draft its category refuses is left out: extraction never fails a call.
     checkDraft(draft);
-    const written = prepare(memory, pending, draft, msg.createdBy, now, vector, "extracted");
+    // Made from its turns: trusted no more than the least trusted of them (provenance/trust.ts).
+    const sources = links.turnIds.map((id) => pending.lookup(id)!.entry);
+    const provenance = derivedOrigin(scope.extractor, sources);
+    const written = prepare(memory, pending, msg, now, { draft, vector, path: "extracted", provenance });
     if (tag && links.validTo === undefined) pending.holders.set(tag, { id: written.id, validFrom: x.at });
     return written;
   } catch (error) {
-    if (error instanceof ValidationFailed) return undefined;
+    // A statement that may not supersede the one it would (a higher trust's) is left out too.
+    if (error instanceof ValidationFailed || error instanceof TrustOutranked) return undefined;
     throw error;
   }
 }
@@ -191,15 +196,13 @@ function currentHolder(memory: TenantMemory, pending: Pending, tag: string) {
 function prepare(
   memory: TenantMemory,
   pending: Pending,
-  draft: EntryDraft,
-  createdBy: string,
+  msg: AddConversation,
   now: number,
-  vector: Float32Array | undefined,
-  path: string,
+  item: { draft: EntryDraft; vector: Float32Array | undefined; path: string; provenance: Provenance },
 ): { id: string; status: 200 | 201 } {
-  const prepared = named(path, () =>
-    memory.writer.prepare(draft, createdBy, now, { lookup: pending.lookup }),
-  );
+  const { draft, vector, path, provenance } = item;
+  const options = { lookup: pending.lookup, within: msg.within, provenance, overrides: msg.overrides };
+  const prepared = named(path, () => memory.writer.prepare(draft, msg.createdBy, now, options));
   if ("existing" in prepared) return { id: prepared.existing.entry.id, status: 200 };
   for (const s of [prepared.stored, ...prepared.updates]) pending.overlay.set(s.entry.id, s);
   pending.created.push({ prepared, vector });

@@ -4,6 +4,7 @@
  */
 import { sessionTag } from "../../../src/conversations/tags.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
+import { subjectOf } from "../../../src/models/scope.ts";
 import type { EntryStore } from "../memory/entry-store.ts";
 
 export interface StoredTurn {
@@ -20,11 +21,19 @@ function turnOf(stored: StoredEntry): { position: number; digest: string } | und
   return { position: turn.position, digest: turn.message_sha256 };
 }
 
-/** Every stored turn of the session by position (a retracted one still holds its position). */
-export function sessionTurns(entries: EntryStore, sessionId: string): Map<number, StoredTurn> {
+/**
+ * Every stored turn of the session by position (a retracted one still holds its position). A
+ * session is named by its id within its subject: two subjects' sessions of one id are two sessions.
+ */
+export function sessionTurns(
+  entries: EntryStore,
+  sessionId: string,
+  subject: string | undefined,
+): Map<number, StoredTurn> {
   const out = new Map<number, StoredTurn>();
   for (const stored of entries.scanTag(sessionTag(sessionId))) {
-    if (stored.entry.category !== "fact" || stored.entry.session_id !== sessionId) continue;
+    const { entry } = stored;
+    if (entry.category !== "fact" || entry.session_id !== sessionId || subjectOf(entry) !== subject) continue;
     const turn = turnOf(stored);
     if (turn && !out.has(turn.position)) out.set(turn.position, { ...turn, stored });
   }
