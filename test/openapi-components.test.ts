@@ -176,20 +176,38 @@ describe("named component schemas", () => {
     expect(refsIn(webhook.responses[200])).toContain("WebhookSummary");
     expect(refsIn(webhook.responses[202])).toContain("WebhookQueued");
     // Every problem document is the one component, with its status's meaning beside the $ref; the
-    // one exception, readiness's 503, is a problem document with `checks` as an extension member.
+    // exceptions, readiness's 503 and the memory writes' 403, are problem documents with extension
+    // members (`checks`; the trust rule's `entry_id`, `entry_trust`, `writer_trust`).
     let problems = 0;
+    const trustRefusal = (key: string, status: string) =>
+      status === "403" &&
+      /^(POST|DELETE) \/memory\/(decisions|exceptions|facts|workflows|relationships|outcomes)(\/batch|\/\{sha8\})?$/.test(
+        key,
+      );
     for (const [key, o] of operations())
       for (const [status, response] of Object.entries<Json>(o.responses ?? {})) {
         const media = response.content?.["application/problem+json"];
         if (!media) continue;
         problems++;
-        const ref = key === "GET /readyz" ? `${REF}NotReady` : `${REF}Problem`;
+        const ref =
+          key === "GET /readyz"
+            ? `${REF}NotReady`
+            : trustRefusal(key, status)
+              ? `${REF}TrustProblem`
+              : `${REF}Problem`;
         expect({ key, status, ref: media.schema.$ref }).toEqual({ key, status, ref });
       }
     const notReady = doc.components.schemas.NotReady;
     const problem = doc.components.schemas.Problem;
     expect(notReady.required).toEqual(expect.arrayContaining(problem.required));
     expect(Object.keys(notReady.properties)).toEqual([...Object.keys(problem.properties), "checks"]);
+    const trust = doc.components.schemas.TrustProblem;
+    expect(Object.keys(trust.properties)).toEqual([
+      ...Object.keys(problem.properties),
+      "entry_id",
+      "entry_trust",
+      "writer_trust",
+    ]);
     expect(problems).toBeGreaterThan(100);
   });
 

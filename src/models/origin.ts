@@ -26,7 +26,7 @@ const Hex64 = Type.String({ pattern: "^[0-9a-f]{64}$" });
 export const SourceOrigin = StrictObject({
   kind: Type.Literal("source"),
   source: Chars(1, 64, { description: "The source id (`crm`, `payments`, …)" }),
-  scheme: Chars(1, 128, { description: "How the delivery was verified (SOURCES.md)" }),
+  scheme: Chars(1, 128, { description: "How the delivery was verified (docs/webhooks.md)" }),
   delivery_id: Type.Union([Chars(1, 256), Type.Null()], {
     description: "The X-Request-Id of the delivery that carried the event; null when it came otherwise",
   }),

@@ -18,6 +18,7 @@ import {
 } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
 import { problems, problemWith } from "../models/problem.ts";
+import { trustForbidden } from "../models/problem-trust.ts";
 import { WriteQuery, writtenEntry, writtenEntryOf } from "../models/similar.ts";
 import type { Deps } from "./deps.ts";
 
@@ -62,7 +63,8 @@ function categoryRoutes(deps: Deps, category: Category) {
         response: {
           200: Written,
           201: Written,
-          ...problems(400, 401, 403, 413, 415, 503, 507),
+          ...problems(400, 401, 413, 415, 503, 507),
+          ...trustForbidden(),
           ...problemWith(422, IDEMPOTENT_422),
         },
         detail: {
@@ -92,7 +94,8 @@ function categoryRoutes(deps: Deps, category: Category) {
         response: {
           200: BatchReply,
           201: BatchReply,
-          ...problems(400, 401, 403, 413, 415, 503, 507),
+          ...problems(400, 401, 413, 415, 503, 507),
+          ...trustForbidden(),
           ...problemWith(422, IDEMPOTENT_422),
         },
         detail: {
@@ -134,7 +137,7 @@ function categoryRoutes(deps: Deps, category: Category) {
       {
         auth: "caller",
         params: EntryParams,
-        response: { 200: Entry, ...problems(401, 403, 404, 410, 422, 503, 507) },
+        response: { 200: Entry, ...problems(401, 404, 410, 422, 503, 507), ...trustForbidden() },
         detail: {
           tags,
           summary: `Retract a ${category}: known no more from now on (expired_at); as_of an earlier time still sees it`,

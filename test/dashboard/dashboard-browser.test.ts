@@ -207,6 +207,10 @@ describe("at a phone's width: the overview, a tenant's page and its replay and d
     expect(await page.title()).toContain(HOSTILE);
     expect(await page.locator("script, img, b:text('buyer')").count()).toBe(0);
     expect(await page.locator("#entries td.content", { hasText: "buyer" }).textContent()).toBe(SCRIPT);
+    // Every entry row shows its trust and origin (docs/trust-and-provenance.md), as text.
+    const rows = await page.locator("#entries tbody tr[data-entry]").count();
+    expect(rows).toBeGreaterThan(0);
+    expect(await page.locator("#entries td[data-trust] span.origin").count()).toBe(rows);
     expect(await page.locator(`#dead-letters tr[data-dead-letter="${eventId}"]`).count()).toBe(1);
     expect(await page.locator('#connectors tr[data-connector="messaging"] b').textContent()).toBe("active");
     expect(await page.locator("#denials tbody tr").count()).toBe(1);

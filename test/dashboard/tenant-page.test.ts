@@ -222,6 +222,38 @@ describe("GET /admin/dashboard/tenants/{tenant_id}: what it shows", () => {
     expect(denials).toContain("<code>GET /admin/tenants</code>");
   });
 
+  test("each recent entry shows its trust and origin, escaped (a hostile agent's sub stays text)", async () => {
+    const t = await h.createTenant();
+    await h.call("POST", "/memory/facts", { token: t.token, body: { content: "said by the operator" } });
+    const hostile = await h.mint(t.tenant_id, ["tenant_admin"], HOSTILE);
+    await h.call("POST", "/memory/facts", { token: hostile, body: { content: "said by a hostile sub" } });
+    // The bridge's message: its origin is the bridge's.
+    const message = {
+      type: "message",
+      channel: "C9",
+      user: "U9",
+      text: "bridged words",
+      ts: "9.1",
+    } as BridgeEvent;
+    await h.runtime.bridge.deliver(t.tenant_id, message);
+    const { text } = await page(t.tenant_id);
+    const rows = [...text.matchAll(/<tr data-entry="([0-9a-f]{8})">([\s\S]*?)<\/tr>/g)].map((m) => m[2]!);
+    expect(rows).toHaveLength(3);
+    for (const row of rows)
+      expect(row).toMatch(/<td data-trust="operator"><b>operator<\/b><br><span class="muted origin">/);
+    expect(text).toContain("the messaging bridge, event &quot;C9:9.1:message&quot;");
+    expect(text).toContain("the tenant&#39;s operator");
+    expect(text).toContain(
+      JSON.stringify(HOSTILE)
+        .replaceAll("&", "&amp;")
+        .replaceAll("<", "&lt;")
+        .replaceAll(">", "&gt;")
+        .replaceAll('"', "&quot;")
+        .replaceAll("'", "&#39;"),
+    );
+    expect(text).not.toContain("<script>document.title");
+  });
+
   test("the overview links each tenant row to its page", async () => {
     const t = await h.createTenant();
     const res = await h.call("GET", "/admin/dashboard", { token: h.adminToken });

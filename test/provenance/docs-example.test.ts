@@ -1,0 +1,74 @@
+/**
+ * docs/trust-and-provenance.md's example (docs/examples/trust.ts, included in the page verbatim)
+ * runs as written, as a separate program, against a live server: it prints what the page says.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type LiveServer, serveHarness } from "../client/live-server.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
+import { cleanEnv, ROOT, run } from "../helpers/spawn.ts";
+import { setSecrets } from "../helpers/webhooks.ts";
+
+const EXAMPLE = "docs/examples/trust.ts";
+const PAGE = "docs/trust-and-provenance.md";
+const DATA_TOKEN = "data-token-for-the-docs-example-0123456789";
+
+let h: Harness;
+let live: LiveServer;
+beforeAll(async () => {
+  h = await startHarness();
+  live = serveHarness(h);
+});
+afterAll(async () => {
+  await live.stop();
+  await h.close();
+});
+
+test("the page carries the example verbatim", () => {
+  const page = readFileSync(join(ROOT, PAGE), "utf8");
+  expect(page.includes(`\`\`\`ts\n${readFileSync(join(ROOT, EXAMPLE), "utf8")}\`\`\``)).toBe(true);
+});
+
+test("the example prints what the page says", async () => {
+  const t = await h.createTenant("Trust Example Co");
+  setSecrets(h, t.tenant_id, { DATA_WEBHOOK_TOKEN: DATA_TOKEN });
+  await h.call("POST", `/admin/roles/${t.tenant_id}`, {
+    token: h.adminToken,
+    body: {
+      name: "agent",
+      permissions: ["memory:read", "memory:write", "memory:search"],
+      description: "agents",
+    },
+  });
+  const event = {
+    event: "MODEL_VERSION_CREATED",
+    webhook_id: "wh-docs",
+    event_timestamp: 1763719100000,
+    model_name: "deploy-key",
+    version: "1",
+    text: "The deploy key rotates every Monday",
+  };
+  const res = await h.call("POST", `/webhooks/data/${t.tenant_id}`, {
+    raw: JSON.stringify(event),
+    headers: { "content-type": "application/json", authorization: `Bearer ${DATA_TOKEN}` },
+  });
+  const verifiedId = ((await res.json()) as { entries: string[] }).entries[0]!;
+  const done = await run(
+    ["bun", "run", EXAMPLE],
+    cleanEnv({
+      MEMORY_BASE_URL: live.base,
+      MEMORY_AGENT_TOKEN: await h.mint(t.tenant_id, ["agent"], "agent-7"),
+      MEMORY_OPERATOR_TOKEN: t.token,
+      MEMORY_VERIFIED_ID: verifiedId,
+    }),
+    20_000,
+  );
+  expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: "" });
+  const page = readFileSync(join(ROOT, PAGE), "utf8");
+  const printed = page.slice(page.indexOf("it prints")).match(/```json\n(.*)\n```/)![1]!;
+  expect(JSON.parse(done.stdout)).toEqual(JSON.parse(printed));
+  const denials = await h.json("GET", `/admin/audit/denials/${t.tenant_id}`, { token: h.adminToken });
+  expect(denials.body.denials[0]).toMatchObject({ sub: "agent-7", permission: "memory:override:facts" });
+  expect(live.nonConforming).toEqual([]);
+});
