@@ -28,6 +28,12 @@ export const FEATURES: readonly Feature[] = [
     controls: { time_expressions: false },
   },
   {
+    name: "context",
+    description: "entries written together lend each other a share of their scores (src/search/context/)",
+    default: "on",
+    controls: { context: false },
+  },
+  {
     name: "rerank-builtin",
     description: "the built-in deterministic re-ranker over the top 30 fused hits (src/search/rerank/)",
     default: "off",

@@ -71,6 +71,12 @@ export const SEARCH_CONTROL_FIELDS = {
         'Read the query\'s time expression ("last May", "in 2023", "two weeks ago") into a valid-time boost, against valid_at (default true); false: they are only words',
     }),
   ),
+  context: Type.Optional(
+    Type.Boolean({
+      description:
+        "Let entries written together (one session, one delivery, one writer's tagged entries of a day) lend each other a bounded share of their scores (default true); false: each entry alone",
+    }),
+  ),
   ...RERANK_CONTROL_FIELD,
 };
 
@@ -112,6 +118,13 @@ export const ResultExplain = named(
         description: "The factor the window multiplied the relevance by: 1 in it, down to 0.2 far from it",
       }),
     ),
+    context: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description:
+          "What the other results of its episode (entries written together) added to the relevance, at most 0.1",
+      }),
+    ),
     rerank: Type.Optional(RerankExplain),
     source_spread: Type.Optional(
       Type.Literal(true, {
@@ -147,6 +160,8 @@ export interface SearchControls {
   explain?: boolean;
   /** False: the query's time words are only words (no window). */
   timeExpressions?: false;
+  /** False: no episode context (src/search/context/episodes.ts). */
+  context?: false;
 }
 
 type ControlFields = {
@@ -167,5 +182,6 @@ export function searchControlsOf(body: ControlFields): SearchControls | undefine
   if (body.min_score) controls.minScore = body.min_score;
   if (body.explain) controls.explain = true;
   if (body.time_expressions === false) controls.timeExpressions = false;
+  if (body.context === false) controls.context = false;
   return Object.keys(controls).length > 0 ? controls : undefined;
 }

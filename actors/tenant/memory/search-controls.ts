@@ -53,6 +53,8 @@ interface Ranked {
   rerank?: RerankExplain;
   /** The time window's factor (src/search/time/time-boost.ts), already in `relevance`. */
   time?: number;
+  /** What its episode lent it (src/search/context/episodes.ts), already in `relevance`. */
+  context?: number;
   /** Linked to the query through entities (src/search/entities/entity-hops.ts). */
   linked?: Linked;
 }
@@ -88,7 +90,7 @@ export function spreadPoolFor(q: ControlledQuery): number {
  * keeps the prefix that fits, and `explain` says how each result got there.
  */
 export function controlledResults(
-  hits: ReadonlyArray<FusedHit & { linked?: Linked; time?: number }>,
+  hits: ReadonlyArray<FusedHit & { linked?: Linked; time?: number; context?: number }>,
   q: ControlledQuery,
   ctx: ControlContext,
 ): ControlledResult[] {
@@ -98,7 +100,8 @@ export function controlledResults(
     const scores = { vector: round(hit.scores.vector), lexical: round(hit.scores.lexical) };
     const linked = hit.linked ? { linked: hit.linked } : {};
     const time = hit.time === undefined ? {} : { time: round(hit.time) };
-    return { entry: ctx.view(hit.id)!, relevance, score: relevance, scores, ...linked, ...time };
+    const context = hit.context === undefined ? {} : { context: round(hit.context) };
+    return { entry: ctx.view(hit.id)!, relevance, score: relevance, scores, ...linked, ...time, ...context };
   });
   if (c.recency) ranked = boosted(ranked, q, c.recency);
   if (c.minScore !== undefined) ranked = ranked.filter((r) => r.score >= c.minScore!);
@@ -211,6 +214,7 @@ function finish(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Cont
     if (r.spread) explain.source_spread = true;
     if (r.rerank) explain.rerank = r.rerank;
     if (r.time !== undefined) Object.assign(explain, { time_window: windowExplain(q.time!), time: r.time });
+    if (r.context !== undefined) explain.context = r.context;
     if (r.linked) Object.assign(explain, { entities: r.linked.entities, hop: r.linked.hop });
     return { ...result, explain };
   });

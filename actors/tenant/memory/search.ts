@@ -4,6 +4,7 @@ import type { Category } from "../../../src/models/category.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-protocol.ts";
 import { atLeast } from "../../../src/provenance/trust.ts";
+import { withEpisodes } from "../../../src/search/context/episodes.ts";
 import { searchWithEntities } from "../../../src/search/entities/entity-hops.ts";
 import type { Span } from "../../../src/search/time/calendar.ts";
 import { pastSpan, visibleThen } from "../../../src/search/time/past-visibility.ts";
@@ -50,7 +51,8 @@ export class MemorySearch {
       searchHybrid(this.indexes, { ...query, extra: [...extra, ...timed] }, { profile: msg.fusion });
     // The query's entities pull in the entries linked to them, in up to two hops (entity-hops.ts).
     const found = text ? searchWithEntities(this.indexes.entities.current(), text, accept, run) : run([]);
-    const hits = timeBoosted(found, time, accept.view);
+    // Entries written together lend each other a bounded share of their scores (episodes.ts).
+    const hits = withEpisodes(timeBoosted(found, time, accept.view), accept.view, msg.controls?.context);
     return controlledResults(hits, { ...msg, text, time }, this.controlContext(accept));
   }
 
