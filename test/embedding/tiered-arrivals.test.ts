@@ -11,6 +11,7 @@ import { type FakeEmbeddings, startFakeEmbeddings } from "../fakes/embeddings-se
 import { paymentsSender, stripeEvent } from "../fakes/senders/payments.ts";
 import { healthUntil, indexHealth } from "../helpers/embedding.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
+import { pollUntil } from "../helpers/poll.ts";
 import { foundByMeaning, MODEL_DIMS, PET, tieredHarness, tiersOf } from "../helpers/tiered.ts";
 import { setSecrets } from "../helpers/webhooks.ts";
 
@@ -188,5 +189,33 @@ describe("an import under the default embedder", () => {
     expect(copy.body.imported.embeddings).toBe(2);
     await vectoredAtOnce(copy.tenant_id, 2);
     await foundByMeaning(h, copy.token, ids[1]!);
+  });
+});
+
+describe("an erasure under the default embedder", () => {
+  test("an entry erased while the model upgrades it leaves the backlog; the others are upgraded", async () => {
+    const t = await h.createTenant();
+    // Only this text is held (the other tests' upgrades go on): its batch is in flight at the erasure.
+    const erasedText = "Ada's phone number is private";
+    fake.setMode("serve");
+    fake.setMode("hold", (text) => text === erasedText);
+    const erasing = await h.json("POST", "/memory/facts", { token: t.token, body: { content: erasedText } });
+    expect(erasing.status).toBe(201);
+    const kept = await h.json("POST", "/memory/facts", { token: t.token, body: { content: FILLER } });
+    await vectoredAtOnce(t.tenant_id, 2);
+    await pollUntil(() => fake.texts.includes(erasedText), Boolean, { timeoutMs: 15_000 });
+    const erased = await h.json("POST", `/admin/tenants/${t.tenant_id}/erase`, {
+      token: h.adminToken,
+      body: { ids: [erasing.body.id] },
+    });
+    expect(erased.status).toBe(200);
+    expect(await indexHealth(h, t.tenant_id)).toMatchObject({ vectors: 1, pending_vectors: 0 });
+
+    // The model's answer for the erased entry comes back and is dropped; the other is upgraded.
+    fake.setMode("serve");
+    const done = await healthUntil(h, t.tenant_id, (i) => i.pending_upgrades === 0);
+    expect(done).toMatchObject({ vectors: 1, pending_vectors: 0 });
+    expect(await tiersOf(h, t.token, [{ id: kept.body.id, content: FILLER }])).toEqual(["model"]);
+    expect((await h.json("GET", `/memory/facts/${erasing.body.id}`, { token: t.token })).status).toBe(410);
   });
 });

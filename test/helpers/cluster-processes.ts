@@ -37,6 +37,8 @@ export async function startTestCluster(
   nodeIds: string[],
   secret: string,
   env: Record<string, string> = {},
+  /** The nodes' program (server-process.ts `entry`): test/fakes/tiered-server.ts fakes the sentence model. */
+  entry?: string,
 ): Promise<TestCluster> {
   const root = mkdtempSync(join(tmpdir(), "mr-cluster-"));
   const nats = await startNatsServer();
@@ -52,6 +54,7 @@ export async function startTestCluster(
       secret,
       logDir: root,
       label,
+      entry,
       env: {
         MEMORY_RUNTIME_CLUSTER_URL: nats.url,
         MEMORY_RUNTIME_NODE_ID: nodeId,
