@@ -8,11 +8,10 @@ import { join } from "node:path";
 import { type LiveServer, serveHarness } from "../client/live-server.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { cleanEnv, ROOT, run } from "../helpers/spawn.ts";
-import { setSecrets } from "../helpers/webhooks.ts";
+import { acceptData, agentToken, postDataEvent } from "./verified-events.ts";
 
 const EXAMPLE = "docs/examples/trust.ts";
 const PAGE = "docs/trust-and-provenance.md";
-const DATA_TOKEN = "data-token-for-the-docs-example-0123456789";
 
 let h: Harness;
 let live: LiveServer;
@@ -32,33 +31,14 @@ test("the page carries the example verbatim", () => {
 
 test("the example prints what the page says", async () => {
   const t = await h.createTenant("Trust Example Co");
-  setSecrets(h, t.tenant_id, { DATA_WEBHOOK_TOKEN: DATA_TOKEN });
-  await h.call("POST", `/admin/roles/${t.tenant_id}`, {
-    token: h.adminToken,
-    body: {
-      name: "agent",
-      permissions: ["memory:read", "memory:write", "memory:search"],
-      description: "agents",
-    },
-  });
-  const event = {
-    event: "MODEL_VERSION_CREATED",
-    webhook_id: "wh-docs",
-    event_timestamp: 1763719100000,
-    model_name: "deploy-key",
-    version: "1",
-    text: "The deploy key rotates every Monday",
-  };
-  const res = await h.call("POST", `/webhooks/data/${t.tenant_id}`, {
-    raw: JSON.stringify(event),
-    headers: { "content-type": "application/json", authorization: `Bearer ${DATA_TOKEN}` },
-  });
-  const verifiedId = ((await res.json()) as { entries: string[] }).entries[0]!;
+  acceptData(h, t.tenant_id);
+  const agent = await agentToken(h, t.tenant_id);
+  const verifiedId = (await postDataEvent(h, t.tenant_id, "The deploy key rotates every Monday")).id;
   const done = await run(
     ["bun", "run", EXAMPLE],
     cleanEnv({
       MEMORY_BASE_URL: live.base,
-      MEMORY_AGENT_TOKEN: await h.mint(t.tenant_id, ["agent"], "agent-7"),
+      MEMORY_AGENT_TOKEN: agent,
       MEMORY_OPERATOR_TOKEN: t.token,
       MEMORY_VERIFIED_ID: verifiedId,
     }),

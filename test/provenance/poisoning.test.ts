@@ -9,13 +9,12 @@ import type { Provenance } from "../../src/models/origin.ts";
 import { derivedOrigin } from "../../src/provenance/trust.ts";
 import { TrustOutranked } from "../../src/provenance/trust-rule.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
-import { setSecrets } from "../helpers/webhooks.ts";
 import { POISONED, TOPIC, VERIFIED_FACT } from "./poisoning-set.ts";
+import { acceptData, agentToken, postDataEvent } from "./verified-events.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: bodies are read field by field
 type Json = any;
 
-const DATA_TOKEN = "data-token-for-poisoning-tests-0123456789";
 const MCP_HEADERS = { accept: "application/json, text/event-stream", "content-type": "application/json" };
 
 let h: Harness;
@@ -50,29 +49,9 @@ async function mcp(name: string, args: Json): Promise<Json> {
 beforeAll(async () => {
   h = await startHarness();
   tenant = await h.createTenant();
-  setSecrets(h, tenant.tenant_id, { DATA_WEBHOOK_TOKEN: DATA_TOKEN });
-  await h.call("POST", `/admin/roles/${tenant.tenant_id}`, {
-    token: h.adminToken,
-    body: {
-      name: "agent",
-      permissions: ["memory:read", "memory:write", "memory:search"],
-      description: "agents",
-    },
-  });
-  agent = await h.mint(tenant.tenant_id, ["agent"], "agent-7");
-  const event = {
-    event: "MODEL_VERSION_CREATED",
-    webhook_id: "wh-poison",
-    event_timestamp: 1763719100000,
-    model_name: "deployer",
-    version: "1",
-    text: VERIFIED_FACT,
-  };
-  const res = await h.call("POST", `/webhooks/data/${tenant.tenant_id}`, {
-    raw: JSON.stringify(event),
-    headers: { "content-type": "application/json", authorization: `Bearer ${DATA_TOKEN}` },
-  });
-  verifiedId = ((await res.json()) as Json).entries[0];
+  acceptData(h, tenant.tenant_id);
+  agent = await agentToken(h, tenant.tenant_id);
+  verifiedId = (await postDataEvent(h, tenant.tenant_id, VERIFIED_FACT)).id;
   for (const p of POISONED) {
     const draft = { category: "fact", content: p.content, tags: ["poison"] };
     if (p.via === "agent") {

@@ -5,12 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Harness, startHarness } from "../helpers/harness.ts";
-import { setSecrets } from "../helpers/webhooks.ts";
+import { acceptData, postDataEvent } from "./verified-events.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: bodies and lines are read field by field
 type Json = any;
 
-const DATA_TOKEN = "data-token-for-transfer-tests-0123456789";
 let h: Harness;
 let source: { tenant_id: string; token: string };
 let exported: Json[];
@@ -43,19 +42,8 @@ async function entriesOf(t: { token: string }): Promise<Map<string, Json>> {
 beforeAll(async () => {
   h = await startHarness();
   source = await h.createTenant();
-  setSecrets(h, source.tenant_id, { DATA_WEBHOOK_TOKEN: DATA_TOKEN });
-  const event = {
-    event: "MODEL_VERSION_CREATED",
-    webhook_id: "wh-transfer",
-    event_timestamp: 1763719100000,
-    model_name: "mover",
-    version: "3",
-  };
-  const res = await h.call("POST", `/webhooks/data/${source.tenant_id}`, {
-    raw: JSON.stringify(event),
-    headers: { "content-type": "application/json", authorization: `Bearer ${DATA_TOKEN}` },
-  });
-  expect(res.status).toBe(200);
+  acceptData(h, source.tenant_id);
+  await postDataEvent(h, source.tenant_id);
   await h.call("POST", "/memory/facts", {
     token: source.token,
     body: { content: "The operator's own note" },

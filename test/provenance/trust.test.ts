@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
-import { setSecrets } from "../helpers/webhooks.ts";
+import { acceptData, agentToken, defineRole, postDataEvent } from "./verified-events.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: bodies are read field by field
 type Json = any;
@@ -18,45 +18,21 @@ let h: Harness;
 let tenant: { tenant_id: string; token: string };
 let agent: string;
 let overrider: string;
-const DATA_TOKEN = "data-token-for-trust-tests-0123456789";
 
 beforeAll(async () => {
   h = await startHarness();
   tenant = await h.createTenant();
-  setSecrets(h, tenant.tenant_id, { DATA_WEBHOOK_TOKEN: DATA_TOKEN });
-  const role = (name: string, permissions: string[]) =>
-    h.call("POST", `/admin/roles/${tenant.tenant_id}`, {
-      token: h.adminToken,
-      body: { name, permissions, description: name },
-    });
-  expect((await role("agent", ["memory:read", "memory:write", "memory:search"])).status).toBe(201);
-  expect((await role("curator", ["memory:read", "memory:write", "memory:override:facts"])).status).toBe(201);
-  agent = await h.mint(tenant.tenant_id, ["agent"], "agent-7");
+  acceptData(h, tenant.tenant_id);
+  agent = await agentToken(h, tenant.tenant_id);
+  await defineRole(h, tenant.tenant_id, "curator", ["memory:read", "memory:write", "memory:override:facts"]);
   overrider = await h.mint(tenant.tenant_id, ["curator"], "curator-1");
 });
 afterAll(() => h.close());
 
-let seq = 0;
 /** A verified `data` delivery of one registry event (a fact); its entry and the raw body sent. */
 async function webhookFact(text: string): Promise<{ entry: Json; raw: string; requestId: string }> {
-  seq++;
-  const event = {
-    event: "MODEL_VERSION_CREATED",
-    webhook_id: "wh-trust",
-    event_timestamp: 1763719100000 + seq,
-    model_name: `churn-${seq}`,
-    version: String(seq),
-    text,
-  };
-  const raw = JSON.stringify(event);
-  const res = await h.call("POST", `/webhooks/data/${tenant.tenant_id}`, {
-    raw,
-    headers: { "content-type": "application/json", authorization: `Bearer ${DATA_TOKEN}` },
-  });
-  expect(res.status).toBe(200);
-  const summary = (await res.json()) as Json;
-  expect(summary.entries).toHaveLength(1);
-  const read = await h.json("GET", `/memory/facts/${summary.entries[0]}`, { token: tenant.token });
+  const { id, raw, res } = await postDataEvent(h, tenant.tenant_id, text);
+  const read = await h.json("GET", `/memory/facts/${id}`, { token: tenant.token });
   return { entry: read.body, raw, requestId: res.headers.get("x-request-id")! };
 }
 
