@@ -114,6 +114,10 @@ export function anyCategoryInputSchema(): ObjectSchema {
     const json = jsonSchemaOf(ENTRY_INPUT[category]);
     for (const [name, schema] of Object.entries(json.properties ?? {})) {
       const field = fields.get(name) ?? { schema: schema as Record<string, unknown>, in: [], requiredIn: [] };
+      // A name two categories give different rules (a relationship's `subject` is its triple's,
+      // any other's is its scope id): either rule is accepted here, the category's own on the server.
+      if (fields.has(name) && JSON.stringify(field.schema) !== JSON.stringify(schema))
+        field.schema = eitherOf(field.schema, schema as Record<string, unknown>, category);
       field.in.push(category);
       if (json.required?.includes(name)) field.requiredIn.push(category);
       fields.set(name, field);
@@ -136,6 +140,17 @@ export function anyCategoryInputSchema(): ObjectSchema {
     ],
     additionalProperties: false,
   };
+}
+
+/** Two rules for one field name: either, each saying which categories it is for. */
+function eitherOf(
+  known: Record<string, unknown>,
+  other: Record<string, unknown>,
+  category: Category,
+): Record<string, unknown> {
+  const options = Array.isArray(known.anyOf) ? known.anyOf : [known];
+  const described = { ...other, description: `${category}: ${other.description ?? "its own rule"}` };
+  return { anyOf: [...options, described] };
 }
 
 /** The field's schema, its description saying which categories have it and which require it. */

@@ -8,6 +8,7 @@ import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import { allowedCategories } from "../auth/permissions.ts";
 import type { EntityAnswer } from "../models/entities.ts";
+import { scopeFilterOf } from "../models/scope.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 
@@ -37,5 +38,8 @@ export async function readEntity(
   if (categories.length === 0)
     throw deps.guard.deny(principal, req, "memory:read", "no role grants memory:read");
   const { validAt, asOf, limit = 20 } = at;
-  return deps.tenant(principal.tenantId).ask({ type: "entity.read", name, categories, validAt, asOf, limit });
+  const scope = scopeFilterOf({}, principal.reach);
+  return deps
+    .tenant(principal.tenantId)
+    .ask({ type: "entity.read", name, categories, validAt, asOf, limit, scope });
 }

@@ -11,6 +11,7 @@ import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import type { Change, ChangeType } from "../models/change.ts";
 import { charCount } from "../models/chars.ts";
 import type { Entry } from "../models/entry.ts";
+import { inScope, type ScopeQuery, scopeFilterOf } from "../models/scope.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { TenantDirectory } from "../tenants/directory.ts";
@@ -128,14 +129,20 @@ function changeView(change: Change) {
   return { seq, at, type, id, category, by, ...(related !== undefined ? { related } : {}) };
 }
 
-/** One tenant's changes, for one caller, filtered by categories and tags. */
+/**
+ * One tenant's changes, for one caller, filtered by categories, tags and scope (subject, session,
+ * agent, and a subject-restricted token's reach). A scoped stream shows no erasures: nothing is
+ * left of an erased entry to say whose it was, and its id is not another subject's business.
+ */
 export function tenantChangeSource(
   deps: TenantChangeSourceDeps,
   caller: Caller,
   categories: Category[],
   tags: string[],
+  scope?: ScopeQuery,
 ): ChangeSource {
   const { principal } = caller;
+  const inScopeOf = scopeFilterOf(scope ?? {}, principal.reach);
   const followed = new Set(categories);
   /** Read permission as the roles say now. */
   const readable = (category: Category) =>
@@ -156,12 +163,15 @@ export function tenantChangeSource(
       // An erasure keeps nothing of the entry but its id; it passes the tag filter, so that a
       // client holding a copy learns to drop it.
       if (change.type === "entry.erased")
-        return JSON.stringify({
-          change: changeView(change),
-          entry: { id: change.id, category, erased_at: change.at },
-        });
+        return inScopeOf
+          ? undefined
+          : JSON.stringify({
+              change: changeView(change),
+              entry: { id: change.id, category, erased_at: change.at },
+            });
       const entry = await currentEntry(deps.tenant, category, change.id);
       if (!entry || !tags.every((tag) => entry.tags?.includes(tag))) return undefined;
+      if (inScopeOf && !inScope(entry, inScopeOf)) return undefined;
       return JSON.stringify({ change: changeView(change), entry });
     },
   };

@@ -3,6 +3,7 @@ import { CATEGORIES } from "./category.ts";
 import { TextMatching } from "./checked-kind.ts";
 import { QueryObject } from "./common.ts";
 import { sentAs } from "./media-type.ts";
+import { SCOPE_FILTERS } from "./scope.ts";
 
 /** A position in the tenant's change log, as SSE `id:` lines carry it: decimal digits. */
 const LAST_EVENT_ID_PATTERN = "^[0-9]{1,15}$";
@@ -35,6 +36,7 @@ export const StreamQuery = QueryObject({
       rule: "comma-separated tags of 1–64 characters each",
     }),
   ),
+  ...SCOPE_FILTERS,
   last_event_id: Type.Optional(
     Type.String({
       pattern: LAST_EVENT_ID_PATTERN,
@@ -62,6 +64,7 @@ export const EntryEventStream = sentAs(
       "`id: <change seq>`, `event: <entry.created | entry.superseded | entry.corrected | entry.retracted | entry.erased | decision.resolved | exception.resolved>`,",
       '`data: {"change": {seq, at, type, id, category, by, related?}, "entry": <the entry as GET /memory/{category}/{id} answers it now>}`',
       "(one line of JSON; for `entry.erased`, `entry` is only `{id, category, erased_at}`).",
+      "With `subject`, `session_id` or `agent_id`, or for a subject-restricted token, only entries of that scope, and no `entry.erased` (an erased entry's scope is gone with it).",
       "The stream starts with a `retry:` hint; `: ping` comments keep it alive (MEMORY_RUNTIME_STREAM_HEARTBEAT_SECONDS).",
       "It ends at the token's `exp`, when the tenant is suspended or deleted, and when the client falls too far behind;",
       "reconnect with `Last-Event-ID` to get exactly what was missed.",

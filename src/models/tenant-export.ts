@@ -6,6 +6,7 @@ import { DeadLetter } from "./dead-letter.ts";
 import { EntryView } from "./entry.ts";
 import { RoleBody } from "./role.ts";
 import { named } from "./schema-name.ts";
+import type { ScopeQuery } from "./scope.ts";
 
 /**
  * A tenant's export (`GET /admin/tenants/{tenant_id}/export`) and the body of its import: NDJSON, one
@@ -108,6 +109,17 @@ export const ExportHeader = StrictObject({
    * without it (older) is judged by `embedding_dims`.
    */
   embedder: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  /**
+   * A scoped export (`?subject=`, `?session_id=`, `?agent_id=`): the entries of that scope and
+   * their embeddings only, with the roles; no other record (docs/operations.md).
+   */
+  scope: Type.Optional(
+    StrictObject({
+      subject: Type.Optional(Type.String()),
+      session_id: Type.Optional(Type.String()),
+      agent_id: Type.Optional(Type.String()),
+    }),
+  ),
   counts: ExportCounts,
 });
 export type ExportHeader = Static<typeof ExportHeader>;
@@ -214,7 +226,8 @@ export type ImportReply = Static<typeof ImportReply>;
 /** The tenant actor's messages of export and import (part of TenantProtocol). */
 export type TenantTransferProtocol = {
   /** Opens a snapshot of the vault to export; `counts`: what it holds (roles: 0, they are the system store's). */
-  "export.open": { msg: object; reply: { session: number; counts: ExportCounts } };
+  /** `scope`: only the entries of that scope, and their embeddings (a scoped export). */
+  "export.open": { msg: { scope?: ScopeQuery }; reply: { session: number; counts: ExportCounts } };
   /** The snapshot's next records, after the last key read. */
   "export.read": { msg: { session: number; maxRecords: number; maxBytes: number }; reply: ExportChunk };
   "export.close": { msg: { session: number }; reply: undefined };

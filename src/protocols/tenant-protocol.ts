@@ -116,6 +116,8 @@ export interface EntityRead {
   validAt: number;
   asOf: number;
   limit: number;
+  /** A subject-restricted token's reach: other entries are never read (src/auth/subject-scope.ts). */
+  scope?: ScopeFilter;
 }
 
 export interface SearchResult {

@@ -3,8 +3,10 @@ import { Elysia } from "elysia";
 import { UnsupportedMediaType } from "../errors.ts";
 import { RAW_BODY } from "../http/body.ts";
 import { NDJSON } from "../http/ndjson.ts";
+import { QueryObject } from "../models/common.ts";
 import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
+import { SCOPE_FILTERS } from "../models/scope.ts";
 import { TenantParams } from "../models/tenant.ts";
 import { ImportReply } from "../models/tenant-export.ts";
 import type { Deps } from "./deps.ts";
@@ -35,9 +37,9 @@ export const adminTransferRoutes = (deps: Deps) =>
     .use(deps.tenantParam)
     .get(
       "/:tenant_id/export",
-      async ({ tenant, principal }) => {
+      async ({ tenant, principal, query }) => {
         const tenantId = tenant.tenant_id;
-        const { counts, stream } = await deps.exportImport.export(tenantId);
+        const { counts, stream } = await deps.exportImport.export(tenantId, query);
         try {
           await deps.audit({
             action: "tenant.exported",
@@ -63,14 +65,16 @@ export const adminTransferRoutes = (deps: Deps) =>
         auth: "admin",
         tenant: "any",
         params: TenantParams,
+        query: QueryObject(SCOPE_FILTERS),
         // 409: a source is paused (its held events are not exported): resume it first.
-        response: { 200: ExportBody, ...problems(401, 403, 404, 409, 503, 507) },
+        response: { 200: ExportBody, ...problems(401, 403, 404, 409, 422, 503, 507) },
         detail: {
           tags,
           summary:
             "Stream the tenant as NDJSON: one consistent snapshot of its vault and roles, never a secret",
           description:
-            "`X-Export-Entries` gives the number of entry records before the first byte. The body is " +
+            "`X-Export-Entries` gives the number of entry records before the first byte. With `subject`, " +
+            "`session_id` or `agent_id`, only the entries of that scope and their embeddings (and the roles) are exported. The body is " +
             "produced as it is read, in constant memory.",
         },
       },

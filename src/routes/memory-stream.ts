@@ -60,6 +60,7 @@ export const memoryStreamRoutes = (deps: Deps) =>
         caller,
         categories,
         filter.tags,
+        query,
       );
       const stream = new EntryStream(source, {
         clock: deps.clock,

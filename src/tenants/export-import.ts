@@ -14,6 +14,7 @@ import {
 import { ValidationFailed } from "../errors.ts";
 import { ndjsonLines } from "../http/ndjson.ts";
 import { isoOf } from "../models/common.ts";
+import { type ScopeQuery, scopeFilterOf } from "../models/scope.ts";
 import {
   EXPORT_FORMAT,
   EXPORT_VERSION,
@@ -82,10 +83,12 @@ export class ExportImport {
    * A pull stream: each read of the response asks the tenant actor for one chunk of one snapshot,
    * so a slow reader holds the snapshot open, never the mailbox, and nothing accumulates.
    */
-  async export(tenantId: string): Promise<TenantExport> {
+  async export(tenantId: string, scope?: ScopeQuery): Promise<TenantExport> {
     const actor = this.deps.tenant(tenantId);
     const exportedAt = isoOf(this.deps.clock.now());
-    const { session, counts: vault } = await actor.ask({ type: "export.open" });
+    // Scoped (`?subject=` …): that scope's entries and their embeddings, beside the roles.
+    const scoped = scope && scopeFilterOf(scope);
+    const { session, counts: vault } = await actor.ask({ type: "export.open", scope: scoped });
     const roles = this.deps.store.listRoles(tenantId).filter((r) => !r.builtin);
     const counts = { ...vault, roles: roles.length };
     const header: Header = {
@@ -97,6 +100,7 @@ export class ExportImport {
       exported_at: exportedAt,
       embedding_dims: this.deps.dims,
       embedder: this.deps.signature,
+      ...(scoped ? { scope: scoped } : {}),
       counts,
     };
     const opening = [

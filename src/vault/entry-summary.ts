@@ -90,6 +90,12 @@ export class EntrySummary {
     return slot >= 0 && this.passes(slot, filter, categories);
   }
 
+  /** Whether the entry exists and is in the scope (a scoped export's records). */
+  inScopeId(id: string, scope: ScopeFilter): boolean {
+    const slot = this.slots.get(id);
+    return slot >= 0 && this.cats[slot] !== DEAD && this.inScope(scope)(slot);
+  }
+
   /** Ids newest first (by sequence, strictly below `before`) whose row satisfies `match`. */
   *newest(match: (slot: number) => boolean, before = Number.MAX_SAFE_INTEGER): Generator<string> {
     for (let slot = this.size - 1; slot >= 0; slot--) {

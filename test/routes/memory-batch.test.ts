@@ -119,7 +119,7 @@ describe("POST /memory/{category}/batch", () => {
     await expectProblem(
       await h.call("POST", "/memory/facts/batch", {
         token,
-        body: { entries: [{ content: "x", subject: "s" }] },
+        body: { entries: [{ content: "x", predicate: "s" }] },
       }),
       422,
       "validation_failed",

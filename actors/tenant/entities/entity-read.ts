@@ -3,6 +3,7 @@ import { type TimeFilter, visible } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import type { EntityAnswer } from "../../../src/models/entities.ts";
 import type { Entry } from "../../../src/models/entry.ts";
+import { inScope } from "../../../src/models/scope.ts";
 import type { EntityRead } from "../../../src/protocols/tenant-protocol.ts";
 import type { EntityIndex } from "../../../src/search/entities/entity-index.ts";
 import { entityKey } from "../../../src/search/entities/recognise.ts";
@@ -30,7 +31,8 @@ export function readEntity(index: EntityIndex, entries: EntryStore, msg: EntityR
   const time: TimeFilter = { asOf: msg.asOf, validAt: msg.validAt };
   const seen = (id: string): Entry | undefined => {
     const stored = entries.get(id);
-    return stored && allowed.has(stored.entry.category) ? visible(stored, time) : undefined;
+    if (!stored || !allowed.has(stored.entry.category)) return undefined;
+    return msg.scope && !inScope(stored.entry, msg.scope) ? undefined : visible(stored, time);
   };
   const relationships = relationshipsOf(index, key, seen);
   const shown = new Set(relationships.map((r) => r.entry.id));

@@ -66,6 +66,15 @@ function sectionsOf(h: TransferTables, txn: ReadTransaction, kind: ModelSpaceKin
   ];
 }
 
+/** A scoped export's sections: the entries it keeps and their embeddings; nothing else is theirs alone. */
+function scopedSections(sections: Section[], keep: (id: string) => boolean): Section[] {
+  const idOf = (s: Section, value: unknown) =>
+    s.type === "entry" ? (value as { entry: { id: string } }).entry.id : vectorRecordId(value as Uint8Array);
+  return sections
+    .filter((s) => s.type === "entry" || s.type === "embedding")
+    .map((s) => ({ ...s, line: (key, value) => (keep(idOf(s, value)) ? s.line(key, value) : undefined) }));
+}
+
 /**
  * A consistent export: one LMDB read transaction, held from the first chunk to the last, so the
  * records of every chunk are of the same instant, whatever is written in between. Chunks resume
@@ -83,9 +92,16 @@ export class ExportSnapshot {
    * `txn`: a read transaction of the vault, released by `close`; `kind`: the runtime's embedder
    * when its vectors are in the sentence model's space (their lines then say their tier).
    */
-  constructor(txn: ReadTransaction, tables: TransferTables, kind?: ModelSpaceKind) {
+  /** `keep`: a scoped export's entry ids; its sections are the entries and embeddings, kept ones only. */
+  constructor(
+    txn: ReadTransaction,
+    tables: TransferTables,
+    kind?: ModelSpaceKind,
+    private readonly keep?: (id: string) => boolean,
+  ) {
     this.txn = txn;
-    this.sections = sectionsOf(tables, txn, kind);
+    const sections = sectionsOf(tables, txn, kind);
+    this.sections = keep ? scopedSections(sections, keep) : sections;
   }
 
   /** What the snapshot holds, by type (roles are the system store's: 0 here). */
@@ -96,9 +112,21 @@ export class ExportSnapshot {
       if (s.type === "counter") {
         for (const k of s.db.getKeys({ transaction: this.txn }))
           if (typeof k === "string" && COUNTER_KEY_RE.test(k)) counts[key]++;
-      } else counts[key] = s.db.getCount({ transaction: this.txn });
+      } else if (this.keep) counts[key] = this.keptCount(s);
+      else counts[key] = s.db.getCount({ transaction: this.txn });
     }
     return counts;
+  }
+
+  /** A scoped section's records: entries by their key (the id), embeddings by the id in their value. */
+  private keptCount(s: Section): number {
+    let n = 0;
+    if (s.type === "entry") {
+      for (const id of s.db.getKeys({ transaction: this.txn })) if (this.keep!(String(id))) n++;
+    } else
+      for (const { value } of s.db.getRange({ transaction: this.txn }))
+        if (this.keep!(vectorRecordId(value as Uint8Array))) n++;
+    return n;
   }
 
   /** The next records, at most `maxRecords` and about `maxBytes` of text. */

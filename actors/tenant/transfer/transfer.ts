@@ -1,5 +1,6 @@
 import type { ModelSpaceKind } from "../../../src/embedding/vector-tiers.ts";
 import { Conflict, Unavailable } from "../../../src/errors.ts";
+import { type ScopeQuery, scopeFilterOf } from "../../../src/models/scope.ts";
 import type { ExportChunk, ExportCounts } from "../../../src/models/tenant-export.ts";
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
@@ -95,7 +96,7 @@ export class TenantTransfer {
 
   handlers(): SliceHandlers<TransferMessages> {
     return {
-      "export.open": () => this.openExport(),
+      "export.open": ({ scope }) => this.openExport(scope),
       "export.read": ({ session, maxRecords, maxBytes }) => this.exportOf(session).read(maxRecords, maxBytes),
       "export.close": ({ session }) => {
         this.exports.get(session)?.close();
@@ -156,13 +157,16 @@ export class TenantTransfer {
     this.exports.clear();
   }
 
-  private openExport(): { session: number; counts: ExportCounts } {
+  private openExport(scope?: ScopeQuery): { session: number; counts: ExportCounts } {
     const refused = this.opts.exportRefusal?.();
     if (refused) throw new Conflict(refused);
     if (this.exports.size >= MAX_EXPORTS)
       throw new Unavailable(`${MAX_EXPORTS} exports of this tenant are already running`, RETRY_S);
     const { vault, embedder } = this.opts;
-    const snapshot = new ExportSnapshot(vault.readTransaction(), this.transferTables(), embedder);
+    // A scoped export keeps the entries of that scope (read on the summary) and their vectors only.
+    const filter = scope && scopeFilterOf(scope);
+    const keep = filter && ((id: string) => vault.summary.inScopeId(id, filter));
+    const snapshot = new ExportSnapshot(vault.readTransaction(), this.transferTables(), embedder, keep);
     const session = this.nextSession++;
     this.exports.set(session, snapshot);
     return { session, counts: snapshot.counts() };
