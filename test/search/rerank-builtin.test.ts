@@ -1,12 +1,11 @@
 /**
  * The built-in re-ranker (issue 31, item 5), black-box through POST /memory/search: it re-orders
- * the top fused hits by how much of the query each says and how close together, never which
- * entries are found; `rerank: false` skips it; `explain` shows it. Its configuration is refused
+ * the top fused hits by how much of the query each says, never which entries are found; `rerank: false` skips it; `explain` shows it. Its configuration is refused
  * at start when wrong.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../../src/config.ts";
-import { proximityOf } from "../../src/search/rerank/builtin.ts";
+import { queryWords } from "../../src/search/rerank/builtin.ts";
 import { type Harness, startHarness, TEST_SECRET } from "../helpers/harness.ts";
 
 let h: Harness;
@@ -21,16 +20,17 @@ beforeAll(async () => {
   h = await startHarness({ env: { MEMORY_RUNTIME_RERANKER: "builtin", MEMORY_RUNTIME_RERANK_TOP: "10" } });
   ({ token } = await h.createTenant());
   const contents = [
-    // The rare word again and again, the others not at all: BM25 likes it, coverage does not.
-    "Soren: Lessons, lessons, lessons! Lessons every weekend, lessons every evening, lessons all summer long.",
+    // The rarer words again and again, the others not at all: BM25 ranks it first, coverage does not.
+    "Ines: Guitar lessons! Guitar lessons! Guitar lessons, at last.",
     "Soren: I paid 300 for the guitar lessons with Ines.",
-    "Ines: The guitar is a lovely instrument.",
-    "Soren: My sister took lessons once, and later she talked about paying for a guitar of her own one day.",
-    "Rhea: What did you have for lunch?",
+    "Rhea: I paid the rent.",
+    "Zane: I paid for lunch.",
+    "Ines: I paid the bill.",
+    "Rhea: Soren paid me back.",
   ];
   const { status } = await h.json("POST", "/memory/facts/batch", {
     token,
-    body: { entries: contents.map((content, i) => ({ content, tags: i === 4 ? ["lunch"] : ["music"] })) },
+    body: { entries: contents.map((content, i) => ({ content, tags: i === 3 ? ["lunch"] : ["music"] })) },
   });
   expect(status).toBe(201);
 });
@@ -49,7 +49,9 @@ describe("the builtin re-ranker", () => {
   test("puts the entry that says the whole question first, and explains every place", async () => {
     const plain = await search({ rerank: false });
     const ranked = await search({});
+    expect(plain[0].entry.content).toBe("Ines: Guitar lessons! Guitar lessons! Guitar lessons, at last.");
     expect(ranked[0].entry.content).toBe("Soren: I paid 300 for the guitar lessons with Ines.");
+    expect(ranked[0].explain.rerank.rank_before).toBe(2);
     ranked.forEach((r: Json) => {
       expect(r.explain.rerank.by).toBe("builtin");
       expect(r.explain.rerank.rank_before).toBe(plain.findIndex((p: Json) => p.entry.id === r.entry.id) + 1);
@@ -74,14 +76,13 @@ describe("the builtin re-ranker", () => {
       token,
       body: { tags: ["music"], explain: true },
     });
-    expect(body.results.length).toBe(4);
+    expect(body.results.length).toBe(5);
     for (const r of body.results) expect(r.explain.rerank).toBeUndefined();
   });
 
-  test("proximity: 1 for adjacent words, less as they stand apart, 0 for fewer than two", () => {
-    expect(proximityOf("Soren paid for the guitar", ["guitar", "paid"])).toBeCloseTo(1 / 3);
-    expect(proximityOf("the guitar lessons", ["guitar", "lessons"])).toBe(1);
-    expect(proximityOf("guitar", ["guitar", "lessons"])).toBe(0);
+  test("coverage counts the query's words as BM25 searches them: stemmed, stop words left out", () => {
+    expect(queryWords(QUERY)).toEqual(["soren", "pay", "guitar", "lessons"]);
+    expect(queryWords("The Who")).toEqual(["the", "who"]);
   });
 });
 

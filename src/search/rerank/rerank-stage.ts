@@ -8,7 +8,7 @@
  * diversity, `max_tokens`) reads the new order; its own fused score stays in `explain.relevance`,
  * the re-ranker's in `explain.rerank.score`.
  */
-import type { AnchorIndex } from "../../embedding/source-spread.ts";
+import type { TermScorer } from "../../embedding/matched-terms.ts";
 import type { Entry } from "../../models/entry.ts";
 import type { RerankExplain } from "../../models/rerank.ts";
 import { builtinScores } from "./builtin.ts";
@@ -27,7 +27,7 @@ export function reranked<T extends Rerankable>(
   ranked: readonly T[],
   ask: RerankAsk,
   query: string | undefined,
-  lexical: () => AnchorIndex,
+  lexical: () => TermScorer,
 ): T[] {
   const top = ranked.slice(0, ask.top);
   if ("collect" in ask) return top;
@@ -46,7 +46,7 @@ export function reranked<T extends Rerankable>(
   return [...placed(top, scores, ask.by), ...rest];
 }
 
-const candidateOf = (r: Rerankable) => ({ id: r.entry.id, content: r.entry.content, relevance: r.score });
+const candidateOf = (r: Rerankable) => ({ id: r.entry.id, relevance: r.score });
 
 /**
  * `top` ordered by score (ties and unscored entries, e.g. written between a service's two asks,
