@@ -79,3 +79,28 @@ export async function wrongInputsAreRefused(client: MemoryClient): Promise<void>
   // @ts-expect-error: the route's body is checked too
   await client.POST("/memory/decisions", { body: { content: 1 } });
 }
+
+export async function scopesAreTyped(client: MemoryClient): Promise<void> {
+  // Scope fields on writes and entries, and the filters of the same names (docs/memory.md "Scopes").
+  const fact = await client.memory.write("fact", {
+    content: "Prefers tea",
+    subject: "user-42",
+    session_id: "s1",
+  });
+  if (fact.data) {
+    expectTypeOf(fact.data.subject).toEqualTypeOf<string | undefined>();
+    expectTypeOf(fact.data.session_id).toEqualTypeOf<string | undefined>();
+  }
+  const rel = await client.memory.write("relationship", {
+    content: "Ada works at Acme",
+    subject: "Ada",
+    predicate: "works_at",
+    object: "Acme",
+    scope_subject: "user-42",
+  });
+  if (rel.data) expectTypeOf(rel.data.scope_subject).toEqualTypeOf<string | undefined>();
+  await client.memory.list("fact", { subject: "user-42", session_id: "s1", agent_id: "bot" });
+  await client.search({ query: "tea", subject: "user-42", session_id: "s1", agent_id: "bot" });
+  // @ts-expect-error: a fact has no scope_subject (only a relationship, whose subject is its triple's)
+  await client.memory.write("fact", { content: "x", scope_subject: "user-42" });
+}

@@ -96,6 +96,16 @@ describe("export and import", () => {
       type: "trailer",
       counts: { entries: 2, embeddings: embedded.length },
     });
+    // It imports like any export: one subject's memory in a tenant of its own.
+    const fresh = await h.createTenant();
+    const imported = await h.call("POST", `/admin/tenants/${fresh.tenant_id}/import`, {
+      token: h.adminToken,
+      raw: `${all.map((l) => JSON.stringify(l)).join("\n")}\n`,
+      headers: { "content-type": "application/x-ndjson" },
+    });
+    expect(imported.status).toBe(200);
+    const list = await h.json("GET", `/memory/facts?tag=${tag}`, { token: fresh.token });
+    expect(list.body.items.map((e: { id: string }) => e.id)).toEqual([ids.bob]);
   });
 
   test("an invalid export filter is a 422 naming it", async () => {
