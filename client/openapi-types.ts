@@ -1385,7 +1385,7 @@ export interface components {
             agent_id?: string;
             /** @description 1–1000 messages in the order they were said */
             messages: components["schemas"]["ConversationMessage"][];
-            /** @description The session position of the first message (default 0: the call carries the transcript from its start). A message's identity is its session and its position */
+            /** @description The session position of the first message (default 0: the call carries the transcript from its start); past the session's end is a 422. A message's identity is its session and its position: another message at a stored position is a 409 */
             offset?: number;
             /** @description Extract typed entries from the new turns (default true) */
             extract?: boolean;

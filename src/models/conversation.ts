@@ -71,7 +71,7 @@ export const ConversationInput = named(
         minimum: 0,
         maximum: 1_000_000,
         description:
-          "The session position of the first message (default 0: the call carries the transcript from its start). A message's identity is its session and its position",
+          "The session position of the first message (default 0: the call carries the transcript from its start); past the session's end is a 422. A message's identity is its session and its position: another message at a stored position is a 409",
       }),
     ),
     extract: Type.Optional(

@@ -104,6 +104,23 @@ const EXCEPTIONS: Exception[] = [
       ),
   },
   {
+    // A rule between two fields of a message, and between a message and the one before it (or the
+    // session's turn before it): the fields' descriptions say them (docs/conversations.md).
+    id: "a conversation message without speaker or role, or going back in time (the fields' descriptions)",
+    applies: (o) =>
+      o.op.key === "POST /memory/conversations" &&
+      refusedAt(o, /^\/messages\/[0-9]+\/(speaker|at)$/, /give `speaker` or `role`|goes back before/),
+  },
+  {
+    // State: where the session ends, and what a stored position holds (the fields' descriptions).
+    id: "a conversation's offset past its session's end, or another message at a stored position",
+    applies: (o) =>
+      o.check === "positive" &&
+      o.op.key === "POST /memory/conversations" &&
+      (refusedAt(o, /^\/offset$/, /the first new message must be at position/) ||
+        (o.status === 409 && o.body.includes("holds another message"))),
+  },
+  {
     // Held unread while the source is paused (a positive request may have paused it): the form is
     // checked when the delivery is released, like any other.
     id: "a delivery to a paused source, held unread (202)",
