@@ -79,7 +79,7 @@ export class MemoryAccess {
         draft,
         createdBy: caller.principal.sub,
         vector,
-        idempotencyKey: idempotencyKey && `${caller.principal.sub}\u0000${category}\u0000${idempotencyKey}`,
+        idempotencyKey: idempotencyKey && `${keyOwner(caller)}\u0000${category}\u0000${idempotencyKey}`,
         similar: similarAsk(guard, this.deps.embedder.kind, caller, category, dedupe),
         within: caller.principal.reach,
         ...writerStamp(guard, caller),
@@ -108,8 +108,7 @@ export class MemoryAccess {
         drafts,
         createdBy: caller.principal.sub,
         vectors,
-        idempotencyKey:
-          idempotencyKey && `${caller.principal.sub}\u0000${category}/batch\u0000${idempotencyKey}`,
+        idempotencyKey: idempotencyKey && `${keyOwner(caller)}\u0000${category}/batch\u0000${idempotencyKey}`,
         within: caller.principal.reach,
         ...writerStamp(this.deps.guard, caller),
       }),
@@ -133,7 +132,10 @@ export class MemoryAccess {
 
   async get(caller: Caller, category: Category, id: string, includeEmbedding = false): Promise<Entry> {
     const tenantId = this.tenantFor(caller, memoryPermission("read", category));
-    return reachable(caller, await this.deps.tenant(tenantId).ask({ type: "entry.get", category, id, includeEmbedding }));
+    return reachable(
+      caller,
+      await this.deps.tenant(tenantId).ask({ type: "entry.get", category, id, includeEmbedding }),
+    );
   }
 
   /** Retraction needs the permission to write that category (and to override an entry of higher trust). */
@@ -141,7 +143,8 @@ export class MemoryAccess {
     const permission = memoryPermission("write", category);
     const tenantId = this.tenantFor(caller, permission);
     // A subject-restricted token retracts its own subject's entries only (subject-scope.ts).
-    if (caller.principal.reach) changeable(this.deps.guard, caller, await this.get(caller, category, id), permission);
+    if (caller.principal.reach)
+      changeable(this.deps.guard, caller, await this.get(caller, category, id), permission);
     const { provenance, overrides } = writerStamp(this.deps.guard, caller);
     const by = caller.principal.sub;
     return auditedTrust(this.deps.guard, caller, () =>
@@ -203,7 +206,8 @@ export class MemoryAccess {
       );
     const categories = this.searchableCategories(caller, body.categories);
     const now = this.deps.clock.now();
-    const ask = (msg: SearchEntries) => this.deps.tenant(principal.tenantId).ask({ type: "memory.search", ...msg });
+    const ask = (msg: SearchEntries) =>
+      this.deps.tenant(principal.tenantId).ask({ type: "memory.search", ...msg });
     const rerank = { ...this.deps.rerank, clock: this.deps.clock };
     const search: SearchEntries = {
       text: body.query,
@@ -294,6 +298,15 @@ export class MemoryAccess {
     const [vec] = await this.deps.embedder.embed([body.query]);
     return vec;
   }
+}
+
+/**
+ * Whose `Idempotency-Key`s a write's is among: the token's `sub`, and for a subject-restricted
+ * token its subject too, so two end users' sessions of one app (one `sub`) never share keys.
+ */
+function keyOwner(caller: Caller): string {
+  const reach = caller.principal.reach;
+  return reach ? `${caller.principal.sub}\u0001${reach.subject}` : caller.principal.sub;
 }
 
 type SearchAnswer = { results: SearchResult[]; took_ms: number; pending_vectors?: number };

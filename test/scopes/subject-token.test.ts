@@ -190,3 +190,25 @@ describe("minting and malformed claims", () => {
     });
   }
 });
+
+describe("idempotency", () => {
+  test("two subjects' tokens of one sub never share an Idempotency-Key", async () => {
+    const [one, two] = await Promise.all(
+      ["ada", "bob"].map(
+        async (subject) => (await mint({ sub: "shared-app", subject })).body.token as string,
+      ),
+    );
+    const write = (token: string) =>
+      h.json("POST", "/memory/facts", {
+        token,
+        body: { content: `${tag} same words` },
+        headers: { "idempotency-key": "k-1" },
+      });
+    const a = await write(one!);
+    const b = await write(two!);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect([a.body.subject, b.body.subject]).toEqual(["ada", "bob"]);
+    const again = await write(one!);
+    expect(again).toMatchObject({ status: 200, body: { id: a.body.id } });
+  });
+});
