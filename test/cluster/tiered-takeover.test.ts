@@ -17,7 +17,7 @@ import {
 import type { IndexHealth } from "../helpers/embedding.ts";
 import { pollUntil } from "../helpers/poll.ts";
 import { adminTokenFor, httpCall, killHard } from "../helpers/server-process.ts";
-import { foundByMeaning, MODEL_DIMS, PET, tiersOf } from "../helpers/tiered.ts";
+import { callerOf, foundByMeaning, MODEL_DIMS, PET, tiersOf } from "../helpers/tiered.ts";
 
 const SECRET = "cluster-tiered-takeover-secret-of-32-bytes!";
 const CONTENTS = [
@@ -45,11 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
   fake?.stop();
-});
-
-const caller = (base: string) => ({
-  json: (method: string, path: string, o?: { token?: string; body?: unknown }) =>
-    httpCall(base, method, path, o),
 });
 
 async function indexOf(base: string, tenantId: string, admin: string): Promise<IndexHealth> {
@@ -88,7 +83,7 @@ test("a kill -9 of the owner mid-upgrade-batch: the survivor keeps every vector,
     { timeoutMs: 40_000, intervalMs: 100 },
   );
   expect(taken).toMatchObject({ pending_vectors: 0, pending_upgrades: CONTENTS.length - upgradedBefore });
-  const reader = caller(survivor.server.base);
+  const reader = callerOf(survivor.server.base);
   await foundByMeaning(reader, tenant.token, entries[3]!.id);
 
   fake.setMode("serve");

@@ -5,36 +5,24 @@
  * the table's at once. `tiered` → `local`: the model's are kept, the table's dropped and remade by
  * the model. Black-box over HTTP, restarts on one data directory; the model is the fake service.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { type FakeEmbeddings, startFakeEmbeddings } from "../fakes/embeddings-service.ts";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { healthUntil, indexHealth } from "../helpers/embedding.ts";
-import type { Harness } from "../helpers/harness.ts";
 import { pollUntil } from "../helpers/poll.ts";
-import { foundByMeaning, MODEL_DIMS, PET, tieredHarness, tiersOf } from "../helpers/tiered.ts";
+import { foundByMeaning, PET, tiersOf, useTieredRuntime } from "../helpers/tiered.ts";
 
 const FILLER = "Lunch is served in the canteen from twelve to two";
 
-let fake: FakeEmbeddings;
-let h: Harness;
-
-beforeAll(async () => {
-  fake = startFakeEmbeddings(MODEL_DIMS);
-  h = await tieredHarness(fake);
-});
-afterAll(async () => {
-  await h.close();
-  fake.stop();
-});
-beforeEach(() => fake.setMode("serve"));
+const rt = useTieredRuntime();
+beforeEach(() => rt.fake.setMode("serve"));
 
 /** Restarts the runtime on the same data directory with MEMORY_RUNTIME_EMBEDDER=`embedder` ("": the default). */
 async function restartWith(embedder: string): Promise<void> {
-  h.env.MEMORY_RUNTIME_EMBEDDER = embedder;
-  await h.restart();
+  rt.h.env.MEMORY_RUNTIME_EMBEDDER = embedder;
+  await rt.h.restart();
 }
 
 async function write(token: string, content: string): Promise<string> {
-  const res = await h.json("POST", "/memory/facts", { token, body: { content } });
+  const res = await rt.h.json("POST", "/memory/facts", { token, body: { content } });
   expect(res.status).toBe(201);
   return res.body.id;
 }
@@ -42,65 +30,65 @@ async function write(token: string, content: string): Promise<string> {
 /** A tenant with FILLER embedded by the model and PET held back from it. */
 async function filledAndHeld(tenantId: string, token: string) {
   const filler = await write(token, FILLER);
-  await healthUntil(h, tenantId, (i) => i.vectors === 1 && i.pending_vectors === 0 && !i.pending_upgrades);
-  fake.setMode("hold", (text) => text === PET);
-  const asked = fake.requests;
+  await healthUntil(rt.h, tenantId, (i) => i.vectors === 1 && i.pending_vectors === 0 && !i.pending_upgrades);
+  rt.fake.setMode("hold", (text) => text === PET);
+  const asked = rt.fake.requests;
   const pet = await write(token, PET);
-  await fake.received(asked + 1);
+  await rt.fake.received(asked + 1);
   return [
     { id: filler, content: FILLER },
     { id: pet, content: PET },
   ];
 }
 
-const modelAsked = (content: string) => fake.texts.filter((t) => t === content).length;
+const modelAsked = (content: string) => rt.fake.texts.filter((t) => t === content).length;
 
 describe("a switch within the sentence model's space", () => {
   test("local → tiered: the model's vectors kept, an entry still waiting given the table's at once", async () => {
     await restartWith("local");
-    const t = await h.createTenant();
+    const t = await rt.h.createTenant();
     const entries = await filledAndHeld(t.tenant_id, t.token);
-    expect(await tiersOf(h, t.token, entries)).toEqual(["model", "none"]);
+    expect(await tiersOf(rt.h, t.token, entries)).toEqual(["model", "none"]);
 
     await restartWith("");
-    expect(await indexHealth(h, t.tenant_id)).toMatchObject({
+    expect(await indexHealth(rt.h, t.tenant_id)).toMatchObject({
       vectors: 2,
       pending_vectors: 0,
       pending_upgrades: 1,
     });
-    expect(await tiersOf(h, t.token, entries)).toEqual(["model", "static"]);
-    await foundByMeaning(h, t.token, entries[1]!.id);
+    expect(await tiersOf(rt.h, t.token, entries)).toEqual(["model", "static"]);
+    await foundByMeaning(rt.h, t.token, entries[1]!.id);
 
-    fake.setMode("serve");
-    await healthUntil(h, t.tenant_id, (i) => i.pending_upgrades === 0);
-    expect(await tiersOf(h, t.token, entries)).toEqual(["model", "model"]);
+    rt.fake.setMode("serve");
+    await healthUntil(rt.h, t.tenant_id, (i) => i.pending_upgrades === 0);
+    expect(await tiersOf(rt.h, t.token, entries)).toEqual(["model", "model"]);
     // The entry embedded under `local` was not embedded again.
     expect(modelAsked(FILLER)).toBe(1);
-    fake.texts.length = 0;
+    rt.fake.texts.length = 0;
   });
 
   test("tiered → local: the model's vectors kept, the table's remade by the model", async () => {
     await restartWith("");
-    const t = await h.createTenant();
+    const t = await rt.h.createTenant();
     const entries = await filledAndHeld(t.tenant_id, t.token);
-    expect(await tiersOf(h, t.token, entries)).toEqual(["model", "static"]);
+    expect(await tiersOf(rt.h, t.token, entries)).toEqual(["model", "static"]);
 
     await restartWith("local");
-    const switched = await indexHealth(h, t.tenant_id);
+    const switched = await indexHealth(rt.h, t.tenant_id);
     expect(switched).toMatchObject({ vectors: 1, pending_vectors: 1 });
     expect(switched.pending_upgrades).toBeUndefined();
     // The table's vector is read until the opening's write (which drops it) commits, as after a reset.
     const dropped = await pollUntil(
-      () => tiersOf(h, t.token, entries),
+      () => tiersOf(rt.h, t.token, entries),
       (tiers) => tiers[1] === "none",
     );
     expect(dropped).toEqual(["model", "none"]);
 
-    fake.setMode("serve");
-    await healthUntil(h, t.tenant_id, (i) => i.pending_vectors === 0);
-    expect(await indexHealth(h, t.tenant_id)).toMatchObject({ vectors: 2 });
-    expect(await tiersOf(h, t.token, entries)).toEqual(["model", "model"]);
+    rt.fake.setMode("serve");
+    await healthUntil(rt.h, t.tenant_id, (i) => i.pending_vectors === 0);
+    expect(await indexHealth(rt.h, t.tenant_id)).toMatchObject({ vectors: 2 });
+    expect(await tiersOf(rt.h, t.token, entries)).toEqual(["model", "model"]);
     expect(modelAsked(FILLER)).toBe(1);
-    fake.texts.length = 0;
+    rt.fake.texts.length = 0;
   });
 });

@@ -6,34 +6,30 @@
  * service, held back throughout) has upgraded nothing yet. Imports keep what is comparable: the
  * table's vectors queued for the model, the model's kept, another embedder's remade by the table.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { type FakeEmbeddings, startFakeEmbeddings } from "../fakes/embeddings-service.ts";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { paymentsSender, stripeEvent } from "../fakes/senders/payments.ts";
 import { healthUntil, indexHealth } from "../helpers/embedding.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { pollUntil } from "../helpers/poll.ts";
-import { foundByMeaning, MODEL_DIMS, PET, tieredHarness, tiersOf } from "../helpers/tiered.ts";
+import {
+  foundByMeaning,
+  MODEL_DIMS,
+  PET,
+  tieredHarness,
+  tiersOf,
+  useTieredRuntime,
+} from "../helpers/tiered.ts";
 import { setSecrets } from "../helpers/webhooks.ts";
 
-let fake: FakeEmbeddings;
-let h: Harness;
-
-beforeAll(async () => {
-  fake = startFakeEmbeddings(MODEL_DIMS);
-  h = await tieredHarness(fake);
-});
-afterAll(async () => {
-  await h.close();
-  fake.stop();
-});
+const rt = useTieredRuntime();
 // The model holds every upgrade: what is found is the table's vector, in the write's commit.
-beforeEach(() => fake.setMode("hold"));
+beforeEach(() => rt.fake.setMode("hold"));
 
 const FILLER = "Lunch is served in the canteen from twelve to two";
 
 /** Nothing waits for a vector; `upgrades` entries wait for the model's. */
 async function vectoredAtOnce(tenantId: string, entries: number, upgrades = entries): Promise<void> {
-  expect(await indexHealth(h, tenantId)).toMatchObject({
+  expect(await indexHealth(rt.h, tenantId)).toMatchObject({
     vectors: entries,
     pending_vectors: 0,
     pending_upgrades: upgrades,
@@ -42,26 +38,26 @@ async function vectoredAtOnce(tenantId: string, entries: number, upgrades = entr
 
 describe("every arrival has its vector in its commit (the default embedder)", () => {
   test("a single write", async () => {
-    const t = await h.createTenant();
-    const res = await h.json("POST", "/memory/facts", { token: t.token, body: { content: PET } });
+    const t = await rt.h.createTenant();
+    const res = await rt.h.json("POST", "/memory/facts", { token: t.token, body: { content: PET } });
     expect(res.status).toBe(201);
     await vectoredAtOnce(t.tenant_id, 1);
-    await foundByMeaning(h, t.token, res.body.id);
-    expect(await tiersOf(h, t.token, [{ id: res.body.id, content: PET }])).toEqual(["static"]);
+    await foundByMeaning(rt.h, t.token, res.body.id);
+    expect(await tiersOf(rt.h, t.token, [{ id: res.body.id, content: PET }])).toEqual(["static"]);
   });
 
   test("a batch item", async () => {
-    const t = await h.createTenant();
+    const t = await rt.h.createTenant();
     const entries = [{ content: FILLER }, { content: PET }];
-    const res = await h.json("POST", "/memory/facts/batch", { token: t.token, body: { entries } });
+    const res = await rt.h.json("POST", "/memory/facts/batch", { token: t.token, body: { entries } });
     expect(res.status).toBe(201);
     await vectoredAtOnce(t.tenant_id, 2);
-    await foundByMeaning(h, t.token, res.body.entries[1].id);
+    await foundByMeaning(rt.h, t.token, res.body.entries[1].id);
   });
 
   test("a webhook event through its signed source route", async () => {
-    const t = await h.createTenant();
-    setSecrets(h, t.tenant_id, paymentsSender.secrets);
+    const t = await rt.h.createTenant();
+    setSecrets(rt.h, t.tenant_id, paymentsSender.secrets);
     const body = stripeEvent("payment_intent.succeeded", {
       id: "pi_3Q0kitten",
       amount_received: 4200,
@@ -71,16 +67,16 @@ describe("every arrival has its vector in its commit (the default embedder)", ()
     });
     const url = `/webhooks/payments/${t.tenant_id}`;
     const signed = await paymentsSender.sign(body, { now: Date.now(), url });
-    const res = await h.json("POST", url, { raw: signed.body as string, headers: signed.headers });
+    const res = await rt.h.json("POST", url, { raw: signed.body as string, headers: signed.headers });
     expect(res.status).toBe(200);
     expect(res.body.entries).toHaveLength(1);
     await vectoredAtOnce(t.tenant_id, 1);
-    await foundByMeaning(h, t.token, res.body.entries[0]);
+    await foundByMeaning(rt.h, t.token, res.body.entries[0]);
   });
 
   test("a bridge message", async () => {
-    const t = await h.createTenant();
-    const result = await h.runtime.bridge.deliver(t.tenant_id, {
+    const t = await rt.h.createTenant();
+    const result = await rt.h.runtime.bridge.deliver(t.tenant_id, {
       type: "message",
       channel: "C024BE91L",
       user: "U2147483697",
@@ -89,7 +85,7 @@ describe("every arrival has its vector in its commit (the default embedder)", ()
     });
     expect(result.entries).toHaveLength(1);
     await vectoredAtOnce(t.tenant_id, 1);
-    await foundByMeaning(h, t.token, result.entries[0]!);
+    await foundByMeaning(rt.h, t.token, result.entries[0]!);
   });
 });
 
@@ -112,9 +108,9 @@ async function exportOf(runtime: Harness): Promise<{ text: string; ids: string[]
 
 /** Imports `text` into a new tenant of the default runtime. */
 async function importInto(text: string) {
-  const t = await h.createTenant();
-  const res = await h.call("POST", `/admin/tenants/${t.tenant_id}/import`, {
-    token: h.adminToken,
+  const t = await rt.h.createTenant();
+  const res = await rt.h.call("POST", `/admin/tenants/${t.tenant_id}/import`, {
+    token: rt.h.adminToken,
     raw: text,
     headers: { "content-type": "application/x-ndjson" },
   });
@@ -130,20 +126,20 @@ const embeddingLines = (text: string) =>
 
 describe("an import under the default embedder", () => {
   test("of its own export: the table's vectors kept, said so per line, and queued for the model", async () => {
-    const { text, ids } = await exportOf(h);
+    const { text, ids } = await exportOf(rt.h);
     expect(text.split("\n", 1)[0]).toContain(`"embedder":"tiered/${MODEL_DIMS}"`);
     expect(embeddingLines(text).map((l) => l.tier)).toEqual(["static", "static"]);
     const copy = await importInto(text);
     expect(copy.body.imported.embeddings).toBe(2);
     await vectoredAtOnce(copy.tenant_id, 2);
-    await foundByMeaning(h, copy.token, ids[1]!);
+    await foundByMeaning(rt.h, copy.token, ids[1]!);
     // Upgraded once the model answers (exactly once each, across a kill -9: tiered-kill.test.ts).
-    fake.setMode("serve");
-    await healthUntil(h, copy.tenant_id, (i) => i.pending_upgrades === 0);
+    rt.fake.setMode("serve");
+    await healthUntil(rt.h, copy.tenant_id, (i) => i.pending_upgrades === 0);
     const contents = [FILLER, PET];
     expect(
       await tiersOf(
-        h,
+        rt.h,
         copy.token,
         ids.map((id, i) => ({ id, content: contents[i]! })),
       ),
@@ -151,17 +147,17 @@ describe("an import under the default embedder", () => {
   });
 
   test("of the model's vectors (an export of `local`): kept, nothing queued", async () => {
-    fake.setMode("serve");
-    const local = await tieredHarness(fake, { env: { MEMORY_RUNTIME_EMBEDDER: "local" } });
+    rt.fake.setMode("serve");
+    const local = await tieredHarness(rt.fake, { env: { MEMORY_RUNTIME_EMBEDDER: "local" } });
     try {
       const { text, ids } = await exportOf(local);
       expect(embeddingLines(text).map((l) => l.tier)).toEqual(["model", "model"]);
-      fake.setMode("hold");
+      rt.fake.setMode("hold");
       const copy = await importInto(text);
       expect(copy.body.imported.embeddings).toBe(2);
       await vectoredAtOnce(copy.tenant_id, 2, 0);
       const contents = ids.map((id, i) => ({ id, content: [FILLER, PET][i]! }));
-      expect(await tiersOf(h, copy.token, contents)).toEqual(["model", "model"]);
+      expect(await tiersOf(rt.h, copy.token, contents)).toEqual(["model", "model"]);
     } finally {
       await local.close();
     }
@@ -175,47 +171,50 @@ describe("an import under the default embedder", () => {
       const copy = await importInto(text);
       expect(copy.body.imported.embeddings).toBe(0);
       await vectoredAtOnce(copy.tenant_id, 2);
-      await foundByMeaning(h, copy.token, ids[1]!);
+      await foundByMeaning(rt.h, copy.token, ids[1]!);
     } finally {
       await hashed.close();
     }
   });
 
   test("of an export of before `tier` (its own embedder's): kept and queued for the model", async () => {
-    const { text, ids } = await exportOf(h);
+    const { text, ids } = await exportOf(rt.h);
     const older = text.replaceAll(',"tier":"static"', "");
     expect(older).not.toContain('"tier"');
     const copy = await importInto(older);
     expect(copy.body.imported.embeddings).toBe(2);
     await vectoredAtOnce(copy.tenant_id, 2);
-    await foundByMeaning(h, copy.token, ids[1]!);
+    await foundByMeaning(rt.h, copy.token, ids[1]!);
   });
 });
 
 describe("an erasure under the default embedder", () => {
   test("an entry erased while the model upgrades it leaves the backlog; the others are upgraded", async () => {
-    const t = await h.createTenant();
+    const t = await rt.h.createTenant();
     // Only this text is held (the other tests' upgrades go on): its batch is in flight at the erasure.
     const erasedText = "Ada's phone number is private";
-    fake.setMode("serve");
-    fake.setMode("hold", (text) => text === erasedText);
-    const erasing = await h.json("POST", "/memory/facts", { token: t.token, body: { content: erasedText } });
+    rt.fake.setMode("serve");
+    rt.fake.setMode("hold", (text) => text === erasedText);
+    const erasing = await rt.h.json("POST", "/memory/facts", {
+      token: t.token,
+      body: { content: erasedText },
+    });
     expect(erasing.status).toBe(201);
-    const kept = await h.json("POST", "/memory/facts", { token: t.token, body: { content: FILLER } });
+    const kept = await rt.h.json("POST", "/memory/facts", { token: t.token, body: { content: FILLER } });
     await vectoredAtOnce(t.tenant_id, 2);
-    await pollUntil(() => fake.texts.includes(erasedText), Boolean, { timeoutMs: 15_000 });
-    const erased = await h.json("POST", `/admin/tenants/${t.tenant_id}/erase`, {
-      token: h.adminToken,
+    await pollUntil(() => rt.fake.texts.includes(erasedText), Boolean, { timeoutMs: 15_000 });
+    const erased = await rt.h.json("POST", `/admin/tenants/${t.tenant_id}/erase`, {
+      token: rt.h.adminToken,
       body: { ids: [erasing.body.id] },
     });
     expect(erased.status).toBe(200);
-    expect(await indexHealth(h, t.tenant_id)).toMatchObject({ vectors: 1, pending_vectors: 0 });
+    expect(await indexHealth(rt.h, t.tenant_id)).toMatchObject({ vectors: 1, pending_vectors: 0 });
 
     // The model's answer for the erased entry comes back and is dropped; the other is upgraded.
-    fake.setMode("serve");
-    const done = await healthUntil(h, t.tenant_id, (i) => i.pending_upgrades === 0);
+    rt.fake.setMode("serve");
+    const done = await healthUntil(rt.h, t.tenant_id, (i) => i.pending_upgrades === 0);
     expect(done).toMatchObject({ vectors: 1, pending_vectors: 0 });
-    expect(await tiersOf(h, t.token, [{ id: kept.body.id, content: FILLER }])).toEqual(["model"]);
-    expect((await h.json("GET", `/memory/facts/${erasing.body.id}`, { token: t.token })).status).toBe(410);
+    expect(await tiersOf(rt.h, t.token, [{ id: kept.body.id, content: FILLER }])).toEqual(["model"]);
+    expect((await rt.h.json("GET", `/memory/facts/${erasing.body.id}`, { token: t.token })).status).toBe(410);
   });
 });

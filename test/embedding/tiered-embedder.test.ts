@@ -12,6 +12,7 @@ import { healthUntil, indexHealth } from "../helpers/embedding.ts";
 import { GatedModel, gatedLocalModel, MODEL_AXIS } from "../helpers/gated-model.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { pollUntil } from "../helpers/poll.ts";
+import { cosine } from "../helpers/tiered.ts";
 
 const PET = "Olga adopted a kitten from the shelter in May";
 const NOTES = ["Lunch is served in the canteen from twelve to two", PET];
@@ -37,18 +38,6 @@ async function embeddingOf(h: Harness, token: string, id: string): Promise<numbe
   const read = await h.json("GET", `/memory/facts/${id}?include=embedding`, { token });
   expect(read.status).toBe(200);
   return read.body.embedding;
-}
-
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
 }
 
 /** The question shares no word with PET's note: only a vector finds it. */

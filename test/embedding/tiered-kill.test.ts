@@ -15,12 +15,13 @@ import type { IndexHealth } from "../helpers/embedding.ts";
 import { pollUntil } from "../helpers/poll.ts";
 import {
   adminTokenFor,
+  createTenantOn,
   httpCall,
   killHard,
   type ServerProcess,
   startServerProcess,
 } from "../helpers/server-process.ts";
-import { foundByMeaning, MODEL_DIMS, PET, tiersOf } from "../helpers/tiered.ts";
+import { callerOf, foundByMeaning, MODEL_DIMS, PET, tiersOf } from "../helpers/tiered.ts";
 
 const SECRET = "tiered-kill-test-secret-of-at-least-32-bytes";
 const CONTENTS = [
@@ -71,16 +72,8 @@ async function indexOf(base: string, tenantId: string, admin: string): Promise<I
 test("a kill -9 mid-upgrade-batch: every entry keeps a vector, each upgraded exactly once", async () => {
   const admin = await adminTokenFor(SECRET);
   const first = await start("first");
-  const created = await httpCall(first.base, "POST", "/admin/tenants", {
-    token: admin,
-    body: { name: "Kill" },
-  });
-  expect(created.status).toBe(201);
-  const { tenant_id: tenantId, token } = created.body;
-  const client = {
-    json: (method: string, path: string, o?: { token?: string; body?: unknown }) =>
-      httpCall(first.base, method, path, o),
-  };
+  const { tenant_id: tenantId, token } = await createTenantOn(first.base, admin, "Kill");
+  const client = callerOf(first.base);
 
   fake.setMode("hold", (text) => text === HELD);
   const entries: Array<{ id: string; content: string }> = [];
@@ -114,10 +107,7 @@ test("a kill -9 mid-upgrade-batch: every entry keeps a vector, each upgraded exa
   expect(after).toMatchObject({ vectors: CONTENTS.length, pending_vectors: 0 });
   // The second process made the model's vectors of exactly the entries the first had not stored.
   expect(after.embedder?.embedded).toBe(CONTENTS.length - upgradedBefore);
-  const reader = {
-    json: (method: string, path: string, o?: { token?: string; body?: unknown }) =>
-      httpCall(second.base, method, path, o),
-  };
+  const reader = callerOf(second.base);
   expect(await tiersOf(reader, token, entries)).toEqual(CONTENTS.map(() => "model"));
   // Each text went to the model once, but those of the batch the kill cut, asked again.
   for (const content of CONTENTS)

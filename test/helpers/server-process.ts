@@ -202,6 +202,17 @@ export async function httpCall(
   return { status: res.status, body, headers: res.headers };
 }
 
+/** A new tenant of the server at `base` (its id and token), created with the operator's token. */
+export async function createTenantOn(
+  base: string,
+  admin: string,
+  name: string,
+): Promise<{ tenant_id: string; token: string }> {
+  const created = await httpCall(base, "POST", "/admin/tenants", { token: admin, body: { name } });
+  if (created.status !== 201) throw new Error(`tenant creation answered ${created.status}`);
+  return created.body;
+}
+
 /** Kills with SIGKILL (if still running) and waits for the exit. */
 export async function killHard(server: ServerProcess): Promise<void> {
   if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill(9);

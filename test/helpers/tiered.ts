@@ -4,14 +4,15 @@
  * test holds back, serves or fails, and whose vector of a text (hashed) is told at once from the
  * static table's. Helpers say which tier an entry's stored vector is and search by meaning.
  */
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import { LocalModel } from "../../src/embedding/local-model.ts";
 import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
 import type { VectorTier } from "../../src/embedding/vector-tiers.ts";
-import type { FakeEmbeddings } from "../fakes/embeddings-service.ts";
+import { type FakeEmbeddings, startFakeEmbeddings } from "../fakes/embeddings-service.ts";
 import { serviceModel } from "../fakes/service-model.ts";
 import { type Harness, startHarness } from "./harness.ts";
+import { httpCall } from "./server-process.ts";
 
 export const MODEL_DIMS = 512;
 
@@ -39,7 +40,7 @@ export function tierOfVector(text: string, vector: ArrayLike<number>): VectorTie
   return "none";
 }
 
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;
   let na = 0;
   let nb = 0;
@@ -63,6 +64,28 @@ export interface JsonCaller {
     opts?: { token?: string; body?: unknown },
     // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
   ): Promise<{ status: number; body: any }>;
+}
+
+/** A child server's JsonCaller (server-process.ts `httpCall` on its base). */
+export const callerOf = (base: string): JsonCaller => ({
+  json: (method, path, opts) => httpCall(base, method, path, opts),
+});
+
+/**
+ * The fake model (512 dims) and a runtime on the default embedder with it, started before the
+ * enclosing describe's tests and stopped after them.
+ */
+export function useTieredRuntime(): { fake: FakeEmbeddings; h: Harness } {
+  const suite = {} as { fake: FakeEmbeddings; h: Harness };
+  beforeAll(async () => {
+    suite.fake = startFakeEmbeddings(MODEL_DIMS);
+    suite.h = await tieredHarness(suite.fake);
+  });
+  afterAll(async () => {
+    await suite.h?.close();
+    suite.fake?.stop();
+  });
+  return suite;
 }
 
 /** The tier of each entry's stored vector (`GET …?include=embedding`), in the order of `ids`. */
