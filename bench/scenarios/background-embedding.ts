@@ -25,20 +25,11 @@ import { paymentsDelivery, WEBHOOK_SECRETS } from "./webhooks.ts";
 const SAMPLE_EVERY_MS = 100;
 const POLL_MS = 100;
 const DRAIN_TIMEOUT_MS = 30 * 60_000;
-/** Above this cosine with the table's vector of its text, a stored vector is still the table's. */
-const SAME_VECTOR = 0.999;
-
-function cosine(a: Float32Array, b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb || 1);
-}
+/**
+ * A stored vector further than this from the table's vector of its text, in any component, is
+ * no longer the table's (the model's vector of the same text differs by ~0.1–0.15 in its largest).
+ */
+const SAME_VECTOR = 0.01;
 
 export interface BackgroundEmbeddingResult extends TierSearch {
   embedder: string;
@@ -110,6 +101,10 @@ async function sendSample(url: string, tenantId: string): Promise<Sample> {
   return { answeredAt, id: summary.entries[0] };
 }
 
+function differs(a: Float32Array, b: number[]): boolean {
+  return a.some((v, i) => Math.abs(v - b[i]!) > SAME_VECTOR);
+}
+
 /** The tiers an embedder's stored vector goes through: the first, and whether a model's follows. */
 function tiersOf(embedder: string) {
   const table = embedder === "tiered" ? new StaticEmbedder() : undefined;
@@ -117,8 +112,7 @@ function tiersOf(embedder: string) {
     /** Whether a model's vector comes later (its lag is measured): `local` (its only one), `tiered`. */
     model: embedder === "local" || embedder === "http" || table !== undefined,
     /** Whether a stored vector is the model's: under `tiered`, one that is not the table's. */
-    isModel: (content: string, embedding: number[]) =>
-      !table || cosine(table.embedSync(content), embedding) < SAME_VECTOR,
+    isModel: (content: string, embedding: number[]) => !table || differs(table.embedSync(content), embedding),
   };
 }
 

@@ -1,4 +1,7 @@
 import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { TranscriptsReport } from "../../bench/eval/conversations/evaluate-transcripts.ts";
 import { scoreExtractor } from "../../bench/eval/conversations/extractor-score.ts";
 import { labelledSet } from "../../bench/eval/conversations/labelled-set.ts";
 import { evaluateRoute } from "../../bench/eval/conversations/route-eval.ts";
@@ -48,3 +51,24 @@ test("the route part writes the sessions both ways and scores each system", asyn
     expect(current.hit_at_1).toBeLessThanOrEqual(1);
   }
 }, 60_000);
+
+test("bench/results/eval-transcripts.json is of the current set, and docs/conversations.md quotes it", () => {
+  const root = join(import.meta.dir, "..", "..");
+  const report: TranscriptsReport = JSON.parse(
+    readFileSync(join(root, "bench/results/eval-transcripts.json"), "utf8"),
+  );
+  const docs = readFileSync(join(root, "docs/conversations.md"), "utf8");
+  const set = labelledSet();
+  expect(report.dataset.turns).toBe(set.sessions.reduce((n, s) => n + s.turns.length, 0));
+  expect(report.extractor).toEqual(scoreExtractor(set));
+  for (const kind of EXTRACT_KINDS) {
+    const s = report.extractor.by_kind[kind];
+    const f = (x: number | null) => (x === null ? "—" : x.toFixed(3));
+    expect(docs).toContain(`| ${kind} | ${s.labelled} | ${f(s.precision)} | ${f(s.recall)} |`);
+  }
+  const hash = report.route.find((r) => r.embedder === "hash")!;
+  const current = hash.systems!["per-turn"].current;
+  expect(docs).toContain(
+    `| per-turn (baseline) | ${current.hit_at_1.toFixed(3)} | ${current.recall_at_5.toFixed(3)} |`,
+  );
+});
