@@ -19,15 +19,19 @@ import type { Entry } from "../../models/entry.ts";
 export const SHARE = 0.05;
 export const CAP = 2;
 
-const DAY_MS = 86_400_000;
+/** The UTC day of an instant: the runtime writes valid_from as ISO in UTC, so its first ten characters. */
+const dayOf = (iso: string) =>
+  iso.endsWith("Z") && iso[10] === "T"
+    ? iso.slice(0, 10)
+    : new Date(Date.parse(iso)).toISOString().slice(0, 10);
 
 export function episodeKey(entry: Entry): string {
   if (entry.session_id) return `session ${entry.session_id}`;
   const source = entry.source;
   if (source?.event_id) return `delivery ${source.system} ${source.event_id}`;
-  const tags = [...(entry.tags ?? [])].sort().join("\u0000");
-  const day = Math.floor(Date.parse(entry.valid_from) / DAY_MS);
-  return `written ${entry.created_by}\u0000${entry.agent_id}\u0000${tags}\u0000${day}`;
+  const tags = entry.tags ?? [];
+  const tagKey = tags.length < 2 ? (tags[0] ?? "") : [...tags].sort().join("\u0000");
+  return `written ${entry.created_by}\u0000${entry.agent_id}\u0000${tagKey}\u0000${dayOf(entry.valid_from)}`;
 }
 
 export interface ContextHit extends FusedHit {

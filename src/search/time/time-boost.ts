@@ -16,18 +16,34 @@ import { proposalSpan, timeFactor, windowFit } from "./window-fit.ts";
  */
 export const TIME_WEIGHT = 0.8;
 const VALID_TIME_SHARE = 0.5;
-/** At most this many entries of the window are proposed as candidates (those matching the words). */
-export const MAX_PROPOSED = 200;
+/**
+ * At most this many entries of the window are proposed as candidates (those matching the words
+ * best), as many as each side proposes for a page of 10; and only for a window of at most
+ * MAX_PROPOSED_DAYS: a longer or open one ("in 2023", "since June") holds too many entries to
+ * pick from by words alone, and its boost still reorders what the two sides found.
+ */
+export const MAX_PROPOSED = 100;
+const MAX_PROPOSED_DAYS = 92;
 
 export interface TimedHit extends FusedHit {
   time?: number;
 }
 
+/**
+ * Its words are read only for an entry valid from within the window or its grace after it, where
+ * what it says ("yesterday", "last month") can land in the window: reading costs ~10–40 µs an
+ * entry the first time, so entries far from the window are judged by their valid time alone.
+ */
 export function entryFit(entry: Entry, window: Span): number {
-  const said = saidTime(entry.id, entry.content, entry.valid_from);
+  const validFrom = Date.parse(entry.valid_from);
+  const near = proposalSpan(window);
+  const said =
+    validFrom >= near.from && validFrom < near.to
+      ? saidTime(entry.id, entry.content, entry.valid_from)
+      : undefined;
   if (said) return said.from < window.to && said.to > window.from ? 1 : 0;
   const validTo = entry.valid_to === null ? null : Date.parse(entry.valid_to);
-  return VALID_TIME_SHARE * windowFit(Date.parse(entry.valid_from), validTo, window);
+  return VALID_TIME_SHARE * windowFit(validFrom, validTo, window);
 }
 
 /** Hits rescored by the window and sorted again (ties by id); unchanged without a window. */
@@ -58,8 +74,9 @@ export function windowCandidates(
   accept: (id: string) => boolean,
   lexicalScore: ((id: string) => number | undefined) | undefined,
 ): string[] {
-  if (!reading.window || !lexicalScore) return [];
-  const span = proposalSpan(reading.window);
+  const window = reading.window;
+  if (!window || !lexicalScore || !(window.to - window.from <= MAX_PROPOSED_DAYS * 86_400_000)) return [];
+  const span = proposalSpan(window);
   const scored: Array<[string, number]> = [];
   for (const id of validIn(span.from, span.to)) {
     const score = lexicalScore(id) ?? 0;

@@ -43,6 +43,12 @@ const WEEKDAY = `(${WEEKDAY_NAMES.join("|")})s?`;
 /** How a window relates to the date it names: within it, from it on, before it, up to its end. */
 const RELATION =
   "(?:(since|after|before|until|till|up to|by|prior to|in|during|on|of|from|throughout|around)\\s+)?";
+/** The cheap tests of the atoms (Atom.needs). */
+const MONTH_NEEDS = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i;
+const YEAR_NEEDS = /\b(?:19|20)\d\d\b/;
+const ISO_NEEDS = /\d{4}-\d\d/;
+const UNIT_NEEDS = /day|week|month|year/i;
+
 /** After a day without a year: not a year (a 29 February of a year without one is no date at all). */
 const NO_YEAR = "(?!,?\\s+(?:19|20)\\d\\d)";
 const PART = "(?:(early|mid|late)[\\s-]+)?";
@@ -80,6 +86,8 @@ interface Found {
 /** A date atom: its pattern (groups after the relation's) and its span, or undefined (no such date). */
 interface Atom {
   pattern: string;
+  /** A cheap test a text passes when it may hold this atom: the full pattern runs only then. */
+  needs: RegExp;
   /**
    * The span the groups name; `qualified` says a relation or part word stood before it. Undefined:
    * not a date here; null: a date that does not exist, whose words no shorter expression may take.
@@ -120,6 +128,7 @@ function partOf(span: Span, part: string | undefined): Span {
 const DATE_ATOMS: Atom[] = [
   {
     // 2023-05-07, 2023-05, with an optional time of day
+    needs: ISO_NEEDS,
     pattern: `(\\d{4})-(\\d{2})(?:-(\\d{2}))?(?:t[\\d:.]+(?:z|[+-]\\d{2}:?\\d{2})?)?`,
     span: ([y, m, d]) => {
       const month = Number.parseInt(m!, 10) - 1;
@@ -128,29 +137,35 @@ const DATE_ATOMS: Atom[] = [
     },
   },
   {
+    needs: MONTH_NEEDS,
     pattern: `${DAY}\\s+(?:of\\s+)?${MONTH},?\\s+${YEAR}`,
     span: ([d, m, y]) => exactDay(yearOf(y!), monthOf(m!), dayNum(d!)),
   },
   {
+    needs: MONTH_NEEDS,
     pattern: `${MONTH}\\s+${DAY},?\\s+${YEAR}`,
     span: ([m, d, y]) => exactDay(yearOf(y!), monthOf(m!), dayNum(d!)),
   },
   {
+    needs: MONTH_NEEDS,
     pattern: `${PART}${MONTH},?\\s+(?:of\\s+)?${YEAR}`,
     span: ([p, m, y]) => partOf(monthSpan(yearOf(y!), monthOf(m!)), p),
   },
   // "7 May", "June 5th": the latest such day by the reference; "may" and "march" need a word before.
   {
+    needs: MONTH_NEEDS,
     pattern: `${DAY}\\s+(?:of\\s+)?${MONTH}${NO_YEAR}`,
     span: ([d, m], ref, qualified) => dayWithoutYear(m!, d!, ref, qualified),
   },
   {
+    needs: MONTH_NEEDS,
     pattern: `${MONTH}\\s+${DAY}(?![\\d:])${NO_YEAR}`,
     span: ([m, d], ref, qualified) => dayWithoutYear(m!, d!, ref, qualified),
   },
   {
     // "last May", "this June", "early March", "in May": a month without a year needs a word before
     // it, since "may", "march", "june" and "august" are also verbs and names.
+    needs: MONTH_NEEDS,
     pattern: `(?:(last|this|next)\\s+)?${PART}${MONTH}`,
     span: ([which, p, m], ref, qualified) => {
       const month = monthOf(m!);
@@ -164,6 +179,7 @@ const DATE_ATOMS: Atom[] = [
   },
   // "in 2023", "early 2022": a bare number is a year only after such a word.
   {
+    needs: YEAR_NEEDS,
     pattern: `${PART}${YEAR}`,
     span: ([p, y], _ref, qualified) => (qualified || p ? partOf(yearSpan(yearOf(y!)), p) : undefined),
   },
@@ -171,11 +187,16 @@ const DATE_ATOMS: Atom[] = [
 
 /** Expressions relative to the reference that carry no relation word of their own. */
 const RELATIVE_ATOMS: Atom[] = [
-  { pattern: "the day before yesterday", span: (_g, ref) => spanOfDay(ref, -2) },
-  { pattern: "(yesterday|last night)", span: (_g, ref) => spanOfDay(ref, -1) },
-  { pattern: "(today|tonight|this (?:morning|afternoon|evening))", span: (_g, ref) => spanOfDay(ref, 0) },
+  { needs: /yesterday/i, pattern: "the day before yesterday", span: (_g, ref) => spanOfDay(ref, -2) },
+  { needs: /yesterday|night/i, pattern: "(yesterday|last night)", span: (_g, ref) => spanOfDay(ref, -1) },
+  {
+    needs: /today|tonight|morning|afternoon|evening/i,
+    pattern: "(today|tonight|this (?:morning|afternoon|evening))",
+    span: (_g, ref) => spanOfDay(ref, 0),
+  },
   {
     // "last week" is the calendar week before the reference's; "the past week" the 7 days up to it.
+    needs: UNIT_NEEDS,
     pattern: "(?:the )?(this|last|past|previous|next) (week|weekend|month|year)",
     span: ([which, unit], ref) =>
       which === "past"
@@ -183,18 +204,22 @@ const RELATIVE_ATOMS: Atom[] = [
         : calendarUnit(unit!, ref, which === "this" ? 0 : which === "next" ? 1 : -1, which === "this"),
   },
   {
+    needs: /ago\b/i,
     pattern: `${COUNT} ${UNIT} ago`,
     span: ([n, unit], ref) => calendarUnit(unit!, ref, -countOf(n!), false),
   },
   {
+    needs: UNIT_NEEDS,
     pattern: `(?:(?:in|over|during|within) )?(?:the )?(?:last|past) ${COUNT} ${UNIT}`,
     span: ([n, unit], ref) => ({ from: shift(ref, unit!, -countOf(n!)), to: ref }),
   },
   {
+    needs: /recent|late/i,
     pattern: "(?:recently|lately|of late|in recent (?:days|weeks))",
     span: (_g, ref) => ({ from: ref - 30 * DAY_MS, to: ref }),
   },
   {
+    needs: /(?:mon|tues|wednes|thurs|fri|satur|sun)day/i,
     pattern: `(?:(last|this) )?${WEEKDAY}`,
     span: ([which, name], ref) => weekdaySpan(WEEKDAY_NAMES.indexOf(name!), which, ref),
   },
@@ -264,6 +289,7 @@ function related(span: Span, relation: string | undefined): Span {
 
 interface Rule {
   regex: RegExp;
+  needs: RegExp[];
   read(m: RegExpExecArray, ref: number): Span | null | undefined;
 }
 
@@ -276,6 +302,7 @@ function atomRule(atom: Atom, withRelation: boolean): Rule {
   );
   return {
     regex,
+    needs: [atom.needs],
     read(m, ref) {
       const groups = m.slice(2).map((g) => g?.toLowerCase()) as string[];
       const span = atom.span(groups, ref, relationOf(m) !== undefined);
@@ -292,6 +319,7 @@ function shiftRule(atom: Atom): Rule {
   );
   return {
     regex,
+    needs: [/before|after/i, atom.needs],
     read(m, ref) {
       const [n, unit, way, ...rest] = m.slice(1).map((g) => g?.toLowerCase()) as string[];
       const anchor = atom.span(rest, ref, true);
@@ -312,6 +340,7 @@ function betweenRule(first: Atom, second: Atom): Rule {
   const split = groupsOf(first.pattern);
   return {
     regex,
+    needs: [/between/i, first.needs, second.needs],
     read(m, ref) {
       const groups = m.slice(1).map((g) => g?.toLowerCase()) as string[];
       const b = second.span(groups.slice(split), ref, true);
@@ -333,10 +362,6 @@ const RULES: Rule[] = [
 ];
 const BETWEEN_RULES = BETWEEN.flatMap((a) => BETWEEN.map((b) => betweenRule(a, b)));
 
-/** Queries without any of these cannot hold an expression: most are read without a regex. */
-const MAY_HOLD =
-  /\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|day|week|month|year|night|recent|late|morning|afternoon|evening/i;
-
 const CURRENT =
   /(?<![\p{L}\p{N}])(currently|current|right now|now|nowadays|these days|at the moment|at present|presently|still|as of today|any ?more|up to date|latest)(?![\p{L}\p{N}])/iu;
 const PAST =
@@ -347,8 +372,11 @@ const PAST =
  * exist ("31 April 2023") are not read again as a shorter one ("April 2023").
  */
 function longest(query: string, ref: number): Found | undefined {
-  if (!MAY_HOLD.test(query)) return undefined;
-  const rules = /between/i.test(query) ? [...RULES, ...BETWEEN_RULES] : RULES;
+  const passes = new Map<RegExp, boolean>();
+  const may = (r: RegExp) => passes.get(r) ?? (passes.set(r, r.test(query)), passes.get(r)!);
+  const rules = (/between/i.test(query) ? [...RULES, ...BETWEEN_RULES] : RULES).filter((r) =>
+    r.needs.every(may),
+  );
   const found: Found[] = [];
   const blocked: Array<[number, number]> = [];
   for (const rule of rules) {
