@@ -7,6 +7,8 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { deliveryOrigin, eventProvenance, schemeOf } from "../../src/provenance/source-origin.ts";
 import { atLeast, callerProvenance, lowestTrust, withProvenance } from "../../src/provenance/trust.ts";
+import { startHarness } from "../helpers/harness.ts";
+import { acceptData, postDataDelivery } from "./verified-events.ts";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -83,5 +85,40 @@ describe("trust", () => {
       origin: { kind: "legacy", created_by: "connector:messaging", source: "messaging" },
       trust: "operator",
     });
+  });
+});
+
+describe("a replayed dead letter", () => {
+  test("is written with the source's origin, digested from the event as kept (no delivery id)", async () => {
+    const h = await startHarness();
+    try {
+      const t = await h.createTenant();
+      acceptData(h, t.tenant_id);
+      const admin = (method: string, path: string) => h.call(method, path, { token: h.adminToken });
+      expect((await admin("POST", `/admin/tenants/${t.tenant_id}/suspend`)).status).toBe(200);
+      const { summary } = await postDataDelivery(h, t.tenant_id, "kept while suspended");
+      expect(summary.dead_lettered).toHaveLength(1);
+      const letters = await h.json("GET", `/admin/webhooks/dead-letters/${t.tenant_id}`, {
+        token: h.adminToken,
+      });
+      const [letter] = letters.body.dead_letters;
+      expect((await admin("POST", `/admin/tenants/${t.tenant_id}/resume`)).status).toBe(200);
+      const replay = await h.json("POST", `/admin/webhooks/replay/${t.tenant_id}/${letter.event_id}`, {
+        token: h.adminToken,
+      });
+      expect(replay.body.status).toBe("replayed");
+      const entry = await h.json("GET", `/memory/facts/${replay.body.entries[0]}`, { token: t.token });
+      expect(entry.body.trust).toBe("verified");
+      expect(entry.body.origin).toMatchObject({
+        kind: "source",
+        source: "data",
+        delivery_id: null,
+        event_id: letter.event_id,
+        payload_sha256: sha256(JSON.stringify(letter.payload)),
+        digest_of: "event",
+      });
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -16,12 +16,12 @@ export function acceptData(h: Harness, tenantId: string): void {
 
 let seq = 0;
 
-/** Posts one MODEL_VERSION_CREATED event (it becomes a fact): the written id, the raw body, the answer. */
-export async function postDataEvent(
+/** Posts one MODEL_VERSION_CREATED event (a fact when written): the raw body and the summary. */
+export async function postDataDelivery(
   h: Harness,
   tenantId: string,
   text?: string,
-): Promise<{ id: string; raw: string; res: Response }> {
+): Promise<{ raw: string; res: Response; summary: { entries: string[]; dead_lettered: string[] } }> {
   seq++;
   const event = {
     event: "MODEL_VERSION_CREATED",
@@ -37,9 +37,19 @@ export async function postDataEvent(
     headers: { "content-type": "application/json", authorization: `Bearer ${DATA_TOKEN}` },
   });
   expect(res.status).toBe(200);
-  const { entries } = (await res.clone().json()) as { entries: string[] };
-  expect(entries).toHaveLength(1);
-  return { id: entries[0]!, raw, res };
+  const summary = (await res.clone().json()) as { entries: string[]; dead_lettered: string[] };
+  return { raw, res, summary };
+}
+
+/** One event written as one verified fact: its id, the raw body, the answer. */
+export async function postDataEvent(
+  h: Harness,
+  tenantId: string,
+  text?: string,
+): Promise<{ id: string; raw: string; res: Response }> {
+  const { raw, res, summary } = await postDataDelivery(h, tenantId, text);
+  expect(summary.entries).toHaveLength(1);
+  return { id: summary.entries[0]!, raw, res };
 }
 
 /** A role of the tenant (created or replaced by the operator). */
