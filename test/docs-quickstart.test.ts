@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { fencedBlocksOf, jsonValues, shellBlocksOf } from "./helpers/markdown.ts";
-import { killHard, type ServerProcess, startServerProcess } from "./helpers/server-process.ts";
-import { cleanEnv, ROOT, run } from "./helpers/spawn.ts";
+import { DOC_ADDRESS as ADDRESS, runDocShell } from "./helpers/doc-shell.ts";
+import { fencedBlocksOf, jsonValues } from "./helpers/markdown.ts";
+import { killHard, type ServerProcess } from "./helpers/server-process.ts";
+import { ROOT } from "./helpers/spawn.ts";
 
 /**
  * docs/quickstart-agent-memory.md runs as written: its shell blocks in order, in one bash, against
@@ -15,7 +16,6 @@ import { cleanEnv, ROOT, run } from "./helpers/spawn.ts";
  * the page's configuration and the token the blocks minted.
  */
 const SECRET = "quickstart-secret-at-least-32-bytes-long!!";
-const ADDRESS = "http://127.0.0.1:8080";
 const dir = mkdtempSync(join(tmpdir(), "mrt-quickstart-"));
 let server: ServerProcess | undefined;
 let client: Client | undefined;
@@ -29,20 +29,14 @@ afterAll(async () => {
 const page = readFileSync(join(ROOT, "docs/quickstart-agent-memory.md"), "utf8");
 
 test("the quickstart scopes a token, adds conversations and finds the current and the past", async () => {
-  const script = shellBlocksOf(page).join("\n");
-  expect(script).toContain(ADDRESS);
-  server = await startServerProcess({
-    dataDir: join(dir, "data"),
+  const done = await runDocShell({
+    page,
+    dir,
     secret: SECRET,
-    logDir: dir,
     label: "quickstart",
+    append: 'echo "{\\"agent_token\\": \\"$AGENT_TOKEN\\"}"',
   });
-  const runnable = `${script.replaceAll(ADDRESS, server.base)}\necho "{\\"agent_token\\": \\"$AGENT_TOKEN\\"}"`;
-  const done = await run(
-    ["bash", "-c", `set -euo pipefail\n${runnable}`],
-    cleanEnv({ MEMORY_RUNTIME_JWT_SECRET: SECRET }),
-    30_000,
-  );
+  server = done.server;
   expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: "" });
   // The supersedes id is printed right after the previous answer (curl -s ends without a newline).
   const printed = /\}([0-9a-f]{8})\n/.exec(done.stdout);
@@ -66,7 +60,9 @@ test("the quickstart scopes a token, adds conversations and finds the current an
 
   // The MCP configuration, with the minted token in MEMORY_AGENT_TOKEN, as the client would expand it.
   const [json] = fencedBlocksOf(page, "json");
-  const config = JSON.parse(json!.replaceAll("${MEMORY_AGENT_TOKEN}", token.agent_token));
+  // The `${…}` the client expands, written as text: "$" and the braces apart.
+  const placeholder = ["$", "{MEMORY_AGENT_TOKEN}"].join("");
+  const config = JSON.parse(json!.replaceAll(placeholder, token.agent_token));
   const memory = config.mcpServers.memory;
   client = new Client({ name: "quickstart", version: "1.0.0" });
   await client.connect(
