@@ -1,12 +1,15 @@
 /**
- * The memory helpers: write one or a batch, read, list, history, correct, supersede, retract, and
- * search. Each takes the category as its first argument and answers that category's types, as the
+ * The memory helpers: write one or a batch, read, list, history, correct, supersede, retract, an
+ * entity's knowledge, and search. Each takes the category as its first argument and answers that
+ * category's types, as the
  * document declares them per category (`write("fact", …)` answers a fact entry).
  */
 import { idempotencyHeader, type Send } from "./send.ts";
 import {
   type BatchReplyOf,
   type Category,
+  type EntityAnswer,
+  type EntityQuery,
   type EntryOf,
   type HistoryOf,
   type InputOf,
@@ -66,6 +69,8 @@ export interface MemoryApi {
   history<C extends Category>(category: C, id: string): Promise<Result<HistoryOf<C>>>;
   /** `DELETE /memory/{category}/{sha8}`: known no more from now on. */
   retract<C extends Category>(category: C, id: string): Promise<Result<RetractedOf<C>>>;
+  /** `GET /memory/entities/{name}`: an entity's relationships and the entries naming it, per category. */
+  entity(name: string, query?: EntityQuery): Promise<Result<EntityAnswer>>;
 }
 
 const collection = (category: Category) => `/memory/${PLURALS[category]}`;
@@ -96,6 +101,7 @@ export function memoryApi(send: Send): MemoryApi {
       send("GET", `${collection(category)}/{sha8}/history`, { params: { path: { sha8: id } } }),
     retract: (category, id) =>
       send("DELETE", `${collection(category)}/{sha8}`, { params: { path: { sha8: id } } }),
+    entity: (name, query) => send("GET", "/memory/entities/{name}", { params: { path: { name }, query } }),
   };
 }
 

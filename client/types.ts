@@ -65,5 +65,8 @@ export type HistoryOf<C extends Category> = OkOf<Get<HistoryPath<C>>>;
 /** The answer of a retraction of an entry of category `C`. */
 export type RetractedOf<C extends Category> = OkOf<Delete<ItemPath<C>>>;
 
+/** What `GET /memory/entities/{name}` answers, and its query (valid_at, as_of, limit). */
+export type EntityAnswer = components["schemas"]["EntityAnswer"];
+export type EntityQuery = QueryOf<Get<"/memory/entities/{name}">>;
 export type SearchRequest = components["schemas"]["SearchRequest"];
 export type SearchResults = components["schemas"]["SearchResults"];

@@ -34,6 +34,12 @@ export const FEATURES: readonly Feature[] = [
     controls: { context: false },
   },
   {
+    name: "entities",
+    description: "the query's entities pull in their entries, with a second hop (src/search/entities/)",
+    default: "on",
+    controls: { entities: false },
+  },
+  {
     name: "rerank-builtin",
     description: "the built-in deterministic re-ranker over the top 30 fused hits (src/search/rerank/)",
     default: "off",

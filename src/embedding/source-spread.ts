@@ -89,3 +89,39 @@ function weakestOfLargest(kept: readonly number[], groups: readonly string[]): n
   for (let k = kept.length - 1; k >= 0; k--) if (groups[kept[k]!] === largest) return kept[k];
   return undefined;
 }
+
+/**
+ * The spread over sources, then over the objects within them (an entity question: "what do we
+ * know about Acme?" shows its deal, its contact, its tickets and its invoices, not ten stage
+ * changes of one deal): a second pass of the same rule over the first pass's page, each (source,
+ * object) a group. A lift there takes the place of the weakest result of the object holding the
+ * most places, so every source the first pass placed keeps a place. `objects[i]`: candidate i's
+ * object ("" for none); `objectEligible` (default `eligible`) says which may be lifted for their
+ * object. Returns the indices in score order.
+ */
+export function spreadBySourceAndObject(
+  scores: readonly number[],
+  groups: readonly string[],
+  objects: readonly string[],
+  limit: number,
+  opts: {
+    minShare?: number;
+    eligible?: (i: number) => boolean;
+    objectEligible?: (i: number) => boolean;
+  } = {},
+): SpreadPick[] {
+  const first = spreadBySource(scores, groups, limit, opts);
+  const picked = new Set(first.map((p) => p.index));
+  // The first pass's page first, then the others in rank order: the second pass's candidates.
+  const order = [...first.map((p) => p.index), ...[...scores.keys()].filter((i) => !picked.has(i))];
+  const second = spreadBySource(
+    order.map((i) => scores[i]!),
+    order.map((i) => `${groups[i]}\u0000${objects[i]}`),
+    limit,
+    { ...opts, eligible: (k) => (opts.objectEligible ?? opts.eligible ?? (() => true))(order[k]!) },
+  );
+  const lifted = new Set(first.filter((p) => p.lifted).map((p) => p.index));
+  return second
+    .map(({ index, lifted: now }) => ({ index: order[index]!, lifted: now || lifted.has(order[index]!) }))
+    .sort((a, b) => a.index - b.index);
+}

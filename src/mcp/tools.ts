@@ -15,6 +15,7 @@ import { ENTRY_INPUT, EntryPage, EntryView } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
 import { SearchBody, SearchResponse } from "../models/search.ts";
 import { type DedupeMode, WrittenEntry, writtenEntry } from "../models/similar.ts";
+import { entityTool } from "./entity-tool.ts";
 import {
   anyCategoryInputSchema,
   CategoryOnly,
@@ -192,8 +193,15 @@ function historyTool(memory: MemoryAccess): McpTool {
 
 /** The memory tools by name. */
 export function memoryTools(memory: MemoryAccess): ReadonlyMap<string, McpTool> {
-  const tools = [addTool, searchTool, getTool, listTool, outcomeTool, retractTool, historyTool].map((make) =>
-    make(memory),
-  );
+  const tools = [
+    addTool,
+    searchTool,
+    getTool,
+    listTool,
+    outcomeTool,
+    retractTool,
+    historyTool,
+    entityTool,
+  ].map((make) => make(memory));
   return new Map(tools.map((tool) => [tool.definition.name, tool]));
 }

@@ -77,6 +77,12 @@ export const SEARCH_CONTROL_FIELDS = {
         "Let entries written together (one session, one delivery, one writer's tagged entries of a day) lend each other a bounded share of their scores (default true); false: each entry alone",
     }),
   ),
+  entities: Type.Optional(
+    Type.Boolean({
+      description:
+        "Follow the query's entities (names, places, identifiers) to the entries linked to them, in up to two hops (default true); false: the fused ranking alone (docs/entities.md)",
+    }),
+  ),
   ...RERANK_CONTROL_FIELD,
 };
 
@@ -162,6 +168,8 @@ export interface SearchControls {
   timeExpressions?: false;
   /** False: no episode context (src/search/context/episodes.ts). */
   context?: false;
+  /** False: no entity hops (src/search/entities/entity-hops.ts). */
+  entities?: false;
 }
 
 type ControlFields = {
@@ -183,5 +191,6 @@ export function searchControlsOf(body: ControlFields): SearchControls | undefine
   if (body.explain) controls.explain = true;
   if (body.time_expressions === false) controls.timeExpressions = false;
   if (body.context === false) controls.context = false;
+  if (body.entities === false) controls.entities = false;
   return Object.keys(controls).length > 0 ? controls : undefined;
 }

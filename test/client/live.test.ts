@@ -117,6 +117,22 @@ describe("the client against a live server", () => {
     );
   });
 
+  test("reads what the tenant knows about an entity; an unknown one is a 404 problem", async () => {
+    const { client } = await newTenant("Entities");
+    await client.memory.write("relationship", {
+      content: "Initech buys paper from Dunder Mifflin",
+      subject: "Initech",
+      predicate: "buys from",
+      object: "Dunder Mifflin",
+    });
+    const known = await client.memory.entity("Dunder Mifflin", { limit: 5 });
+    expect(known.error).toBeUndefined();
+    expect(known.data!.entity.name).toBe("Dunder Mifflin");
+    expect(known.data!.relationships.map((r) => [r.direction, r.other])).toEqual([["incoming", "Initech"]]);
+    const unknown = await client.memory.entity("Vandelay Industries");
+    expect(unknown.error).toMatchObject({ status: 404, code: "not_found" });
+  });
+
   test("batch writes answer each item's status; near-duplicates come back as `similar`", async () => {
     const { client } = await newTenant("Batch");
     const batch = await client.memory.writeBatch("fact", [

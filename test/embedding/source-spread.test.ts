@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { spreadBySource } from "../../src/embedding/source-spread.ts";
+import { spreadBySource, spreadBySourceAndObject } from "../../src/embedding/source-spread.ts";
 
 const indices = (picks: { index: number }[]) => picks.map((p) => p.index);
 
@@ -33,5 +33,35 @@ describe("spreadBySource", () => {
     const scores = [1, 0.95, 0.9, 0.85, 0.8, 0.7];
     const groups = ["a", "b", "b", "a", "b", "c"];
     expect(indices(spreadBySource(scores, groups, 5))).toEqual([0, 1, 2, 3, 5]);
+  });
+});
+
+describe("spreadBySourceAndObject", () => {
+  test("after the sources, each missing object of a source gets a place from the largest object", () => {
+    const scores = [1, 0.95, 0.9, 0.85, 0.8, 0.7, 0.6, 0.5];
+    const sources = ["pay", "pay", "pay", "crm", "crm", "pay", "crm", "desk"];
+    const objects = ["cus", "cus", "cus", "deal1", "deal1", "inv", "deal2", "t1"];
+    const picks = spreadBySourceAndObject(scores, sources, objects, 5, { minShare: 0.4 });
+    // desk (0.5) comes in for its source; then inv and deal2 for their objects, from cus's places.
+    expect(indices(picks)).toEqual([0, 3, 5, 6, 7]);
+    expect(picks.filter((p) => p.lifted).map((p) => p.index)).toEqual([5, 6, 7]);
+    // Every source the first pass placed keeps a place.
+    expect(new Set(indices(picks).map((i) => sources[i]))).toEqual(new Set(["pay", "crm", "desk"]));
+  });
+
+  test("objectEligible says which may be lifted for their object", () => {
+    const scores = [1, 0.9, 0.8, 0.7];
+    const picks = spreadBySourceAndObject(scores, ["a", "a", "a", "a"], ["x", "x", "y", "z"], 2, {
+      objectEligible: (i) => i !== 2,
+    });
+    expect(indices(picks)).toEqual([0, 3]);
+  });
+
+  test("no objects (all one): the source spread alone", () => {
+    const scores = [1, 0.9, 0.8, 0.7];
+    const groups = ["a", "a", "b", "b"];
+    expect(spreadBySourceAndObject(scores, groups, ["", "", "", ""], 2)).toEqual(
+      spreadBySource(scores, groups, 2),
+    );
   });
 });

@@ -212,3 +212,44 @@ describe("entity hops in POST /memory/search", () => {
     expect(first.explain).toMatchObject({ entities: ["siberian"], hop: 1 });
   });
 });
+
+describe("the source spread over objects", () => {
+  test("a question naming an entity shows its objects, not one object's repeats", async () => {
+    const t = await h.createTenant();
+    const company = { customer_name: "Quintara Labs", customer: "cus_QuintaraAA" };
+    for (let i = 1; i <= 6; i++)
+      await write(t.token, "outcomes", {
+        content: `Payment ${i} of Quintara Labs succeeded`,
+        decision_id: await write(t.token, "decisions", { content: `Bill Quintara Labs for month ${i}` }),
+        result: "success",
+        source: { system: "payments" },
+        data: company,
+      });
+    const invoice = await write(t.token, "exceptions", {
+      content: "An invoice of Quintara Labs failed",
+      source: { system: "payments" },
+      data: { ...company, invoice: "in_QuintaraFailed1" },
+    });
+    const ask = (entities?: false) =>
+      h.json("POST", "/memory/search", {
+        token: t.token,
+        body: {
+          query: "What do we know about Quintara Labs?",
+          categories: ["outcome", "exception"],
+          limit: 4,
+          explain: true,
+          ...(entities === false ? { entities } : {}),
+        },
+      });
+    const plain = await ask(false);
+    expect(plain.body.results.map((r: { entry: { id: string } }) => r.entry.id)).not.toContain(invoice);
+    const spread = await ask();
+    const results = spread.body.results as Array<{
+      entry: { id: string };
+      explain: { source_spread?: true; hop?: number };
+    }>;
+    expect(results).toHaveLength(4);
+    const lifted = results.find((r) => r.entry.id === invoice);
+    expect(lifted?.explain).toMatchObject({ source_spread: true, hop: 1 });
+  });
+});

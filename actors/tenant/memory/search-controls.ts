@@ -2,16 +2,21 @@ import type { FusedHit } from "../../../src/embedding/hybrid.ts";
 import { matchedTermsOf } from "../../../src/embedding/matched-terms.ts";
 import { mmr } from "../../../src/embedding/mmr.ts";
 import { recencyFactor } from "../../../src/embedding/recency.ts";
-import { type AnchorIndex, sharesAnchor, spreadBySource } from "../../../src/embedding/source-spread.ts";
+import {
+  type AnchorIndex,
+  sharesAnchor,
+  spreadBySource,
+  spreadBySourceAndObject,
+} from "../../../src/embedding/source-spread.ts";
 import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
 import { estimateTokens, fitsBudget } from "../../../src/embedding/token-budget.ts";
 import { dotAt } from "../../../src/embedding/vector-math.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { RerankExplain } from "../../../src/models/rerank.ts";
 import type { ResultExplain, SearchControls } from "../../../src/models/search-controls.ts";
-import type { RerankAsk } from "../../../src/search/rerank/reranker.ts";
-import { reranked } from "../../../src/search/rerank/rerank-stage.ts";
 import type { Linked } from "../../../src/search/entities/entity-hops.ts";
+import { reranked } from "../../../src/search/rerank/rerank-stage.ts";
+import type { RerankAsk } from "../../../src/search/rerank/reranker.ts";
 import { windowExplain } from "../../../src/search/time/query-time.ts";
 import type { TimeReading } from "../../../src/search/time/time-expressions.ts";
 
@@ -33,6 +38,8 @@ export interface ControlContext {
   view(id: string): Entry | undefined;
   vectors: { vectorOf(id: string): Float32Array | undefined };
   lexical(): AnchorIndex;
+  /** The source object an entry is about (src/search/entities/entity-index.ts), for the spread. */
+  objectOf?(id: string): string | undefined;
 }
 
 export interface ControlledResult {
@@ -147,12 +154,16 @@ function spread(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Rank
     anchored ??= sharesAnchor(ctx.lexical(), q.text!, best.entry.id);
     return anchored(ranked[i]!.entry.id);
   };
-  const picks = spreadBySource(
-    ranked.map((r) => r.score),
-    ranked.map((r) => r.entry.source?.system ?? ""),
-    q.limit,
-    { eligible },
-  );
+  const scores = ranked.map((r) => r.score);
+  const sources = ranked.map((r) => r.entry.source?.system ?? "");
+  // A query naming an entity spreads over its objects too (source-spread.ts).
+  const objectOf = ranked.some((r) => r.linked) ? ctx.objectOf : undefined;
+  const objects = objectOf && ranked.map((r) => objectOf(r.entry.id) ?? "");
+  // There only an entry naming one of the query's own entities is lifted for its object.
+  const aboutIt = (i: number) => ranked[i]!.linked?.hop === 1 && eligible(i);
+  const picks = objects
+    ? spreadBySourceAndObject(scores, sources, objects, q.limit, { eligible, objectEligible: aboutIt })
+    : spreadBySource(scores, sources, q.limit, { eligible });
   return picks.map(({ index, lifted }) => (lifted ? { ...ranked[index]!, spread: true } : ranked[index]!));
 }
 

@@ -50,7 +50,8 @@ export class MemorySearch {
     const run = (extra: readonly string[]) =>
       searchHybrid(this.indexes, { ...query, extra: [...extra, ...timed] }, { profile: msg.fusion });
     // The query's entities pull in the entries linked to them, in up to two hops (entity-hops.ts).
-    const found = text ? searchWithEntities(this.indexes.entities.current(), text, accept, run) : run([]);
+    const hops = text && msg.controls?.entities !== false;
+    const found = hops ? searchWithEntities(this.indexes.entities.current(), text, accept, run) : run([]);
     // Entries written together lend each other a bounded share of their scores (episodes.ts).
     const hits = withEpisodes(timeBoosted(found, time, accept.view), accept.view, msg.controls?.context);
     return controlledResults(hits, { ...msg, text, time }, this.controlContext(accept));
@@ -59,7 +60,8 @@ export class MemorySearch {
   /** What the search controls read: the filter's views and the indexes. */
   private controlContext(accept: Filter): ControlContext {
     const { vectors } = this.indexes;
-    return { view: (id) => accept.view(id), vectors, lexical: () => this.indexes.lexical() };
+    const objectOf = (id: string) => this.indexes.entities.current().objectOf(id);
+    return { view: (id) => accept.view(id), vectors, lexical: () => this.indexes.lexical(), objectOf };
   }
 
   /** A filter-only search: newest first across the requested categories, score 0. */

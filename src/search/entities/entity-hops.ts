@@ -40,6 +40,9 @@ const MAX_FOLLOWED = 2000;
 /** Entries pulled in per entity, and in all per hop (the newest first). */
 const PER_ENTITY = 64;
 const PER_HOP = 128;
+/** A bridge is rarer than a followed entity: in at most this share of the entries (or BRIDGE_MIN_FOLLOWED). */
+const BRIDGE_MAX_SHARE = 0.02;
+const BRIDGE_MIN_FOLLOWED = 8;
 /** Results whose entities bridge, and the share of the best score a bridge must reach. */
 const BRIDGES_FROM = 3;
 const BRIDGE_MIN_SHARE = 0.5;
@@ -51,10 +54,11 @@ export interface HopOne {
 }
 
 /** Whether an entity is rare enough to follow, and its weight: ln(1 + N/df) / ln(1 + N), in (0, 1]. */
-function weightOf(links: EntityLinks, key: string): number | undefined {
+function weightOf(links: EntityLinks, key: string, bridge = false): number | undefined {
   const df = links.frequency(key);
   const n = Math.max(links.size, 1);
-  const ceiling = Math.min(MAX_FOLLOWED, Math.max(MIN_FOLLOWED, n * MAX_SHARE));
+  const [share, least] = bridge ? [BRIDGE_MAX_SHARE, BRIDGE_MIN_FOLLOWED] : [MAX_SHARE, MIN_FOLLOWED];
+  const ceiling = Math.min(MAX_FOLLOWED, Math.max(least, n * share));
   if (df === 0 || df > ceiling) return undefined;
   return Math.log(1 + n / df) / Math.log(1 + n);
 }
@@ -119,7 +123,7 @@ export function hopTwo(
     if (share < BRIDGE_MIN_SHARE) break;
     for (const key of links.entitiesOf(hit.id)) {
       if (one.weights.has(key) || links.frequency(key) < 2) continue;
-      const weight = weightOf(links, key);
+      const weight = weightOf(links, key, true);
       if (weight === undefined) continue;
       const boost = HOP2_BOOST * weight * share;
       for (const id of linkedEntries(links, key, accept, PER_ENTITY)) {

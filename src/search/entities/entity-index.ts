@@ -7,7 +7,7 @@
  * from the vault and keeps it current with each write (actors/tenant/memory/entity-store.ts).
  */
 import type { Entry } from "../../models/entry.ts";
-import { entryMentions } from "./entry-mentions.ts";
+import { entryMentions, entryObject } from "./entry-mentions.ts";
 import { type EntityKind, entityKey, type Mention, mentionsIn, namesIn } from "./recognise.ts";
 
 interface EntityRecord {
@@ -35,6 +35,7 @@ export class EntityIndex {
   private readonly byKey = new Map<string, EntityRecord>();
   private readonly ofEntry = new Map<string, EntryMentions>();
   private readonly relations = new Map<string, RelationEdge[]>();
+  private readonly objects = new Map<string, string>();
 
   /** Entries indexed. */
   get size(): number {
@@ -50,6 +51,8 @@ export class EntityIndex {
       mentions.map((m) => [m.key, m.strong]),
     );
     for (const m of mentions) this.mention(entry.id, m);
+    const object = entryObject(entry);
+    if (object) this.objects.set(entry.id, object);
     if (entry.category === "relationship" && entry.subject && entry.object) {
       const edge = {
         id: entry.id,
@@ -66,6 +69,7 @@ export class EntityIndex {
     const mentions = this.ofEntry.get(id);
     if (!mentions) return;
     this.ofEntry.delete(id);
+    this.objects.delete(id);
     for (const [key, strong] of mentions) {
       const record = this.byKey.get(key);
       if (!record) continue;
@@ -104,6 +108,14 @@ export class EntityIndex {
   /** The known entities an entry mentions. */
   entitiesOf(id: string): string[] {
     return (this.ofEntry.get(id) ?? []).map(([key]) => key).filter((key) => this.known(key));
+  }
+
+  /**
+   * The source object an entry is about: the source-qualified identifier of the container its
+   * `data` names (`payments:cus_…`, `helpdesk:4821`; entry-mentions.ts `entryObject`), if any.
+   */
+  objectOf(id: string): string | undefined {
+    return this.objects.get(id);
   }
 
   /** Relationship edges with the key as subject or object. */

@@ -10,9 +10,10 @@ import {
   dedupe,
   type EntityKind,
   entityKey,
+  identifiersIn,
   MAX_ENTITY_CHARS,
   type Mention,
-  mentionsIn,
+  namesAndParts,
 } from "./recognise.ts";
 
 /** `data` keys whose text values are names (people, companies, deals, products). */
@@ -23,6 +24,41 @@ const EMAIL_KEYS = /(?:^|_)e-?mail$/;
 /** `data` keys whose values identify the object the entry is about. */
 const OBJECT_KEYS =
   /^(?:customer|invoice|subscription|payment_intent|charge|order|order_id|ticket_id|deal_id|contact_id|company_id|issue_id|object_id|account_id)$/;
+/**
+ * Which identifier names the object an entry is about, first present wins: the things a source's
+ * events change (an invoice, a subscription, a ticket, a deal), then the customer or account they
+ * belong to (a payment, one of many alike), then the events' own ids.
+ */
+const OBJECT_PRIORITY = [
+  "invoice",
+  "subscription",
+  "ticket_id",
+  "deal_id",
+  "issue_id",
+  "order_id",
+  "order",
+  "object_id",
+  "customer",
+  "account_id",
+  "company_id",
+  "contact_id",
+  "charge",
+  "payment_intent",
+];
+
+/** The source object an entry is about, as `<source>:<id>` (its typed mention's key), if `data` names one. */
+export function entryObject(entry: Entry): string | undefined {
+  const system = entry.source?.system;
+  if (!system) return undefined;
+  const fields = new Map(dataFields(entry.data));
+  for (const key of OBJECT_PRIORITY) {
+    const value = fields.get(key);
+    if (typeof value === "string" || typeof value === "number")
+      return entityKey(`${system}:${String(value).trim()}`);
+  }
+  return undefined;
+}
+
 /** At most this many mentions an entry: a long text names many things, its index stays bounded. */
 export const MAX_ENTRY_MENTIONS = 32;
 /** Content beyond this is not read for names (its opening says what it is about). */
@@ -45,14 +81,19 @@ export function entryMentions(entry: Entry): Mention[] {
     if (NAME_KEYS.test(key))
       strong(value, key.includes("compan") || key.includes("organi") ? "organisation" : "name");
     else if (EMAIL_KEYS.test(key)) strong(value, "email");
-    else if (OBJECT_KEYS.test(key) && system && typeof value === "string" && value.trim())
-      strong(`${system}:${value.trim()}`, "id");
+    else if (OBJECT_KEYS.test(key) && system && (typeof value === "string" || typeof value === "number"))
+      strong(`${system}:${String(value).trim()}`, "id");
   }
   const texts = [entry.content, entry.chosen, entry.rationale, entry.stage, ...(entry.options ?? [])];
   const read = texts.filter((t): t is string => !!t).map((t) => t.slice(0, MAX_TEXT_CHARS));
+  const found: Mention[] = [];
+  const parts: Mention[] = [];
+  for (const t of read) {
+    const named = namesAndParts(t, true);
+    found.push(...identifiersIn(t), ...named.names);
+    parts.push(...named.parts);
+  }
   // Whole names before their parts, so a long text's cap drops parts first.
-  const found = read.flatMap((t) => mentionsIn(t));
-  const parts = read.flatMap((t) => mentionsIn(t, { parts: true }));
   return dedupe([...typed, ...found, ...parts]).slice(0, MAX_ENTRY_MENTIONS);
 }
 

@@ -90,14 +90,16 @@ export function identifiersIn(text: string): Mention[] {
     seen.add(key);
     found.push({ key, text: written, kind, strong: true });
   };
-  const emails = text.match(EMAIL) ?? [];
+  // Each pattern needs its one character: most texts skip most of them at the cost of a scan.
+  const emails = text.includes("@") ? (text.match(EMAIL) ?? []) : [];
   for (const email of emails) push(email, "email");
   // A domain inside an e-mail address is that address's, not a mention of its own.
   const rest = emails.reduce((t, email) => t.replace(email, " "), text);
-  for (const domain of rest.match(DOMAIN) ?? []) push(domain, "domain");
-  for (const id of rest.match(PREFIXED_ID) ?? []) push(id, "id");
-  for (const id of rest.match(CODE_ID) ?? []) push(id, "id");
-  for (const id of rest.match(HASH_ID) ?? []) push(id, "id");
+  const all = (pattern: RegExp, mark: string) => (rest.includes(mark) ? (rest.match(pattern) ?? []) : []);
+  for (const domain of all(DOMAIN, ".")) push(domain, "domain");
+  for (const id of all(PREFIXED_ID, "_")) push(id, "id");
+  for (const id of all(CODE_ID, "-")) push(id, "id");
+  for (const id of all(HASH_ID, "#")) push(id, "id");
   return found;
 }
 
@@ -110,17 +112,21 @@ interface Word {
 }
 
 /** Words as written, each marked when a sentence starts at it or a name must end after it. */
+const SENTENCE_ENDS = new Set([".", "!", "?", ":", ";", "\n"]);
+const PHRASE_ENDS = new Set([",", "(", ")", '"', "“", "”"]);
+const TOKENS = /[\p{L}\p{M}\p{N}&_@#][\p{L}\p{M}\p{N}'’._@-]*|[.!?:;,()"“”\n]/gu;
+
 function wordsOf(text: string): Word[] {
   const words: Word[] = [];
   let start = true;
-  for (const match of text.matchAll(/[\p{L}\p{M}\p{N}&_@#][\p{L}\p{M}\p{N}'’._@-]*|[.!?:;,()"“”\n]/gu)) {
+  for (const match of text.matchAll(TOKENS)) {
     const token = match[0];
-    if (/^[.!?:;\n]$/.test(token)) {
+    if (SENTENCE_ENDS.has(token)) {
       start = true;
       if (words.length) words[words.length - 1]!.stop = true;
       continue;
     }
-    if (/^[,()"“”]$/.test(token)) {
+    if (PHRASE_ENDS.has(token)) {
       // A quote or a bracket opens a phrase whose first word is capitalised anyway.
       if (token !== "," && token !== ")") start = true;
       if (words.length) words[words.length - 1]!.stop = true;
@@ -136,8 +142,12 @@ function wordsOf(text: string): Word[] {
 }
 
 /** A capitalised word of letters (an identifier's digits, `_` or `@` make it no name). */
-const capitalised = (word: string) =>
-  /^\p{Lu}[\p{L}\p{M}'’.-]*$/u.test(word) && /\p{Ll}|^\p{Lu}{2,}$/u.test(word);
+const capitalised = (word: string) => {
+  // Most words are not: a first character its own lower case (a lower-case letter, a digit) ends it cheaply.
+  const first = word.charAt(0);
+  if (first === first.toLowerCase()) return false;
+  return /^\p{Lu}[\p{L}\p{M}'’.-]*$/u.test(word) && /\p{Ll}|^\p{Lu}{2,}$/u.test(word);
+};
 const possessiveless = (word: string) => word.replace(/['’]s$/u, "").replace(/['’]$/u, "");
 
 /**
@@ -147,8 +157,15 @@ const possessiveless = (word: string) => word.replace(/['’]s$/u, "").replace(/
  * both make it strong even at a sentence's start.
  */
 export function namesIn(text: string, opts: { parts?: boolean } = {}): Mention[] {
+  const { names, parts } = namesAndParts(text, opts.parts === true);
+  return [...names, ...parts];
+}
+
+/** The names of a text, and (with `withParts`) the weak shorter runs inside them, apart. */
+export function namesAndParts(text: string, withParts: boolean): { names: Mention[]; parts: Mention[] } {
   const words = wordsOf(text);
   const found: Mention[] = [];
+  const parts: Mention[] = [];
   let i = 0;
   while (i < words.length) {
     const first = words[i]!;
@@ -168,10 +185,13 @@ export function namesIn(text: string, opts: { parts?: boolean } = {}): Mention[]
       j++;
     }
     const mention = mentionOf(run, words[i - 1]);
-    if (mention) found.push(mention, ...(opts.parts ? partsOf(mention) : []));
+    if (mention) {
+      found.push(mention);
+      if (withParts) parts.push(...partsOf(mention));
+    }
     i = j;
   }
-  return found;
+  return { names: found, parts };
 }
 
 function mentionOf(run: Word[], before: Word | undefined): Mention | undefined {
