@@ -304,3 +304,44 @@ describe("scopes and provenance", () => {
     expect(decision.chosen).toBe("the red bike");
   });
 });
+
+describe("concurrency and reads", () => {
+  test("the same transcript sent at once from many clients is written once", async () => {
+    const messages = [
+      { speaker: "Ava", content: "I work at Northwind.", at: at(0) },
+      { speaker: "Ava", content: "We decided to hire a designer.", at: at(1) },
+      { speaker: "Ava", content: "Thanks.", at: at(2) },
+    ];
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post({ session_id: "s-race", messages: messages.slice(0, 1 + (i % 3)) }),
+      ),
+    );
+    expect(answers.every((a) => a.status === 200 || a.status === 201)).toBe(true);
+    const listed = await turnsOf("s-race");
+    expect(listed.body.turns.map((t: { position: number }) => t.position)).toEqual([0, 1, 2]);
+    const written = answers.flatMap((a) =>
+      a.body.extracted.filter((x: { status: number }) => x.status === 201),
+    );
+    expect(written.map((x: { kind: string }) => x.kind).sort()).toEqual(["decision", "relationship"]);
+  });
+
+  test("GET pages a session in order; a session id that is not an id is a 422", async () => {
+    const messages = Array.from({ length: 5 }, (_, i) => ({
+      speaker: "Bo",
+      content: `line ${i}`,
+      at: at(i),
+    }));
+    await post({ session_id: "s-pages", messages, extract: false });
+    const first = await turnsOf("s-pages", "?limit=2");
+    expect(first.body.turns.map((t: { position: number }) => t.position)).toEqual([0, 1]);
+    const second = await turnsOf("s-pages", `?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body.turns.map((t: { position: number }) => t.position)).toEqual([2, 3]);
+    const last = await turnsOf("s-pages", `?limit=2&cursor=${second.body.next_cursor}`);
+    expect(last.body).toMatchObject({ next_cursor: null });
+    expect(last.body.turns.map((t: { position: number }) => t.position)).toEqual([4]);
+    const bad = await turnsOf("not%20an%20id");
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain("session_id");
+  });
+});
