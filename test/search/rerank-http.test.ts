@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
+import { HttpReranker } from "../../src/search/rerank/http-reranker.ts";
+import { RerankFailed } from "../../src/search/rerank/reranker.ts";
 import { type FakeReranker, type RerankRequest, startFakeReranker } from "../fakes/rerank-service.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { scrape } from "../telemetry/scrape.ts";
@@ -241,5 +243,62 @@ describe("MCP's memory_search", () => {
     const ranked = await resultOf(await calling);
     expect(ranked.results.map((r: Json) => r.entry.id)).toEqual(plain.results.map((r: Json) => r.entry.id));
     expect(ranked.results[1].explain.rerank).toEqual({ by: "http", score: -1, rank_before: 2 });
+  });
+});
+
+describe("the http re-ranker's failures, as the log sees them", () => {
+  const reranker = (url: string) =>
+    new HttpReranker({ url, apiKey: KEY, api: "cohere", top: TOP, budgetMs: BUDGET_MS });
+  const failure = async (promise: Promise<unknown>): Promise<RerankFailed> => {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RerankFailed);
+    return error as RerankFailed;
+  };
+
+  test("a key the service echoes is redacted from the message", async () => {
+    const scoring = reranker(fake.url).score(
+      QUERY,
+      [{ id: "a", text: "heron" }],
+      new AbortController().signal,
+    );
+    (await fake.next()).answer(401, { error: `unknown key ${KEY}` });
+    const error = await failure(scoring);
+    expect(error.reason).toBe("http_error");
+    expect(error.message).toContain("answered HTTP 401");
+    expect(error.message).toContain("[redacted]");
+    expect(error.message).not.toContain(KEY);
+  });
+
+  test("a service that is not there is unreachable, not a timeout", async () => {
+    const gone = startFakeReranker();
+    gone.stop();
+    const error = await failure(
+      reranker(gone.url).score(QUERY, [{ id: "a", text: "heron" }], new AbortController().signal),
+    );
+    expect(error.reason).toBe("unreachable");
+    expect(error.message).not.toContain(KEY);
+  });
+
+  test("TEI's request shape: texts and raw_scores, no model", async () => {
+    const tei = new HttpReranker({ url: fake.url, api: "tei", model: "m", top: TOP, budgetMs: BUDGET_MS });
+    const scoring = tei.score(
+      QUERY,
+      [
+        { id: "a", text: "heron" },
+        { id: "b", text: "survey" },
+      ],
+      new AbortController().signal,
+    );
+    const request = await fake.next();
+    expect(request.body).toEqual({ query: QUERY, texts: ["heron", "survey"], raw_scores: false });
+    expect(request.authorization).toBeNull();
+    request.answer(200, [
+      { index: 1, score: 0.2 },
+      { index: 0, score: 0.7 },
+    ]);
+    expect(await scoring).toEqual([0.7, 0.2]);
   });
 });
