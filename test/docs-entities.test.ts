@@ -2,16 +2,16 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { jsonValues, shellBlocksOf } from "./helpers/markdown.ts";
-import { killHard, type ServerProcess, startServerProcess } from "./helpers/server-process.ts";
-import { cleanEnv, ROOT, run } from "./helpers/spawn.ts";
+import { runDocShell } from "./helpers/doc-shell.ts";
+import { jsonValues } from "./helpers/markdown.ts";
+import { killHard, type ServerProcess } from "./helpers/server-process.ts";
+import { ROOT } from "./helpers/spawn.ts";
 
 /**
  * docs/entities.md runs as written: its shell block in one bash against a real server (the
  * page's address swapped for the test's), and the entity it reads is the one the page shows.
  */
 const SECRET = "entities-doc-secret-at-least-32-bytes-long!!";
-const ADDRESS = "http://127.0.0.1:8080";
 const dir = mkdtempSync(join(tmpdir(), "mrt-entities-doc-"));
 let server: ServerProcess | undefined;
 
@@ -22,19 +22,8 @@ afterAll(async () => {
 
 test("the entities page's example answers what it shows", async () => {
   const page = readFileSync(join(ROOT, "docs/entities.md"), "utf8");
-  const script = shellBlocksOf(page).join("\n");
-  expect(script).toContain(ADDRESS);
-  server = await startServerProcess({
-    dataDir: join(dir, "data"),
-    secret: SECRET,
-    logDir: dir,
-    label: "entities",
-  });
-  const done = await run(
-    ["bash", "-c", `set -euo pipefail\n${script.replaceAll(ADDRESS, server.base)}`],
-    cleanEnv({ MEMORY_RUNTIME_JWT_SECRET: SECRET }),
-    30_000,
-  );
+  const done = await runDocShell({ page, dir, secret: SECRET, label: "entities" });
+  server = done.server;
   expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: "" });
   const [answer, ...rest] = jsonValues(done.stdout);
   expect(rest).toEqual([]);
