@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
 let h: Harness;
@@ -343,5 +344,48 @@ describe("concurrency and reads", () => {
     const bad = await turnsOf("not%20an%20id");
     expect(bad.status).toBe(422);
     expect(JSON.stringify(bad.body)).toContain("session_id");
+  });
+});
+
+describe("size and time", () => {
+  test("a transcript over the single-write limit is taken whole; one over the batch limit is a 413", async () => {
+    const long = "words and more words ".repeat(1_500);
+    const messages = Array.from({ length: 40 }, (_, i) => ({
+      speaker: "Cy",
+      content: `${i} ${long}`,
+      at: at(i),
+    }));
+    const big = await post({ session_id: "s-big", messages, extract: false });
+    expect(big.status).toBe(201);
+    expect(big.body.turns).toHaveLength(40);
+    const huge = "x".repeat(17 * 1024 * 1024);
+    const refused = await post({ session_id: "s-huge", messages: [{ speaker: "Cy", content: huge }] });
+    expect(refused.status).toBe(413);
+    expect((await turnsOf("s-huge")).body.turns).toEqual([]);
+  });
+
+  test("as_of a time before the later statement sees the earlier one as it was", async () => {
+    // Its own runtime on a manual clock: the two calls are recorded a second apart.
+    const clock = new ManualClock();
+    const hm = await startHarness({ clock });
+    try {
+      const own = (await hm.createTenant("as-of")).token;
+      const send = (body: unknown) => hm.json("POST", "/memory/conversations", { token: own, body });
+      const cork = [{ speaker: "Uma", content: "I live in Cork.", at: "2026-01-01T10:00:00Z" }];
+      await send({ session_id: "a1", messages: cork });
+      const between = new Date(clock.now() + 500).toISOString();
+      clock.advance(1000);
+      const galway = [{ speaker: "Uma", content: "I moved to Galway.", at: "2026-02-01T10:00:00Z" }];
+      await send({ session_id: "a2", messages: galway });
+      const contents = async (extra: Record<string, unknown>) => {
+        const body = { query: "Uma", tags: ["extracted"], ...extra };
+        const { body: found } = await hm.json("POST", "/memory/search", { token: own, body });
+        return found.results.map((r: { entry: { content: string } }) => r.entry.content);
+      };
+      expect(await contents({})).toEqual(["Uma: I moved to Galway."]);
+      expect(await contents({ as_of: between })).toEqual(["Uma: I live in Cork."]);
+    } finally {
+      await hm.close();
+    }
   });
 });
