@@ -6,7 +6,7 @@ import { NDJSON } from "../http/ndjson.ts";
 import { QueryObject } from "../models/common.ts";
 import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
-import { SCOPE_FILTERS } from "../models/scope.ts";
+import { SCOPE_FILTERS, scopeFilterOf } from "../models/scope.ts";
 import { TenantParams } from "../models/tenant.ts";
 import { ImportReply } from "../models/tenant-export.ts";
 import type { Deps } from "./deps.ts";
@@ -46,7 +46,8 @@ export const adminTransferRoutes = (deps: Deps) =>
             sub: principal.sub,
             tenant_id: tenantId,
             target: null,
-            details: { counts },
+            // A scoped export says whose memory left (one end user's, for an access request).
+            details: { counts, ...(scopeFilterOf(query) ? { scope: scopeFilterOf(query) } : {}) },
           });
         } catch (error) {
           await stream.cancel();

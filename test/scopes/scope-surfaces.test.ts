@@ -96,6 +96,9 @@ describe("export and import", () => {
       type: "trailer",
       counts: { entries: 2, embeddings: embedded.length },
     });
+    const audit = await h.json("GET", "/admin/audit/events?limit=20", { token: h.adminToken });
+    const exported = audit.body.events.find((e: { action: string }) => e.action === "tenant.exported");
+    expect(exported.details.scope).toEqual({ subject: "bob" });
     // It imports like any export: one subject's memory in a tenant of its own.
     const fresh = await h.createTenant();
     const imported = await h.call("POST", `/admin/tenants/${fresh.tenant_id}/import`, {
