@@ -17,7 +17,10 @@ export interface ConversationsApi {
   /** `POST /memory/conversations`: 201 when something was written, 200 for a replay or a `dry_run`. */
   add(conversation: ConversationRequest): Promise<Result<ConversationAnswer>>;
   /** `GET /memory/conversations/{session_id}`: the session's turns in position order, paged by `cursor`. */
-  turns(sessionId: string, query?: { limit?: number; cursor?: string }): Promise<Result<SessionTurnsPage>>;
+  turns(
+    sessionId: string,
+    query?: { limit?: number; cursor?: string; subject?: string },
+  ): Promise<Result<SessionTurnsPage>>;
 }
 
 export function conversationsApi(send: Send): ConversationsApi {
