@@ -4,7 +4,8 @@
  * nothing. Real child processes (test/fakes/tiered-server.ts: the server with its sentence model
  * asking the fake embeddings service, which holds the batch the kill lands in) on real LMDB.
  * After the restart every entry still has a vector, each is the model's, and the model's vectors
- * stored across both processes number the entries: none twice, none lost.
+ * stored across both processes number the entries: none twice, none lost. And upgrades made after a
+ * clean restart, then lost from the unsaved index by a kill -9, are in the index at the next start.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -113,4 +114,42 @@ test("a kill -9 mid-upgrade-batch: every entry keeps a vector, each upgraded exa
   for (const content of CONTENTS)
     expect(fake.texts.filter((t) => t === content).length).toBeLessThanOrEqual(2);
   expect(fake.texts.filter((t) => t === HELD)).toHaveLength(2);
+  await killHard(second);
+});
+
+test("upgrades made after a restart and lost with a kill -9 reach the index at the next start", async () => {
+  const admin = await adminTokenFor(SECRET);
+  // The model holds every upgrade while the first process writes, then it stops cleanly: its saved
+  // index holds the table's vectors, and the entries are still queued.
+  fake.setMode("hold");
+  const first = await start("saved");
+  const { tenant_id: tenantId, token } = await createTenantOn(first.base, admin, "Saved");
+  const content = "The archive moves to tape in June";
+  const res = await httpCall(first.base, "POST", "/memory/facts", { token, body: { content } });
+  expect(res.status).toBe(201);
+  const score = async (base: string) => {
+    const found = await httpCall(base, "POST", "/memory/search", { token, body: { query: content } });
+    expect(found.body.results[0].entry.id).toBe(res.body.id);
+    return found.body.results[0].scores.vector as number;
+  };
+  const tableScore = await score(first.base);
+  first.proc.kill("SIGTERM");
+  expect(await first.proc.exited).toBe(0);
+
+  // The second upgrades it (its index takes the model's vector at once), then dies without a save.
+  fake.setMode("serve");
+  const second = await start("upgraded");
+  await pollUntil(
+    () => indexOf(second.base, tenantId, admin),
+    (i) => i.pending_upgrades === 0,
+    { timeoutMs: 15_000 },
+  );
+  const modelScore = await score(second.base);
+  expect(modelScore).toBeLessThan(tableScore);
+  await killHard(second);
+
+  // The third opens the index the first saved: the model's vector, not the table's, is searched.
+  const third = await start("reopened");
+  expect(await score(third.base)).toBeCloseTo(modelScore, 3);
+  await killHard(third);
 });
