@@ -37,7 +37,7 @@ const PROCEDURE = {
   route:
     "one runtime per embedder; the sessions through POST /memory/conversations into one tenant, the same turns ('<speaker>: <text>', valid_from the message time) through POST /memory/facts/batch into another",
   search:
-    "POST /memory/search {query, limit: 10}, valid_at for the questions about back then; conversation:extracted adds tags [extracted]",
+    "POST /memory/search {query, subject, limit: 10} (the persona's own memory), valid_at for the questions about back then; conversation:extracted adds tags [extracted]",
   scoring:
     "a result stands for its turns (a turn itself, an extracted entry's data.extracted.turn_ids); hit@1: the first is an evidence turn; R@5: one among the first 5; stale first: the first is the other statement about the same key",
 };

@@ -85,6 +85,8 @@ export async function evaluateRoute(set: LabelledSet, embedder: string): Promise
     const ask = async (token: string, q: RouteQuestion, extra: Record<string, unknown> = {}) => {
       const body = {
         query: q.question,
+        // An agent asks within the end user's memory: both tenants' entries carry the subject.
+        subject: q.subject,
         limit: LIMIT,
         ...(q.validAt ? { valid_at: q.validAt } : {}),
         ...extra,
