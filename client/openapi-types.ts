@@ -1375,6 +1375,10 @@ export interface components {
              * @description RFC 3339, UTC, milliseconds
              */
             expires_at: string;
+            /** @description A subject-restricted token's subject (docs/auth.md): it reaches only that subject's entries */
+            subject?: string;
+            /** @enum {string} */
+            unscoped?: "read" | "none";
         };
         ConversationInput: {
             /** @description The session (conversation) this memory came from: the same rule as `subject` */

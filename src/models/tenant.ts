@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { TextMatching } from "./checked-kind.ts";
 import { IsoTime, LiteralUnion, StrictObject } from "./common.ts";
+import { UNSCOPED_ACCESS } from "./role.ts";
 import { named } from "./schema-name.ts";
 
 export const TENANT_STATUSES = ["active", "suspended"] as const;
@@ -81,6 +82,17 @@ export const Me = named(
     roles: Type.Array(Type.String()),
     admin: Type.Boolean(),
     expires_at: IsoTime,
+    subject: Type.Optional(
+      Type.String({
+        description:
+          "A subject-restricted token's subject (docs/auth.md): it reaches only that subject's entries",
+      }),
+    ),
+    unscoped: Type.Optional(
+      LiteralUnion(UNSCOPED_ACCESS, {
+        description: "With `subject`: whether the token reads the tenant's unscoped entries",
+      }),
+    ),
   }),
 );
 

@@ -70,6 +70,9 @@ export const tenantRoutes = (deps: Deps) =>
         roles: principal.roles,
         admin: principal.admin,
         expires_at: principal.expiresAt,
+        ...(principal.reach
+          ? { subject: principal.reach.subject, unscoped: principal.reach.unscoped ? "read" : "none" }
+          : {}),
       }),
       {
         auth: "caller",

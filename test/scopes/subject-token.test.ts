@@ -50,6 +50,20 @@ afterAll(() => h.close());
 const names = (items: Array<{ id: string }>) =>
   items.map((e) => Object.entries(ids).find(([, id]) => id === e.id)?.[0] ?? "other").sort();
 
+describe("identity", () => {
+  test("GET /tenants/me names the token's subject and its unscoped access", async () => {
+    expect((await h.json("GET", "/tenants/me", { token: ada })).body).toMatchObject({
+      subject: "ada",
+      unscoped: "read",
+    });
+    expect((await h.json("GET", "/tenants/me", { token: adaOnly })).body).toMatchObject({
+      subject: "ada",
+      unscoped: "none",
+    });
+    expect((await h.json("GET", "/tenants/me", { token: owner })).body.subject).toBeUndefined();
+  });
+});
+
 describe("reads", () => {
   test("a list shows its subject's and the unscoped entries; with unscoped none, its subject's only", async () => {
     const list = await h.json("GET", `/memory/facts?tag=${tag}`, { token: ada });
