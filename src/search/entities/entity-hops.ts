@@ -30,9 +30,9 @@ export interface LinkedHit extends FusedHit {
 }
 
 /** Score added for an entity of the query (times its rarity, summed over the entities, at most 1). */
-export const HOP1_BOOST = 0.1;
+export const HOP1_BOOST = 0.2;
 /** Score added through a bridging entity (times its rarity and the bridging result's share of the best). */
-export const HOP2_BOOST = 0.2;
+export const HOP2_BOOST = 0.3;
 /** An entity in more than this share of the entries (and more than MIN_FOLLOWED) is not followed. */
 const MAX_SHARE = 0.1;
 const MIN_FOLLOWED = 16;
