@@ -49,7 +49,11 @@ export const conversationRoutes = (deps: Deps) =>
         response: {
           200: unchecked(ConversationReply),
           201: unchecked(ConversationReply),
-          ...problems(400, 401, 403, 409, 413, 415, 503, 507),
+          ...problems(400, 401, 403, 413, 415, 503, 507),
+          ...problemWith(
+            409,
+            "Another message is stored at one of the call's positions (named: `messages/<i>`); nothing was written",
+          ),
           ...problemWith(422, ADD_422),
         },
         detail: {

@@ -79,6 +79,24 @@ describe("POST /memory/conversations", () => {
     expect(listed.body.turns.map((t: { position: number }) => t.position)).toEqual([0, 1, 2, 3]);
   });
 
+  test("a call without times, sent again later, is the same messages: nothing new", async () => {
+    const messages = [
+      { speaker: "Ola", content: "I prefer trains." },
+      { speaker: "Ola", content: "ok" },
+      { speaker: "Ola", content: "ok" },
+    ];
+    const first = await post({ session_id: "s-untimed", messages });
+    expect(first.body.turns.map((t: { status: number }) => t.status)).toEqual([201, 201, 201]);
+    // The same words twice are two turns; their times keep their order.
+    const [, a, b] = first.body.turns.map((t: { entry: { valid_from: string } }) =>
+      Date.parse(t.entry.valid_from),
+    );
+    expect(b).toBeGreaterThan(a);
+    const again = await post({ session_id: "s-untimed", messages });
+    expect(again.status).toBe(200);
+    expect(again.body.turns.map((t: { status: number }) => t.status)).toEqual([200, 200, 200]);
+  });
+
   test("another message at a stored position is a 409 naming it, nothing written", async () => {
     await post({ session_id: "s-conflict", messages: [{ speaker: "A", content: "one", at: at(0) }] });
     const clash = await post({
