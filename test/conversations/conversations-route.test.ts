@@ -79,6 +79,15 @@ describe("POST /memory/conversations", () => {
     expect(listed.body.turns.map((t: { position: number }) => t.position)).toEqual([0, 1, 2, 3]);
   });
 
+  test("a session id too long for a tag is tagged by its digest, and found the same", async () => {
+    const long = `s-${"x".repeat(120)}`;
+    const { body } = await post({ session_id: long, messages: [{ speaker: "Al", content: "hello" }] });
+    expect(body.turns[0].entry.tags[1]).toMatch(/^session:#[0-9a-f]{16}$/);
+    expect((await turnsOf(long)).body.turns.map((t: { entry: { id: string } }) => t.entry.id)).toEqual([
+      body.turns[0].entry.id,
+    ]);
+  });
+
   test("a call without times, sent again later, is the same messages: nothing new", async () => {
     const messages = [
       { speaker: "Ola", content: "I prefer trains." },
