@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../../src/config.ts";
+import { answerShape } from "../../src/search/rerank/answer-shape.ts";
 import { queryWords } from "../../src/search/rerank/builtin.ts";
 import { type Harness, startHarness, TEST_SECRET } from "../helpers/harness.ts";
 
@@ -78,6 +79,16 @@ describe("the builtin re-ranker", () => {
     });
     expect(body.results.length).toBe(5);
     for (const r of body.results) expect(r.explain.rerank).toBeUndefined();
+  });
+
+  test("the answer's shape: a quantity for how much, a time for when, none for other questions", () => {
+    const quantity = answerShape("How much did Soren pay for the guitar?")!;
+    expect(quantity("Soren: I paid 300 for it.")).toBe(true);
+    expect(quantity("Zane: A guitar, wow!")).toBe(false);
+    const when = answerShape("When did Rhea move to Lisbon?")!;
+    expect(when("Rhea: We moved last week.")).toBe(true);
+    expect(when("Zane: Lisbon! I love it.")).toBe(false);
+    expect(answerShape("What do we know about Acme?")).toBeUndefined();
   });
 
   test("coverage counts the query's words as BM25 searches them: stemmed, stop words left out", () => {

@@ -5,7 +5,9 @@
  * (stemmed, stop words dropped). BM25 sums word scores weighed by rarity, so an entry repeating the
  * query's rarest word can beat one saying every word of it, and a name spoken in half the turns
  * ("Soren" in a conversation with Soren) weighs almost nothing; coverage counts each word alike,
- * so among candidates whose fused scores are close, the one that says the whole question wins.
+ * so among candidates whose fused scores are close, the one that says the whole question wins;
+ * plus a little for the **answer's shape** (answer-shape.ts): a quantity for "how much", a time for
+ * "when".
  *
  * Chosen on the project's evaluation set (docs/embedding-and-search.md#a-re-ranking-stage):
  * coverage weighed by rarity, and the matched words' proximity in the content, measured no better
@@ -13,12 +15,15 @@
  */
 import { type Analyzer, DEFAULT_ANALYZER } from "../../embedding/analyzer.ts";
 import { matchedTermsOf, type TermScorer } from "../../embedding/matched-terms.ts";
+import { answerShape } from "./answer-shape.ts";
 
-/** Coverage's weight beside the relevance share (1). */
+/** Coverage's and the answer shape's weights beside the relevance share (1). */
 export const COVERAGE_WEIGHT = 0.6;
+export const SHAPE_WEIGHT = 0.1;
 
 export interface BuiltinCandidate {
   id: string;
+  content: string;
   /** The fused score (after recency, when asked). */
   relevance: number;
 }
@@ -34,9 +39,11 @@ export function builtinScores(
   const matched = matchedTermsOf(index, query, ids, analyzer);
   const words = queryWords(query, analyzer).length;
   const best = Math.max(...candidates.map((c) => c.relevance), Number.MIN_VALUE);
+  const shaped = answerShape(query);
   return candidates.map((c, i) => {
     const coverage = words > 0 ? matched[i]!.length / words : 0;
-    return c.relevance / best + COVERAGE_WEIGHT * coverage;
+    const shape = shaped?.(c.content) ? SHAPE_WEIGHT : 0;
+    return c.relevance / best + COVERAGE_WEIGHT * coverage + shape;
   });
 }
 

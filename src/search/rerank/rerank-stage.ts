@@ -46,7 +46,7 @@ export function reranked<T extends Rerankable>(
   return [...placed(top, scores, ask.by), ...rest];
 }
 
-const candidateOf = (r: Rerankable) => ({ id: r.entry.id, relevance: r.score });
+const candidateOf = (r: Rerankable) => ({ id: r.entry.id, relevance: r.score, content: r.entry.content });
 
 /**
  * `top` ordered by score (ties and unscored entries, e.g. written between a service's two asks,
