@@ -87,28 +87,12 @@ function add(memory: TenantMemory, now: number, msg: AddConversation) {
   });
   const extracted: Array<{ x: ExtractedDraft; id: string; status: 200 | 201 }> = [];
   plan.extracted.forEach((x, j) => {
-    // What the session's stored turns said was extracted when they were written.
+    // What stored turns alone say was extracted when they were written.
     if (!x.turns.some((i) => fresh.has(i))) return;
     const written = prepareExtracted(memory, pending, msg, x, turnIds, now, msg.extractedVectors[j]);
     if (written) extracted.push({ x, ...written });
   });
-  const entryOf = (id: string) => (pending.lookup(id) as StoredEntry).entry;
-  const body: ConversationReply = {
-    session_id: plan.sessionId,
-    dry_run: msg.dryRun,
-    extractor: plan.extractor,
-    turns: plan.turns.map((t, i) => ({
-      position: t.position,
-      status: turnStatus[i]!,
-      entry: entryOf(turnIds[i]!),
-    })),
-    extracted: extracted.map(({ x, id, status }) => ({
-      kind: x.kind,
-      status,
-      positions: x.turns.map((i) => plan.turns[i]!.position),
-      entry: entryOf(id),
-    })),
-  };
+  const body = replyOf(msg, pending.lookup, { turnIds, turnStatus, extracted });
   const status = pending.created.length > 0 && !msg.dryRun ? 201 : 200;
   if (msg.dryRun || pending.created.length === 0) return { status, body } as const;
   const set = batchSet(pending.created, [...overlay.values()], now);
@@ -116,6 +100,36 @@ function add(memory: TenantMemory, now: number, msg: AddConversation) {
   for (const { prepared, vector } of pending.created) memory.indexes.add(prepared.stored.entry, vector);
   memory.flush.schedule();
   return later(committed.then(() => ({ status, body }) as const));
+}
+
+/** The answer: the call's turns and what was extracted, each entry as this call leaves it. */
+function replyOf(
+  msg: AddConversation,
+  lookup: EntryLookup,
+  done: {
+    turnIds: string[];
+    turnStatus: Array<200 | 201>;
+    extracted: Array<{ x: ExtractedDraft; id: string; status: 200 | 201 }>;
+  },
+): ConversationReply {
+  const { plan } = msg;
+  const entryOf = (id: string) => (lookup(id) as StoredEntry).entry;
+  return {
+    session_id: plan.sessionId,
+    dry_run: msg.dryRun,
+    extractor: plan.extractor,
+    turns: plan.turns.map((t, i) => ({
+      position: t.position,
+      status: done.turnStatus[i]!,
+      entry: entryOf(done.turnIds[i]!),
+    })),
+    extracted: done.extracted.map(({ x, id, status }) => ({
+      kind: x.kind,
+      status,
+      positions: x.turns.map((i) => plan.turns[i]!.position),
+      entry: entryOf(id),
+    })),
+  };
 }
 
 /**
