@@ -280,6 +280,22 @@ describe("bad input: a clear 4xx naming the field, nothing written", () => {
     expect((await turnsOf("s-back")).body.turns).toHaveLength(1);
   });
 
+  test("a role writing facts only may keep turns, not a decision extracted from them (403, nothing written)", async () => {
+    const { tenant_id } = (await h.json("GET", "/tenants/me", { token })).body;
+    await h.json("POST", `/admin/roles/${tenant_id}`, {
+      token: h.adminToken,
+      body: { name: "fact-writer", permissions: ["memory:read", "memory:write:facts"] },
+    });
+    const writer = await h.mint(tenant_id, ["fact-writer"], "fact-writer");
+    const messages = [{ speaker: "Io", content: "We decided to sell the van.", at: at(0) }];
+    const refused = await post({ session_id: "s-perm", messages }, writer);
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toContain("memory:write:decisions");
+    expect((await turnsOf("s-perm")).body.turns).toEqual([]);
+    const plain = await post({ session_id: "s-perm", messages, extract: false }, writer);
+    expect(plain.status).toBe(201);
+  });
+
   test("a token that may not write facts is refused (403, recorded)", async () => {
     const reader = await h.mint((await h.json("GET", "/tenants/me", { token })).body.tenant_id, []);
     const answer = await post({ session_id: "s-ro", messages: [{ speaker: "A", content: "x" }] }, reader);
