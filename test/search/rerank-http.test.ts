@@ -144,6 +144,22 @@ describe("an http re-ranker that answers", () => {
     expect(body.results.map((r: Json) => r.entry.content)).toEqual([...request.body.documents].reverse());
   });
 
+  test("the page controls choose after it: diversity and max_tokens read the re-ranked order", async () => {
+    const { status, body, request } = await searchAnswered(
+      (r) =>
+        r.answer(200, {
+          results: r.body.documents.map((_: string, index: number) => ({ index, relevance_score: index })),
+        }),
+      { diversity: 0.3, max_tokens: 25 },
+    );
+    expect(status).toBe(200);
+    // The service's best (the last candidate it was sent) comes first; the budget keeps a prefix.
+    expect(body.results[0].entry.content).toBe(request.body.documents.at(-1));
+    expect(body.results[0].explain.rerank.rank_before).toBe(request.body.documents.length);
+    const tokens = body.results.reduce((sum: number, r: Json) => sum + r.explain.tokens, 0);
+    expect(body.results.length === 1 || tokens <= 25).toBe(true);
+  });
+
   test("one candidate: nothing to order, the service is not asked", async () => {
     const written = await h.json("POST", "/memory/facts", {
       token,
