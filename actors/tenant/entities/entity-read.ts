@@ -36,12 +36,12 @@ export function readEntity(index: EntityIndex, entries: EntryStore, msg: EntityR
   };
   const relationships = relationshipsOf(index, key, seen);
   const shown = new Set(relationships.map((r) => r.entry.id));
-  const ids = [...index.entriesOf(key)].slice(-MAX_READ);
+  const ids = index.entriesOf(key).slice(-MAX_READ);
   const views = ids.map(seen).filter((e): e is Entry => e !== undefined && !shown.has(e.id));
   if (views.length === 0 && relationships.length === 0) throw unknown();
   views.sort(currentFirst);
   const grouped: Record<string, Entry[]> = {};
-  let truncated = relationships.length > msg.limit || ids.length < index.entriesOf(key).size;
+  let truncated = relationships.length > msg.limit || ids.length < index.entriesOf(key).length;
   for (const entry of views) {
     const list = grouped[entry.category] ?? [];
     grouped[entry.category] = list;

@@ -13,7 +13,7 @@ import type { FusedHit } from "../../embedding/hybrid.ts";
 export interface EntityLinks {
   readonly size: number;
   ofQuery(text: string): string[];
-  entriesOf(key: string): ReadonlySet<string>;
+  entriesOf(key: string): readonly string[];
   entitiesOf(id: string): string[];
   frequency(key: string): number;
 }
@@ -70,7 +70,7 @@ function linkedEntries(
   accept: (id: string) => boolean,
   max: number,
 ): string[] {
-  const all = [...links.entriesOf(key)];
+  const all = links.entriesOf(key);
   const kept: string[] = [];
   for (let i = all.length - 1; i >= 0 && kept.length < max; i--) if (accept(all[i]!)) kept.push(all[i]!);
   return kept;
