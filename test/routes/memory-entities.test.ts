@@ -253,3 +253,25 @@ describe("the source spread over objects", () => {
     expect(lifted?.explain).toMatchObject({ source_spread: true, hop: 1 });
   });
 });
+
+describe("entity hops and permissions", () => {
+  test("an entry a hop would pull in is never shown to a token that may not search its category", async () => {
+    const t = await h.createTenant();
+    const fact = await write(t.token, "facts", { content: "We met Ravenholt Ceramics at the fair" });
+    const decision = await write(t.token, "decisions", { content: "Offer Ravenholt Ceramics a discount" });
+    const all = await h.json("POST", "/memory/search", {
+      token: t.token,
+      body: { query: "What about Ravenholt Ceramics?", explain: true },
+    });
+    expect(all.body.results.map((r: { entry: { id: string } }) => r.entry.id).sort()).toEqual(
+      [fact, decision].sort(),
+    );
+    const factsOnly = await tokenWithRole(h, t.tenant_id, "facts-searcher", ["memory:search:facts"]);
+    const narrow = await h.json("POST", "/memory/search", {
+      token: factsOnly,
+      body: { query: "What about Ravenholt Ceramics?", explain: true },
+    });
+    expect(narrow.body.results.map((r: { entry: { id: string } }) => r.entry.id)).toEqual([fact]);
+    expect(narrow.body.results[0].explain).toMatchObject({ entities: ["ravenholt ceramics"], hop: 1 });
+  });
+});
