@@ -2962,7 +2962,7 @@ export interface components {
             };
             /** @description The factor the window multiplied the relevance by: 1 in it, down to 0.2 far from it */
             time?: number;
-            /** @description What the other results of its episode (entries written together) added to the relevance, at most 0.1 */
+            /** @description What the other results of its episode (entries written together) lent it, at most 0.1: the relevance is the fused score plus this, at most 1 */
             context?: number;
             /** @description With a re-ranker configured: the entry's place before it and its score (docs: the re-ranking stage) */
             rerank?: {

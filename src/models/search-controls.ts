@@ -128,7 +128,7 @@ export const ResultExplain = named(
       Type.Number({
         minimum: 0,
         description:
-          "What the other results of its episode (entries written together) added to the relevance, at most 0.1",
+          "What the other results of its episode (entries written together) lent it, at most 0.1: the relevance is the fused score plus this, at most 1",
       }),
     ),
     rerank: Type.Optional(RerankExplain),

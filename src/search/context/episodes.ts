@@ -14,7 +14,8 @@ import type { Entry } from "../../models/entry.ts";
  * entry among others that match the query is more likely the one meant than a lone match of
  * the same words elsewhere (the listener's echo "Lisbon! I've always wanted to go" in another
  * session). The gain is at most SHARE × CAP = 0.1, so it reorders close scores and never lifts
- * an unrelated entry over a clear match. Only hits take part: the pool both sides proposed.
+ * an unrelated entry over a clear match; a score stays at most 1 (the order is by the uncut sum).
+ * Only hits take part: the pool both sides proposed.
  */
 export const SHARE = 0.05;
 export const CAP = 2;
@@ -35,7 +36,7 @@ export function episodeKey(entry: Entry): string {
 }
 
 export interface ContextHit extends FusedHit {
-  /** The score its episode lent it (already in `score`). */
+  /** The score its episode lent it: `score` is the fused score plus this, at most 1. */
   context?: number;
 }
 
@@ -55,11 +56,14 @@ export function withEpisodes<H extends FusedHit>(
     const key = keys[i];
     if (key !== undefined) sums.set(key, (sums.get(key) ?? 0) + hit.score);
   });
+  // Scores stay in [0, 1]: a gain past 1 is cut, and the order is by the uncut sum.
   const lent = hits.map((hit, i) => {
     const key = keys[i];
     const others = key === undefined ? 0 : sums.get(key)! - hit.score;
-    const context = SHARE * Math.min(CAP, Math.max(0, others));
-    return context > 0 ? { ...hit, score: hit.score + context, context } : { ...hit };
+    const gain = SHARE * Math.min(CAP, Math.max(0, others));
+    const score = Math.min(1, hit.score + gain);
+    return { hit: gain > 0 ? { ...hit, score, context: gain } : { ...hit }, order: hit.score + gain };
   });
-  return lent.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  lent.sort((a, b) => b.order - a.order || (a.hit.id < b.hit.id ? -1 : a.hit.id > b.hit.id ? 1 : 0));
+  return lent.map((l) => l.hit);
 }

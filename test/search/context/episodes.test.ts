@@ -66,9 +66,23 @@ describe("episode context", () => {
 
   test("the gain is at most SHARE × CAP however large the episode", () => {
     const many = new Map([...Array(50).keys()].map((i) => [`e${i}`, entry(`e${i}`, { tags: ["big"] })]));
-    const hits = [...many.keys()].map((id) => ({ id, score: 1, scores }));
+    const hits = [...many.keys()].map((id) => ({ id, score: 0.5, scores }));
     const out = withEpisodes(hits, (id) => many.get(id));
     for (const h of out) expect(h.context).toBeCloseTo(SHARE * CAP, 10);
+  });
+
+  test("a score stays at most 1; the order is by the uncut sum", () => {
+    const hits = [
+      { id: "a1", score: 0.99, scores },
+      { id: "b1", score: 1, scores },
+      { id: "a2", score: 0.98, scores },
+    ];
+    const out = withEpisodes(hits, view);
+    expect(out.map((h) => h.id)).toEqual(["a1", "a2", "b1"]);
+    for (const h of out) expect(h.score).toBeLessThanOrEqual(1);
+    // What the episode lent is said in full, though the score is cut at 1.
+    expect(out[0]!.context).toBeCloseTo(SHARE * 0.98, 10);
+    expect(out[0]!.score).toBe(1);
   });
 
   test("off: the hits as they were", () => {
