@@ -3187,6 +3187,34 @@ export interface components {
             connectors: {
                 [key: string]: unknown;
             };
+            extractor?: {
+                /** @constant */
+                kind: "http";
+                model: string;
+                /** @enum {string} */
+                state: "idle" | "extracting" | "retrying";
+                /** @description This tenant's conversation calls waiting for the model */
+                pending: number;
+                /** @description Entries written from the model's answers since the process started */
+                extracted: number;
+                /** @description The model's entries refused (not valid for their category): never stored */
+                dropped: number;
+                /** @description Calls let go because the model's answer was not JSON */
+                failed: number;
+                /** @description Model calls failed in a row (retried after a wait) */
+                failures: number;
+                last_error?: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC, milliseconds
+                 */
+                last_error_at?: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC, milliseconds
+                 */
+                retry_at?: string;
+            };
         };
         TenantItem: {
             tenant_id: string;
@@ -8765,7 +8793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Another message is stored at one of the call's positions (named: `messages/<i>`); nothing was written */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -14,6 +14,7 @@ import { MessagingBridge } from "./bridge/bridge.ts";
 import { routeDeps } from "./compose-deps.ts";
 import type { Config, Env } from "./config.ts";
 import { ConnectorSupervisor } from "./connectors/supervisor.ts";
+import { modelExtraction } from "./conversations/model/configured-extractor.ts";
 import { backgroundEmbedder } from "./embedding/background-embedder.ts";
 import { configuredEmbedder, type EmbedderConfig } from "./embedding/create-embedder.ts";
 import { AppError } from "./errors.ts";
@@ -70,6 +71,8 @@ export function composeRuntime(options: ComposeOptions): Runtime {
   const embedder = configuredEmbedder(config, { telemetry, localModel: options.localModel });
   // Entries written without a vector are embedded after their answer, fairly across tenants.
   const embedding = backgroundEmbedder(embedder, { model: config.embeddingsModel, clock, log });
+  // Conversations' turns are read by a model after their answer, when one is configured.
+  const extraction = modelExtraction(config.extractor, { clock, log, telemetry });
   const actors = new ActorSystem({
     clock,
     idleMs: config.actorIdleMs,
@@ -93,6 +96,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     maxActive: limits.maxOpenTenants,
     refusal: (tenantId) => erasures.refusal(tenantId) ?? placement.vaultRefusal(tenantId),
     embedding,
+    extraction,
     telemetry,
   });
   const tenant = (tenantId: string) => tenants.ref(tenantId);
@@ -184,7 +188,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     telemetry,
   });
   const started = { store, actors, tenants, connectors, connectorActors: connected, outbound, embedding };
-  const parts = { ...started, placement, stopping, gate: deps.shutdown, webhookUpkeep: upkeep };
+  const parts = { ...started, placement, stopping, gate: deps.shutdown, webhookUpkeep: upkeep, extraction };
   return { deps, actors, bridge, reload, webhookUpkeep: upkeep, ...lifecycleOf(parts) };
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { type ExtractorSettings, extractorSettingsOf } from "./conversations/model/extractor-settings.ts";
 import { USE_LITE_DIMS } from "./embedding/use-lite.ts";
 import {
   DEFAULT_HOLD_MS,
@@ -72,6 +73,8 @@ export interface Config {
   telemetry: TelemetrySettings;
   /** The re-ranking stage of search (`MEMORY_RUNTIME_RERANKER` …): src/search/rerank/. */
   reranker: RerankSettings;
+  /** The conversation extractor (`MEMORY_RUNTIME_EXTRACTOR` …): src/conversations/model/. */
+  extractor: ExtractorSettings;
   /** At a stop: how long requests in flight may take to finish before their connections are closed. */
   shutdownTimeoutMs: number;
   version: string;
@@ -147,6 +150,7 @@ export function loadConfig(env: Env, version = "0.1.0"): Config {
     },
     telemetry: telemetry(env, env.MEMORY_RUNTIME_VERSION || version),
     reranker: rerankSettingsOf(env, { integer, oneOf, refuse }),
+    extractor: extractorSettingsOf(env, { integer, oneOf, refuse }),
     shutdownTimeoutMs: integer(env, "MEMORY_RUNTIME_SHUTDOWN_TIMEOUT_SECONDS", 20, 1, 3600) * 1000,
     version: env.MEMORY_RUNTIME_VERSION || version,
   };

@@ -20,6 +20,8 @@ export interface LifecycleParts {
   stopping: AbortController;
   /** The background embedder: stopped before the tenant actors, so no vector arrives after them. */
   embedding: { stop(): void };
+  /** The model extractor (src/conversations/model/), stopped with the background embedder. */
+  extraction?: { stop(): void };
   /** The webhook operations' retention and unfinished resumes: started with the connectors, stopped first. */
   webhookUpkeep: { start(): void; stop(): void };
   /** Closed first at stop (if the server's drain has not already): readiness fails, requests are refused. */
@@ -65,6 +67,7 @@ export function lifecycleOf(parts: LifecycleParts): Lifecycle {
       stopping.abort();
       await Promise.all([parts.connectorActors.stopAll(), outbound.stopAll()]);
       parts.embedding.stop();
+      parts.extraction?.stop();
       await parts.actors.stopAll();
       await store.close();
     },

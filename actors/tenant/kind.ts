@@ -1,4 +1,5 @@
 import type { Config } from "../../src/config.ts";
+import type { ModelExtraction } from "../../src/conversations/model/model-extraction.ts";
 import type { BackgroundEmbedding } from "../../src/embedding/embed-scheduler.ts";
 import type { ChangeFeeds } from "../../src/memory/change-feed.ts";
 import type { TenantStorage } from "../../src/ports.ts";
@@ -24,6 +25,8 @@ export interface TenantKindDeps {
   refusal: (tenantId: string) => Error | undefined;
   /** The runtime's background embedder, shared by every tenant. */
   embedding: BackgroundEmbedding;
+  /** The model extractor (`MEMORY_RUNTIME_EXTRACTOR=http`); none: the rules extractor only. */
+  extraction?: ModelExtraction;
   /** Times each vault commit (src/telemetry/). */
   telemetry?: Telemetry;
 }
@@ -49,6 +52,20 @@ export function tenantKind(actors: ActorSystem, deps: TenantKindDeps): ActorKind
           storeVectors: async (items, vectors) => {
             if (tenants.isActive(tenantId))
               await tenants.ask(tenantId, { type: "embed.store", items, vectors });
+          },
+        },
+        extraction: deps.extraction && {
+          scheduler: deps.extraction,
+          // An answer for an actor passivated meanwhile is dropped: its job is asked again at its next start.
+          asks: {
+            write: async (key, turnIds, candidates) => {
+              if (!tenants.isActive(tenantId)) throw new Error("the tenant was passivated");
+              return tenants.ask(tenantId, { type: "conversation.extracted", key, turnIds, candidates });
+            },
+            remove: async (key) => {
+              if (tenants.isActive(tenantId))
+                await tenants.ask(tenantId, { type: "conversation.unqueue", key });
+            },
           },
         },
         onCommitted: (changes) => deps.changeFeeds.publish(tenantId, changes),

@@ -1,4 +1,5 @@
 import type { TenantVault } from "../../src/vault/tenant-vault.ts";
+import type { ExtractBacklog } from "./conversations/extract-backlog.ts";
 import type { TenantIngest } from "./ingest/ingest.ts";
 import type { TenantMemory } from "./memory/memory.ts";
 import type { SliceHandlers } from "./slice.ts";
@@ -8,6 +9,7 @@ export function statusHandlers(
   vault: TenantVault,
   memory: TenantMemory,
   ingest: TenantIngest,
+  extractBacklog?: ExtractBacklog,
 ): SliceHandlers<"tenant.init" | "tenant.health" | "tenant.stats"> {
   const { vectors } = memory.indexes;
   return {
@@ -25,6 +27,7 @@ export function statusHandlers(
         index: { vectors: vectors.size, pending: vectors.pending, ...backlog },
         dead_letters: ingest.store.deadLetterCount(),
         connectors: ingest.store.connectorStatuses(),
+        ...(extractBacklog && { extractor: extractBacklog.state() }),
       };
     },
     "tenant.stats": ({ fromDay, toDay }) => ({

@@ -1,3 +1,4 @@
+import type { ModelExtraction } from "../../src/conversations/model/model-extraction.ts";
 import { modelSpaceKindOf } from "../../src/embedding/vector-tiers.ts";
 import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import { afterCommits } from "../../src/runtime/after-commits.ts";
@@ -7,6 +8,8 @@ import { storageFaultSync } from "../../src/vault/storage-faults.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import type { TenantVault } from "../../src/vault/tenant-vault.ts";
 import { conversationHandlers } from "./conversations/conversations.ts";
+import { type ExtractAsks, ExtractBacklog } from "./conversations/extract-backlog.ts";
+import { modelEntryHandlers } from "./conversations/model-entries.ts";
 import { entityHandlers } from "./entities/handlers.ts";
 import { TenantErasure } from "./erase/erase.ts";
 import { Tombstones } from "./erase/tombstones.ts";
@@ -27,6 +30,8 @@ export interface TenantDeps extends VaultDeps {
   tellSelf: (msg: { type: "index.flush"; all?: boolean }) => void;
   /** The runtime's background embedder and the way its vectors come back (none: no backlog). */
   background?: Background;
+  /** The runtime's model extractor (`MEMORY_RUNTIME_EXTRACTOR=http`) and the way its answers come back. */
+  extraction?: { scheduler: ModelExtraction; asks: ExtractAsks };
 }
 
 /** Starts the tenant actor: an erasure's pending compaction first (the vault is closed then). */
@@ -55,6 +60,9 @@ function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Be
   const ingest = new TenantIngest({ tenantId, vault, memory, clock });
   const erasure = new TenantErasure({ vault, memory, ingest, clock });
   const tombstones = new Tombstones(vault);
+  const extraction = deps.extraction;
+  const extractBacklog =
+    extraction && new ExtractBacklog(tenantId, vault, memory, extraction.scheduler, extraction.asks);
   const transfer = new TenantTransfer({
     vault,
     clock,
@@ -66,9 +74,10 @@ function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Be
     embedder: modelSpaceKindOf(background?.embedding.signature),
   });
   const handlers: Handlers<TenantProtocol> = {
-    ...statusHandlers(vault, memory, ingest),
+    ...statusHandlers(vault, memory, ingest, extractBacklog),
     ...memoryHandlers(memory),
-    ...conversationHandlers(memory, clock),
+    ...conversationHandlers(memory, clock, extractBacklog),
+    ...modelEntryHandlers(memory, clock, extractBacklog),
     ...entityHandlers(memory),
     ...ingestHandlers(ingest, () => memory.flush.schedule()),
     ...webhookOpsHandlers({ ingest, vault, clock, onEntries: () => memory.flush.schedule() }),
@@ -83,6 +92,7 @@ function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Be
     handlers: afterCommits(vault, handlers),
     stop: async () => {
       transfer.close();
+      extractBacklog?.close();
       try {
         // Saving the indexes can fail (a full disk): they are rebuilt from the vault on the next open.
         memory.close();

@@ -59,6 +59,30 @@ const EmbedderHealth = StrictObject({
   retry_at: Type.Optional(IsoTime),
 });
 
+/** The model extractor (`MEMORY_RUNTIME_EXTRACTOR=http`, docs/conversations.md): absent otherwise. */
+const ExtractorHealth = StrictObject({
+  kind: Type.Literal("http"),
+  model: Type.String(),
+  state: Type.Union([Type.Literal("idle"), Type.Literal("extracting"), Type.Literal("retrying")]),
+  pending: Type.Integer({
+    minimum: 0,
+    description: "This tenant's conversation calls waiting for the model",
+  }),
+  extracted: Type.Integer({
+    minimum: 0,
+    description: "Entries written from the model's answers since the process started",
+  }),
+  dropped: Type.Integer({
+    minimum: 0,
+    description: "The model's entries refused (not valid for their category): never stored",
+  }),
+  failed: Type.Integer({ minimum: 0, description: "Calls let go because the model's answer was not JSON" }),
+  failures: Type.Integer({ minimum: 0, description: "Model calls failed in a row (retried after a wait)" }),
+  last_error: Type.Optional(Type.String()),
+  last_error_at: Type.Optional(IsoTime),
+  retry_at: Type.Optional(IsoTime),
+});
+
 /** CONTRACT §8's per-tenant health; `connectors` by name (`crm`, `mail`, `messaging`). */
 export const TenantHealthView = named(
   "TenantHealth",
@@ -85,6 +109,7 @@ export const TenantHealthView = named(
     }),
     dead_letters: Type.Integer(),
     connectors: Type.Record(Type.String(), Type.Unknown()),
+    extractor: Type.Optional(ExtractorHealth),
   }),
 );
 

@@ -1,3 +1,4 @@
+import type { ModelCandidate } from "../conversations/model/prompt.ts";
 import type { ConversationPlan } from "../conversations/plan.ts";
 import type { ConversationReply, SessionTurns } from "../models/conversation.ts";
 import type { Provenance } from "../models/origin.ts";
@@ -30,4 +31,11 @@ export type ConversationTenantProtocol = {
     msg: { sessionId: string; subject?: string; limit: number; after?: number };
     reply: Omit<SessionTurns, "next_cursor"> & { last?: number; more: boolean };
   };
+  /** A model extraction job's answer: what validates written with the job's record removed. */
+  "conversation.extracted": {
+    msg: { key: string; turnIds: string[]; candidates: ModelCandidate[] };
+    reply: { stored: number; dropped: number };
+  };
+  /** A model extraction job let go (its answer was not JSON): its record removed. */
+  "conversation.unqueue": { msg: { key: string }; reply: undefined };
 };

@@ -80,6 +80,16 @@ export function createMetrics(register: Registry) {
       "Background embedding batches being embedded now",
       [],
     ),
+    extractorBacklog: gauge(
+      "extractor_backlog",
+      "Conversation calls of open tenants waiting for the model extractor (MEMORY_RUNTIME_EXTRACTOR=http)",
+      [],
+    ),
+    extractorOutcomes: counter(
+      "extractor_outcomes_total",
+      "The model extractor's work since start: entries `extracted`, entries `dropped` (invalid for their category), calls `failed` (an answer not JSON)",
+      ["outcome"],
+    ),
     webhookEvents: counter(
       "webhook_events_total",
       "Events delivered by a source (webhooks, the CRM stream, the bridge; replays excluded), by source and outcome",

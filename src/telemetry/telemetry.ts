@@ -47,6 +47,8 @@ export type SampledMetric =
   | "actorRestarts"
   | "embeddingBacklog"
   | "embeddingInFlight"
+  | "extractorBacklog"
+  | "extractorOutcomes"
   | "webhookEvents"
   | "webhookRejections"
   | "webhookSourcesPaused"
@@ -265,6 +267,8 @@ const SAMPLED: readonly SampledMetric[] = [
   "actorRestarts",
   "embeddingBacklog",
   "embeddingInFlight",
+  "extractorBacklog",
+  "extractorOutcomes",
   "webhookEvents",
   "webhookRejections",
   "webhookSourcesPaused",

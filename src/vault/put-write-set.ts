@@ -33,7 +33,9 @@ export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[strin
   }
   for (const [key, id] of set.objects ?? []) ingest.objects.put(key, id);
   for (const [key, value] of set.deadLetters ?? []) ingest.deadLetters.put(key, value);
-  for (const [key, value] of state) ingest.connectorState.put(key, value);
+  // A null value removes its key (a queue record settled: the model extractor's `extract:` jobs).
+  for (const [key, value] of state)
+    value === null ? ingest.connectorState.remove(key) : ingest.connectorState.put(key, value);
   if (set.idempotency) memory.idempotency.put(set.idempotency.key, set.idempotency.record);
   if (set.dedupe) ingest.dedupe.put(set.dedupe.key, set.dedupe.record);
   if (set.embedding) putEmbeddingRecords(memory, t.vault.meta, set.embedding);

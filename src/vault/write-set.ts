@@ -20,6 +20,7 @@ export interface WriteSet {
   objects?: Array<[string, string]>;
   /** Keyed by the ingest slice's `deadLetterKey(event_id, source)`. */
   deadLetters?: Array<[string, unknown]>;
+  /** Connector state (and queue records) to put; a null value removes the key. */
   state?: Array<[string, unknown]>;
   /** With a sequence, each state key is written only if no newer snapshot was written before. */
   stateSeq?: number;

@@ -23,10 +23,11 @@ import { checkDraft } from "../memory/draft-check.ts";
 import type { TenantMemory } from "../memory/memory.ts";
 import type { EntryLookup } from "../memory/side-effects.ts";
 import type { SliceHandlers } from "../slice.ts";
+import { type ExtractBacklog, modelJob } from "./extract-backlog.ts";
 import { nextPosition, type StoredTurn, sessionTurns } from "./session-turns.ts";
 
 /** A call being prepared: what it writes so far, seen by each next draft. */
-interface Pending {
+export interface Pending {
   overlay: Map<string, StoredEntry>;
   lookup: EntryLookup;
   created: BatchItem[];
@@ -37,9 +38,10 @@ interface Pending {
 export function conversationHandlers(
   memory: TenantMemory,
   clock: Clock,
+  backlog?: ExtractBacklog,
 ): SliceHandlers<"conversation.add" | "conversation.turns"> {
   return {
-    "conversation.add": (msg) => add(memory, clock.now(), msg),
+    "conversation.add": (msg) => add(memory, clock.now(), msg, backlog),
     "conversation.turns": ({ sessionId, subject, limit, after }) => {
       const turns = [...sessionTurns(memory.entries, sessionId, subject).values()]
         .filter((t) => t.stored.entry.expired_at === null && (after === undefined || t.position > after))
@@ -55,17 +57,23 @@ export function conversationHandlers(
   };
 }
 
-function add(memory: TenantMemory, now: number, msg: AddConversation) {
-  const { plan } = msg;
-  const stored = sessionTurns(memory.entries, plan.sessionId, msg.subject);
-  const fresh = newTurns(plan.turns, stored);
+/** An empty write set in preparation, reading through to the stored entries. */
+export function pendingOf(memory: TenantMemory): Pending {
   const overlay = new Map<string, StoredEntry>();
-  const pending: Pending = {
+  return {
     overlay,
     lookup: (id) => overlay.get(id) ?? memory.entries.get(id),
     created: [],
     holders: new Map(),
   };
+}
+
+function add(memory: TenantMemory, now: number, msg: AddConversation, backlog?: ExtractBacklog) {
+  const { plan } = msg;
+  const stored = sessionTurns(memory.entries, plan.sessionId, msg.subject);
+  const fresh = newTurns(plan.turns, stored);
+  const pending = pendingOf(memory);
+  const overlay = pending.overlay;
   const turnIds: string[] = [];
   const turnStatus: Array<200 | 201> = [];
   plan.turns.forEach((turn, i) => {
@@ -96,7 +104,11 @@ function add(memory: TenantMemory, now: number, msg: AddConversation) {
   const status = pending.created.length > 0 && !msg.dryRun ? 201 : 200;
   if (msg.dryRun || pending.created.length === 0) return { status, body } as const;
   const set = batchSet(pending.created, [...overlay.values()], now);
+  // The model extractor's job (http) is written with the turns it reads: none is lost, none half-made.
+  const job = backlog && plan.extractor !== null ? modelJob(msg, turnIds, fresh, now) : undefined;
+  if (job) set.state = [[job.key, job.record]];
   const committed = memory.writer.commit(set, undefined);
+  if (job) backlog!.queued(job.key, job.record, committed);
   for (const { prepared, vector } of pending.created) memory.indexes.add(prepared.stored.entry, vector);
   memory.flush.schedule();
   return later(committed.then(() => ({ status, body }) as const));
@@ -207,10 +219,10 @@ function currentHolder(memory: TenantMemory, pending: Pending, tag: string) {
 }
 
 /** Prepares one draft into the call's write set (an identical stored entry is that entry, 200). */
-function prepare(
+export function prepare(
   memory: TenantMemory,
   pending: Pending,
-  msg: AddConversation,
+  msg: Pick<AddConversation, "within" | "createdBy" | "overrides">,
   now: number,
   item: { draft: EntryDraft; vector: Float32Array | undefined; path: string; provenance: Provenance },
 ): { id: string; status: 200 | 201 } {
