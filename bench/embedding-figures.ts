@@ -2,8 +2,8 @@
  * The figures of each embedder's tiers (bench/scenarios/background-embedding.ts and
  * tier-search.ts), part of `bun run bench`, or alone with `BENCH_PART=embedding bun run bench`
  * (written to bench/results/background-embedding.json). Each embedder runs in a service process
- * of its own, one after the other, `hash` first: the other webhook rates are ratios to its rate of
- * the same run.
+ * of its own, one after the other; a `hash` service kept for the run takes one webhook load right
+ * before each, and each embedder's webhook rate is also given as a ratio to that baseline's.
  *
  * BENCH_EMBEDDERS picks them (default hash,static,tiered,local; BENCH_EMBEDDER, one name, is still
  * read); the search tenant grows through BENCH_EMBEDDING_ENTRIES sizes (default 10,000 and, unless
@@ -11,7 +11,11 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type Figure, figuresJson, table } from "./report.ts";
-import { type BackgroundEmbeddingResult, backgroundEmbedding } from "./scenarios/background-embedding.ts";
+import {
+  type BackgroundEmbeddingResult,
+  backgroundEmbedding,
+  webhookBaseline,
+} from "./scenarios/background-embedding.ts";
 import { machine, round, seconds } from "./stats.ts";
 
 const DEFAULT_EMBEDDERS = "hash,static,tiered,local";
@@ -35,9 +39,20 @@ export async function runBackgroundEmbedding(
 ): Promise<BackgroundEmbeddingResult[]> {
   const entries = embeddingEntries();
   const results: BackgroundEmbeddingResult[] = [];
-  for (const embedder of embedders()) {
-    log(`embedder ${embedder}: webhook load and burst lag, then a tenant of ${entries.join(", ")} searched`);
-    results.push(await backgroundEmbedding({ embedder, entries, log }));
+  const baseline = await webhookBaseline();
+  try {
+    for (const embedder of embedders()) {
+      const hashRate = await baseline.rate();
+      log(
+        `embedder ${embedder} (hash baseline just before: ${hashRate} events/s): webhook load and burst lag, then a tenant of ${entries.join(", ")} searched`,
+      );
+      results.push({
+        ...(await backgroundEmbedding({ embedder, entries, log })),
+        hash_baseline_events_per_s: hashRate,
+      });
+    }
+  } finally {
+    await baseline.close();
   }
   return results;
 }
@@ -53,7 +68,8 @@ const TIERED_TARGETS: Record<string, Figure["target"]> = {
 };
 
 /** One run each (the model's backlogs take minutes to drain). */
-function figuresOf(r: BackgroundEmbeddingResult, hashRate: number | undefined): Figure[] {
+function figuresOf(r: BackgroundEmbeddingResult): Figure[] {
+  const hashRate = r.hash_baseline_events_per_s;
   const k = r.embedder;
   const one = (key: string, value: number | undefined, note?: string): Figure[] =>
     value === undefined ? [] : [{ key, runs: [value], target: TIERED_TARGETS[key], note }];
@@ -61,7 +77,7 @@ function figuresOf(r: BackgroundEmbeddingResult, hashRate: number | undefined): 
   return [
     ...one(`webhook_events_per_s_${k}`, r.webhook_events_per_s, "(32 connections, 1 event a delivery)"),
     ...(k !== "hash" && hashRate
-      ? one(`webhook_ratio_to_hash_${k}`, round(r.webhook_events_per_s / hashRate), "(÷ hash, same run)")
+      ? one(`webhook_ratio_to_hash_${k}`, round(r.webhook_events_per_s / hashRate), "(÷ hash just before)")
       : []),
     ...(k === "local"
       ? []
@@ -93,8 +109,7 @@ function figuresOf(r: BackgroundEmbeddingResult, hashRate: number | undefined): 
 }
 
 export function embeddingFigures(results: BackgroundEmbeddingResult[]): Figure[] {
-  const hashRate = results.find((r) => r.embedder === "hash")?.webhook_events_per_s;
-  return results.flatMap((r) => figuresOf(r, hashRate));
+  return results.flatMap(figuresOf);
 }
 
 /** `BENCH_PART=embedding`: only this part, into its own results file. */

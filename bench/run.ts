@@ -31,8 +31,8 @@
  *   until a `POST /memory/search` on that tenant answers 200.
  * - rss_mb_100k: the service's VmRSS after that restart and 20 searches.
  * - per embedder tier K of hash, static, tiered, local (a service process each, issue 30):
- *   webhook_events_per_s_K under the payments load and webhook_ratio_to_hash_K (÷ hash's, same
- *   run); commit_vectors_per_s_K (vectors stored in the writes' commits), embed_vectors_per_s_local
+ *   webhook_events_per_s_K under the payments load and webhook_ratio_to_hash_K (÷ a hash service
+ *   loaded just before); commit_vectors_per_s_K (vectors stored in the writes' commits), embed_vectors_per_s_local
  *   and upgrade_vectors_per_s_tiered (the model's, while the burst's backlog drains);
  *   first_lag_p50/p99_s_K (answer → a vector readable) and embed_lag_p50/p99_s_K (→ the model's
  *   vector: local, tiered); http_search_p50/p99_ms_K_10k and _100k (distinct queries, each

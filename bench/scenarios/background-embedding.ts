@@ -34,6 +34,8 @@ const SAME_VECTOR = 0.01;
 export interface BackgroundEmbeddingResult extends TierSearch {
   embedder: string;
   webhook_events_per_s: number;
+  /** The `hash` baseline's rate measured just before (embedding-figures.ts), when there is one. */
+  hash_baseline_events_per_s?: number;
   /** Vectors stored in the writes' own commits during the load, a second (0 under `local`). */
   commit_vectors_per_s: number;
   /** Entries waiting for their vector, or their model's vector, when the load ended. */
@@ -214,25 +216,54 @@ async function webhookLag(
   };
 }
 
+/** A service on `embedder` whose tenant takes verified webhooks (its secrets are read at start). */
+export async function webhookService(embedder: string) {
+  const setup = await startService(BENCH_SECRET, { env: { MEMORY_RUNTIME_EMBEDDER: embedder } });
+  try {
+    // Webhook secrets are per tenant and read at start: the tenant is made first, then a restart.
+    const hooked = await createTenant(setup.url, await adminToken(), "embedding-webhooks");
+    const env: Record<string, string> = { MEMORY_RUNTIME_EMBEDDER: embedder };
+    for (const [base, value] of Object.entries(WEBHOOK_SECRETS)) env[`${base}_${hooked.tenant_id}`] = value;
+    await stop(setup);
+    return { service: await startService(BENCH_SECRET, { dataDir: setup.dataDir, env }), hooked };
+  } finally {
+    await stop(setup);
+  }
+}
+
+/**
+ * The webhook rate of a `hash` service kept for the whole run, measured right before each
+ * embedder's own load: on a shared machine the load of the minute moves the rate more than the
+ * embedder does, so each embedder's ratio is to the baseline of its own minute.
+ */
+export async function webhookBaseline() {
+  const { service, hooked } = await webhookService("hash");
+  return {
+    rate: async () =>
+      (
+        await load({
+          name: "service POST /webhooks/payments (1 event, verified), hash baseline",
+          url: `${service.url}/webhooks/payments/${hooked.tenant_id}`,
+          method: "POST",
+          connections: 32,
+          perRequest: paymentsDelivery,
+        })
+      ).rps,
+    close: () => stop(service),
+  };
+}
+
 export async function backgroundEmbedding(o: {
   embedder?: string;
   entries: number[];
   log: (line: string) => void;
 }): Promise<BackgroundEmbeddingResult> {
   const embedder = o.embedder ?? "local";
-  const setup = await startService(BENCH_SECRET, { env: { MEMORY_RUNTIME_EMBEDDER: embedder } });
-  let service: Started | undefined;
+  const { service, hooked } = await webhookService(embedder);
   try {
-    // Webhook secrets are per tenant and read at start: the tenant is made first, then a restart.
-    const hooked = await createTenant(setup.url, await adminToken(), "embedding-webhooks");
-    await stop(setup);
-    const env: Record<string, string> = { MEMORY_RUNTIME_EMBEDDER: embedder };
-    for (const [base, value] of Object.entries(WEBHOOK_SECRETS)) env[`${base}_${hooked.tenant_id}`] = value;
-    service = await startService(BENCH_SECRET, { dataDir: setup.dataDir, env });
     const webhooks = await webhookLag(service, hooked, embedder, o.log);
     return { embedder, ...webhooks, ...(await tierSearch(service, embedder, o.entries, o.log)) };
   } finally {
-    await stop(setup);
-    if (service) await stop(service);
+    await stop(service);
   }
 }
