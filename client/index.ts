@@ -12,6 +12,7 @@
 import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
 import { type ConversationsApi, conversationsApi } from "./conversations.ts";
 import { type MemoryApi, memoryApi, type SearchApi, searchApi } from "./memory.ts";
+import { type MergesApi, mergesApi } from "./merges.ts";
 import type { paths } from "./openapi-types.ts";
 import { problemsOnly } from "./problems.ts";
 import { sender } from "./send.ts";
@@ -19,6 +20,7 @@ import { type AdminApi, adminApi, type TenantsApi, tenantsApi } from "./tenants.
 
 export type { ConversationAnswer, ConversationRequest, SessionTurnsPage } from "./conversations.ts";
 export type { WriteOptions } from "./memory.ts";
+export type { MergeDecision, MergeRecord, MergeReview, MergeReviewPage } from "./merges.ts";
 export type * from "./openapi-types.ts";
 export { isProblem } from "./problems.ts";
 export type {
@@ -32,7 +34,7 @@ export type {
   Result,
   WrittenOf,
 } from "./types.ts";
-export type { AdminApi, ConversationsApi, MemoryApi, SearchApi, TenantsApi };
+export type { AdminApi, ConversationsApi, MemoryApi, MergesApi, SearchApi, TenantsApi };
 
 export interface ClientOptions {
   /** The service's address, e.g. `http://127.0.0.1:8080` (no trailing path). */
@@ -49,6 +51,8 @@ export interface MemoryClient extends Client<paths> {
   memory: MemoryApi;
   /** Transcripts in, typed memory out (docs/conversations.md). */
   conversations: ConversationsApi;
+  /** Merges of near-duplicates, un-merges and the review band (docs/memory.md). */
+  merges: MergesApi;
   search: SearchApi;
   tenants: TenantsApi;
   admin: AdminApi;
@@ -67,6 +71,7 @@ export function createClient(options: ClientOptions): MemoryClient {
     ...raw,
     memory: memoryApi(send),
     conversations: conversationsApi(send),
+    merges: mergesApi(send),
     search: searchApi(send),
     tenants: tenantsApi(send),
     admin: adminApi(send),

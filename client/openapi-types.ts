@@ -124,6 +124,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/memory/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A prompt-ready context pack within a token budget */
+        post: operations["postMemoryContext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/memory/entities/{name}": {
         parameters: {
             query?: never;
@@ -589,6 +606,108 @@ export interface paths {
         get: operations["getMemoryConversationsBySession_id"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/merges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Merge an entry into another: both kept, the read model shows the survivor */
+        post: operations["postMemoryMerges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/merges/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pairs in the review band waiting for a decision, a page at a time */
+        get: operations["getMemoryMergesReview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/merges/review/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a review: the pair is merged */
+        post: operations["postMemoryMergesReviewByIdAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/merges/review/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a review: both entries kept, the pair never flagged again */
+        post: operations["postMemoryMergesReviewByIdReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/merges/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A merge, named by its absorbed entry's id */
+        get: operations["getMemoryMergesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/merges/{id}/unmerge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo a merge: both entries live again, recorded in their history */
+        post: operations["postMemoryMergesByIdUnmerge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1380,6 +1499,89 @@ export interface components {
             /** @enum {string} */
             unscoped?: "read" | "none";
         };
+        ContextPack: {
+            /** @description The prompt-ready block: entries grouped by category, best first, each labelled with its id, validity, trust and origin, its content quoted as data; or a line saying nothing was found or fits */
+            text: string;
+            /** @description Tokens of `text`, counted with `encoding` */
+            tokens: number;
+            /** @constant */
+            encoding: "o200k_base";
+            budget_tokens: number;
+            /** @description The entries `text` holds, best first */
+            entries: {
+                /** @description SHA-8 entry id */
+                id: string;
+                /** @enum {string} */
+                category: "decision" | "exception" | "fact" | "workflow" | "relationship" | "outcome";
+                /** @enum {string} */
+                trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
+                /** @description The search's score (after boosts) */
+                score: number;
+                /** @description Tokens of its block in `text` */
+                tokens: number;
+                /**
+                 * @description Only the beginning of its content fit (the first entry, when no entry fits whole)
+                 * @constant
+                 */
+                cut?: true;
+            }[];
+            /** @description Something relevant was left out: a result did not fit, the first was cut, or the pack reached 100 entries */
+            truncated: boolean;
+            /** @description The search results the pack chose from */
+            considered: number;
+        };
+        ContextRequest: {
+            /** @description What the agent is about to answer or do */
+            query: string;
+            /** @description The most tokens `text` may take, counted with o200k_base: the pack fills it with the best entries that fit whole */
+            budget_tokens: number;
+            /** @description The query vector (else the query text is embedded). Exactly 384 numbers (the configured dimension), each finite as a float32, not all zero; normalised to unit length. */
+            embedding?: number[];
+            categories?: ("decision" | "exception" | "fact" | "workflow" | "relationship" | "outcome")[];
+            tags?: string[];
+            tags_any?: string[];
+            /** @enum {string} */
+            status?: "open" | "resolved";
+            /** @enum {string} */
+            min_trust?: "unverified" | "extracted" | "agent" | "operator" | "verified";
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            valid_at?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            as_of?: string;
+            /** @description Only entries about this subject (a relationship's `scope_subject`) */
+            subject?: string;
+            /** @description Only entries of this session */
+            session_id?: string;
+            /** @description Only entries written by this agent */
+            agent_id?: string;
+            /** @description Boost newer entries: the score decays with a half-life */
+            recency?: {
+                /** @description After this many days an entry's boost has halved */
+                half_life_days: number;
+                /** @enum {string} */
+                field?: "valid_from" | "recorded_at";
+                /** @description Share of the score that decays (default 1): score × (1 − weight + weight × 0.5^(age / half-life)) */
+                weight?: number;
+            };
+            /** @description Maximal marginal relevance: 0 ranks by score only (default), 1 by novelty only; each result is chosen by (1 − diversity) × score − diversity × its similarity to the results above it */
+            diversity?: number;
+            /** @description Drop results scoring below this (after boosts) */
+            min_score?: number;
+            /** @description Read the query's time expression ("last May", "in 2023", "two weeks ago") into a valid-time boost, against valid_at (default true); false: they are only words */
+            time_expressions?: boolean;
+            /** @description Let entries written together (one session, one delivery, one writer's tagged entries of a day) lend each other a bounded share of their scores (default true); false: each entry alone */
+            context?: boolean;
+            /** @description Follow the query's entities (names, places, identifiers) to the entries linked to them, in up to two hops (default true); false: the fused ranking alone (docs/entities.md) */
+            entities?: boolean;
+            /** @description false: this search skips the runtime's re-ranker (MEMORY_RUNTIME_RERANKER); true or absent: the top fused hits are re-ranked when one is configured */
+            rerank?: boolean;
+        };
         ConversationInput: {
             /** @description The session (conversation) this memory came from: the same rule as `subject` */
             session_id: string;
@@ -1687,6 +1889,10 @@ export interface components {
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
             similar?: components["schemas"]["SimilarEntry"][];
+            /** @description With `dedupe: "merge"`: the live entry this one was merged into (GET /memory/merges/{id} with this entry's id) */
+            merged_into?: string;
+            /** @description With `dedupe: "merge"`: the review band's pair this write was flagged in */
+            review?: string;
         };
         Denial: {
             /**
@@ -2040,6 +2246,10 @@ export interface components {
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
             similar?: components["schemas"]["SimilarEntry"][];
+            /** @description With `dedupe: "merge"`: the live entry this one was merged into (GET /memory/merges/{id} with this entry's id) */
+            merged_into?: string;
+            /** @description With `dedupe: "merge"`: the review band's pair this write was flagged in */
+            review?: string;
         };
         ExtractedEntry: {
             /** @enum {string} */
@@ -2215,6 +2425,10 @@ export interface components {
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
             similar?: components["schemas"]["SimilarEntry"][];
+            /** @description With `dedupe: "merge"`: the live entry this one was merged into (GET /memory/merges/{id} with this entry's id) */
+            merged_into?: string;
+            /** @description With `dedupe: "merge"`: the review band's pair this write was flagged in */
+            review?: string;
         };
         Health: {
             /** @constant */
@@ -2254,7 +2468,7 @@ export interface components {
         };
         HistoryEvent: {
             /** @enum {string} */
-            type: "created" | "supersedes" | "superseded_by" | "corrects" | "corrected_by" | "resolves" | "resolved_by" | "retracted" | "erased";
+            type: "created" | "supersedes" | "superseded_by" | "corrects" | "corrected_by" | "resolves" | "resolved_by" | "retracted" | "erased" | "merged_into" | "merged_from" | "unmerged";
             /**
              * Format: date-time
              * @description RFC 3339, UTC, milliseconds
@@ -2401,6 +2615,60 @@ export interface components {
         Liveness: {
             /** @constant */
             status: "ok";
+        };
+        MergeRecord: {
+            /** @description SHA-8 entry id */
+            id: string;
+            /** @enum {string} */
+            category: "decision" | "exception" | "fact" | "workflow" | "relationship" | "outcome";
+            /** @description The absorbed entry: recorded, hidden from the read model (merged_into) */
+            from: string;
+            /** @description The surviving entry: unchanged, its trust never raised (merged_from) */
+            into: string;
+            /** @description The pair's similarity when a write or a review merged it; null for a merge asked by ids */
+            score: number | null;
+            /** @enum {string} */
+            status: "merged" | "unmerged";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds
+             */
+            at: string;
+            by: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds
+             */
+            unmerged_at: string | null;
+            unmerged_by: string | null;
+        };
+        MergeReview: {
+            /** @description The pair's id: `<from>-<into>` */
+            id: string;
+            /** @enum {string} */
+            category: "decision" | "exception" | "fact" | "workflow" | "relationship" | "outcome";
+            /** @description The newer entry, absorbed on accept */
+            from: string;
+            /** @description The live entry it resembles, surviving on accept */
+            into: string;
+            score: number;
+            /** @enum {string} */
+            status: "pending" | "accepted" | "rejected";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds
+             */
+            flagged_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds
+             */
+            decided_at: string | null;
+            decided_by: string | null;
+        };
+        MergeReviewPage: {
+            items: components["schemas"]["MergeReview"][];
+            next_cursor: string | null;
         };
         MintTokenRequest: {
             /** @description Roles of the tenant's library (a role it does not hold is a 422) */
@@ -2680,6 +2948,10 @@ export interface components {
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
             similar?: components["schemas"]["SimilarEntry"][];
+            /** @description With `dedupe: "merge"`: the live entry this one was merged into (GET /memory/merges/{id} with this entry's id) */
+            merged_into?: string;
+            /** @description With `dedupe: "merge"`: the review band's pair this write was flagged in */
+            review?: string;
         };
         Problem: {
             /** @description /problems/<code> */
@@ -2887,6 +3159,10 @@ export interface components {
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
             similar?: components["schemas"]["SimilarEntry"][];
+            /** @description With `dedupe: "merge"`: the live entry this one was merged into (GET /memory/merges/{id} with this entry's id) */
+            merged_into?: string;
+            /** @description With `dedupe: "merge"`: the review band's pair this write was flagged in */
+            review?: string;
         };
         ReloadReport: {
             secrets: {
@@ -3479,6 +3755,10 @@ export interface components {
             embedding?: number[];
             /** @description Live entries of the category at least 0.8 similar to this one, most similar first; absent when none */
             similar?: components["schemas"]["SimilarEntry"][];
+            /** @description With `dedupe: "merge"`: the live entry this one was merged into (GET /memory/merges/{id} with this entry's id) */
+            merged_into?: string;
+            /** @description With `dedupe: "merge"`: the review band's pair this write was flagged in */
+            review?: string;
         };
     };
     responses: never;
@@ -3502,6 +3782,8 @@ export type AdminEvent = components['schemas']['AdminEvent'];
 export type AdminEventPage = components['schemas']['AdminEventPage'];
 export type AgentRevenue = components['schemas']['AgentRevenue'];
 export type CallerIdentity = components['schemas']['CallerIdentity'];
+export type ContextPack = components['schemas']['ContextPack'];
+export type ContextRequest = components['schemas']['ContextRequest'];
 export type ConversationInput = components['schemas']['ConversationInput'];
 export type ConversationMessage = components['schemas']['ConversationMessage'];
 export type ConversationReply = components['schemas']['ConversationReply'];
@@ -3546,6 +3828,9 @@ export type ImportReport = components['schemas']['ImportReport'];
 export type JsonRpcMessage = components['schemas']['JsonRpcMessage'];
 export type JsonRpcReply = components['schemas']['JsonRpcReply'];
 export type Liveness = components['schemas']['Liveness'];
+export type MergeRecord = components['schemas']['MergeRecord'];
+export type MergeReview = components['schemas']['MergeReview'];
+export type MergeReviewPage = components['schemas']['MergeReviewPage'];
 export type MintTokenRequest = components['schemas']['MintTokenRequest'];
 export type MintedToken = components['schemas']['MintedToken'];
 export type NotReady = components['schemas']['NotReady'];
@@ -4065,6 +4350,125 @@ export interface operations {
             };
         };
     };
+    postMemoryContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContextRequest"];
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContextPack"];
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body of a media type the route does not read */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getMemoryEntitiesByName: {
         parameters: {
             query?: {
@@ -4306,7 +4710,7 @@ export interface operations {
     postMemoryDecisions: {
         parameters: {
             query?: {
-                dedupe?: "similar";
+                dedupe?: "similar" | "merge";
             };
             header?: {
                 "idempotency-key"?: string;
@@ -5063,7 +5467,7 @@ export interface operations {
     postMemoryExceptions: {
         parameters: {
             query?: {
-                dedupe?: "similar";
+                dedupe?: "similar" | "merge";
             };
             header?: {
                 "idempotency-key"?: string;
@@ -5820,7 +6224,7 @@ export interface operations {
     postMemoryFacts: {
         parameters: {
             query?: {
-                dedupe?: "similar";
+                dedupe?: "similar" | "merge";
             };
             header?: {
                 "idempotency-key"?: string;
@@ -6577,7 +6981,7 @@ export interface operations {
     postMemoryWorkflows: {
         parameters: {
             query?: {
-                dedupe?: "similar";
+                dedupe?: "similar" | "merge";
             };
             header?: {
                 "idempotency-key"?: string;
@@ -7334,7 +7738,7 @@ export interface operations {
     postMemoryRelationships: {
         parameters: {
             query?: {
-                dedupe?: "similar";
+                dedupe?: "similar" | "merge";
             };
             header?: {
                 "idempotency-key"?: string;
@@ -8091,7 +8495,7 @@ export interface operations {
     postMemoryOutcomes: {
         parameters: {
             query?: {
-                dedupe?: "similar";
+                dedupe?: "similar" | "merge";
             };
             header?: {
                 "idempotency-key"?: string;
@@ -8916,6 +9320,764 @@ export interface operations {
             };
             /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postMemoryMerges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    category: "decision" | "exception" | "fact" | "workflow" | "relationship" | "outcome";
+                    /** @description SHA-8 entry id */
+                    from: string;
+                    /** @description SHA-8 entry id */
+                    into: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeRecord"];
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown tenant, entry, role, dead letter or source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An entry of the pair is merged already, retracted, superseded or corrected; or the merge was undone, the review decided */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body of a media type the route does not read */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed: an id that is not an id, an entry merged into itself, two subjects */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMemoryMergesReview: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeReviewPage"];
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postMemoryMergesReviewByIdAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        review: components["schemas"]["MergeReview"];
+                        merge?: components["schemas"]["MergeRecord"];
+                    };
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown tenant, entry, role, dead letter or source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An entry of the pair is merged already, retracted, superseded or corrected; or the merge was undone, the review decided */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postMemoryMergesReviewByIdReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        review: components["schemas"]["MergeReview"];
+                        merge?: components["schemas"]["MergeRecord"];
+                    };
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown tenant, entry, role, dead letter or source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An entry of the pair is merged already, retracted, superseded or corrected; or the merge was undone, the review decided */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMemoryMergesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeRecord"];
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown tenant, entry, role, dead letter or source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A secret is missing, or no resource is free (Retry-After) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage full (disk, LMDB map or the vault's size ceiling): nothing was written; retry once space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postMemoryMergesByIdUnmerge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeRecord"];
+                };
+            };
+            /** @description Body not parseable */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or badly signed credentials */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="memory-runtime"` without a token, with `error="invalid_token"` when one was refused */
+                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the caller's roles, tenant or status (recorded as a denial) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown tenant, entry, role, dead letter or source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An entry of the pair is merged already, retracted, superseded or corrected; or the merge was undone, the review decided */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -22,6 +22,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { memoryStreamRoutes } from "./routes/memory-stream.ts";
+import { mergeRoutes } from "./routes/merges.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
@@ -50,6 +51,7 @@ export function createApp(deps: Deps) {
     .use(entityRoutes(deps))
     .use(memoryRoutes(deps))
     .use(conversationRoutes(deps))
+    .use(mergeRoutes(deps))
     .use(memoryStreamRoutes(deps))
     .use(mcpRoutes(deps))
     .use(adminTenantRoutes(deps))

@@ -19,6 +19,7 @@ import { TenantIngest } from "./ingest/ingest.ts";
 import { webhookOpsHandlers } from "./ingest/webhook-ops.ts";
 import { memoryHandlers } from "./memory/handlers.ts";
 import { type Background, TenantMemory } from "./memory/memory.ts";
+import { mergeHandlers } from "./merges/handlers.ts";
 import { openTenantVault, type VaultDeps } from "./open-vault.ts";
 import { outboundHandlers, skipImportedHistory } from "./outbound/handlers.ts";
 import { statusHandlers } from "./status.ts";
@@ -76,6 +77,7 @@ function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Be
   const handlers: Handlers<TenantProtocol> = {
     ...statusHandlers(vault, memory, ingest, extractBacklog),
     ...memoryHandlers(memory),
+    ...mergeHandlers(memory.merges),
     ...conversationHandlers(memory, clock, extractBacklog),
     ...modelEntryHandlers(memory, clock, extractBacklog),
     ...entityHandlers(memory),

@@ -20,8 +20,11 @@ export function anyGrants(held: readonly string[], needed: string): boolean {
   return held.some((p) => grants(p, needed));
 }
 
-/** `override`: supersede, correct or retract an entry of higher trust than the writer's (provenance/trust-rule.ts). */
-export type MemoryAction = "read" | "write" | "search" | "override";
+/**
+ * `override`: supersede, correct or retract an entry of higher trust than the writer's
+ * (provenance/trust-rule.ts); `merge`: merge, un-merge and review near-duplicates (docs/memory.md).
+ */
+export type MemoryAction = "read" | "write" | "search" | "override" | "merge";
 
 export function memoryPermission(action: MemoryAction, category?: Category): string {
   return category ? `memory:${action}:${PLURAL_OF[category]}` : `memory:${action}`;

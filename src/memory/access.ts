@@ -21,7 +21,7 @@ import type { Trust } from "../models/origin.ts";
 import { type ScopeQuery, scopeFilterOf } from "../models/scope.ts";
 import type { SearchBody } from "../models/search.ts";
 import { searchControlsOf } from "../models/search-controls.ts";
-import type { DedupeMode, SimilarEntry } from "../models/similar.ts";
+import type { DedupeMode } from "../models/similar.ts";
 import type { SearchEntries, SearchResult, TenantProtocol } from "../protocols/tenant-protocol.ts";
 import { auditedTrust, writerStamp } from "../provenance/trust-denial.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
@@ -67,7 +67,7 @@ export class MemoryAccess {
     body: Record<string, unknown>,
     idempotencyKey?: string,
     dedupe?: DedupeMode,
-  ): Promise<{ status: 200 | 201; entry: Entry; similar?: SimilarEntry[]; replayed?: true }> {
+  ): Promise<TenantProtocol["entry.create"]["reply"]> {
     const tenantId = this.writableTenant(caller, category, [body]);
     const { guard } = this.deps;
     const [scoped] = scopedBodies(guard, caller, category, [body], memoryPermission("write", category));

@@ -17,6 +17,10 @@ export const CHANGE_TYPES = [
   "decision.resolved",
   "exception.resolved",
   "deadletter.created",
+  // Merges (actors/tenant/merges/): on the absorbed entry, on the survivor, and an un-merge on both.
+  "entry.merged",
+  "entry.absorbed",
+  "entry.unmerged",
 ] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 

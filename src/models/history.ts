@@ -13,6 +13,9 @@ export const HISTORY_EVENTS = [
   "resolved_by",
   "retracted",
   "erased",
+  "merged_into",
+  "merged_from",
+  "unmerged",
 ] as const;
 export type HistoryEventType = (typeof HISTORY_EVENTS)[number];
 

@@ -1,8 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Chars } from "./chars.ts";
 import { IsoTime, LiteralUnion, StrictObject } from "./common.ts";
-import { ScopeId } from "./scope.ts";
 import { named } from "./schema-name.ts";
+import { ScopeId } from "./scope.ts";
 
 /** A restricted token's access to unscoped entries (src/auth/subject-scope.ts reads the claim). */
 export const UNSCOPED_ACCESS = ["read", "none"] as const;
@@ -14,7 +14,7 @@ export const MAX_TOKEN_TTL_SECONDS = 366 * 86400;
 
 /** `*`, `memory:*`, `tenant:read`, `memory:<action>` and `memory:<action>:<plural category>`. */
 export const PERMISSION_RE =
-  /^(\*|tenant:read|memory:\*|memory:(read|write|search|override)(:(decisions|exceptions|facts|workflows|relationships|outcomes))?)$/;
+  /^(\*|tenant:read|memory:\*|memory:(read|write|search|override|merge)(:(decisions|exceptions|facts|workflows|relationships|outcomes))?)$/;
 
 export const Role = named(
   "Role",

@@ -2,6 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { Category } from "./category.ts";
 import { QueryObject, Sha8, StrictObject } from "./common.ts";
 import { EntryView, entryViewOf, schemaPrefix } from "./entry.ts";
+import { MERGE_THRESHOLD, REVIEW_THRESHOLD } from "./merge.ts";
 import { named } from "./schema-name.ts";
 
 /**
@@ -41,6 +42,14 @@ export const WrittenEntry = StrictObject({
       description: `Live entries of the category at least ${SIMILAR_THRESHOLD} similar to this one, most similar first; absent when none`,
     }),
   ),
+  merged_into: Type.Optional(
+    Sha8Like(
+      'With `dedupe: "merge"`: the live entry this one was merged into (GET /memory/merges/{id} with this entry\'s id)',
+    ),
+  ),
+  review: Type.Optional(
+    Type.String({ description: 'With `dedupe: "merge"`: the review band\'s pair this write was flagged in' }),
+  ),
 });
 export type WrittenEntry = Static<typeof WrittenEntry>;
 
@@ -51,14 +60,30 @@ export type WrittenEntry = Static<typeof WrittenEntry>;
 export function writtenEntryOf(category: Category): typeof WrittenEntry {
   return named(
     `${schemaPrefix(category)}Written`,
-    StrictObject({ ...entryViewOf(category).properties, similar: WrittenEntry.properties.similar }),
+    StrictObject({
+      ...entryViewOf(category).properties,
+      similar: WrittenEntry.properties.similar,
+      merged_into: WrittenEntry.properties.merged_into,
+      review: WrittenEntry.properties.review,
+    }),
   ) as unknown as typeof WrittenEntry;
 }
 
-/** How a write treats a near-duplicate: `similar` answers the existing entry (200) instead of writing. */
-export const DedupeMode = Type.Literal("similar", {
-  description: `Answer an existing live entry at least ${DEDUPE_THRESHOLD} similar (200) instead of writing a near-copy; needs the permission to read the category`,
-});
+/**
+ * How a write treats a near-duplicate: `similar` answers the existing entry (200) instead of
+ * writing; `merge` writes and merges (actors/tenant/merges/merge-write.ts).
+ */
+export const DedupeMode = Type.Union(
+  [
+    Type.Literal("similar", {
+      description: `Answer an existing live entry at least ${DEDUPE_THRESHOLD} similar (200) instead of writing a near-copy; needs the permission to read the category`,
+    }),
+    Type.Literal("merge", {
+      description: `Write the entry and merge it into a live entry at least ${MERGE_THRESHOLD} similar (unless a figure, date, name, negation or plan-against-done differs), or flag the pair for review from ${REVIEW_THRESHOLD}; needs memory:merge on the category`,
+    }),
+  ],
+  { description: "`similar`: answer the existing entry; `merge`: write, then merge or flag for review" },
+);
 export type DedupeMode = Static<typeof DedupeMode>;
 
 /**
@@ -68,6 +93,8 @@ export type DedupeMode = Static<typeof DedupeMode>;
 export interface SimilarAsk {
   /** Answer a near-duplicate at DEDUPE_THRESHOLD or above instead of writing. */
   dedupe: boolean;
+  /** Write, and merge into a near-duplicate or flag the pair for review (`dedupe: "merge"`). */
+  merge?: boolean;
   /** Compare the write's vector too: only a semantic one (the caller's); hashing adds nothing to words. */
   byVector: boolean;
 }
@@ -79,6 +106,18 @@ export const WriteQuery = QueryObject({ dedupe: Type.Optional(DedupeMode) });
 export function writtenEntry(reply: {
   entry: Static<typeof EntryView>;
   similar?: SimilarEntry[];
+  merged_into?: string;
+  review?: string;
 }): WrittenEntry {
-  return reply.similar ? { ...reply.entry, similar: reply.similar } : reply.entry;
+  const { similar, merged_into, review } = reply;
+  return {
+    ...reply.entry,
+    ...(similar ? { similar } : {}),
+    ...(merged_into ? { merged_into } : {}),
+    ...(review ? { review } : {}),
+  };
+}
+
+function Sha8Like(description: string) {
+  return Type.String({ pattern: "^[0-9a-f]{8}$", description });
 }

@@ -17,6 +17,7 @@ import type { TenantTransferProtocol } from "../models/tenant-export.ts";
 import type { Overrides } from "../provenance/trust-rule.ts";
 import type { RerankAsk } from "../search/rerank/reranker.ts";
 import type { ConversationTenantProtocol } from "./conversation-protocol.ts";
+import type { MergeTenantProtocol } from "./merge-protocol.ts";
 import type { OutboundTenantProtocol } from "./outbound-protocol.ts";
 import type { WebhookOpsProtocol } from "./webhook-ops-protocol.ts";
 
@@ -161,7 +162,15 @@ export type TenantProtocol = {
   };
   "entry.create": {
     msg: CreateEntry;
-    reply: { status: 200 | 201; entry: Entry; similar?: SimilarEntry[]; replayed?: true };
+    /** `merged_into`/`review`: what `dedupe: "merge"` did (actors/tenant/merges/merge-write.ts). */
+    reply: {
+      status: 200 | 201;
+      entry: Entry;
+      similar?: SimilarEntry[];
+      replayed?: true;
+      merged_into?: string;
+      review?: string;
+    };
   };
   "entry.get": { msg: { category: Category; id: string; includeEmbedding: boolean }; reply: Entry };
   "entry.list": { msg: ListEntries; reply: { items: Entry[]; next_cursor: string | null } };
@@ -190,5 +199,6 @@ export type TenantProtocol = {
   "connector.state.put": { msg: { key: string; value: unknown }; reply: undefined };
 } & OutboundTenantProtocol &
   ConversationTenantProtocol &
+  MergeTenantProtocol &
   TenantTransferProtocol &
   WebhookOpsProtocol;

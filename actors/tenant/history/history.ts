@@ -21,6 +21,9 @@ const AS_SEEN: Partial<Record<Change["type"], HistoryEventType>> = {
   "exception.resolved": "resolved_by",
   "entry.retracted": "retracted",
   "entry.erased": "erased",
+  "entry.merged": "merged_into",
+  "entry.absorbed": "merged_from",
+  "entry.unmerged": "unmerged",
 };
 /** A chain longer than this is cut (a guard, not a limit anyone meets). */
 const MAX_VERSIONS = 1000;

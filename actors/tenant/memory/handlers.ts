@@ -19,9 +19,16 @@ export function memoryHandlers(memory: TenantMemory): SliceHandlers<MemoryMessag
   const { writer, query, search, flush, entries } = memory;
   return {
     "entry.create": (msg) => {
-      const { status, entry, similar, replayed, committed } = memory.similar.create(msg);
+      const { status, entry, similar, replayed, committed, merged_into, review } = memory.similar.create(msg);
       if (status === 201) flush.schedule();
-      const reply = { status, entry, ...(similar ? { similar } : {}), ...(replayed ? { replayed } : {}) };
+      const reply = {
+        status,
+        entry,
+        ...(similar ? { similar } : {}),
+        ...(replayed ? { replayed } : {}),
+        ...(merged_into ? { merged_into } : {}),
+        ...(review ? { review } : {}),
+      };
       // Group commit: the mailbox moves on; this reply waits for its own commit.
       return later(committed.then(() => reply));
     },

@@ -7,6 +7,7 @@ import type { Clock } from "../../../src/runtime/clock.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import { Tombstones } from "../erase/tombstones.ts";
+import { TenantMerges } from "../merges/merges.ts";
 import { checkDraft } from "./draft-check.ts";
 import { EmbedBacklog, type EmbeddedItem } from "./embed-backlog.ts";
 import { checkEmbedder, type EmbedderCheck } from "./embedder-check.ts";
@@ -78,6 +79,8 @@ export class TenantMemory {
   readonly flush: IndexFlush;
   /** Single writes that notice near-duplicates (similar-write.ts). */
   readonly similar: SimilarWrites;
+  /** Merges of near-duplicates, un-merges and the review band (actors/tenant/merges/). */
+  readonly merges: TenantMerges;
   /** Entries waiting for their vector, worked on by the background embedder. */
   readonly backlog: EmbedBacklog | undefined;
 
@@ -96,7 +99,13 @@ export class TenantMemory {
     this.backlog = background && check && this.backlogOf(opts, background, check);
     const parts = { entries: this.entries, indexes: this.indexes, backlog: this.backlog };
     this.writer = new MemoryWriter({ ...opts, ...parts });
-    const similarParts = { writer: this.writer, entries: this.entries, indexes: this.indexes };
+    this.merges = new TenantMerges(vault, this.entries, opts.clock);
+    const similarParts = {
+      writer: this.writer,
+      entries: this.entries,
+      indexes: this.indexes,
+      merges: this.merges,
+    };
     this.similar = new SimilarWrites({ ...opts, ...similarParts });
   }
 

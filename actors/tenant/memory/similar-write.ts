@@ -1,13 +1,15 @@
 import { DEDUPE_THRESHOLD, type SimilarAsk, type SimilarEntry } from "../../../src/models/similar.ts";
 import type { CreateEntry } from "../../../src/protocols/tenant-protocol.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
+import { type MergingWritten, mergingWrite } from "../merges/merge-write.ts";
+import type { TenantMerges } from "../merges/merges.ts";
 import type { EntryStore } from "./entry-store.ts";
 import { replayed } from "./idempotency.ts";
 import type { MemoryIndexes } from "./indexes.ts";
 import { nearDuplicates, type SimilarContext } from "./similar.ts";
 import type { MemoryWriter, Written } from "./writer.ts";
 
-export interface SimilarWritten extends Written {
+export interface SimilarWritten extends Written, Pick<MergingWritten, "merged_into" | "review"> {
   similar?: SimilarEntry[];
 }
 
@@ -16,6 +18,8 @@ export interface SimilarWritesOptions {
   entries: EntryStore;
   indexes: MemoryIndexes;
   clock: Clock;
+  /** `dedupe: "merge"` (actors/tenant/merges/). */
+  merges: TenantMerges;
 }
 
 /**
@@ -36,6 +40,7 @@ export class SimilarWrites {
     const ask = msg.similar;
     if (!ask) return this.opts.writer.create(msg);
     const near = nearDuplicates(this.ctx, msg.draft, ask.byVector ? msg.vector : undefined);
+    if (ask.merge && !this.isReplay(msg)) return withSimilar(mergingWrite(this.opts, msg, near), near);
     const best = near[0];
     if (ask.dedupe && best && best.score >= DEDUPE_THRESHOLD && !this.isReplay(msg)) {
       const entry = this.opts.entries.get(best.id)!.entry;
@@ -51,7 +56,7 @@ export class SimilarWrites {
 }
 
 /** The answer with the near-duplicates other than the entry it answers (an identical write's own). */
-function withSimilar(written: Written, near: SimilarEntry[]): SimilarWritten {
+function withSimilar<W extends Written>(written: W, near: SimilarEntry[]): W & SimilarWritten {
   const similar = near.filter((s) => s.id !== written.entry.id);
   return similar.length > 0 ? { ...written, similar } : written;
 }

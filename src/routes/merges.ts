@@ -1,0 +1,126 @@
+import { Type } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+import { unchecked } from "../http/unchecked-response.ts";
+import { validatedBody } from "../http/validate-body.ts";
+import { MergeAccess } from "../memory/merge-access.ts";
+import { StrictObject } from "../models/common.ts";
+import {
+  MergeBody,
+  MergeParams,
+  MergeRecord,
+  MergeReview,
+  ReviewPage,
+  ReviewParams,
+  ReviewQuery,
+} from "../models/merge.ts";
+import { problems, problemWith } from "../models/problem.ts";
+import type { Deps } from "./deps.ts";
+
+/** One MergeAccess per app. */
+const accesses = new WeakMap<Deps, MergeAccess>();
+
+function mergesOf(deps: Deps): MergeAccess {
+  let access = accesses.get(deps);
+  if (!access) {
+    access = new MergeAccess({ guard: deps.guard, tenant: (id) => deps.tenant(id) });
+    accesses.set(deps, access);
+  }
+  return access;
+}
+
+const tags = ["memory"];
+const Decided = StrictObject({ review: MergeReview, merge: Type.Optional(MergeRecord) });
+const MERGE_409 =
+  "An entry of the pair is merged already, retracted, superseded or corrected; or the merge was undone, the review decided";
+
+/** Merges of near-duplicates, their un-merge and the review band (docs/memory.md, "Merging near-duplicates"). */
+export const mergeRoutes = (deps: Deps) =>
+  new Elysia({ name: "routes.merges" })
+    .use(deps.authPlugin)
+    .post(
+      "/memory/merges",
+      async ({ body, principal, req, set }) => {
+        const record = await mergesOf(deps).merge({ principal, req }, body);
+        set.status = 201;
+        return record;
+      },
+      {
+        auth: "caller",
+        ...validatedBody(MergeBody),
+        response: {
+          201: unchecked(MergeRecord),
+          ...problems(400, 401, 403, 404, 415, 503, 507),
+          ...problemWith(409, MERGE_409),
+          ...problemWith(
+            422,
+            "Validation failed: an id that is not an id, an entry merged into itself, two subjects",
+          ),
+        },
+        detail: {
+          tags,
+          summary: "Merge an entry into another: both kept, the read model shows the survivor",
+        },
+      },
+    )
+    .get(
+      "/memory/merges/review",
+      ({ query, principal, req }) => mergesOf(deps).reviews({ principal, req }, query),
+      {
+        auth: "caller",
+        query: ReviewQuery,
+        response: { 200: unchecked(ReviewPage), ...problems(401, 403, 422, 503, 507) },
+        detail: { tags, summary: "Pairs in the review band waiting for a decision, a page at a time" },
+      },
+    )
+    .post(
+      "/memory/merges/review/:id/accept",
+      ({ params, principal, req }) => mergesOf(deps).decide({ principal, req }, params.id, true),
+      {
+        auth: "caller",
+        params: ReviewParams,
+        response: {
+          200: unchecked(Decided),
+          ...problems(401, 403, 404, 422, 503, 507),
+          ...problemWith(409, MERGE_409),
+        },
+        detail: { tags, summary: "Accept a review: the pair is merged" },
+      },
+    )
+    .post(
+      "/memory/merges/review/:id/reject",
+      ({ params, principal, req }) => mergesOf(deps).decide({ principal, req }, params.id, false),
+      {
+        auth: "caller",
+        params: ReviewParams,
+        response: {
+          200: unchecked(Decided),
+          ...problems(401, 403, 404, 422, 503, 507),
+          ...problemWith(409, MERGE_409),
+        },
+        detail: { tags, summary: "Reject a review: both entries kept, the pair never flagged again" },
+      },
+    )
+    .get(
+      "/memory/merges/:id",
+      ({ params, principal, req }) => mergesOf(deps).get({ principal, req }, params.id),
+      {
+        auth: "caller",
+        params: MergeParams,
+        response: { 200: unchecked(MergeRecord), ...problems(401, 403, 404, 422, 503, 507) },
+        detail: { tags, summary: "A merge, named by its absorbed entry's id" },
+      },
+    )
+    .post(
+      "/memory/merges/:id/unmerge",
+      ({ params, principal, req }) => mergesOf(deps).unmerge({ principal, req }, params.id),
+      {
+        auth: "caller",
+        params: MergeParams,
+        response: {
+          200: unchecked(MergeRecord),
+          ...problems(401, 403, 404, 422, 503, 507),
+          ...problemWith(409, MERGE_409),
+        },
+        detail: { tags, summary: "Undo a merge: both entries live again, recorded in their history" },
+      },
+    );
