@@ -6,6 +6,8 @@
  */
 import type { Config } from "../../src/config.ts";
 import type { ConnectorDriver } from "../../src/connectors/supervisor.ts";
+import { connectorDoors } from "../../src/conversations/connector-doors.ts";
+import { ConversationDoor } from "../../src/conversations/door.ts";
 import type { Expander, IngestPipeline } from "../../src/ingest/deliver.ts";
 import type {
   BridgeProtocol,
@@ -67,6 +69,10 @@ export interface ConnectorActors {
 export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps): ConnectorActors {
   const { config, clock, secrets, signal, log, telemetry } = deps;
   const forever = { idleMs: Number.POSITIVE_INFINITY };
+  // A thread as a conversation session, for the tenants that turn it on (docs/conversations.md).
+  const doors = connectorDoors(
+    new ConversationDoor({ secrets, clock, tenant: (id) => deps.tenants.ref(id), log }),
+  );
   const mailWatch: ActorKind<MailWatchProtocol> = actors.kind<MailWatchProtocol>(
     "mail-watch",
     (tenantId) =>
@@ -80,6 +86,7 @@ export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps):
           if (!signal.aborted) mailWatch.tell(tenantId, msg);
         },
         replay: (eventId) => deps.ingest().replay(tenantId, eventId, "mail"),
+        converse: doors.mail(tenantId),
         signal,
         log,
         telemetry,
@@ -121,6 +128,7 @@ export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps):
           ctx: ingest.lenientContext(messagingSource, tenantId),
         });
       },
+      converse: doors.bridge(tenantId),
     }),
   );
   return {

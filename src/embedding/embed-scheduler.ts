@@ -9,7 +9,9 @@
  * A failing embedder fails no write: the batch goes back to its tenant, and the scheduler waits
  * before the next batch (exponential backoff on the injected clock), its state visible in health.
  */
-import type { Clock, TimerHandle } from "../runtime/clock.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { FairTurns } from "../runtime/fair-turns.ts";
+import { RetryBackoff } from "../runtime/retry-backoff.ts";
 import type { Embedder, EmbedderKind } from "./embedder.ts";
 
 /** One entry to embed: its place in its tenant's queue, its id and its text. */
@@ -92,26 +94,18 @@ export interface EmbedSchedulerOptions {
   fastVector?: (text: string) => Float32Array;
 }
 
-/** An error message short enough for health and a log line. */
-const ERROR_CHARS = 300;
-
 export class EmbedScheduler implements BackgroundEmbedding {
   readonly signature: string;
   readonly canEmbed: boolean;
   readonly upgrades: boolean;
   readonly fastVector?: (text: string) => Float32Array;
   private readonly queues = new Map<string, EmbedQueue>();
-  /** Tenants whose backlog may have items. */
-  private readonly ready = new Set<string>();
-  /** When each tenant was last given a batch (a turn counter): the least recent goes next. */
-  private readonly served = new Map<string, number>();
-  private turn = 0;
+  /** Tenants whose backlog may have items, the least recently given a batch first. */
+  private readonly turns = new FairTurns();
   private inFlightCount = 0;
   private embeddedCount = 0;
-  private failures = 0;
-  private lastError: { message: string; at: number } | undefined;
-  private retryAt: number | undefined;
-  private retryTimer: TimerHandle | undefined;
+  /** After a failed batch, no batch starts before the wait is over (1 s, 2 s, 4 s … up to the ceiling). */
+  private readonly backoff: RetryBackoff;
   private stopped = false;
 
   constructor(private readonly opts: EmbedSchedulerOptions) {
@@ -119,6 +113,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
     this.canEmbed = opts.embedder.kind !== "client";
     this.upgrades = opts.embedder.kind === "tiered";
     this.fastVector = opts.fastVector;
+    this.backoff = new RetryBackoff(opts.clock, opts.limits, () => this.pump());
   }
 
   attach(tenantId: string, queue: EmbedQueue): () => void {
@@ -127,8 +122,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
     return () => {
       if (this.queues.get(tenantId) !== queue) return;
       this.queues.delete(tenantId);
-      this.ready.delete(tenantId);
-      this.served.delete(tenantId);
+      this.turns.forget(tenantId);
     };
   }
 
@@ -138,21 +132,13 @@ export class EmbedScheduler implements BackgroundEmbedding {
   }
 
   state(): EmbedderState {
-    const { clock } = this.opts;
-    const retrying = this.retryAt !== undefined && this.retryAt > clock.now();
-    const out: EmbedderState = {
+    return {
       kind: this.opts.embedder.kind,
-      state: retrying ? "retrying" : this.inFlightCount > 0 ? "embedding" : "idle",
+      state: this.backoff.retrying() ? "retrying" : this.inFlightCount > 0 ? "embedding" : "idle",
       in_flight: this.inFlightCount,
       embedded: this.embeddedCount,
-      failures: this.failures,
+      ...this.backoff.view(),
     };
-    if (this.lastError) {
-      out.last_error = this.lastError.message;
-      out.last_error_at = new Date(this.lastError.at).toISOString();
-    }
-    if (retrying) out.retry_at = new Date(this.retryAt!).toISOString();
-    return out;
   }
 
   /** Entries of the attached (open) tenants waiting for their vector: read at a metrics scrape. */
@@ -170,40 +156,33 @@ export class EmbedScheduler implements BackgroundEmbedding {
   /** No batch starts after this; those in flight finish, and their tenants drop what they bring. */
   stop(): void {
     this.stopped = true;
-    this.retryTimer?.cancel();
-    this.retryTimer = undefined;
+    this.backoff.stop();
   }
 
   /** Starts batches while a slot is free, taking from the ready tenants in turn. */
   private pump(): void {
     const { batchSize, concurrency } = this.opts.limits;
-    while (!this.stopped && !this.retryTimer && this.inFlightCount < concurrency && this.ready.size > 0) {
-      const tenantId = this.nextTenant();
+    while (
+      !this.stopped &&
+      !this.backoff.waiting &&
+      this.inFlightCount < concurrency &&
+      this.turns.waiting > 0
+    ) {
+      const tenantId = this.turns.next()!;
       const queue = this.queues.get(tenantId);
       const items = queue?.take(batchSize) ?? [];
       if (!queue || items.length === 0) {
         // Empty, or all its items in flight: the tenant wakes the scheduler again when that changes.
-        this.ready.delete(tenantId);
+        this.turns.idle(tenantId);
         continue;
       }
-      this.served.set(tenantId, ++this.turn);
+      this.turns.servedNow(tenantId);
       void this.run(tenantId, queue, items);
     }
   }
 
-  /** The ready tenant served least recently (one never served first), in the order they woke. */
-  private nextTenant(): string {
-    let best: string | undefined;
-    let bestTurn = Number.POSITIVE_INFINITY;
-    for (const tenantId of this.ready) {
-      const turn = this.served.get(tenantId) ?? 0;
-      if (turn < bestTurn) [best, bestTurn] = [tenantId, turn];
-    }
-    return best!;
-  }
-
   private markReady(tenantId: string): void {
-    if (this.canEmbed && this.queues.has(tenantId)) this.ready.add(tenantId);
+    if (this.canEmbed && this.queues.has(tenantId)) this.turns.wake(tenantId);
   }
 
   private async run(tenantId: string, queue: EmbedQueue, items: EmbedItem[]): Promise<void> {
@@ -235,8 +214,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
     }
     this.inFlightCount--;
     if (vectors) {
-      this.failures = 0;
-      this.retryAt = undefined;
+      this.backoff.succeeded();
       this.embeddedCount += items.length;
       queue.embedded(items, vectors);
     }
@@ -245,19 +223,9 @@ export class EmbedScheduler implements BackgroundEmbedding {
 
   /** Backs off: no batch starts before the retry time (1 s, 2 s, 4 s … up to the ceiling). */
   private failed(error: unknown): void {
-    const { clock, limits, log } = this.opts;
-    this.failures++;
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_CHARS);
-    this.lastError = { message, at: clock.now() };
-    const delay = Math.min(limits.maxBackoffMs, limits.backoffMs * 2 ** (this.failures - 1));
-    this.retryAt = clock.now() + delay;
-    log?.(`[embedder] a batch failed (${this.failures} in a row), retrying in ${delay} ms: ${message}`);
-    if (this.stopped) return;
-    this.retryTimer?.cancel();
-    this.retryTimer = clock.setTimeout(() => {
-      this.retryTimer = undefined;
-      this.pump();
-    }, delay);
+    const { delay, message } = this.backoff.failed(error);
+    const failures = this.backoff.failures;
+    this.opts.log?.(`[embedder] a batch failed (${failures} in a row), retrying in ${delay} ms: ${message}`);
   }
 }
 

@@ -31,6 +31,8 @@ export type ConversationTenantProtocol = {
     msg: { sessionId: string; subject?: string; limit: number; after?: number };
     reply: Omit<SessionTurns, "next_cursor"> & { last?: number; more: boolean };
   };
+  /** The position after the session's last stored turn (0: a new session): where a door appends. */
+  "conversation.length": { msg: { sessionId: string; subject?: string }; reply: number };
   /** A model extraction job's answer: what validates written with the job's record removed. */
   "conversation.extracted": {
     msg: { key: string; turnIds: string[]; candidates: ModelCandidate[] };

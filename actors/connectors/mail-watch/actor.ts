@@ -14,12 +14,16 @@ import { Backoff } from "../../../src/connectors/backoff.ts";
 import type { MailWatchProtocol } from "../../../src/protocols/connector-protocol.ts";
 import type { Behaviour } from "../../../src/runtime/protocol.ts";
 import { CatchUpQueue, type ReplayDeadLetter, replayWaiting } from "./catch-up.ts";
-import { Expansion } from "./expansion.ts";
+import { Expansion, type ExpansionDeps } from "./expansion.ts";
 import { MailAccess, type MailAccessDeps } from "./mail-access.ts";
 import { type MailStateDeps, MailWatchState } from "./state.ts";
 import { type WatchDeps, WatchRenewal } from "./watch.ts";
 
-export interface MailWatchDeps extends MailAccessDeps, MailStateDeps, WatchDeps {
+export interface MailWatchDeps
+  extends MailAccessDeps,
+    MailStateDeps,
+    WatchDeps,
+    Pick<ExpansionDeps, "converse"> {
   random?: () => number;
   retry?: { baseMs: number; maxMs: number };
   /**

@@ -26,7 +26,7 @@ import {
   type MessageMeta,
 } from "../../../src/sources/mail/api.ts";
 import { mapMailHistory } from "../../../src/sources/mail/history.ts";
-import type { MapResult, SourceEvent } from "../../../src/sources/types.ts";
+import type { IngestDraft, MapResult, SourceEvent } from "../../../src/sources/types.ts";
 import type { CatchUpQueue, ReplayDeadLetter } from "./catch-up.ts";
 import { describeError, isPassing, type MailAccess } from "./mail-access.ts";
 import { MAIL_STATE, type MailWatchState } from "./state.ts";
@@ -37,9 +37,20 @@ export interface ExpansionDeps {
   clock: Clock;
   /** Without it, failed expansions are not queued for catch-up: they wait for an operator. */
   replay?: ReplayDeadLetter;
+  /**
+   * The messages of an expansion once committed, appended to their threads' sessions where the
+   * tenant turns it on (src/conversations/door.ts).
+   */
+  converse?: (event: SourceEvent, drafts: IngestDraft[]) => void;
 }
 
+/** Committed expansions awaited at most: a commit never settled does not hold its drafts forever. */
+const MAX_UNSETTLED = 64;
+
 export class Expansion {
+  /** Expansions with messages, waiting for the tenant's word on their commit (`converse` only). */
+  private readonly unsettled = new Map<string, { event: SourceEvent; drafts: IngestDraft[] }>();
+
   constructor(
     private readonly state: MailWatchState,
     private readonly access: MailAccess,
@@ -60,6 +71,9 @@ export class Expansion {
 
   /** The tenant's word on an expansion's commit: a refused one is undone (expansion-memory.ts). */
   settled(eventId: string, committed: boolean): void {
+    const expanded = this.unsettled.get(eventId);
+    this.unsettled.delete(eventId);
+    if (expanded && committed) this.deps.converse?.(expanded.event, expanded.drafts);
     const { memory } = this.state;
     if (memory.settle(eventId, committed) && memory.mark !== undefined)
       this.state.update({ history_id: memory.mark });
@@ -100,8 +114,17 @@ export class Expansion {
     state.memory.rememberThreads(history.history, messages);
     this.advance(maxHistoryId(from, history.historyId), event.event_id);
     state.update({ last_expanded_at: isoOf(this.deps.clock.now()) });
+    if (this.deps.converse && drafts.length > 0) this.awaitCommit(event, drafts);
     // Messages lacking what their entry needs are dead-lettered by the tenant, each on its own.
     return this.reply(rejected.length > 0 ? { ok: true, drafts, rejected } : { ok: true, drafts });
+  }
+
+  private awaitCommit(event: SourceEvent, drafts: IngestDraft[]): void {
+    this.unsettled.set(event.event_id, { event, drafts });
+    for (const key of this.unsettled.keys()) {
+      if (this.unsettled.size <= MAX_UNSETTLED) break;
+      this.unsettled.delete(key);
+    }
   }
 
   private advance(mark: string, eventId: string): void {

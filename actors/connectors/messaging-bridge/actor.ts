@@ -5,6 +5,7 @@
  * committed before the next starts. Its status commits with each event, where the tenant's health
  * reads it (`connectors.messaging`).
  */
+import type { BridgeEvent } from "../../../src/bridge/events.ts";
 import type { Arrival } from "../../../src/ingest/deliver.ts";
 import type { IngestReply } from "../../../src/ingest/ingest-item.ts";
 import { isoOf } from "../../../src/models/common.ts";
@@ -18,6 +19,11 @@ export interface BridgeDeps {
   clock: Clock;
   /** The ingest pipeline for this tenant and the `messaging` source. */
   deliver: (events: SourceEvent[], arrival: Omit<Arrival, "ctx">) => Promise<IngestReply>;
+  /**
+   * A new message's thread, appended as a conversation session where the tenant turns it on
+   * (src/conversations/door.ts); awaited, so a thread's turns keep the order of its messages.
+   */
+  converse?: (event: BridgeEvent) => Promise<void>;
 }
 
 const STATUS_KEY = "status:messaging";
@@ -38,6 +44,8 @@ export function messagingBridgeBehaviour(deps: BridgeDeps): Behaviour<BridgeProt
             state: [[STATUS_KEY, next]],
           });
           status = next;
+          // Only a message stored now: a redelivery's turn is in its session already.
+          if (summary.entries.length > 0 && summary.duplicates === 0) await deps.converse?.(event);
           return {
             entries: summary.entries,
             duplicates: summary.duplicates,

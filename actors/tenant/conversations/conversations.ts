@@ -39,9 +39,11 @@ export function conversationHandlers(
   memory: TenantMemory,
   clock: Clock,
   backlog?: ExtractBacklog,
-): SliceHandlers<"conversation.add" | "conversation.turns"> {
+): SliceHandlers<"conversation.add" | "conversation.turns" | "conversation.length"> {
   return {
     "conversation.add": (msg) => add(memory, clock.now(), msg, backlog),
+    "conversation.length": ({ sessionId, subject }) =>
+      nextPosition(sessionTurns(memory.entries, sessionId, subject)),
     "conversation.turns": ({ sessionId, subject, limit, after }) => {
       const turns = [...sessionTurns(memory.entries, sessionId, subject).values()]
         .filter((t) => t.stored.entry.expired_at === null && (after === undefined || t.position > after))

@@ -9,13 +9,14 @@
  * back to its queue and nothing is asked before the backoff's wait is over (1 s, 2 s, 4 s … at
  * most 5 minutes, on the injected clock); one whose answer is not JSON is counted failed and let go.
  */
-import type { Clock, TimerHandle } from "../../runtime/clock.ts";
+import type { Clock } from "../../runtime/clock.ts";
+import { FairTurns } from "../../runtime/fair-turns.ts";
+import { type BackoffView, RetryBackoff } from "../../runtime/retry-backoff.ts";
 import { type ChatClient, ModelAnswerBad } from "./chat-client.ts";
 import { candidatesOf, type ModelCandidate, type ModelTurn, promptFor } from "./prompt.ts";
 
 export const EXTRACT_BACKOFF_MS = 1_000;
 export const EXTRACT_MAX_BACKOFF_MS = 5 * 60_000;
-const ERROR_CHARS = 300;
 
 /** One job: its queue record's key and the turns it extracts from. */
 export interface ExtractJob {
@@ -47,36 +48,31 @@ export interface ExtractCounts {
   failed: number;
 }
 
-export interface ExtractorState extends ExtractCounts {
+/** `failures`: calls failed in a row; `retry_at`: when the next may start (RetryBackoff). */
+export interface ExtractorState extends ExtractCounts, BackoffView {
   kind: "http";
   model: string;
   /** `retrying`: the last call failed, the next waits until `retry_at`. */
   state: "idle" | "extracting" | "retrying";
-  /** Calls failed in a row (0 once one succeeds). */
-  failures: number;
-  last_error?: string;
-  last_error_at?: string;
-  retry_at?: string;
 }
 
 export class ModelExtraction {
   private readonly queues = new Map<string, ExtractQueue>();
-  private readonly ready = new Set<string>();
-  private readonly served = new Map<string, number>();
+  /** Tenants whose queue may have jobs, the least recently served first (as the background embedder's). */
+  private readonly turns = new FairTurns();
   private readonly counts = new Map<string, ExtractCounts>();
-  private turn = 0;
   private busy = false;
-  private failures = 0;
-  private lastError: { message: string; at: number } | undefined;
-  private retryAt: number | undefined;
-  private retryTimer: TimerHandle | undefined;
+  private readonly backoff: RetryBackoff;
   private stopped = false;
 
   constructor(
     private readonly client: ChatClient,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly log?: (line: string) => void,
-  ) {}
+  ) {
+    const limits = { backoffMs: EXTRACT_BACKOFF_MS, maxBackoffMs: EXTRACT_MAX_BACKOFF_MS };
+    this.backoff = new RetryBackoff(clock, limits, () => this.pump());
+  }
 
   get model(): string {
     return this.client.model;
@@ -88,32 +84,25 @@ export class ModelExtraction {
     return () => {
       if (this.queues.get(tenantId) !== queue) return;
       this.queues.delete(tenantId);
-      this.ready.delete(tenantId);
+      this.turns.forget(tenantId);
     };
   }
 
   wake(tenantId: string): void {
-    if (this.queues.has(tenantId)) this.ready.add(tenantId);
+    if (this.queues.has(tenantId)) this.turns.wake(tenantId);
     this.pump();
   }
 
   /** The tenant's view for its health: its queue, its counts and the model's state. */
   stateOf(tenantId: string): ExtractorState & { pending: number } {
-    const retrying = this.retryAt !== undefined && this.retryAt > this.clock.now();
-    const out: ExtractorState & { pending: number } = {
+    return {
       kind: "http",
       model: this.client.model,
-      state: retrying ? "retrying" : this.busy ? "extracting" : "idle",
+      state: this.backoff.retrying() ? "retrying" : this.busy ? "extracting" : "idle",
       pending: this.queues.get(tenantId)?.pending() ?? 0,
       ...this.countsOf(tenantId),
-      failures: this.failures,
+      ...this.backoff.view(),
     };
-    if (this.lastError) {
-      out.last_error = this.lastError.message;
-      out.last_error_at = new Date(this.lastError.at).toISOString();
-    }
-    if (retrying) out.retry_at = new Date(this.retryAt!).toISOString();
-    return out;
   }
 
   /** Jobs of the attached tenants waiting: read at a metrics scrape. */
@@ -137,8 +126,7 @@ export class ModelExtraction {
   /** No call starts after this; the one in flight finishes, its tenant dropping what it brings. */
   stop(): void {
     this.stopped = true;
-    this.retryTimer?.cancel();
-    this.retryTimer = undefined;
+    this.backoff.stop();
   }
 
   private countsOf(tenantId: string): ExtractCounts {
@@ -148,27 +136,17 @@ export class ModelExtraction {
   }
 
   private pump(): void {
-    while (!this.stopped && !this.retryTimer && !this.busy && this.ready.size > 0) {
-      const tenantId = this.nextTenant();
+    while (!this.stopped && !this.backoff.waiting && !this.busy && this.turns.waiting > 0) {
+      const tenantId = this.turns.next()!;
       const queue = this.queues.get(tenantId);
       const job = queue?.take();
       if (!queue || !job) {
-        this.ready.delete(tenantId);
+        this.turns.idle(tenantId);
         continue;
       }
-      this.served.set(tenantId, ++this.turn);
+      this.turns.servedNow(tenantId);
       void this.run(tenantId, queue, job);
     }
-  }
-
-  private nextTenant(): string {
-    let best: string | undefined;
-    let bestTurn = Number.POSITIVE_INFINITY;
-    for (const tenantId of this.ready) {
-      const turn = this.served.get(tenantId) ?? 0;
-      if (turn < bestTurn) [best, bestTurn] = [tenantId, turn];
-    }
-    return best!;
   }
 
   private async run(tenantId: string, queue: ExtractQueue, job: ExtractJob): Promise<void> {
@@ -181,46 +159,27 @@ export class ModelExtraction {
     } catch (error) {
       if (error instanceof ModelAnswerBad) {
         counts.failed++;
-        this.noteError(error);
+        this.backoff.note(error);
         await queue.abandon(job).catch(() => undefined);
       } else {
         queue.failed(job);
-        this.backOff(error);
+        const { delay, message } = this.backoff.failed(error);
+        const failures = this.backoff.failures;
+        this.log?.(`[extractor] a call failed (${failures} in a row), retrying in ${delay} ms: ${message}`);
       }
     } finally {
       this.busy = false;
     }
-    this.ready.add(tenantId);
+    if (this.queues.has(tenantId)) this.turns.wake(tenantId);
     this.pump();
   }
 
   private async extract(queue: ExtractQueue, job: ExtractJob, counts: ExtractCounts): Promise<void> {
     const answer = await this.client.complete(promptFor(job.turns));
     const { candidates, malformed } = candidatesOf(answer, job.turns.length);
-    this.failures = 0;
-    this.retryAt = undefined;
+    this.backoff.succeeded();
     const { stored, dropped } = await queue.extracted(job, candidates);
     counts.extracted += stored;
     counts.dropped += dropped + malformed;
-  }
-
-  private noteError(error: unknown): string {
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_CHARS);
-    this.lastError = { message, at: this.clock.now() };
-    return message;
-  }
-
-  private backOff(error: unknown): void {
-    this.failures++;
-    const message = this.noteError(error);
-    const delay = Math.min(EXTRACT_MAX_BACKOFF_MS, EXTRACT_BACKOFF_MS * 2 ** (this.failures - 1));
-    this.retryAt = this.clock.now() + delay;
-    this.log?.(`[extractor] a call failed (${this.failures} in a row), retrying in ${delay} ms: ${message}`);
-    if (this.stopped) return;
-    this.retryTimer?.cancel();
-    this.retryTimer = this.clock.setTimeout(() => {
-      this.retryTimer = undefined;
-      this.pump();
-    }, delay);
   }
 }

@@ -1,0 +1,47 @@
+/**
+ * Tenants waiting for a worker the runtime shares among them (the background embedder, the model
+ * extractor): each gets its turn, the least recently served first, so that a tenant with a large
+ * backlog cannot hold back the others.
+ */
+export class FairTurns {
+  /** Tenants whose queue may have work, in the order they woke. */
+  private readonly ready = new Set<string>();
+  /** When each tenant was last served (a turn counter); one never served comes first. */
+  private readonly served = new Map<string, number>();
+  private turn = 0;
+
+  get waiting(): number {
+    return this.ready.size;
+  }
+
+  wake(tenantId: string): void {
+    this.ready.add(tenantId);
+  }
+
+  /** The tenant has nothing to take for now: it waits until it is woken again. */
+  idle(tenantId: string): void {
+    this.ready.delete(tenantId);
+  }
+
+  /** The tenant's queue is detached. */
+  forget(tenantId: string): void {
+    this.ready.delete(tenantId);
+    this.served.delete(tenantId);
+  }
+
+  /** The ready tenant served least recently (none: no tenant is ready). */
+  next(): string | undefined {
+    let best: string | undefined;
+    let bestTurn = Number.POSITIVE_INFINITY;
+    for (const tenantId of this.ready) {
+      const turn = this.served.get(tenantId) ?? 0;
+      if (turn < bestTurn) [best, bestTurn] = [tenantId, turn];
+    }
+    return best;
+  }
+
+  /** The tenant was given work: it goes after every other ready tenant. */
+  servedNow(tenantId: string): void {
+    this.served.set(tenantId, ++this.turn);
+  }
+}
