@@ -15,6 +15,7 @@ import type { Entry } from "../../../src/models/entry.ts";
 import type { RerankExplain } from "../../../src/models/rerank.ts";
 import type { ResultExplain, SearchControls } from "../../../src/models/search-controls.ts";
 import type { Linked } from "../../../src/search/entities/entity-hops.ts";
+import { asksAbout } from "../../../src/search/entities/entity-question.ts";
 import { reranked } from "../../../src/search/rerank/rerank-stage.ts";
 import type { RerankAsk } from "../../../src/search/rerank/reranker.ts";
 import { windowExplain } from "../../../src/search/time/query-time.ts";
@@ -156,8 +157,9 @@ function spread(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Rank
   };
   const scores = ranked.map((r) => r.score);
   const sources = ranked.map((r) => r.entry.source?.system ?? "");
-  // A query naming an entity spreads over its objects too (source-spread.ts).
-  const objectOf = ranked.some((r) => r.linked) ? ctx.objectOf : undefined;
+  // A question about an entity as a whole spreads over its objects too (source-spread.ts).
+  const entities = [...new Set(ranked.flatMap((r) => (r.linked?.hop === 1 ? r.linked.entities : [])))];
+  const objectOf = asksAbout(q.text, entities) ? ctx.objectOf : undefined;
   const objects = objectOf && ranked.map((r) => objectOf(r.entry.id) ?? "");
   // There only an entry naming one of the query's own entities is lifted for its object.
   const aboutIt = (i: number) => ranked[i]!.linked?.hop === 1 && eligible(i);

@@ -16,6 +16,8 @@ export interface EntityLinks {
   entriesOf(key: string): readonly string[];
   entitiesOf(id: string): string[];
   frequency(key: string): number;
+  /** The source object an entry is about (entity-index.ts `objectOf`), if any. */
+  objectOf?(id: string): string | undefined;
 }
 
 /** How a result is linked to the query: the entities followed, and in how many hops. */
@@ -50,6 +52,12 @@ const BRIDGE_MIN_SHARE = 0.5;
 /** The query's followed entities, each with its rarity weight, and the entries they link. */
 export interface HopOne {
   weights: Map<string, number>;
+  /**
+   * The objects the query's entities' entries are about (a company's customer id at the payments
+   * platform, `payments:cus_…`), each with the weight of the entity it stands for: an entry naming
+   * only the object ("Subscription sub_… of customer cus_… is now active") is about the entity too.
+   */
+  aliases: Map<string, number>;
   candidates: string[];
 }
 
@@ -80,29 +88,45 @@ function linkedEntries(
 export function hopOne(links: EntityLinks, text: string, accept: (id: string) => boolean): HopOne {
   const weights = new Map<string, number>();
   const candidates = new Set<string>();
+  const aliases = new Map<string, number>();
   for (const key of links.ofQuery(text)) {
     const weight = weightOf(links, key);
     if (weight === undefined) continue;
     weights.set(key, weight);
     for (const id of linkedEntries(links, key, accept, PER_ENTITY)) {
+      const object = links.objectOf?.(id);
+      if (object && weightOf(links, object) !== undefined)
+        aliases.set(object, Math.max(aliases.get(object) ?? 0, weight));
+      if (candidates.size < PER_HOP) candidates.add(id);
+    }
+  }
+  for (const key of weights.keys()) aliases.delete(key);
+  for (const object of aliases.keys())
+    for (const id of linkedEntries(links, object, accept, PER_ENTITY)) {
       if (candidates.size >= PER_HOP) break;
       candidates.add(id);
     }
-  }
-  return { weights, candidates: [...candidates] };
+  return { weights, aliases, candidates: [...candidates] };
 }
 
-/** Hop 1's score: each result mentioning a query entity gains HOP1_BOOST × its summed rarity. */
+/**
+ * Hop 1's score: each result mentioning a query entity gains HOP1_BOOST × its summed rarity; one
+ * naming only an object of the entity (an alias) gains as much as the entity would give it.
+ */
 export function boostHopOne(hits: readonly FusedHit[], links: EntityLinks, one: HopOne): LinkedHit[] {
   if (one.weights.size === 0) return [...hits];
   return sorted(
     hits.map((hit) => {
-      const entities = links.entitiesOf(hit.id).filter((key) => one.weights.has(key));
+      const named = links.entitiesOf(hit.id);
+      const direct = named.filter((key) => one.weights.has(key));
+      const entities = direct.length ? direct : named.filter((key) => one.aliases.has(key)).slice(0, 1);
       if (!entities.length) return hit;
-      const rarity = Math.min(
-        1,
-        entities.reduce((sum, key) => sum + one.weights.get(key)!, 0),
-      );
+      const rarity = direct.length
+        ? Math.min(
+            1,
+            direct.reduce((sum, key) => sum + one.weights.get(key)!, 0),
+          )
+        : one.aliases.get(entities[0]!)!;
       const boost = HOP1_BOOST * rarity;
       return { ...hit, score: lifted(hit.score, boost), linked: { entities, hop: 1 as const, boost } };
     }),
@@ -122,7 +146,7 @@ export function hopTwo(
     const share = best > 0 ? hit.score / best : 0;
     if (share < BRIDGE_MIN_SHARE) break;
     for (const key of links.entitiesOf(hit.id)) {
-      if (one.weights.has(key) || links.frequency(key) < 2) continue;
+      if (one.weights.has(key) || one.aliases.has(key) || links.frequency(key) < 2) continue;
       const weight = weightOf(links, key, true);
       if (weight === undefined) continue;
       const boost = HOP2_BOOST * weight * share;
@@ -136,7 +160,7 @@ export function hopTwo(
   return bridged;
 }
 
-/** Hop 2's score on top of hop 1's: a bridged result gains its bridge's boost. */
+/** Hop 2's score: a bridged result hop 1 did not reach gains its bridge's boost. */
 export function boostHopTwo(
   hits: readonly LinkedHit[],
   bridged: Map<string, { entity: string; boost: number }>,
@@ -145,10 +169,11 @@ export function boostHopTwo(
   return sorted(
     hits.map((hit) => {
       const bridge = bridged.get(hit.id);
-      if (!bridge) return hit;
-      const before = hit.linked?.boost ?? 0;
-      const entities = [...(hit.linked?.entities ?? []), bridge.entity];
-      const linked: Linked = { entities, hop: hit.linked ? 1 : 2, boost: before + bridge.boost };
+      // An entry the query's entities reach already is not lifted again: among the entries about
+      // one entity, the best connected (the contact's e-mail in every payment) would outrank the
+      // one the question asks for.
+      if (!bridge || hit.linked) return hit;
+      const linked: Linked = { entities: [bridge.entity], hop: 2, boost: bridge.boost };
       return { ...hit, score: lifted(hit.score, bridge.boost), linked };
     }),
   );
