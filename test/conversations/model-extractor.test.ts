@@ -207,6 +207,58 @@ describe("a conversation under the model extractor", () => {
   });
 });
 
+test("a long transcript is asked about in parts of 50 turns", async () => {
+  const t = await h.createTenant();
+  const at = (i: number) => new Date(clock.now() - 3_600_000 + i * 1000).toISOString();
+  const messages = Array.from({ length: 60 }, (_, i) => ({
+    speaker: "Ada",
+    content: `Note number ${i}.`,
+    at: at(i),
+  }));
+  const res = await h.json("POST", "/memory/conversations", {
+    token: t.token,
+    body: { session_id: "long", subject: "ada", messages },
+  });
+  expect(res.status).toBe(201);
+  expect((await extractorHealth(h, t.tenant_id)).pending).toBe(2);
+  const first = await fake.next();
+  expect(first.prompt).toContain("[49] ");
+  expect(first.prompt).not.toContain("[50] ");
+  first.reply({ entries: [] });
+  const second = await fake.next();
+  expect(second.prompt).toContain("[9] ");
+  expect(second.prompt).toContain("Note number 59.");
+  expect(second.prompt).not.toContain("[10] ");
+  second.reply({
+    entries: [{ kind: "personal", turns: [9], entry: { category: "fact", content: "Ada took 60 notes" } }],
+  });
+  await healthUntil(h, t.tenant_id, (x) => x.pending === 0);
+  const [fact] = await modelEntries(h, t.token, "facts", "long");
+  expect(fact.origin.from).toEqual([res.body.turns[59].entry.id]);
+});
+
+test("a bridge thread turned into a session is read by the model too", async () => {
+  const t = await h.createTenant();
+  h.env[`BRIDGE_CONVERSATIONS_${t.tenant_id}`] = "true";
+  await h.runtime.bridge.deliver(t.tenant_id, {
+    type: "message",
+    channel: "C9",
+    user: "U7",
+    text: "Grace works at Acme now.",
+    ts: "1700000000.000100",
+  });
+  const call = await fake.next();
+  expect(call.prompt).toContain("U7: Grace works at Acme now.");
+  call.reply({ entries: [{ ...GOOD.entries[1], turns: [0] }] });
+  await healthUntil(h, t.tenant_id, (x) => x.pending === 0 && x.extracted === 1);
+  const q = new URLSearchParams({ tag: "extracted", session_id: "chat:C9:1700000000.000100" });
+  const rels = await h.json("GET", `/memory/relationships?${q}`, { token: t.token });
+  const byModel = rels.body.items.filter(
+    (e: { origin: { by?: string } }) => e.origin.by === `model:${MODEL}`,
+  );
+  expect(byModel.map((e: { object: string }) => e.object)).toEqual(["Acme"]);
+});
+
 test("a job pending at a restart is asked again after it, and stored once", async () => {
   const restarting = await startHarness({ clock, env: env() });
   try {

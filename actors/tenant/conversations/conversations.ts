@@ -23,7 +23,7 @@ import { checkDraft } from "../memory/draft-check.ts";
 import type { TenantMemory } from "../memory/memory.ts";
 import type { EntryLookup } from "../memory/side-effects.ts";
 import type { SliceHandlers } from "../slice.ts";
-import { type ExtractBacklog, modelJob } from "./extract-backlog.ts";
+import { type ExtractBacklog, modelJobs } from "./extract-backlog.ts";
 import { nextPosition, type StoredTurn, sessionTurns } from "./session-turns.ts";
 
 /** A call being prepared: what it writes so far, seen by each next draft. */
@@ -106,11 +106,11 @@ function add(memory: TenantMemory, now: number, msg: AddConversation, backlog?: 
   const status = pending.created.length > 0 && !msg.dryRun ? 201 : 200;
   if (msg.dryRun || pending.created.length === 0) return { status, body } as const;
   const set = batchSet(pending.created, [...overlay.values()], now);
-  // The model extractor's job (http) is written with the turns it reads: none is lost, none half-made.
-  const job = backlog && plan.extractor !== null ? modelJob(msg, turnIds, fresh, now) : undefined;
-  if (job) set.state = [[job.key, job.record]];
+  // The model extractor's jobs (http) are written with the turns they read: none lost, none half-made.
+  const jobs = backlog && plan.extractor !== null ? modelJobs(msg, turnIds, fresh, now) : [];
+  if (jobs.length > 0) set.state = jobs.map((job) => [job.key, job.record]);
   const committed = memory.writer.commit(set, undefined);
-  if (job) backlog!.queued(job.key, job.record, committed);
+  for (const job of jobs) backlog!.queued(job.key, job.record, committed);
   for (const { prepared, vector } of pending.created) memory.indexes.add(prepared.stored.entry, vector);
   memory.flush.schedule();
   return later(committed.then(() => ({ status, body }) as const));

@@ -1,6 +1,6 @@
 /**
  * The tenant's queue of model extraction jobs (src/conversations/model/model-extraction.ts), kept
- * in the vault's connector-state table under `extract:<time>:<first turn id>`: a conversation call
+ * in the vault's connector-state table under `extract:<time>:<part>:<first turn id>`: a conversation call
  * with new turns writes its job's record in the same write set as the turns, and the entries the
  * model's answer brings are written with the record's removal, in one transaction. A restart finds
  * the records as committed and resumes; a job in flight at a crash is simply asked again (its
@@ -36,9 +36,15 @@ export interface ExtractAsks {
   remove(key: string): Promise<unknown>;
 }
 
-/** The record's key: ordered by the call's time, unique by its first new turn. */
-export const extractKey = (now: number, firstTurnId: string) =>
-  `${EXTRACT_PREFIX}${String(now).padStart(15, "0")}:${firstTurnId}`;
+/** The record's key: ordered by the call's time and the part of the call, unique by its first turn. */
+export const extractKey = (now: number, part: number, firstTurnId: string) =>
+  `${EXTRACT_PREFIX}${String(now).padStart(15, "0")}:${String(part).padStart(4, "0")}:${firstTurnId}`;
+
+/**
+ * Turns per job: a long transcript is asked about in parts, each a prompt a model's context takes
+ * (a statement spanning two parts is seen by neither as one; the rules extractor reads each turn alone).
+ */
+export const TURNS_PER_JOB = 50;
 
 export class ExtractBacklog implements ExtractQueue {
   /** Committed records, oldest first. */
@@ -142,17 +148,25 @@ export class ExtractBacklog implements ExtractQueue {
   }
 }
 
-/** A call's job: its new turns (none: no job) and the scope their entries are written in. */
-export function modelJob(
+/** A call's jobs: its new turns (none: no job) in parts, and the scope their entries are written in. */
+export function modelJobs(
   msg: { plan: { sessionId: string }; subject?: string; agentId?: string; createdBy: string },
   turnIds: string[],
   fresh: Set<number>,
   now: number,
-): { key: string; record: ExtractRecord } | undefined {
+): Array<{ key: string; record: ExtractRecord }> {
   const ids = turnIds.filter((_, i) => fresh.has(i));
-  if (ids.length === 0) return undefined;
-  const record: ExtractRecord = { turn_ids: ids, session_id: msg.plan.sessionId, created_by: msg.createdBy };
-  if (msg.subject !== undefined) record.subject = msg.subject;
-  if (msg.agentId !== undefined) record.agent_id = msg.agentId;
-  return { key: extractKey(now, ids[0]!), record };
+  const jobs: Array<{ key: string; record: ExtractRecord }> = [];
+  for (let start = 0; start < ids.length; start += TURNS_PER_JOB) {
+    const part = ids.slice(start, start + TURNS_PER_JOB);
+    const record: ExtractRecord = {
+      turn_ids: part,
+      session_id: msg.plan.sessionId,
+      created_by: msg.createdBy,
+    };
+    if (msg.subject !== undefined) record.subject = msg.subject;
+    if (msg.agentId !== undefined) record.agent_id = msg.agentId;
+    jobs.push({ key: extractKey(now, jobs.length, part[0]!), record });
+  }
+  return jobs;
 }
