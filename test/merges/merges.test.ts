@@ -310,3 +310,22 @@ test("the typed client merges, reads, lists reviews and un-merges", async () => 
   const again = await client.merges.merge({ category: "fact", from: b.id, into: a.id });
   expect(again.data?.status).toBe("merged");
 });
+
+test("MCP's memory_add merges with dedupe=merge: the answer names the survivor, the list shows one", async () => {
+  const { token } = await h.createTenant();
+  const base = (await post(token, { content: BASE }, "")).body;
+  clock.advance(1000);
+  const raw = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "memory_add", arguments: { category: "fact", content: NEAR, dedupe: "merge" } },
+  });
+  const headers = { accept: "application/json, text/event-stream", "content-type": "application/json" };
+  const res = await h.call("POST", "/mcp", { token, raw, headers });
+  expect(res.status).toBe(200);
+  const reply = (await res.json()) as Json;
+  expect(reply.result.isError ?? false).toBe(false);
+  expect(reply.result.structuredContent.merged_into).toBe(base.id);
+  expect(await listed(token)).toEqual([base.id]);
+});
