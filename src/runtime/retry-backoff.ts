@@ -56,12 +56,15 @@ export class RetryBackoff {
     return message;
   }
 
-  /** A failure in a row: the wait starts; its length and the error's message. */
-  failed(error: unknown): { delay: number; message: string } {
+  /**
+   * A failure in a row: the wait starts (`advisedMs`, a server's `Retry-After`, in place of the
+   * backoff's when given); its length and the error's message.
+   */
+  failed(error: unknown, advisedMs?: number): { delay: number; message: string } {
     this.failuresInRow++;
     const message = this.note(error);
     const { backoffMs, maxBackoffMs } = this.limits;
-    const delay = Math.min(maxBackoffMs, backoffMs * 2 ** (this.failuresInRow - 1));
+    const delay = advisedMs ?? Math.min(maxBackoffMs, backoffMs * 2 ** (this.failuresInRow - 1));
     this.retryAt = this.clock.now() + delay;
     if (!this.stopped) {
       this.timer?.cancel();

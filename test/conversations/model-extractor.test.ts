@@ -207,6 +207,19 @@ describe("a conversation under the model extractor", () => {
   });
 });
 
+test("a 429's Retry-After is waited instead of the backoff", async () => {
+  const t = await h.createTenant();
+  await converse(h, t.token, "advised");
+  (await fake.next()).fail(429, "{}", { "retry-after": "7" });
+  const waiting = await healthUntil(h, t.tenant_id, (x) => x.failures === 1);
+  expect(Date.parse(waiting.retry_at) - clock.now()).toBe(7_000);
+  clock.advance(6_999);
+  expect((await extractorHealth(h, t.tenant_id)).state).toBe("retrying");
+  clock.advance(1);
+  (await fake.next()).reply({ entries: [] });
+  await healthUntil(h, t.tenant_id, (x) => x.pending === 0 && x.failures === 0);
+});
+
 test("a long transcript is asked about in parts of 50 turns", async () => {
   const t = await h.createTenant();
   const at = (i: number) => new Date(clock.now() - 3_600_000 + i * 1000).toISOString();

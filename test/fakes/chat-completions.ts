@@ -14,8 +14,8 @@ export interface HeldCall {
   prompt: string;
   /** Answers a completion whose message content is `content` (an object is sent as its JSON). */
   reply(content: unknown): void;
-  /** Answers an HTTP error. */
-  fail(status: number, body?: string): void;
+  /** Answers an HTTP error (with `headers`: a `Retry-After`, say). */
+  fail(status: number, body?: string, headers?: Record<string, string>): void;
 }
 
 export interface FakeChat {
@@ -64,7 +64,7 @@ export function startFakeChat(): FakeChat {
             const text = typeof content === "string" ? content : JSON.stringify(content);
             answer(Response.json({ choices: [{ message: { role: "assistant", content: text } }] }));
           },
-          fail: (status, text = "{}") => answer(new Response(text, { status })),
+          fail: (status, text = "{}", headers = {}) => answer(new Response(text, { status, headers })),
         };
         const taker = waiting.shift();
         if (taker) taker(call);

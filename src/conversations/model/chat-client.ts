@@ -5,6 +5,7 @@
  * retrying later, `ModelUnavailable`) or the answer (not JSON, not the shape asked for:
  * `ModelAnswerBad`, the same turns would fail alike). Messages never contain the key.
  */
+import { retryAfterOf } from "../../connectors/retry-after.ts";
 import { bodyExcerpt, redactUrl, withoutSecret } from "../../http/upstream-text.ts";
 import type { Clock } from "../../runtime/clock.ts";
 
@@ -24,7 +25,15 @@ export interface ChatMessage {
 }
 
 /** The service did not answer usefully: the work stays queued and is tried again after a wait. */
-export class ModelUnavailable extends Error {}
+export class ModelUnavailable extends Error {
+  constructor(
+    message: string,
+    /** The wait a 429's or 503's `Retry-After` asked for (bounded), which replaces the backoff's. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
 
 /** The service answered, but not with a JSON object: the work is counted failed and let go. */
 export class ModelAnswerBad extends Error {}
@@ -47,7 +56,10 @@ export class ChatClient {
     const response = await this.post(messages);
     const text = await response.text().catch(() => "");
     if (!response.ok)
-      throw new ModelUnavailable(this.say(`answered HTTP ${response.status}: ${bodyExcerpt(text)}`));
+      throw new ModelUnavailable(
+        this.say(`answered HTTP ${response.status}: ${bodyExcerpt(text)}`),
+        retryAfterOf(response, this.opts.clock.now()),
+      );
     const content = contentOf(parse(text));
     if (content === undefined)
       throw new ModelAnswerBad(this.say(`answered without a message content: ${bodyExcerpt(text)}`));

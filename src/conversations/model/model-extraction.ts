@@ -12,7 +12,7 @@
 import type { Clock } from "../../runtime/clock.ts";
 import { FairTurns } from "../../runtime/fair-turns.ts";
 import { type BackoffView, RetryBackoff } from "../../runtime/retry-backoff.ts";
-import { type ChatClient, ModelAnswerBad } from "./chat-client.ts";
+import { type ChatClient, ModelAnswerBad, ModelUnavailable } from "./chat-client.ts";
 import { candidatesOf, type ModelCandidate, type ModelTurn, promptFor } from "./prompt.ts";
 
 export const EXTRACT_BACKOFF_MS = 1_000;
@@ -163,7 +163,8 @@ export class ModelExtraction {
         await queue.abandon(job).catch(() => undefined);
       } else {
         queue.failed(job);
-        const { delay, message } = this.backoff.failed(error);
+        const advised = error instanceof ModelUnavailable ? error.retryAfterMs : undefined;
+        const { delay, message } = this.backoff.failed(error, advised);
         const failures = this.backoff.failures;
         this.log?.(`[extractor] a call failed (${failures} in a row), retrying in ${delay} ms: ${message}`);
       }
