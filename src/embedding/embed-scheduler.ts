@@ -99,9 +99,8 @@ export class EmbedScheduler implements BackgroundEmbedding {
   readonly canEmbed: boolean;
   readonly upgrades: boolean;
   readonly fastVector?: (text: string) => Float32Array;
-  private readonly queues = new Map<string, EmbedQueue>();
   /** Tenants whose backlog may have items, the least recently given a batch first. */
-  private readonly turns = new FairTurns();
+  private readonly turns = new FairTurns<EmbedQueue>();
   private inFlightCount = 0;
   private embeddedCount = 0;
   /** After a failed batch, no batch starts before the wait is over (1 s, 2 s, 4 s … up to the ceiling). */
@@ -117,13 +116,9 @@ export class EmbedScheduler implements BackgroundEmbedding {
   }
 
   attach(tenantId: string, queue: EmbedQueue): () => void {
-    this.queues.set(tenantId, queue);
+    const detach = this.turns.attach(tenantId, queue);
     this.wake(tenantId);
-    return () => {
-      if (this.queues.get(tenantId) !== queue) return;
-      this.queues.delete(tenantId);
-      this.turns.forget(tenantId);
-    };
+    return detach;
   }
 
   wake(tenantId: string): void {
@@ -144,7 +139,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
   /** Entries of the attached (open) tenants waiting for their vector: read at a metrics scrape. */
   backlog(): number {
     let waiting = 0;
-    for (const queue of this.queues.values()) waiting += (queue.pending?.() ?? 0) + (queue.upgrades?.() ?? 0);
+    for (const queue of this.turns.queues()) waiting += (queue.pending?.() ?? 0) + (queue.upgrades?.() ?? 0);
     return waiting;
   }
 
@@ -169,7 +164,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
       this.turns.waiting > 0
     ) {
       const tenantId = this.turns.next()!;
-      const queue = this.queues.get(tenantId);
+      const queue = this.turns.queueOf(tenantId);
       const items = queue?.take(batchSize) ?? [];
       if (!queue || items.length === 0) {
         // Empty, or all its items in flight: the tenant wakes the scheduler again when that changes.
@@ -182,7 +177,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
   }
 
   private markReady(tenantId: string): void {
-    if (this.canEmbed && this.queues.has(tenantId)) this.turns.wake(tenantId);
+    if (this.canEmbed) this.turns.wake(tenantId);
   }
 
   private async run(tenantId: string, queue: EmbedQueue, items: EmbedItem[]): Promise<void> {

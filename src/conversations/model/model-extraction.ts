@@ -57,9 +57,8 @@ export interface ExtractorState extends ExtractCounts, BackoffView {
 }
 
 export class ModelExtraction {
-  private readonly queues = new Map<string, ExtractQueue>();
   /** Tenants whose queue may have jobs, the least recently served first (as the background embedder's). */
-  private readonly turns = new FairTurns();
+  private readonly turns = new FairTurns<ExtractQueue>();
   private readonly counts = new Map<string, ExtractCounts>();
   private busy = false;
   private readonly backoff: RetryBackoff;
@@ -79,17 +78,13 @@ export class ModelExtraction {
   }
 
   attach(tenantId: string, queue: ExtractQueue): () => void {
-    this.queues.set(tenantId, queue);
+    const detach = this.turns.attach(tenantId, queue);
     this.wake(tenantId);
-    return () => {
-      if (this.queues.get(tenantId) !== queue) return;
-      this.queues.delete(tenantId);
-      this.turns.forget(tenantId);
-    };
+    return detach;
   }
 
   wake(tenantId: string): void {
-    if (this.queues.has(tenantId)) this.turns.wake(tenantId);
+    this.turns.wake(tenantId);
     this.pump();
   }
 
@@ -99,7 +94,7 @@ export class ModelExtraction {
       kind: "http",
       model: this.client.model,
       state: this.backoff.retrying() ? "retrying" : this.busy ? "extracting" : "idle",
-      pending: this.queues.get(tenantId)?.pending() ?? 0,
+      pending: this.turns.queueOf(tenantId)?.pending() ?? 0,
       ...this.countsOf(tenantId),
       ...this.backoff.view(),
     };
@@ -108,7 +103,7 @@ export class ModelExtraction {
   /** Jobs of the attached tenants waiting: read at a metrics scrape. */
   backlog(): number {
     let waiting = 0;
-    for (const queue of this.queues.values()) waiting += queue.pending();
+    for (const queue of this.turns.queues()) waiting += queue.pending();
     return waiting;
   }
 
@@ -138,7 +133,7 @@ export class ModelExtraction {
   private pump(): void {
     while (!this.stopped && !this.backoff.waiting && !this.busy && this.turns.waiting > 0) {
       const tenantId = this.turns.next()!;
-      const queue = this.queues.get(tenantId);
+      const queue = this.turns.queueOf(tenantId);
       const job = queue?.take();
       if (!queue || !job) {
         this.turns.idle(tenantId);
@@ -171,7 +166,7 @@ export class ModelExtraction {
     } finally {
       this.busy = false;
     }
-    if (this.queues.has(tenantId)) this.turns.wake(tenantId);
+    this.turns.wake(tenantId);
     this.pump();
   }
 
