@@ -45,6 +45,8 @@ const PER_HOP = 128;
 /** A bridge is rarer than a followed entity: in at most this share of the entries (or BRIDGE_MIN_FOLLOWED). */
 const BRIDGE_MAX_SHARE = 0.02;
 const BRIDGE_MIN_FOLLOWED = 8;
+/** A name's key: letters, marks, spaces, apostrophes, `&`, `.` and `-` (no digit, `@`, `#`, `:`, `_`). */
+const NAME_KEY = /^[\p{L}\p{M}][\p{L}\p{M} .'’&-]*$/u;
 /** Results whose entities bridge, and the share of the best score a bridge must reach. */
 const BRIDGES_FROM = 3;
 const BRIDGE_MIN_SHARE = 0.5;
@@ -145,8 +147,14 @@ export function hopTwo(
   for (const hit of ranked.slice(0, BRIDGES_FROM)) {
     const share = best > 0 ? hit.score / best : 0;
     if (share < BRIDGE_MIN_SHARE) break;
+    // A query naming entities bridges from results about them only, not from another's that
+    // shares its words (another company's ticket about invoices).
+    if (one.weights.size > 0 && !hit.linked) continue;
     for (const key of links.entitiesOf(hit.id)) {
-      if (one.weights.has(key) || one.aliases.has(key) || links.frequency(key) < 2) continue;
+      // Only names bridge: an identifier (`#5047`, `helpdesk:5047`, an e-mail) joins one object's
+      // own events, which the question did not ask for.
+      if (!NAME_KEY.test(key) || one.weights.has(key) || one.aliases.has(key) || links.frequency(key) < 2)
+        continue;
       const weight = weightOf(links, key, true);
       if (weight === undefined) continue;
       const boost = HOP2_BOOST * weight * share;
