@@ -94,6 +94,17 @@ describe("the messaging bridge's door", () => {
     ]);
   });
 
+  test("a message the session refuses (dated before its last turn) is stored, and its turn left out", async () => {
+    const t = await h.createTenant();
+    setSecrets(h, t.tenant_id, { BRIDGE_CONVERSATIONS: "true" });
+    await h.runtime.bridge.deliver(t.tenant_id, top);
+    await h.runtime.bridge.deliver(t.tenant_id, reply);
+    const late = { ...reply, ts: "1700000030.000300", text: "An answer that arrived late." };
+    const result = await h.runtime.bridge.deliver(t.tenant_id, late);
+    expect(result.entries).toHaveLength(1);
+    expect((await turnsOf(t.token, session)).map((x) => x.position)).toEqual([0, 1]);
+  });
+
   test("a thread id that is not a valid session id is named by its digest, the same each time", () => {
     const odd = doorSessionId("chat", "C 1/β", THREAD);
     expect(odd).toMatch(/^chat:sha256-[0-9a-f]{32}$/);
