@@ -329,3 +329,15 @@ test("MCP's memory_add merges with dedupe=merge: the answer names the survivor, 
   expect(reply.result.structuredContent.merged_into).toBe(base.id);
   expect(await listed(token)).toEqual([base.id]);
 });
+
+test("merges and reviews are durable: after a restart the read model, the record and the review are as they were", async () => {
+  const { token } = await h.createTenant();
+  const base = (await post(token, { content: BASE }, "")).body;
+  const near = (await post(token, { content: NEAR })).body;
+  const band = (await post(token, { content: BAND })).body;
+  await h.restart();
+  expect(await listed(token)).toEqual([base.id, band.id].sort());
+  expect((await h.json("GET", `/memory/merges/${near.id}`, { token })).body.status).toBe("merged");
+  const reviews = (await h.json("GET", "/memory/merges/review", { token })).body.items;
+  expect(reviews.map((r: Json) => r.id)).toEqual([band.review]);
+});
