@@ -27,6 +27,9 @@ const AGENT_CHANGES: ReadonlySet<ChangeType> = new Set<ChangeType>([
   "entry.erased",
   "decision.resolved",
   "exception.resolved",
+  // The absorbed entry of a merge (now hidden) and of an un-merge (live again): docs/memory.md.
+  "entry.merged",
+  "entry.unmerged",
 ]);
 
 const MAX_TAGS = 64;

@@ -309,6 +309,27 @@ describe("GET /memory/stream: events", () => {
     client.close();
   });
 
+  test("a merge and its un-merge: the absorbed entry as it is now, hidden, then live again", async () => {
+    const { token } = await tenant();
+    const client = await SseClient.open(token);
+    const survivor = await create(token, "fact", {
+      content: "Alice prefers green tea in the morning before work",
+    });
+    const absorbed = await create(token, "fact", {
+      content: "Alice strongly prefers green tea in the morning before work",
+    });
+    const body = { category: "fact", from: absorbed.id, into: survivor.id };
+    expect((await h.json("POST", "/memory/merges", { token, body })).status).toBe(201);
+    const merged = (await client.through("entry.merged", absorbed.id)).at(-1)!;
+    expect(merged.data.change.related).toBe(survivor.id);
+    expect(merged.data.entry.expired_at).not.toBeNull();
+    expect((await h.json("POST", `/memory/merges/${absorbed.id}/unmerge`, { token })).status).toBe(200);
+    const [unmerged] = await client.through("entry.unmerged", absorbed.id);
+    expect(unmerged!.data.entry).toEqual(await read(token, "fact", absorbed.id));
+    expect(unmerged!.data.entry.expired_at).toBeNull();
+    client.close();
+  });
+
   test("correction, retraction and erasure: the entry as it is now; an erased one only by id", async () => {
     const { tenantId, token } = await tenant();
     const client = await SseClient.open(token, "?tags=hr");
