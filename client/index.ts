@@ -11,7 +11,14 @@
  */
 import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
 import { type ConversationsApi, conversationsApi } from "./conversations.ts";
-import { type MemoryApi, memoryApi, type SearchApi, searchApi } from "./memory.ts";
+import {
+  type ContextApi,
+  contextApi,
+  type MemoryApi,
+  memoryApi,
+  type SearchApi,
+  searchApi,
+} from "./memory.ts";
 import { type MergesApi, mergesApi } from "./merges.ts";
 import type { paths } from "./openapi-types.ts";
 import { problemsOnly } from "./problems.ts";
@@ -54,6 +61,8 @@ export interface MemoryClient extends Client<paths> {
   /** Merges of near-duplicates, un-merges and the review band (docs/memory.md). */
   merges: MergesApi;
   search: SearchApi;
+  /** The best entries for a query packed into a token budget (docs/context-pack.md). */
+  context: ContextApi;
   tenants: TenantsApi;
   admin: AdminApi;
 }
@@ -73,6 +82,7 @@ export function createClient(options: ClientOptions): MemoryClient {
     conversations: conversationsApi(send),
     merges: mergesApi(send),
     search: searchApi(send),
+    context: contextApi(send),
     tenants: tenantsApi(send),
     admin: adminApi(send),
   };

@@ -8,6 +8,8 @@ import { idempotencyHeader, type Send } from "./send.ts";
 import {
   type BatchReplyOf,
   type Category,
+  type ContextPack,
+  type ContextRequest,
   type EntityAnswer,
   type EntityQuery,
   type EntryOf,
@@ -110,4 +112,11 @@ export type SearchApi = (request: SearchRequest) => Promise<Result<SearchResults
 
 export function searchApi(send: Send): SearchApi {
   return (request) => send("POST", "/memory/search", { body: request });
+}
+
+/** `POST /memory/context`: the best entries for a query, a prompt-ready block within `budget_tokens`. */
+export type ContextApi = (request: ContextRequest) => Promise<Result<ContextPack>>;
+
+export function contextApi(send: Send): ContextApi {
+  return (request) => send("POST", "/memory/context", { body: request });
 }

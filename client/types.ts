@@ -70,3 +70,6 @@ export type EntityAnswer = components["schemas"]["EntityAnswer"];
 export type EntityQuery = QueryOf<Get<"/memory/entities/{name}">>;
 export type SearchRequest = components["schemas"]["SearchRequest"];
 export type SearchResults = components["schemas"]["SearchResults"];
+/** `POST /memory/context`: its body, and the pack it answers. */
+export type ContextRequest = components["schemas"]["ContextRequest"];
+export type ContextPack = components["schemas"]["ContextPack"];

@@ -89,6 +89,7 @@ export class RateLimiter {
 export function rateClassOf(method: string, path: string): RateClass {
   if (path.startsWith("/admin/")) return "admin";
   if (path === "/mcp") return "mcp";
-  if (path === "/memory/search") return "search";
+  // A context pack is a search (or two) and a packing.
+  if (path === "/memory/search" || path === "/memory/context") return "search";
   return method === "GET" || method === "HEAD" ? "read" : "write";
 }

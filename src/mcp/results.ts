@@ -5,6 +5,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { durableDenial, logServerFault, problemResponse, toAppError } from "../http/errors.ts";
+import { isContextPack } from "./context-tool.ts";
 import { entriesOf, evidenceText } from "./evidence.ts";
 import type { ToolOutput } from "./tools.ts";
 
@@ -17,6 +18,9 @@ export type Log = (line: string) => void;
  */
 export function toolSuccess(output: ToolOutput): CallToolResult {
   const json = { type: "text" as const, text: JSON.stringify(output) };
+  // A context pack's text is its frame already (src/context/pack.ts).
+  if (isContextPack(output))
+    return { content: [{ type: "text", text: output.text }, json], structuredContent: output };
   const entries = entriesOf(output);
   const content = entries ? [{ type: "text" as const, text: evidenceText(entries) }, json] : [json];
   return { content, structuredContent: output };

@@ -15,6 +15,7 @@ import { ENTRY_INPUT, EntryPage, EntryView } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
 import { SearchBody, SearchResponse } from "../models/search.ts";
 import { type DedupeMode, WrittenEntry, writtenEntry } from "../models/similar.ts";
+import { contextTool } from "./context-tool.ts";
 import { entityTool } from "./entity-tool.ts";
 import {
   anyCategoryInputSchema,
@@ -202,6 +203,7 @@ export function memoryTools(memory: MemoryAccess): ReadonlyMap<string, McpTool> 
     retractTool,
     historyTool,
     entityTool,
+    contextTool,
   ].map((make) => make(memory));
   return new Map(tools.map((tool) => [tool.definition.name, tool]));
 }

@@ -3,6 +3,7 @@ import { unchecked } from "../http/unchecked-response.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";
 import { SearchBody, SearchResponse } from "../models/search.ts";
+import { contextRoutes } from "./context.ts";
 import type { Deps } from "./deps.ts";
 
 /** `POST /memory/search`: bi-temporal, tag and hybrid (vector + lexical) search. */
@@ -14,4 +15,5 @@ export const searchRoutes = (deps: Deps) =>
       ...validatedBody(SearchBody),
       response: { 200: unchecked(SearchResponse), ...problems(400, 401, 403, 413, 415, 422, 503, 507) },
       detail: { tags: ["memory"], summary: "Hybrid, bi-temporal, tag search" },
-    });
+    })
+    .use(contextRoutes(deps));

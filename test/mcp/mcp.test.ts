@@ -99,12 +99,13 @@ afterAll(async () => {
 });
 
 describe("tools/list", () => {
-  test("lists the nine tools, each with object input and output schemas", async () => {
+  test("lists the ten tools, each with object input and output schemas", async () => {
     const client = await connect(tenantA.token);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       "conversation_add",
       "memory_add",
+      "memory_context",
       "memory_entity",
       "memory_get",
       "memory_history",
@@ -145,7 +146,7 @@ describe("tools/list", () => {
     expect(res.headers.get("mcp-session-id")).toBeNull();
     const body = (await res.json()) as Json;
     expect(body.id).toBe(1);
-    expect(body.result.tools).toHaveLength(9);
+    expect(body.result.tools).toHaveLength(10);
   });
 });
 
@@ -240,7 +241,7 @@ test("over a real socket on 127.0.0.1, with the SDK's own fetch", async () => {
     });
     const client = new Client({ name: "mcp-socket-test", version: "1.0.0" });
     await client.connect(transport);
-    expect((await client.listTools()).tools).toHaveLength(9);
+    expect((await client.listTools()).tools).toHaveLength(10);
     const entry = await ok(client, "memory_add", { category: "fact", content: "Sent over a real socket" });
     const http = await fetch(new URL(`/memory/facts/${entry.id}`, url), {
       headers: { authorization: `Bearer ${tenantA.token}` },

@@ -1,0 +1,40 @@
+/**
+ * `POST /memory/context` and MCP's `memory_context`: a search made through `MemoryAccess` (so the
+ * token's permissions, category narrowing, scopes and reach are exactly the search's), packed into
+ * the budget (pack.ts). The search goes as deep as the budget could use: a first page sized to the
+ * budget, and the search's largest page when the first was spent without filling it.
+ */
+import type { Caller } from "../auth/caller.ts";
+import type { MemoryAccess } from "../memory/access.ts";
+import { CONTEXT_ENCODING, type ContextBody, type ContextResponse } from "../models/context-pack.ts";
+import type { SearchBody } from "../models/search.ts";
+import { packResults } from "./pack.ts";
+
+/** The search's largest page (SearchBody's `limit`). */
+const MAX_RESULTS = 100;
+/** Fewer tokens than any entry's block takes (label and quote): a page of budget / this is enough. */
+const MIN_BLOCK_TOKENS = 40;
+
+export async function contextPack(
+  memory: Pick<MemoryAccess, "search">,
+  caller: Caller,
+  body: ContextBody,
+): Promise<ContextResponse> {
+  const { budget_tokens: budget, ...filters } = body;
+  const first = Math.min(MAX_RESULTS, Math.max(10, Math.ceil(budget / MIN_BLOCK_TOKENS)));
+  let results = (await memory.search(caller, { ...filters, limit: first } as SearchBody)).results;
+  let pack = packResults(results, budget);
+  if (results.length === first && first < MAX_RESULTS && !pack.truncated) {
+    results = (await memory.search(caller, { ...filters, limit: MAX_RESULTS } as SearchBody)).results;
+    pack = packResults(results, budget);
+  }
+  // A full largest page that all fit: more may match than a pack holds.
+  const capped = results.length === MAX_RESULTS && pack.entries.length === MAX_RESULTS;
+  return {
+    ...pack,
+    truncated: pack.truncated || capped,
+    encoding: CONTEXT_ENCODING,
+    budget_tokens: budget,
+    considered: results.length,
+  };
+}

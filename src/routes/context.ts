@@ -1,0 +1,21 @@
+import { Elysia } from "elysia";
+import { contextPack } from "../context/context-pack.ts";
+import { validatedBody } from "../http/validate-body.ts";
+import { ContextBody, ContextResponse } from "../models/context-pack.ts";
+import { problems } from "../models/problem.ts";
+import type { Deps } from "./deps.ts";
+
+/** `POST /memory/context`: the best entries for a query, packed into a token budget (docs/context-pack.md). */
+export const contextRoutes = (deps: Deps) =>
+  new Elysia({ name: "routes.context" })
+    .use(deps.authPlugin)
+    .post(
+      "/memory/context",
+      ({ body, principal, req }) => contextPack(deps.memory, { principal, req }, body),
+      {
+        auth: "caller",
+        ...validatedBody(ContextBody),
+        response: { 200: ContextResponse, ...problems(400, 401, 403, 413, 415, 422, 503, 507) },
+        detail: { tags: ["memory"], summary: "A prompt-ready context pack within a token budget" },
+      },
+    );
