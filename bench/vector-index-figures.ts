@@ -5,16 +5,21 @@
  * (native scan of the 8-bit copies), the background build's vectors/s (chunks of 1,000), recall@10
  * against a float32 exact scan and the walk's latency for each candidate-list length, then (in a
  * fresh process, `--reopen`) the time to open the saved index, the first search and RSS after
- * 500 searches. Written to bench/results/vector-index-<entries>.json.
+ * 500 searches. Written to bench/results/vector-index-<entries>.json. With `--static`: the static
+ * table's vectors (anisotropic: the graph is centred on their mean, vector-centre.ts) of memory
+ * sentences from the distillation's generator, written to vector-index-static-<entries>.json.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exactSearch, type Matches, MetricKind } from "usearch";
+import { memorySentences } from "../scripts/distil/memory-sentences.ts";
 import { HashEmbedder } from "../src/embedding/hash-embedder.ts";
 import { TENANT_INDEX_TUNING, tenantExpansion } from "../src/embedding/index-tuning.ts";
+import { StaticEmbedder } from "../src/embedding/static-embedder.ts";
 import { VectorIndex } from "../src/embedding/vector-index.ts";
 import { syntheticCorpus, syntheticId } from "../test/embedding/synthetic-corpus.ts";
+import { Rng } from "./eval/dataset/prng.ts";
 
 const K = 10;
 const QUERIES = 300;
@@ -40,9 +45,22 @@ function time<T>(fn: () => T): { ms: number; value: T } {
   return { ms: performance.now() - t, value };
 }
 
+type SyncEmbedder = { readonly dims: number; embedSync(text: string): Float32Array };
+const STATIC = process.argv.includes("--static");
+const args = process.argv.filter((a) => a !== "--static");
+
+/** The embedder and texts measured: hash on the synthetic corpus, or the static table on memory sentences. */
+function corpus(
+  n: number,
+  queries: number,
+): { embedder: SyncEmbedder; documents: string[]; queries: string[] } {
+  if (!STATIC) return { embedder: new HashEmbedder(), ...syntheticCorpus(n, queries, 11) };
+  const documents = memorySentences(new Rng(11), n);
+  return { embedder: new StaticEmbedder(), documents, queries: memorySentences(new Rng(12), queries) };
+}
+
 async function reopen(file: string, dims: number, n: number): Promise<void> {
-  const embedder = new HashEmbedder(dims);
-  const { queries } = syntheticCorpus(1000, 500, 11);
+  const { embedder, queries } = corpus(1000, 500);
   const qv = queries.map((q) => embedder.embedSync(q));
   const before = rssMb();
   const opened = time(() => VectorIndex.open({ file, dims, ...TENANT_INDEX_TUNING }));
@@ -64,12 +82,10 @@ async function reopen(file: string, dims: number, n: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === "--reopen")
-    return reopen(process.argv[3]!, Number(process.argv[4]), Number(process.argv[5]));
-  const n = Number(process.argv[2] ?? 100_000);
-  const embedder = new HashEmbedder();
+  if (args[2] === "--reopen") return reopen(args[3]!, Number(args[4]), Number(args[5]));
+  const { embedder, documents, queries } = corpus(Number(args[2] ?? 100_000), QUERIES);
+  const n = documents.length;
   const dims = embedder.dims;
-  const { documents, queries } = syntheticCorpus(n, QUERIES, 11);
   const dir = mkdtempSync(join(tmpdir(), "vector-figures-"));
   const file = join(dir, "index.usearch");
   try {
@@ -135,12 +151,13 @@ async function main(): Promise<void> {
     out.tenant_expansion = tenantExpansion(n);
     out.recall_by_expansion = EXPANSIONS.map(recallAt);
 
-    const child = Bun.spawnSync(["bun", import.meta.path, "--reopen", file, String(dims), String(n)]);
+    const reopenArgs = ["--reopen", file, String(dims), String(n), ...(STATIC ? ["--static"] : [])];
+    const child = Bun.spawnSync(["bun", import.meta.path, ...reopenArgs]);
     out.reopen = JSON.parse(child.stdout.toString().trim().split("\n").at(-1)!);
     console.log(JSON.stringify(out, null, 2));
     mkdirSync("bench/results", { recursive: true });
     writeFileSync(
-      `bench/results/vector-index-${n}.json`,
+      `bench/results/vector-index-${STATIC ? "static-" : ""}${n}.json`,
       `${JSON.stringify({ ...out, at: new Date().toISOString() }, null, 2)}\n`,
     );
   } finally {

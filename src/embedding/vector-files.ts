@@ -19,7 +19,9 @@ import { dirname } from "node:path";
  * - `<file>.vectors`: what the rows are: a 32-byte header (magic, version 2, dims, count,
  *   graphRows, graphSize, two reserved; little-endian u32), then `count` u32 keys, then `count`
  *   f32 inverse norms. Rows [0, graphRows) are in the graph, the rest are pending; graphSize is
- *   the graph's size when it was saved.
+ *   the graph's size when it was saved. Version 3 adds, after the norms, the sum of the stored
+ *   unit vectors (`dims` f64) and the centre the graph was built around (`dims` f32; see
+ *   vector-centre.ts). A version 2 file (a graph built uncentred) reads as centred on zero.
  *
  * A save syncs the rows, then replaces `.vectors`, then the graph (temporary file, rename): a crash
  * between the two renames leaves a graph older than `.vectors`, which the open notices (its size)
@@ -27,7 +29,8 @@ import { dirname } from "node:path";
  * mapped file) are converted on open.
  */
 const MAGIC = 0x58564d54; // "TMVX"
-const VERSION = 2;
+const VERSION = 3;
+const V2 = 2;
 const V1 = 1;
 const HEADER_BYTES = 32;
 const V1_HEADER_BYTES = 16;
@@ -42,6 +45,8 @@ export interface IndexMeta {
   norms: Float32Array;
   graphRows: number;
   graphSize: number;
+  /** Version 3: the vectors' sum and the graph's centre (undefined in a version 2 file). */
+  centre?: { sum: Float64Array; centre: Float32Array };
 }
 
 export function metaPathOf(file: string): string {
@@ -56,14 +61,14 @@ export function hasIndexFiles(file: string): boolean {
   return existsSync(file) || existsSync(metaPathOf(file));
 }
 
-/** The meta file's version (1 or 2); throws VectorIndexUnreadable when it is neither. */
+/** The meta file's version (1, 2 or 3); throws VectorIndexUnreadable when it is neither. */
 export function metaVersion(file: string, dims: number): number {
   const path = metaPathOf(file);
   if (!existsSync(path)) throw new VectorIndexUnreadable(`${path} is missing`);
   const header = readHeader(path, V1_HEADER_BYTES);
   if (header.getUint32(0, true) !== MAGIC) throw new VectorIndexUnreadable(`${path} is not a vectors file`);
   const version = header.getUint32(4, true);
-  if (version !== V1 && version !== VERSION)
+  if (version !== V1 && version !== V2 && version !== VERSION)
     throw new VectorIndexUnreadable(`${path} is a vectors file of version ${version}`);
   const fileDims = header.getUint32(8, true);
   if (fileDims !== dims)
@@ -73,7 +78,8 @@ export function metaVersion(file: string, dims: number): number {
 
 export function readMeta(file: string, dims: number): IndexMeta {
   const path = metaPathOf(file);
-  metaVersion(file, dims);
+  const version = metaVersion(file, dims);
+  const tail = version === VERSION ? dims * 12 : 0;
   const fd = openSync(path, "r");
   try {
     const header = new Uint8Array(HEADER_BYTES);
@@ -82,14 +88,19 @@ export function readMeta(file: string, dims: number): IndexMeta {
     const count = view.getUint32(12, true);
     const graphRows = view.getUint32(16, true);
     const graphSize = view.getUint32(20, true);
-    if (fstatSync(fd).size !== HEADER_BYTES + count * 8 || graphRows > count) {
+    if (fstatSync(fd).size !== HEADER_BYTES + count * 8 + tail || graphRows > count) {
       throw new VectorIndexUnreadable(`${path} is truncated or too long for ${count} vectors`);
     }
     const keys = new Uint32Array(count);
     readFully(fd, new Uint8Array(keys.buffer), HEADER_BYTES);
     const norms = new Float32Array(count);
     readFully(fd, new Uint8Array(norms.buffer), HEADER_BYTES + count * 4);
-    return { keys, norms, graphRows, graphSize };
+    if (!tail) return { keys, norms, graphRows, graphSize };
+    const sum = new Float64Array(dims);
+    readFully(fd, new Uint8Array(sum.buffer), HEADER_BYTES + count * 8);
+    const centre = new Float32Array(dims);
+    readFully(fd, new Uint8Array(centre.buffer), HEADER_BYTES + count * 8 + dims * 8);
+    return { keys, norms, graphRows, graphSize, centre: { sum, centre } };
   } finally {
     closeSync(fd);
   }
@@ -104,8 +115,11 @@ export function writeMeta(file: string, dims: number, meta: IndexMeta): void {
   view.setUint32(12, meta.keys.length, true);
   view.setUint32(16, meta.graphRows, true);
   view.setUint32(20, meta.graphSize, true);
-  const bytes = (a: Uint32Array | Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  replaceDurably(metaPathOf(file), [header, bytes(meta.keys), bytes(meta.norms)]);
+  const bytes = (a: Uint32Array | Float32Array | Float64Array) =>
+    new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const centre = meta.centre ?? { sum: new Float64Array(dims), centre: new Float32Array(dims) };
+  const chunks = [header, bytes(meta.keys), bytes(meta.norms), bytes(centre.sum), bytes(centre.centre)];
+  replaceDurably(metaPathOf(file), chunks);
 }
 
 /** Removes `.vectors`, so a crash before the next save leaves files an open refuses, never wrong rows. */

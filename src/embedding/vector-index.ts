@@ -2,6 +2,7 @@ import { existsSync, rmSync } from "node:fs";
 import { ValidationFailed } from "../errors.ts";
 import { byScoreThenId, type Hit } from "./hit.ts";
 import { TopK } from "./top-k.ts";
+import { rescoreCount, VectorCentre } from "./vector-centre.ts";
 import { encodeHalf, quantizeInt8 } from "./vector-codec.ts";
 import {
   dropMeta,
@@ -51,19 +52,11 @@ const MAX_ANN_CANDIDATES = 2048;
 const OVERSAMPLE = 4;
 
 /**
- * How many of the walk's candidates are rescored from the float16 rows: the graph's own order
- * (8-bit vectors) is already close, so the true best k are among its first few beyond k
- * (measured at 100k: rescoring 16 of 160 candidates for k = 10 kept recall@10 as rescoring all).
- */
-export function rescoreCount(k: number): number {
-  return k + Math.max(6, k >> 1);
-}
-
-/**
  * Cosine nearest-neighbour search over entry embeddings: float16 rows (memory-mapped when the
  * index has a file; vector-rows.ts) and a usearch HNSW graph over 8-bit copies of them
  * (vector-graph.ts). `add` only appends a row: it is searchable at once, exactly, while it waits
- * in the tail (rows not yet in the graph); `flush` moves tail rows into the graph, called by the
+ * in the tail (rows not yet in the graph); `flush` moves tail rows into the graph (centred on the
+ * vectors' mean: vector-centre.ts says why), called by the
  * owner in chunks between its messages (never on the write path). A search walks the graph,
  * rescores its best few candidates from the rows, and scans the tail exactly; small indexes and
  * selective filters are scanned exactly from the same rows. Every score is the cosine with the
@@ -77,6 +70,7 @@ export class VectorIndex {
   private readonly rows: VectorRows;
   /** 8-bit copies of the tail, scanned natively by unfiltered searches. */
   private readonly tail: VectorTail;
+  private readonly centre: VectorCentre;
   /** Rows [0, graphRows) are in the graph; rows [graphRows, rows.count) are the tail. */
   private graphRows = 0;
   private dirty = false;
@@ -99,6 +93,7 @@ export class VectorIndex {
       expansionAdd: opts.expansionAdd ?? DEFAULT_EXPANSION_ADD,
       expansionSearch: this.expansion(0),
     });
+    this.centre = new VectorCentre(dims);
     const space = opts.file ? new MappedRowSpace(rowsPathOf(opts.file), dims) : new HeapRowSpace(dims);
     this.rows = new VectorRows(dims, space);
     this.tail = new VectorTail(
@@ -161,6 +156,7 @@ export class VectorIndex {
     const { bits, invNorm, int8 } = encodeHalf(unit);
     const row = this.rows.rowOf(key);
     if (row !== undefined && row >= this.graphRows) {
+      this.centre.remove(this.rows.vectorAt(row));
       this.rows.overwrite(row, bits, invNorm);
       this.tail.set(row, int8);
     } else {
@@ -168,6 +164,7 @@ export class VectorIndex {
       this.rows.append(key, bits, invNorm);
       this.tail.set(this.rows.count - 1, int8, true);
     }
+    this.centre.add(unit);
     this.dirty = true;
     return true;
   }
@@ -175,11 +172,14 @@ export class VectorIndex {
   /** Moves up to `limit` tail vectors (oldest first) into the graph, in one multi-threaded batch. */
   flush(limit = Number.POSITIVE_INFINITY): void {
     this.assertOpen();
+    if (this.centre.drifted(this.rows.count)) this.regraph();
     const n = Math.min(this.pending, limit);
     if (n <= 0) return;
     const from = this.graphRows;
+    if (from === 0) this.centre.fix(this.rows.count);
     // The tail's 8-bit copies, not the float16 rows: the build reads no mapped page.
-    this.graph.add(this.rows.graphKeys(from, from + n), this.tail.copy(from, from + n), this.threads);
+    const vectors = this.centre.centreRows(this.tail.copy(from, from + n));
+    this.graph.add(this.rows.graphKeys(from, from + n), vectors, this.threads);
     this.graphRows += n;
     this.tail.trim(this.graphRows);
     this.dirty = true;
@@ -191,6 +191,7 @@ export class VectorIndex {
     const key = parseId(id);
     const row = this.rows.rowOf(key);
     if (row === undefined) return false;
+    this.centre.remove(this.rows.vectorAt(row));
     if (row < this.graphRows) {
       this.graph.remove(key);
       // Keep rows partitioned: the last graph row fills the hole, the last tail row fills its place.
@@ -219,7 +220,8 @@ export class VectorIndex {
     }
     const q8 = quantizeInt8(q);
     if (this.graphRows === 0) return this.searchTail(q, q8, k, accept);
-    const fromGraph = accept ? this.searchGraphFiltered(q, q8, k, accept) : this.searchGraph(q, q8, k);
+    const g8 = this.centre.query(q);
+    const fromGraph = accept ? this.searchGraphFiltered(q, g8, k, accept) : this.searchGraph(q, g8, k);
     if (this.pending === 0) return fromGraph;
     const seen = new Set(fromGraph.map((hit) => hit.id));
     const fromTail = this.searchTail(q, q8, k, accept).filter((hit) => !seen.has(hit.id));
@@ -268,7 +270,8 @@ export class VectorIndex {
     if (!file || !this.dirty) return;
     this.rows.space.sync();
     const { keys, norms } = this.rows.columns();
-    writeMeta(file, this.dims, { keys, norms, graphRows: this.graphRows, graphSize: this.graph.size });
+    const meta = { keys, norms, graphRows: this.graphRows, graphSize: this.graph.size };
+    writeMeta(file, this.dims, { ...meta, centre: this.centre.state });
     this.graph.save(file);
     this.rows.stable = this.rows.count;
     this.dirty = false;
@@ -280,6 +283,7 @@ export class VectorIndex {
     this.closed = true;
     this.graph.clear();
     this.tail.clear();
+    this.centre.reset();
     this.rows.release();
     this.graphRows = 0;
   }
@@ -290,7 +294,8 @@ export class VectorIndex {
    */
   private searchGraph(q: Float32Array, q8: Int8Array, k: number): Hit[] {
     const wanted = Math.max(k, this.expansion(this.graphRows));
-    return this.rescored(q, this.graphCandidates(q8, wanted).rows, rescoreCount(k), k);
+    const { rows } = this.graphCandidates(q8, wanted);
+    return this.rescored(q, rows, this.centre.rescored(rows.length, k), k);
   }
 
   private searchGraphFiltered(
@@ -302,7 +307,7 @@ export class VectorIndex {
     let wanted = Math.max(k * OVERSAMPLE, this.expansion(this.graphRows));
     for (;;) {
       const { rows, seen } = this.graphCandidates(q8, wanted, accept);
-      if (rows.length >= k) return this.rescored(q, rows, rescoreCount(k), k);
+      if (rows.length >= k) return this.rescored(q, rows, this.centre.rescored(rows.length, k), k);
       // Every graph vector seen: the filter simply accepts fewer than k.
       if (seen >= this.graphRows) return this.rescored(q, rows, rows.length, k);
       if (wanted >= this.graphRows || wanted * OVERSAMPLE > MAX_ANN_CANDIDATES) break;
@@ -391,6 +396,8 @@ export class VectorIndex {
         this.tail.clear();
       }
     }
+    if (this.centre.load(meta.centre, this.rows)) this.regraph();
+    if (!meta.centre) this.dirty = true; // version 2: the next save writes the measured sum
     // Rows the graph lacks stay in the tail (searched exactly) until the owner flushes them.
     if (this.pending > 0) this.dirty = true;
   }
@@ -406,10 +413,19 @@ export class VectorIndex {
         if (invNorm > 0 && this.rows.rowOf(key) === undefined) this.rows.append(key, bits, invNorm);
       });
     }
+    this.centre.load(undefined, this.rows);
     rmSync(file, { force: true });
     this.graph.clear();
     this.dirty = true;
     this.save();
+  }
+
+  /** Drops the graph (its centre is off the vectors' mean): the rows wait in the tail for a new one. */
+  private regraph(): void {
+    this.graph.clear();
+    this.graphRows = 0;
+    this.tail.clear();
+    this.dirty = true;
   }
 
   /** A normalised copy, or undefined if zero. */

@@ -112,7 +112,8 @@ describe("the files", () => {
     index.flush();
     index.save();
     index.close();
-    expect(statSync(`${file}.vectors`).size).toBe(32 + 2000 * 8);
+    // Plus the vectors' sum (f64) and the graph's centre (f32): 12 bytes a dimension.
+    expect(statSync(`${file}.vectors`).size).toBe(32 + 2000 * 8 + DIMS * 12);
     expect(statSync(`${file}.f16`).size).toBeGreaterThanOrEqual(2000 * DIMS * 2);
     const reopened = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 100 });
     expect(reopened.size).toBe(2000);
@@ -144,6 +145,37 @@ describe("the files", () => {
     again.close();
   });
 
+  test("a version 2 vectors file is read: its graph kept over isotropic vectors, rebuilt once over anisotropic ones", () => {
+    // Anisotropic: every vector leans toward one direction (a mean of norm ~0.7, like the static table's).
+    const lean = (v: Float32Array) => v.map((x, j) => x + (j === 0 ? 0.9 : 0));
+    for (const [name, vecOf, rebuilt] of [
+      ["isotropic", (v: Float32Array) => v, false],
+      ["anisotropic", lean, true],
+    ] as const) {
+      const file = join(dir, `v2-${name}`, "index.usearch");
+      const index = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 100 });
+      for (let i = 0; i < 2000; i++) index.add(syntheticId(i), vecOf(vectors[i]!));
+      index.flush();
+      index.save();
+      index.close();
+      writeVersion2(file);
+      const reopened = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 100 });
+      expect(reopened.size).toBe(2000);
+      expect(reopened.pending).toBe(rebuilt ? 2000 : 0);
+      for (const i of [0, 1000, 1999]) {
+        expect(reopened.search(vecOf(vectors[i]!), 1)[0]!.id).toBe(syntheticId(i));
+      }
+      reopened.flush();
+      reopened.save();
+      reopened.close();
+      expect(statSync(`${file}.vectors`).size).toBe(32 + 2000 * 8 + DIMS * 12);
+      const again = VectorIndex.open({ file, dims: DIMS, threads: 1, exactThreshold: 100 });
+      expect(again.pending).toBe(0);
+      expect(again.search(vecOf(vectors[1999]!), 1)[0]!.id).toBe(syntheticId(1999));
+      again.close();
+    }
+  });
+
   test("a version 1 vectors file (float32 rows) is converted on open: every vector kept, its graph rebuilt from the tail", () => {
     const file = join(dir, "v1", "index.usearch");
     rmSync(join(dir, "v1"), { recursive: true, force: true });
@@ -156,7 +188,7 @@ describe("the files", () => {
     for (const i of [0, 700, 1499])
       expect(index.search(vectors[i]!, 1)[0]).toMatchObject({ id: syntheticId(i) });
     // Converted once: the file is of the new layout, the old graph replaced by an empty one.
-    expect(statSync(`${file}.vectors`).size).toBe(32 + 1500 * 8);
+    expect(statSync(`${file}.vectors`).size).toBe(32 + 1500 * 8 + DIMS * 12);
     expect(readFileSync(file).toString()).not.toBe("a graph of the old layout");
     index.flush();
     index.save();
@@ -196,3 +228,11 @@ describe("the files", () => {
     expect(() => VectorIndex.open({ file, dims: DIMS })).toThrow(VectorIndexUnreadable);
   });
 });
+
+/** Rewrites `file`'s `.vectors` (version 3) as version 2: no sum nor centre after the norms. */
+function writeVersion2(file: string): void {
+  const bytes = readFileSync(`${file}.vectors`);
+  const v2 = bytes.subarray(0, bytes.length - DIMS * 12);
+  new DataView(v2.buffer, v2.byteOffset).setUint32(4, 2, true);
+  writeFileSync(`${file}.vectors`, v2);
+}
