@@ -71,6 +71,7 @@ describe("rateClassOf", () => {
     expect(rateClassOf("POST", "/admin/webhooks/replay/x/y")).toBe("admin");
     expect(rateClassOf("POST", "/mcp")).toBe("mcp");
     expect(rateClassOf("POST", "/memory/search")).toBe("search");
+    expect(rateClassOf("POST", "/memory/context")).toBe("search");
     expect(rateClassOf("GET", "/memory/facts")).toBe("read");
     expect(rateClassOf("GET", "/memory/stream")).toBe("read");
     expect(rateClassOf("GET", "/tenants/me")).toBe("read");
