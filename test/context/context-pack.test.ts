@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { tokenWithRole } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
@@ -156,6 +157,18 @@ describe("what the pack holds", () => {
     expect(answer.entries).toHaveLength(1);
     expect(answer.text).toContain("enterprise plan");
     expect(answer.text).not.toContain("starter plan");
+  });
+
+  test("a token that searches facts only packs facts only; asking for decisions is search's 403", async () => {
+    const factsOnly = await tokenWithRole(h, tenant, "facts-searcher", ["memory:search:facts"]);
+    const answer = await pack({ query: "invoice due for the customer", budget_tokens: 2000 }, factsOnly);
+    expect(answer.entries.length).toBeGreaterThan(0);
+    expect(new Set(answer.entries.map((e: Json) => e.category))).toEqual(new Set(["fact"]));
+    const res = await h.call("POST", "/memory/context", {
+      token: factsOnly,
+      body: { query: "invoice", categories: ["decision"], budget_tokens: 500 },
+    });
+    await expectProblem(res, 403, "forbidden");
   });
 
   test("the subject filter narrows as search's does", async () => {
