@@ -47,6 +47,8 @@ function stored(vault: TenantVault, category: Category = "fact", over: Partial<E
     expired_at: null,
     invalidated_at: null,
     created_by: "a",
+    origin: { kind: "agent", sub: "a" },
+    trust: "agent",
     ...over,
   } as Entry;
   return { seq: vault.nextSeq(), entry };
