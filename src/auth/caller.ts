@@ -1,4 +1,4 @@
-import type { SubjectReach } from "./subject-scope.ts";
+import type { SubjectReach } from "../models/scope.ts";
 
 /** Who is calling: the verified claims of the bearer token. */
 export interface Principal {

@@ -8,7 +8,7 @@
 import { NotFound, Unauthorized } from "../errors.ts";
 import type { Category } from "../models/category.ts";
 import { UNSCOPED_ACCESS } from "../models/role.ts";
-import { inScope, isScopeId, type ScopeFilter, subjectField, subjectOf } from "../models/scope.ts";
+import { inScope, isScopeId, type SubjectReach, subjectField, subjectOf } from "../models/scope.ts";
 import type { Caller } from "./caller.ts";
 import type { Guard } from "./guard.ts";
 
@@ -18,9 +18,6 @@ export const UNSCOPED_CLAIM = "unscoped";
 
 /** `read` (the default): unscoped entries are readable; `none`: they are not there for it. */
 export type UnscopedAccess = (typeof UNSCOPED_ACCESS)[number];
-
-/** A restricted token's reach: its subject's entries, and unscoped ones when `unscoped`. */
-export type SubjectReach = NonNullable<ScopeFilter["within"]>;
 
 /**
  * The reach the claims give, or undefined for an unrestricted token. A malformed `subject` or

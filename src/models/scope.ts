@@ -54,13 +54,19 @@ export interface ScopeQuery {
   agent_id?: string;
 }
 
+/**
+ * A subject-restricted token's reach (src/auth/subject-scope.ts): entries of this subject, and
+ * unscoped ones (no subject) when `unscoped`. A model, so that the caller and the scope rules both
+ * name it without importing each other.
+ */
+export interface SubjectReach {
+  subject: string;
+  unscoped: boolean;
+}
+
 /** The scope filters of a list, a search, a stream or an export, and the caller's reach. */
 export interface ScopeFilter extends ScopeQuery {
-  /**
-   * A subject-restricted token's reach (src/auth/subject-scope.ts): entries of this subject, and
-   * unscoped ones (no subject) when `unscoped`.
-   */
-  within?: { subject: string; unscoped: boolean };
+  within?: SubjectReach;
 }
 
 /** The three filters as query or body properties, the same names as the entry's fields. */
