@@ -176,6 +176,26 @@ describe("the files", () => {
     }
   });
 
+  test("vectors replaced by ones of another mean (the model's after the table's) rebuild the graph once", () => {
+    const lean = (v: Float32Array) => v.map((x, j) => x + (j === 0 ? 0.9 : 0));
+    const index = filled(1500, { exactThreshold: 100 });
+    index.flush();
+    // 600 of 1,500 replaced: the mean moves by ~0.27, past the drift allowed.
+    for (let i = 0; i < 600; i++) index.add(syntheticId(i), lean(vectors[i]!));
+    expect(index.pending).toBe(600);
+    // The next chunk notices: the whole graph goes back to the tail, and one chunk is rebuilt.
+    index.flush(100);
+    expect(index.pending).toBe(1400);
+    index.flush();
+    // A few more replaced: the mean barely moves, the graph stays.
+    for (let i = 0; i < 10; i++) index.add(syntheticId(i), lean(vectors[i + 2000]!));
+    index.flush(5);
+    expect(index.pending).toBe(5);
+    expect(index.search(lean(vectors[20]!), 1)[0]!.id).toBe(syntheticId(20));
+    expect(index.search(vectors[1499]!, 1)[0]!.id).toBe(syntheticId(1499));
+    index.close();
+  });
+
   test("a version 1 vectors file (float32 rows) is converted on open: every vector kept, its graph rebuilt from the tail", () => {
     const file = join(dir, "v1", "index.usearch");
     rmSync(join(dir, "v1"), { recursive: true, force: true });
