@@ -32,6 +32,16 @@ export class DocIds {
     }
   }
 
+  /**
+   * The order of ids as a comparison of document numbers, for one search (the arrays grow with the
+   * index): 8 hex digits compare as their u32 codes, other ids as strings.
+   */
+  order(): (a: number, b: number) => boolean {
+    const codes = this.codes;
+    if (this.otherIds.size === 0) return (a, b) => codes[a]! < codes[b]!;
+    return (a, b) => this.idOf(a) < this.idOf(b);
+  }
+
   idOf(doc: number): string {
     const other = this.otherIds.size > 0 ? this.otherIds.get(doc) : undefined;
     if (other !== undefined) return other;

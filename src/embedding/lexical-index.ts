@@ -192,12 +192,14 @@ export class LexicalIndex {
     if (k <= 0) return [];
     const terms = this.prepare(query);
     if (terms.length === 0) return [];
-    const top = new TopK(k);
     const { scores, touched, ids } = this;
+    // Equal scores are cut by id, not by document number: the pool is the same after a rebuild in
+    // another order (an import), and the search's later stages read all of it (episodes.ts).
+    const top = new TopK(k, ids.order());
     for (let i = 0; i < this.touchedCount; i++) {
       const doc = touched[i]!;
       const score = scores[doc]!;
-      if (top.admits(score) && (!accept || accept(ids.idOf(doc)))) top.push(score, doc);
+      if (top.admits(score, doc) && (!accept || accept(ids.idOf(doc)))) top.push(score, doc);
     }
     return top
       .drain()

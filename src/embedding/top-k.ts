@@ -1,15 +1,21 @@
 /**
  * A bounded min-heap keeping the `k` best (score, ref) pairs seen, in typed arrays so a query
  * allocates O(k), never O(corpus). `ref` is any non-negative integer the caller maps back
- * (a row or a document number). Among equal scores the first pushed wins: deterministic for a
- * given insertion order.
+ * (a row or a document number). Among equal scores the first pushed wins (deterministic for a
+ * given insertion order), unless `precedes` orders them: then the kept set is the same whatever
+ * the insertion order, as a search whose later stages read the whole pool needs (an index rebuilt
+ * in another order, after an import, must answer as the original did).
  */
 export class TopK {
   private readonly scores: Float64Array;
   private readonly refs: Int32Array;
   private length = 0;
 
-  constructor(readonly k: number) {
+  constructor(
+    readonly k: number,
+    /** Among equal scores, whether ref `a` ranks before ref `b`. */
+    private readonly precedes?: (a: number, b: number) => boolean,
+  ) {
     this.scores = new Float64Array(Math.max(1, k));
     this.refs = new Int32Array(Math.max(1, k));
   }
@@ -18,13 +24,18 @@ export class TopK {
     return this.length;
   }
 
-  /** Whether `score` would enter the heap: lets callers skip costly checks (filters) early. */
-  admits(score: number): boolean {
-    return this.k > 0 && (this.length < this.k || score > this.scores[0]!);
+  /**
+   * Whether `score` (of `ref`, which breaks a tie with the worst kept when `precedes` is given)
+   * would enter the heap: lets callers skip costly checks (filters) early.
+   */
+  admits(score: number, ref?: number): boolean {
+    if (this.k <= 0) return false;
+    if (this.length < this.k || score > this.scores[0]!) return true;
+    return score === this.scores[0]! && ref !== undefined && this.precedes?.(ref, this.refs[0]!) === true;
   }
 
   push(score: number, ref: number): void {
-    if (!this.admits(score)) return;
+    if (!this.admits(score, ref)) return;
     if (this.length < this.k) {
       this.scores[this.length] = score;
       this.refs[this.length] = ref;
@@ -52,7 +63,7 @@ export class TopK {
     let i = start;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (this.scores[parent]! <= this.scores[i]!) return;
+      if (!this.worse(i, parent)) return;
       this.swap(i, parent);
       i = parent;
     }
@@ -64,11 +75,19 @@ export class TopK {
       const left = 2 * i + 1;
       if (left >= this.length) return;
       const right = left + 1;
-      const child = right < this.length && this.scores[right]! < this.scores[left]! ? right : left;
-      if (this.scores[child]! >= this.scores[i]!) return;
+      const child = right < this.length && this.worse(right, left) ? right : left;
+      if (!this.worse(child, i)) return;
       this.swap(i, child);
       i = child;
     }
+  }
+
+  /** Whether the pair at heap slot `i` ranks below the one at `j`. */
+  private worse(i: number, j: number): boolean {
+    const a = this.scores[i]!;
+    const b = this.scores[j]!;
+    if (a !== b || !this.precedes) return a < b;
+    return this.precedes(this.refs[j]!, this.refs[i]!);
   }
 
   private move(from: number, to: number): void {

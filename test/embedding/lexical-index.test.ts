@@ -24,6 +24,17 @@ describe("LexicalIndex (BM25)", () => {
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThan(hits[i]!.score);
   });
 
+  test("equal scores are cut by id: an index built in another order keeps the same hits", () => {
+    const ids = Array.from({ length: 200 }, (_, i) => ((i * 2654435761) >>> 0).toString(16).padStart(8, "0"));
+    const forward = new LexicalIndex();
+    const backward = new LexicalIndex();
+    for (const id of ids) forward.add(id, "the same words in every note");
+    for (const id of [...ids].reverse()) backward.add(id, "the same words in every note");
+    const expected = [...ids].sort().slice(0, 10);
+    expect(forward.search("same words", 10).map((h) => h.id)).toEqual(expected);
+    expect(backward.search("same words", 10).map((h) => h.id)).toEqual(expected);
+  });
+
   test("a rare word outweighs a common one (idf)", () => {
     const lexical = new LexicalIndex();
     for (let i = 0; i < 50; i++) lexical.add(`c${i}`.padStart(8, "0"), `status update number ${i}`);

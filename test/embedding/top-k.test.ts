@@ -32,4 +32,19 @@ describe("TopK", () => {
     expect(few.drain()).toEqual([{ score: 0.5, ref: 7 }]);
     expect(new TopK(0).admits(1)).toBe(false);
   });
+
+  test("with an order among equal scores, the kept set is the same whatever the insertion order", () => {
+    const random = seededRandom(5);
+    // Scores of few values: most of them tie at the cut.
+    const items = Array.from({ length: 500 }, (_, ref) => ({ score: Math.floor(random() * 4), ref }));
+    const best = [...items].sort((a, b) => b.score - a.score || a.ref - b.ref).slice(0, 30);
+    for (const order of [items, [...items].reverse(), [...items].sort(() => random() - 0.5)]) {
+      const top = new TopK(30, (a, b) => a < b);
+      for (const { score, ref } of order) top.push(score, ref);
+      expect(top.drain()).toEqual(best);
+    }
+    const tied = new TopK(1, (a, b) => a < b);
+    tied.push(1, 5);
+    expect([tied.admits(1, 4), tied.admits(1, 6), tied.admits(1)]).toEqual([true, false, false]);
+  });
 });
