@@ -1515,6 +1515,17 @@ export interface components {
                 category: "decision" | "exception" | "fact" | "workflow" | "relationship" | "outcome";
                 /** @enum {string} */
                 trust: "unverified" | "extracted" | "agent" | "operator" | "verified";
+                origin: components["schemas"]["Origin"];
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC, milliseconds
+                 */
+                valid_from: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC, milliseconds
+                 */
+                valid_to: string | null;
                 /** @description The search's score (after boosts) */
                 score: number;
                 /** @description Tokens of its block in `text` */

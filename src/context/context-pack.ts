@@ -2,7 +2,7 @@
  * `POST /memory/context` and MCP's `memory_context`: a search made through `MemoryAccess` (so the
  * token's permissions, category narrowing, scopes and reach are exactly the search's), packed into
  * the budget (pack.ts). The search goes as deep as the budget could use: a first page sized to the
- * budget, and the search's largest page when the first was spent without filling it.
+ * budget, and the search's largest page when the first was spent and left room for another block.
  */
 import type { Caller } from "../auth/caller.ts";
 import type { MemoryAccess } from "../memory/access.ts";
@@ -12,8 +12,8 @@ import { packResults } from "./pack.ts";
 
 /** The search's largest page (SearchBody's `limit`). */
 const MAX_RESULTS = 100;
-/** Fewer tokens than any entry's block takes (label and quote): a page of budget / this is enough. */
-const MIN_BLOCK_TOKENS = 40;
+/** About the fewest tokens an entry's block takes (label and quote): a page of budget / this is enough. */
+const MIN_BLOCK_TOKENS = 30;
 
 export async function contextPack(
   memory: Pick<MemoryAccess, "search">,
@@ -24,7 +24,8 @@ export async function contextPack(
   const first = Math.min(MAX_RESULTS, Math.max(10, Math.ceil(budget / MIN_BLOCK_TOKENS)));
   let results = (await memory.search(caller, { ...filters, limit: first } as SearchBody)).results;
   let pack = packResults(results, budget);
-  if (results.length === first && first < MAX_RESULTS && !pack.truncated) {
+  const room = budget - pack.tokens >= MIN_BLOCK_TOKENS;
+  if (results.length === first && first < MAX_RESULTS && (!pack.truncated || room)) {
     results = (await memory.search(caller, { ...filters, limit: MAX_RESULTS } as SearchBody)).results;
     pack = packResults(results, budget);
   }

@@ -5,7 +5,7 @@
  * order of their best entry), numbered by rank. The count is the tokenizer's, of the final text.
  */
 
-import { PACK_HEADER, packedEvidence } from "../mcp/evidence.ts";
+import { PACK_HEADER, type PackFrame, packedEvidence } from "../mcp/evidence.ts";
 import type { ContextResponse } from "../models/context-pack.ts";
 import type { Entry } from "../models/entry.ts";
 import { countTokens } from "./tokens.ts";
@@ -25,16 +25,31 @@ interface Chosen extends Ranked {
 
 export const NOTHING_FOUND = "Recalled memory: no entries matched the query.";
 
+/**
+ * Up to this budget the tight frame is tried too, and taken when it holds more entries: there the
+ * regular header alone is a quarter of the budget. Past it, the regular frame's times to the minute
+ * and its trust ladder are worth their tokens.
+ */
+const TIGHT_TRY_BUDGET = 250;
+
 /** The pack of `results` (best first) within `budget` tokens. */
 export function packResults(results: readonly Ranked[], budget: number): Pack {
   if (results.length === 0)
     return { text: NOTHING_FOUND, tokens: countTokens(NOTHING_FOUND), entries: [], truncated: false };
-  const header = headerFor(results[0]!, budget);
+  const frame = frameFor(results[0]!, budget);
+  const pack = packIn(frame, results, budget);
+  if (frame === "tight" || budget > TIGHT_TRY_BUDGET) return pack;
+  const tight = packIn("tight", results, budget);
+  return tight.entries.length > pack.entries.length ? tight : pack;
+}
+
+function packIn(frame: PackFrame, results: readonly Ranked[], budget: number): Pack {
+  const header = PACK_HEADER[frame];
   const chosen: Chosen[] = [];
   let used = countTokens(header);
   let skipped = false;
   for (const r of results) {
-    const block = packedEvidence(r.entry, chosen.length + 1);
+    const block = packedEvidence(r.entry, chosen.length + 1, frame);
     const cost = countTokens(block) + (chosen.some((c) => c.entry.category === r.entry.category) ? 1 : 3);
     if (used + cost > budget) {
       skipped = true;
@@ -54,10 +69,12 @@ export function packResults(results: readonly Ranked[], budget: number): Pack {
   return finish(text, chosen, skipped);
 }
 
-/** The regular header unless it would leave the best entry out; then the short one. */
-function headerFor(best: Ranked, budget: number): string {
-  const whole = render(PACK_HEADER.regular, [{ ...best, block: packedEvidence(best.entry, 1), tokens: 0 }]);
-  return countTokens(whole) <= budget ? PACK_HEADER.regular : PACK_HEADER.short;
+/** The regular frame unless it would leave the best entry out; then the tight one. */
+function frameFor(best: Ranked, budget: number): PackFrame {
+  const block = packedEvidence(best.entry, 1, "regular");
+  return countTokens(render(PACK_HEADER.regular, [{ ...best, block, tokens: 0 }])) <= budget
+    ? "regular"
+    : "tight";
 }
 
 /**
@@ -67,22 +84,22 @@ function headerFor(best: Ranked, budget: number): string {
 function firstCut(results: readonly Ranked[], budget: number): Pack {
   const best = results[0]!;
   const at = (cut: number): Chosen => {
-    const block = packedEvidence(best.entry, 1, cut);
+    const block = packedEvidence(best.entry, 1, "tight", cut);
     return { ...best, block, tokens: countTokens(block), cut };
   };
   let lo = 0;
   let hi = best.entry.content.length - 1;
-  if (countTokens(render(PACK_HEADER.short, [at(0)])) > budget) {
-    const needs = countTokens(render(PACK_HEADER.short, [at(best.entry.content.length)]));
+  if (countTokens(render(PACK_HEADER.tight, [at(0)])) > budget) {
+    const needs = countTokens(render(PACK_HEADER.tight, [at(best.entry.content.length)]));
     return nothingFits(results.length, budget, needs);
   }
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (countTokens(render(PACK_HEADER.short, [at(mid)])) <= budget) lo = mid;
+    if (countTokens(render(PACK_HEADER.tight, [at(mid)])) <= budget) lo = mid;
     else hi = mid - 1;
   }
   const chosen = [at(lo)];
-  return finish(render(PACK_HEADER.short, chosen), chosen, true);
+  return finish(render(PACK_HEADER.tight, chosen), chosen, true);
 }
 
 function nothingFits(found: number, budget: number, needs: number): Pack {
@@ -95,6 +112,9 @@ function finish(text: string, chosen: readonly Chosen[], truncated: boolean): Pa
     id: c.entry.id,
     category: c.entry.category,
     trust: c.entry.trust,
+    origin: c.entry.origin,
+    valid_from: c.entry.valid_from,
+    valid_to: c.entry.valid_to,
     score: c.score,
     tokens: c.tokens,
     ...(c.cut === undefined ? {} : { cut: true as const }),

@@ -6,8 +6,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { CATEGORIES } from "./category.ts";
 import { Chars } from "./chars.ts";
-import { LiteralUnion, Sha8, StrictObject } from "./common.ts";
-import { TrustLevel } from "./origin.ts";
+import { IsoTime, LiteralUnion, Sha8, StrictObject } from "./common.ts";
+import { Origin, TrustLevel } from "./origin.ts";
 import { named } from "./schema-name.ts";
 import { SCOPE_FILTERS } from "./scope.ts";
 import { SearchBody } from "./search.ts";
@@ -54,6 +54,10 @@ export const PackedEntry = StrictObject({
   id: Sha8,
   category: LiteralUnion(CATEGORIES),
   trust: TrustLevel,
+  // The whole origin and the exact times: the label in `text` has a short origin, times to the minute or day.
+  origin: Origin,
+  valid_from: IsoTime,
+  valid_to: Type.Union([IsoTime, Type.Null()]),
   score: Type.Number({ description: "The search's score (after boosts)" }),
   tokens: Type.Integer({ minimum: 0, description: "Tokens of its block in `text`" }),
   cut: Type.Optional(

@@ -69,11 +69,13 @@ describe("the budget", () => {
       expect(answer.tokens).toBeLessThanOrEqual(budget);
       expect(answer.encoding).toBe("o200k_base");
       expect(answer.budget_tokens).toBe(budget);
-      // At least one entry, or (50 tokens cannot hold one labelled block) a line saying so.
-      if (answer.entries.length === 0)
-        expect(answer.text).toMatch(
-          /^Recalled memory: \d+ entries matched; none fits in 50 tokens \(the best needs \d+\)\.$/,
-        );
+      // At least one entry, its label holding id, validity, trust and origin (in the tight frame at 50).
+      expect(answer.entries.length).toBeGreaterThanOrEqual(1);
+      const best = answer.entries[0];
+      const label = budget === 50 ? `[${best.id}] ` : `[1] ${best.id} `;
+      const line = answer.text.split("\n").find((l: string) => l.startsWith(label));
+      expect(line).toMatch(/ \d{4}-\d\d-\d\d(T\d\d:\d\dZ)?→open operator operator$/);
+      expect(best.origin).toMatchObject({ kind: "operator" });
       // 120 entries match: the budget cannot hold them all.
       expect(answer.truncated).toBe(true);
       // Spent, not only trimmed to: less than one entry's block is left over.
@@ -101,8 +103,9 @@ describe("the budget", () => {
     for (const [i, e] of answer.entries.entries()) {
       const entry = byId.get(e.id) as Json;
       const label = answer.text.split("\n").find((line: string) => line.startsWith(`[${i + 1}] `));
-      expect(label).toStartWith(`[${i + 1}] ${entry.category} ${entry.id}, valid `);
-      expect(label).toContain(`; trust ${entry.trust}; origin `);
+      expect(label).toStartWith(`[${i + 1}] ${entry.id} `);
+      expect(label).toEndWith(`→open ${entry.trust} operator`);
+      expect(e).toMatchObject({ origin: entry.origin, valid_from: entry.valid_from, valid_to: null });
       expect(answer.text).toContain(`    quoted: ${JSON.stringify(entry.content)}`);
       expect(answer.text.split(entry.id)).toHaveLength(2);
     }
