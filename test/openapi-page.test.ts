@@ -55,27 +55,15 @@ async function schemaTitles(page: Page, count: number): Promise<string[]> {
   await gather();
   const scroller = page.locator("section.models .models-scroll");
   if ((await scroller.count()) === 0) return [...titles];
-  const lastShown = () =>
-    page.evaluate(() =>
-      Number(
-        Array.from(document.querySelectorAll("section.models [data-index]"))
-          .at(-1)
-          ?.getAttribute("data-index"),
-      ),
-    );
+  const rows = page.locator("section.models .models-scroll [data-index]");
+  const lastShown = async () => Number(await rows.last().getAttribute("data-index"));
   for (let last = await lastShown(); last < count - 1; last = await lastShown()) {
     await scroller.evaluate((box) => {
       box.scrollTop += box.clientHeight;
     });
-    await page.waitForFunction(
-      (before) =>
-        Number(
-          Array.from(document.querySelectorAll("section.models [data-index]"))
-            .at(-1)
-            ?.getAttribute("data-index"),
-        ) > before,
-      last,
-    );
+    await page
+      .locator(`section.models .models-scroll [data-index="${last + 1}"]`)
+      .waitFor({ state: "attached" });
     await gather();
   }
   return [...titles];
