@@ -38,7 +38,7 @@ export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } fr
 export function createApp(deps: Deps) {
   const routes = new RouteTable();
   const app = new Elysia({ normalize: false })
-    .use(telemetryPlugin(deps.telemetry, deps.clock))
+    .use(telemetryPlugin(deps.telemetry, deps.clock, deps.foreground))
     .use(errorsPlugin(console.error, routes, [dashboardErrorPage]))
     .use(shutdownGatePlugin(deps.shutdown))
     .use(bodyPlugin())

@@ -10,12 +10,12 @@ import { tenantParamPlugin } from "./http/tenant-param.ts";
 import { MemoryAccess } from "./memory/access.ts";
 import type { FiguresReader, ReadinessProbe } from "./ports.ts";
 import type { TenantProtocol } from "./protocols/tenant-protocol.ts";
-import { rerankStage } from "./search/rerank/configured-reranker.ts";
 import { localFigures } from "./routes/admin-metrics.ts";
 import type { Deps } from "./routes/deps.ts";
 import type { ActorKind } from "./runtime/actor-system.ts";
 import { readinessOf } from "./runtime-readiness.ts";
 import type { RuntimeDeps } from "./runtime-shape.ts";
+import { rerankStage } from "./search/rerank/configured-reranker.ts";
 import { AuditLogs } from "./tenants/audit-logs.ts";
 import { TenantDirectory } from "./tenants/directory.ts";
 import { ExportImport } from "./tenants/export-import.ts";
@@ -38,6 +38,7 @@ export type BuiltDeps = Pick<
   | "eraseEntries"
   | "outbound"
   | "telemetry"
+  | "foreground"
 >;
 
 export interface DepsParts extends BuiltDeps {

@@ -29,6 +29,7 @@ import type { SystemProtocol } from "./protocols/system-protocol.ts";
 import { reloader } from "./reload.ts";
 import { ActorSystem } from "./runtime/actor-system.ts";
 import { type Clock, systemClock } from "./runtime/clock.ts";
+import { ForegroundLoad } from "./runtime/foreground-load.ts";
 import { maxOpenTenantsFor, openFileLimit } from "./runtime/open-files.ts";
 import { lifecycleOf } from "./runtime-lifecycle.ts";
 import type { Runtime } from "./runtime-shape.ts";
@@ -69,8 +70,10 @@ export function composeRuntime(options: ComposeOptions): Runtime {
   const store = new SystemStore(config.dataDir, config.auditLimit, { maxBytes: config.vaultMaxBytes, disk });
   const changeFeeds = new ChangeFeeds();
   const embedder = configuredEmbedder(config, { telemetry, localModel: options.localModel });
-  // Entries written without a vector are embedded after their answer, fairly across tenants.
-  const embedding = backgroundEmbedder(embedder, { model: config.embeddingsModel, clock, log });
+  // Entries written without a vector are embedded after their answer, fairly across tenants; the
+  // model's upgrade of `tiered` yields to the requests in flight (counted by the telemetry plugin).
+  const foreground = new ForegroundLoad(clock);
+  const embedding = backgroundEmbedder(embedder, { model: config.embeddingsModel, clock, log, foreground });
   // Conversations' turns are read by a model after their answer, when one is configured.
   const extraction = modelExtraction(config.extractor, { clock, log, telemetry });
   const actors = new ActorSystem({
@@ -186,6 +189,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     readiness,
     log,
     telemetry,
+    foreground,
   });
   const started = { store, actors, tenants, connectors, connectorActors: connected, outbound, embedding };
   const parts = { ...started, placement, stopping, gate: deps.shutdown, webhookUpkeep: upkeep, extraction };

@@ -1,8 +1,10 @@
 import type { Clock } from "../runtime/clock.ts";
+import type { ForegroundSignal } from "../runtime/foreground-load.ts";
 import { EmbedScheduler, type SchedulerLimits } from "./embed-scheduler.ts";
 import type { Embedder, EmbedderKind } from "./embedder.ts";
 import { MAX_LOCAL_BATCH } from "./local-model.ts";
 import { StaticEmbedder } from "./static-embedder.ts";
+import { UpgradePacing } from "./upgrade-pacing.ts";
 
 /** Retries of a failing embedder wait 1 s, 2 s, 4 s … and at most a minute. */
 const BACKOFF_MS = 1_000;
@@ -57,18 +59,23 @@ export function vectorsOnWrite(kind: EmbedderKind): "caller" | "inline" | "backg
   return kind === "hash" || kind === "static" || kind === "tiered" ? "inline" : "background";
 }
 
-/** The runtime's background embedder (src/compose.ts). */
+/**
+ * The runtime's background embedder (src/compose.ts). With `tiered` its batches only upgrade
+ * vectors already searchable, so they yield to the requests `foreground` counts (upgrade-pacing.ts).
+ */
 export function backgroundEmbedder(
   embedder: Embedder,
-  cfg: { model?: string; clock: Clock; log?: (line: string) => void },
+  cfg: { model?: string; clock: Clock; log?: (line: string) => void; foreground?: ForegroundSignal },
 ): EmbedScheduler {
+  const tiered = embedder.kind === "tiered";
   return new EmbedScheduler({
     embedder,
     signature: embedderSignature({ kind: embedder.kind, dims: embedder.dims, model: cfg.model }),
     clock: cfg.clock,
     limits: limitsFor(embedder.kind),
     log: cfg.log,
-    fastVector: embedder.kind === "tiered" ? staticVectors() : undefined,
+    fastVector: tiered ? staticVectors() : undefined,
+    pacing: tiered && cfg.foreground ? new UpgradePacing(cfg.clock, cfg.foreground) : undefined,
   });
 }
 

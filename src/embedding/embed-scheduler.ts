@@ -9,10 +9,11 @@
  * A failing embedder fails no write: the batch goes back to its tenant, and the scheduler waits
  * before the next batch (exponential backoff on the injected clock), its state visible in health.
  */
-import type { Clock } from "../runtime/clock.ts";
+import type { Clock, TimerHandle } from "../runtime/clock.ts";
 import { FairTurns } from "../runtime/fair-turns.ts";
 import { RetryBackoff } from "../runtime/retry-backoff.ts";
 import type { Embedder, EmbedderKind } from "./embedder.ts";
+import type { UpgradePacing } from "./upgrade-pacing.ts";
 
 /** One entry to embed: its place in its tenant's queue, its id and its text. */
 export interface EmbedItem {
@@ -72,6 +73,8 @@ export interface EmbedderState {
   last_error?: string;
   last_error_at?: string;
   retry_at?: string;
+  /** `tiered`: `yielding` while the model's next batch waits for the requests to quiet down. */
+  upgrades?: "running" | "yielding";
 }
 
 export interface SchedulerLimits {
@@ -92,6 +95,8 @@ export interface EmbedSchedulerOptions {
   log?: (line: string) => void;
   /** BackgroundEmbedding.fastVector (`tiered`). */
   fastVector?: (text: string) => Float32Array;
+  /** When a batch may start (`tiered`: the model's upgrade yields to requests); always, without it. */
+  pacing?: UpgradePacing;
 }
 
 export class EmbedScheduler implements BackgroundEmbedding {
@@ -106,6 +111,8 @@ export class EmbedScheduler implements BackgroundEmbedding {
   /** After a failed batch, no batch starts before the wait is over (1 s, 2 s, 4 s … up to the ceiling). */
   private readonly backoff: RetryBackoff;
   private stopped = false;
+  /** The pacing's wait: the next batch is asked for again when it fires. */
+  private paced: TimerHandle | undefined;
 
   constructor(private readonly opts: EmbedSchedulerOptions) {
     this.signature = opts.signature;
@@ -133,6 +140,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
       in_flight: this.inFlightCount,
       embedded: this.embeddedCount,
       ...this.backoff.view(),
+      ...(this.opts.pacing && { upgrades: this.paced ? "yielding" : "running" }),
     };
   }
 
@@ -152,6 +160,7 @@ export class EmbedScheduler implements BackgroundEmbedding {
   stop(): void {
     this.stopped = true;
     this.backoff.stop();
+    this.paced?.cancel();
   }
 
   /** Starts batches while a slot is free, taking from the ready tenants in turn. */
@@ -161,7 +170,8 @@ export class EmbedScheduler implements BackgroundEmbedding {
       !this.stopped &&
       !this.backoff.waiting &&
       this.inFlightCount < concurrency &&
-      this.turns.waiting > 0
+      this.turns.waiting > 0 &&
+      this.mayStart()
     ) {
       const tenantId = this.turns.next()!;
       const queue = this.turns.queueOf(tenantId);
@@ -172,8 +182,21 @@ export class EmbedScheduler implements BackgroundEmbedding {
         continue;
       }
       this.turns.servedNow(tenantId);
+      this.opts.pacing?.started();
       void this.run(tenantId, queue, items);
     }
+  }
+
+  /** Whether the pacing lets a batch start now; if not, the pump runs again when it may. */
+  private mayStart(): boolean {
+    if (this.paced) return false;
+    const wait = this.opts.pacing?.wait() ?? 0;
+    if (wait === 0) return true;
+    this.paced = this.opts.clock.setTimeout(() => {
+      this.paced = undefined;
+      this.pump();
+    }, wait);
+    return false;
   }
 
   private markReady(tenantId: string): void {

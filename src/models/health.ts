@@ -57,6 +57,11 @@ const EmbedderHealth = StrictObject({
   last_error: Type.Optional(Type.String()),
   last_error_at: Type.Optional(IsoTime),
   retry_at: Type.Optional(IsoTime),
+  upgrades: Type.Optional(
+    Type.Union([Type.Literal("running"), Type.Literal("yielding")], {
+      description: "`tiered`: `yielding` while the model's upgrade waits for requests to quiet down",
+    }),
+  ),
 });
 
 /** The model extractor (`MEMORY_RUNTIME_EXTRACTOR=http`, docs/conversations.md): absent otherwise. */

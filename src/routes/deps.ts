@@ -20,6 +20,7 @@ import type { SystemProtocol } from "../protocols/system-protocol.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { ForegroundLoad } from "../runtime/foreground-load.ts";
 import type { ReadinessReport } from "../runtime-readiness.ts";
 import type { Secrets } from "../secrets.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
@@ -61,6 +62,8 @@ export interface Deps {
   rateLimiter: RateLimiter;
   /** Metrics, tracing and the access log (src/telemetry/): `GET /metrics` and the request plugin. */
   telemetry: Telemetry;
+  /** Requests in flight and the last one's time, counted by the request plugin (background work yields). */
+  foreground?: ForegroundLoad;
   memory: MemoryAccess;
   secrets: Secrets;
   embedder: Embedder;

@@ -11,6 +11,8 @@
  *   knows the matched route and the caller, and records everything.
  * With tracing off no span object is made; per request there is one small record (status, time),
  * the metric observations and, unless the log is off, the log line.
+ * The fetch wrapper also counts the requests in flight (src/runtime/foreground-load.ts), which the
+ * sentence model's background upgrade yields to.
  *
  * Elysia runs `afterResponse` for every answer a route or the error handler produced, a 404 and an
  * error thrown by an `onRequest` hook included, but not for a Response an `onRequest` hook returns:
@@ -21,6 +23,7 @@ import type { Principal } from "../auth/caller.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import { ULID_RE } from "../models/common.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { ForegroundLoad } from "../runtime/foreground-load.ts";
 import type { AccessRecord } from "./access-log.ts";
 import type { Telemetry } from "./telemetry.ts";
 import { type Span, SpanKind, SpanStatusCode } from "./tracing.ts";
@@ -37,7 +40,7 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 /** The route label of a request no route matched (404, 405). */
 export const UNMATCHED = "unmatched";
 
-export function telemetryPlugin(telemetry: Telemetry, clock: Clock) {
+export function telemetryPlugin(telemetry: Telemetry, clock: Clock, load?: ForegroundLoad) {
   const answered = new WeakMap<Request, Answered>();
   const { tracing, metrics, accessLog } = telemetry;
   // prom-client hashes a label object on every call (its keys sorted and joined); the children of
@@ -84,6 +87,7 @@ export function telemetryPlugin(telemetry: Telemetry, clock: Clock) {
     fetch: (request: Request) => Response | Promise<Response>,
   ): Response | Promise<Response> {
     const started = performance.now();
+    const counted = load?.arrived(request.url) === true;
     let span: Span | undefined;
     let response: Response | Promise<Response>;
     if (tracing) {
@@ -94,10 +98,16 @@ export function telemetryPlugin(telemetry: Telemetry, clock: Clock) {
       response = tracing.within(span, () => fetch(request));
     } else response = fetch(request);
     const done = (answer: Response) => {
+      if (counted) load?.answered();
       answered.set(request, { status: answer.status, seconds: (performance.now() - started) / 1000, span });
       return answer;
     };
-    return response instanceof Response ? done(response) : response.then(done);
+    if (response instanceof Response) return done(response);
+    // A rejected fetch is still an answer for the load's count (Elysia answers errors itself).
+    return response.then(done, (error) => {
+      if (counted) load?.answered();
+      throw error;
+    });
   }
 }
 
