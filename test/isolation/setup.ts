@@ -22,6 +22,8 @@ export interface BuiltEntry {
   id: string;
   category: Category;
   retracted: boolean;
+  /** Seeded with the owner's token: `operator`; written by a world token (never `tenant_admin`): `agent`. */
+  trust: "operator" | "agent";
 }
 
 export interface BuiltTenant {
@@ -121,7 +123,7 @@ async function seedEntries(h: Harness, tenant: BuiltTenant, spec: TenantSpec): P
       },
     });
     expect(res.status).toBe(201);
-    tenant.entries.push({ id: res.body.id, category: entry.category, retracted: false });
+    tenant.entries.push({ id: res.body.id, category: entry.category, retracted: false, trust: "operator" });
   }
 }
 

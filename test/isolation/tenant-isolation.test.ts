@@ -13,7 +13,14 @@ import { denialsOf } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { testSeed } from "../helpers/random.ts";
 import { PLURAL } from "../helpers/webhooks.ts";
-import { type BuiltTenant, type BuiltToken, buildWorld, categoryFields, type World } from "./setup.ts";
+import {
+  type BuiltEntry,
+  type BuiltTenant,
+  type BuiltToken,
+  buildWorld,
+  categoryFields,
+  type World,
+} from "./setup.ts";
 import {
   type ActionSpec,
   FREE_CATEGORIES,
@@ -128,7 +135,10 @@ function plan(
         token,
         "DELETE",
         entryPath,
-        forbiddenOr(grantsMemory(held, "write", category), found ? 200 : 404),
+        forbiddenOr(
+          grantsMemory(held, "write", category) && !outranked(held, entry, found),
+          found ? 200 : 404,
+        ),
       );
     case "list":
       return at(
@@ -168,6 +178,11 @@ function plan(
       );
     }
   }
+}
+
+/** The trust rule: a world token (agent trust) retracts an operator's entry only with `memory:override`. */
+function outranked(held: readonly string[], entry: BuiltEntry, found: boolean): boolean {
+  return found && entry.trust === "operator" && !grantsMemory(held, "override", entry.category);
 }
 
 function at(caller: Call["caller"], method: string, path: string, expected: number, body?: unknown): Call {
@@ -290,7 +305,12 @@ async function checkEffects(
     }
     case "write":
       expect(answer.body.tenant_id).toBe(own.id);
-      own.entries.push({ id: answer.body.id, category: answer.body.category, retracted: false });
+      own.entries.push({
+        id: answer.body.id,
+        category: answer.body.category,
+        retracted: false,
+        trust: "agent",
+      });
       return expectAbsentElsewhere(world, own, answer.body.category, answer.body.id);
     case "listTenants":
       expect(answer.body.tenants.map((t: { tenant_id: string }) => t.tenant_id)).toEqual([own.id]);

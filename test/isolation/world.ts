@@ -8,7 +8,8 @@
 import fc from "fast-check";
 import { CATEGORIES, type Category, PLURAL_OF } from "../../src/models/category.ts";
 
-export type Action = "read" | "write" | "search";
+/** `override`: retract an entry of higher trust than the token's (docs/trust-and-provenance.md). */
+export type Action = "read" | "write" | "search" | "override";
 
 /** Categories an agent can write without a reference to another entry (an outcome needs a decision). */
 export const FREE_CATEGORIES = ["decision", "exception", "fact", "workflow", "relationship"] as const;
