@@ -3267,8 +3267,8 @@ export interface components {
              * @constant
              */
             source_spread?: true;
-            /** @description The entities (keys, docs/entities.md) that linked it to the query: the query's own (hop 1) or one a better result names (hop 2); their boost is in `relevance` */
-            entities?: string[];
+            /** @description The entities (keys, docs/entities.md) that linked it to the query: the query's own (hop 1) or one a better result names (hop 2); their boost is in `relevance`. `building`: the tenant's entity index was still being built after an open, so the search followed no entities */
+            entities?: string[] | "building";
             /** @description 1: it mentions an entity of the query; 2: it was reached through an entity of a better result */
             hop?: number;
         };

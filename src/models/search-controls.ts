@@ -139,10 +139,16 @@ export const ResultExplain = named(
       }),
     ),
     entities: Type.Optional(
-      Type.Array(Type.String(), {
-        description:
-          "The entities (keys, docs/entities.md) that linked it to the query: the query's own (hop 1) or one a better result names (hop 2); their boost is in `relevance`",
-      }),
+      Type.Union(
+        [
+          Type.Array(Type.String()),
+          Type.Literal("building", { description: "The entity index is being built after an open: no hops" }),
+        ],
+        {
+          description:
+            "The entities (keys, docs/entities.md) that linked it to the query: the query's own (hop 1) or one a better result names (hop 2); their boost is in `relevance`. `building`: the tenant's entity index was still being built after an open, so the search followed no entities",
+        },
+      ),
     ),
     hop: Type.Optional(
       Type.Integer({

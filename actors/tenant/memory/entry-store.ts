@@ -48,6 +48,20 @@ export class EntryStore {
   }
 
   /**
+   * Up to `limit` committed entries after the id `after` (from the first without), in id order:
+   * a build in chunks resumes where the last one stopped, no read transaction held in between.
+   */
+  page(after: string | undefined, limit: number): StoredEntry[] {
+    const range = this.tables.entries.getRange({
+      start: after,
+      limit: after === undefined ? limit : limit + 1,
+    });
+    const page: StoredEntry[] = [];
+    for (const { key, value } of range) if (key !== after && page.length < limit) page.push(readable(value)!);
+    return page;
+  }
+
+  /**
    * Entries whose commit has not landed yet, for building an index. Not an answer, so not
    * observed: results read from the index go through `get`, which is.
    */
@@ -89,7 +103,12 @@ export class EntryStore {
   }
 
   /** Newest first: entries of one category (with the tag, in the scope, if given) below `before`. */
-  scanListed(category: Category, tag?: string, scope?: ScopeFilter, before = MAX_SEQ): Generator<StoredEntry> {
+  scanListed(
+    category: Category,
+    tag?: string,
+    scope?: ScopeFilter,
+    before = MAX_SEQ,
+  ): Generator<StoredEntry> {
     return this.fetch(this.summary.newest(this.summary.listed(category, tag, scope), before));
   }
 

@@ -35,6 +35,8 @@ export class IndexFlush {
   ) {
     // Vectors saved in the tail (or committed after the last save) go in at the first lull.
     if (indexes.vectors.pending > 0) this.schedule();
+    // The entity index is built after the open, a chunk per flush (entity-store.ts).
+    if (!indexes.entities.ready) this.schedule(0);
   }
 
   schedule(delayMs = INDEX_FLUSH_DELAY_MS): void {
@@ -50,7 +52,10 @@ export class IndexFlush {
     }, delay);
   }
 
-  /** One chunk (or every tail vector, `all`); the next chunk is asked for at once if any is left. */
+  /**
+   * One chunk (or every tail vector, `all`), and one of the entity index's build; the next chunk
+   * is asked for at once if any is left.
+   */
   run(all: boolean): void {
     const started = performance.now();
     const size = all ? Number.POSITIVE_INFINITY : this.chunk;
@@ -62,7 +67,8 @@ export class IndexFlush {
       const fit = Math.round((moved * CHUNK_BUDGET_MS) / ms);
       this.chunk = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, fit));
     }
-    if (left > 0 && !this.timer) this.schedule(0);
+    const entitiesLeft = !this.indexes.entities.step(all ? Number.POSITIVE_INFINITY : undefined);
+    if ((left > 0 || entitiesLeft) && !this.timer) this.schedule(0);
   }
 
   cancel(): void {

@@ -21,7 +21,7 @@ import { LexicalStore } from "./lexical-store.ts";
  * the vault, caught up on open) and the BM25 index (kept current as entries are written, saved as a
  * full file and a journal: lexical-store.ts). Both are saved with a watermark of how far they hold
  * the vault, so an open reads the saved files and what was written after them, never every entry.
- * The entity index (entity-store.ts) is not saved: it reads every entry at its first use.
+ * The entity index (entity-store.ts) is not saved: it is built after the open, a chunk per flush.
  */
 export class MemoryIndexes implements HybridIndexes {
   readonly vectors: VectorIndex;

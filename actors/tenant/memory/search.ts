@@ -50,17 +50,22 @@ export class MemorySearch {
     const run = (extra: readonly string[]) =>
       searchHybrid(this.indexes, { ...query, extra: [...extra, ...timed] }, { profile: msg.fusion });
     // The query's entities pull in the entries linked to them, in up to two hops (entity-hops.ts).
+    // Only once the entity index is built (entity-store.ts): a search never waits for the build.
     const hops = text && msg.controls?.entities !== false;
-    const found = hops ? searchWithEntities(this.indexes.entities.current(), text, accept, run) : run([]);
+    const entities = this.indexes.entities;
+    const found =
+      hops && entities.ready ? searchWithEntities(entities.partial(), text, accept, run) : run([]);
     // Entries written together lend each other a bounded share of their scores (episodes.ts).
     const hits = withEpisodes(timeBoosted(found, time, accept.view), accept.view, msg.controls?.context);
-    return controlledResults(hits, { ...msg, text, time }, this.controlContext(accept));
+    const results = controlledResults(hits, { ...msg, text, time }, this.controlContext(accept));
+    if (hops && !entities.ready) for (const r of results) if (r.explain) r.explain.entities = "building";
+    return results;
   }
 
   /** What the search controls read: the filter's views and the indexes. */
   private controlContext(accept: Filter): ControlContext {
     const { vectors } = this.indexes;
-    const objectOf = (id: string) => this.indexes.entities.current().objectOf(id);
+    const objectOf = (id: string) => this.indexes.entities.partial().objectOf(id);
     return { view: (id) => accept.view(id), vectors, lexical: () => this.indexes.lexical(), objectOf };
   }
 
