@@ -22,7 +22,8 @@ describe("bench/results/eval.json and docs/eval.md", () => {
   test("the docs name that version of the set and quote each system's overall figures", () => {
     expect(docs).toContain(report.dataset.sha256!.slice(0, 8));
     const ok = report.systems.filter((s) => s.status === "ok");
-    expect(ok.map((s) => s.name)).toEqual(["bm25", "hash", "local"]);
+    // The baselines always; the static embedder and the tiers' two moments joined them (issue 30).
+    expect(ok.map((s) => s.name)).toEqual(expect.arrayContaining(["bm25", "hash", "local"]));
     for (const system of ok) {
       const o = system.summary!.overall;
       const row = [o.recall_at_5, o.recall_at_10, o.ndcg_at_10, o.session_recall_at_5, o.all_evidence_at_10]
