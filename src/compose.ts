@@ -70,8 +70,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
   const store = new SystemStore(config.dataDir, config.auditLimit, { maxBytes: config.vaultMaxBytes, disk });
   const changeFeeds = new ChangeFeeds();
   const embedder = configuredEmbedder(config, { telemetry, localModel: options.localModel });
-  // Entries written without a vector are embedded after their answer, fairly across tenants; the
-  // model's upgrade of `tiered` yields to the requests in flight (counted by the telemetry plugin).
+  // Vectors are made after the answer, fairly across tenants; `tiered`'s upgrade yields to requests.
   const foreground = new ForegroundLoad(clock);
   const embedding = backgroundEmbedder(embedder, { model: config.embeddingsModel, clock, log, foreground });
   // Conversations' turns are read by a model after their answer, when one is configured.
