@@ -3468,6 +3468,8 @@ export interface components {
                      * @description RFC 3339, UTC, milliseconds
                      */
                     retry_at?: string;
+                    /** @enum {string} */
+                    upgrades?: "running" | "yielding";
                 };
             };
             dead_letters: number;
