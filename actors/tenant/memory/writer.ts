@@ -1,10 +1,10 @@
-import { reachableLookup, type ScopeFilter } from "../../../src/models/scope.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import type { ChangeDraft } from "../../../src/models/change.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { Provenance, Trust } from "../../../src/models/origin.ts";
+import { reachableLookup, type ScopeFilter } from "../../../src/models/scope.ts";
 import type { CreateEntry } from "../../../src/protocols/tenant-protocol.ts";
 import { checkTrust, type Overrides } from "../../../src/provenance/trust-rule.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";

@@ -373,7 +373,14 @@ const PAST =
  */
 function longest(query: string, ref: number): Found | undefined {
   const passes = new Map<RegExp, boolean>();
-  const may = (r: RegExp) => passes.get(r) ?? (passes.set(r, r.test(query)), passes.get(r)!);
+  const may = (r: RegExp) => {
+    let seen = passes.get(r);
+    if (seen === undefined) {
+      seen = r.test(query);
+      passes.set(r, seen);
+    }
+    return seen;
+  };
   const rules = (/between/i.test(query) ? [...RULES, ...BETWEEN_RULES] : RULES).filter((r) =>
     r.needs.every(may),
   );
