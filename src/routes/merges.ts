@@ -33,6 +33,18 @@ const Decided = StrictObject({ review: MergeReview, merge: Type.Optional(MergeRe
 const MERGE_409 =
   "An entry of the pair is merged already, retracted, superseded or corrected; or the merge was undone, the review decided";
 
+/** Accept and reject answer alike; only their summaries differ. */
+const decision = (summary: string) => ({
+  auth: "caller" as const,
+  params: ReviewParams,
+  response: {
+    200: unchecked(Decided),
+    ...problems(401, 403, 404, 422, 503, 507),
+    ...problemWith(409, MERGE_409),
+  },
+  detail: { tags, summary },
+});
+
 /** Merges of near-duplicates, their un-merge and the review band (docs/memory.md, "Merging near-duplicates"). */
 export const mergeRoutes = (deps: Deps) =>
   new Elysia({ name: "routes.merges" })
@@ -75,30 +87,12 @@ export const mergeRoutes = (deps: Deps) =>
     .post(
       "/memory/merges/review/:id/accept",
       ({ params, principal, req }) => mergesOf(deps).decide({ principal, req }, params.id, true),
-      {
-        auth: "caller",
-        params: ReviewParams,
-        response: {
-          200: unchecked(Decided),
-          ...problems(401, 403, 404, 422, 503, 507),
-          ...problemWith(409, MERGE_409),
-        },
-        detail: { tags, summary: "Accept a review: the pair is merged" },
-      },
+      decision("Accept a review: the pair is merged"),
     )
     .post(
       "/memory/merges/review/:id/reject",
       ({ params, principal, req }) => mergesOf(deps).decide({ principal, req }, params.id, false),
-      {
-        auth: "caller",
-        params: ReviewParams,
-        response: {
-          200: unchecked(Decided),
-          ...problems(401, 403, 404, 422, 503, 507),
-          ...problemWith(409, MERGE_409),
-        },
-        detail: { tags, summary: "Reject a review: both entries kept, the pair never flagged again" },
-      },
+      decision("Reject a review: both entries kept, the pair never flagged again"),
     )
     .get(
       "/memory/merges/:id",
