@@ -5,6 +5,7 @@
  */
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
+import { memoryTenant } from "../auth/memory-tenant.ts";
 import { memoryPermission } from "../auth/permissions.ts";
 import { scopedBodies } from "../auth/subject-scope.ts";
 import { vectorsOnWrite } from "../embedding/background-embedder.ts";
@@ -98,16 +99,7 @@ export class ConversationAccess {
 
   /** The caller's tenant (the operator has no memory), if it holds `permission` (403, recorded). */
   private tenantFor(caller: Caller, permission: string): string {
-    const { principal, req } = caller;
-    if (principal.admin)
-      throw this.deps.guard.deny(
-        principal,
-        req,
-        permission,
-        "the operator has no memory: use a tenant token",
-      );
-    this.deps.guard.require(principal, permission, req);
-    return principal.tenantId;
+    return memoryTenant(this.deps.guard, caller, permission);
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
+import { memoryTenant, refuseOperator } from "../auth/memory-tenant.ts";
 import { allowedCategories, memoryPermission } from "../auth/permissions.ts";
 import { changeable, reachable, scopedBodies } from "../auth/subject-scope.ts";
 import { vectorsOnWrite } from "../embedding/background-embedder.ts";
@@ -196,14 +197,8 @@ export class MemoryAccess {
 
   private async searchNow(caller: Caller, body: SearchBody): Promise<SearchAnswer> {
     const started = performance.now();
-    const { principal, req } = caller;
-    if (principal.admin)
-      throw this.deps.guard.deny(
-        principal,
-        req,
-        "memory:search",
-        "the operator has no memory: use a tenant token",
-      );
+    const { principal } = caller;
+    refuseOperator(this.deps.guard, caller, "memory:search");
     const categories = this.searchableCategories(caller, body.categories);
     const now = this.deps.clock.now();
     const ask = (msg: SearchEntries) =>
@@ -233,16 +228,7 @@ export class MemoryAccess {
 
   /** The tenant a memory call acts on: the token's own. The operator has no memory of its own. */
   private tenantFor(caller: Caller, permission: string): string {
-    const { principal, req } = caller;
-    if (principal.admin)
-      throw this.deps.guard.deny(
-        principal,
-        req,
-        permission,
-        "the operator has no memory: use a tenant token",
-      );
-    this.deps.guard.require(principal, permission, req);
-    return principal.tenantId;
+    return memoryTenant(this.deps.guard, caller, permission);
   }
 
   /**

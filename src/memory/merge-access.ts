@@ -1,5 +1,6 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
+import { refuseOperator } from "../auth/memory-tenant.ts";
 import { allowedCategories, memoryPermission } from "../auth/permissions.ts";
 import type { Category } from "../models/category.ts";
 import type { MergeBody, MergeRecord, MergeReview, ReviewPage } from "../models/merge.ts";
@@ -72,17 +73,9 @@ export class MergeAccess {
 
   /** The caller's tenant actor; with a category, the permission to merge in it. */
   private tenantFor(caller: Caller, category?: Category): ActorRef<TenantProtocol> {
-    const { principal, req } = caller;
-    const permission = memoryPermission("merge", category);
-    if (principal.admin)
-      throw this.deps.guard.deny(
-        principal,
-        req,
-        permission,
-        "the operator has no memory: use a tenant token",
-      );
+    refuseOperator(this.deps.guard, caller, memoryPermission("merge", category));
     if (category) this.require(caller, category);
-    return this.deps.tenant(principal.tenantId);
+    return this.deps.tenant(caller.principal.tenantId);
   }
 
   private require(caller: Caller, category?: Category): void {
