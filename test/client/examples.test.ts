@@ -4,33 +4,18 @@
  * `tsc` on their own (docs/examples/tsconfig.json) with a bounded amount of type work: what a
  * program of a user's costs to typecheck against the client.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { type Harness, startHarness } from "../helpers/harness.ts";
+import { carriesExample, liveHarness } from "../helpers/live-example.ts";
 import { cleanEnv, ROOT, run } from "../helpers/spawn.ts";
-import { type LiveServer, serveHarness } from "./live-server.ts";
 
-let h: Harness;
-let live: LiveServer;
-
-beforeAll(async () => {
-  h = await startHarness();
-  live = serveHarness(h);
-});
-
-afterAll(async () => {
-  await live.stop();
-  await h.close();
-});
+const env = liveHarness();
 
 const EXAMPLES = ["docs/examples/client.ts", "docs/examples/client-admin.ts"];
 
 test("docs/client.md carries both examples verbatim", () => {
-  const page = readFileSync(join(ROOT, "docs/client.md"), "utf8");
   for (const example of EXAMPLES) {
-    const text = readFileSync(join(ROOT, example), "utf8");
-    expect({ example, included: page.includes(`\`\`\`ts\n${text}\`\`\``) }).toEqual({
+    expect({ example, included: carriesExample("docs/client.md", example) }).toEqual({
       example,
       included: true,
     });
@@ -38,10 +23,10 @@ test("docs/client.md carries both examples verbatim", () => {
 });
 
 test("the tenant example writes, reads back, searches and lists through the client", async () => {
-  const { tenant_id, token } = await h.createTenant("Example Co");
+  const { tenant_id, token } = await env.h.createTenant("Example Co");
   const done = await run(
     ["bun", "run", EXAMPLES[0]!],
-    cleanEnv({ MEMORY_BASE_URL: live.base, MEMORY_TOKEN: token }),
+    cleanEnv({ MEMORY_BASE_URL: env.live.base, MEMORY_TOKEN: token }),
     20_000,
   );
   expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: "" });
@@ -53,15 +38,15 @@ test("the tenant example writes, reads back, searches and lists through the clie
   expect(out.listed).toEqual([out.fact.id]);
 
   // What the example wrote is in the tenant's memory.
-  const read = await h.json("GET", `/memory/facts/${out.fact.id}`, { token });
+  const read = await env.h.json("GET", `/memory/facts/${out.fact.id}`, { token });
   expect(read.body).toMatchObject({ tenant_id, content: "Acme renews its contract in March" });
-  expect(live.nonConforming).toEqual([]);
+  expect(env.live.nonConforming).toEqual([]);
 });
 
 test("the operator example creates a tenant, mints an agent token and lists dead letters", async () => {
   const done = await run(
     ["bun", "run", EXAMPLES[1]!],
-    cleanEnv({ MEMORY_BASE_URL: live.base, MEMORY_ADMIN_TOKEN: h.adminToken }),
+    cleanEnv({ MEMORY_BASE_URL: env.live.base, MEMORY_ADMIN_TOKEN: env.h.adminToken }),
     20_000,
   );
   expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: "" });
@@ -72,9 +57,9 @@ test("the operator example creates a tenant, mints an agent token and lists dead
     dead_letters: 0,
     replays: [],
   });
-  const listed = await h.json("GET", "/admin/tenants?limit=1000", { token: h.adminToken });
+  const listed = await env.h.json("GET", "/admin/tenants?limit=1000", { token: env.h.adminToken });
   expect(listed.body.tenants.map((t: { tenant_id: string }) => t.tenant_id)).toContain(out.tenant_id);
-  expect(live.nonConforming).toEqual([]);
+  expect(env.live.nonConforming).toEqual([]);
 });
 
 test("the examples pass tsc alone, with bounded type work", async () => {

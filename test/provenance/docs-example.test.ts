@@ -2,42 +2,31 @@
  * docs/trust-and-provenance.md's example (docs/examples/trust.ts, included in the page verbatim)
  * runs as written, as a separate program, against a live server: it prints what the page says.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type LiveServer, serveHarness } from "../client/live-server.ts";
-import { type Harness, startHarness } from "../helpers/harness.ts";
+import { carriesExample, liveHarness } from "../helpers/live-example.ts";
 import { cleanEnv, ROOT, run } from "../helpers/spawn.ts";
 import { acceptData, agentToken, postDataEvent } from "./verified-events.ts";
 
 const EXAMPLE = "docs/examples/trust.ts";
 const PAGE = "docs/trust-and-provenance.md";
 
-let h: Harness;
-let live: LiveServer;
-beforeAll(async () => {
-  h = await startHarness();
-  live = serveHarness(h);
-});
-afterAll(async () => {
-  await live.stop();
-  await h.close();
-});
+const env = liveHarness();
 
 test("the page carries the example verbatim", () => {
-  const page = readFileSync(join(ROOT, PAGE), "utf8");
-  expect(page.includes(`\`\`\`ts\n${readFileSync(join(ROOT, EXAMPLE), "utf8")}\`\`\``)).toBe(true);
+  expect(carriesExample(PAGE, EXAMPLE)).toBe(true);
 });
 
 test("the example prints what the page says", async () => {
-  const t = await h.createTenant("Trust Example Co");
-  acceptData(h, t.tenant_id);
-  const agent = await agentToken(h, t.tenant_id);
-  const verifiedId = (await postDataEvent(h, t.tenant_id, "The deploy key rotates every Monday")).id;
+  const t = await env.h.createTenant("Trust Example Co");
+  acceptData(env.h, t.tenant_id);
+  const agent = await agentToken(env.h, t.tenant_id);
+  const verifiedId = (await postDataEvent(env.h, t.tenant_id, "The deploy key rotates every Monday")).id;
   const done = await run(
     ["bun", "run", EXAMPLE],
     cleanEnv({
-      MEMORY_BASE_URL: live.base,
+      MEMORY_BASE_URL: env.live.base,
       MEMORY_AGENT_TOKEN: agent,
       MEMORY_OPERATOR_TOKEN: t.token,
       MEMORY_VERIFIED_ID: verifiedId,
@@ -48,7 +37,7 @@ test("the example prints what the page says", async () => {
   const page = readFileSync(join(ROOT, PAGE), "utf8");
   const printed = page.slice(page.indexOf("it prints")).match(/```json\n(.*)\n```/)![1]!;
   expect(JSON.parse(done.stdout)).toEqual(JSON.parse(printed));
-  const denials = await h.json("GET", `/admin/audit/denials/${t.tenant_id}`, { token: h.adminToken });
+  const denials = await env.h.json("GET", `/admin/audit/denials/${t.tenant_id}`, { token: env.h.adminToken });
   expect(denials.body.denials[0]).toMatchObject({ sub: "agent-7", permission: "memory:override:facts" });
-  expect(live.nonConforming).toEqual([]);
+  expect(env.live.nonConforming).toEqual([]);
 });
