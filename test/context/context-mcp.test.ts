@@ -5,56 +5,26 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import type { Provenance } from "../../src/models/origin.ts";
 import { shortOrigin } from "../../src/provenance/origin-label.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
-import { POISONED, TOPIC, VERIFIED_FACT } from "../provenance/poisoning-set.ts";
-import { acceptData, agentToken, postDataEvent } from "../provenance/verified-events.ts";
+import { MCP_HEADERS, mcpCall, seedPoisoned } from "../provenance/poisoned-tenant.ts";
+import { POISONED, TOPIC } from "../provenance/poisoning-set.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: bodies are read field by field
 type Json = any;
 
-const MCP_HEADERS = { accept: "application/json, text/event-stream", "content-type": "application/json" };
-
 let h: Harness;
-let tenant: string;
 let agent: string;
 let verifiedId: string;
-const poisonedIds: string[] = [];
+let poisonedIds: string[];
 
 beforeAll(async () => {
   h = await startHarness();
-  tenant = (await h.createTenant()).tenant_id;
-  acceptData(h, tenant);
-  agent = await agentToken(h, tenant);
-  verifiedId = (await postDataEvent(h, tenant, VERIFIED_FACT)).id;
-  for (const p of POISONED) {
-    if (p.via === "agent") {
-      const written = await h.json("POST", "/memory/facts", { token: agent, body: { content: p.content } });
-      poisonedIds.push(written.body.id);
-      continue;
-    }
-    const draft = { category: "fact" as const, content: p.content };
-    const provenance = p.provenance as Provenance;
-    const reply = await h.runtime.deps
-      .tenant(tenant)
-      .ask({ type: "entry.create", draft, createdBy: "extractor", provenance, overrides: [] });
-    poisonedIds.push(reply.entry.id);
-  }
+  ({ agent, verifiedId, poisonedIds } = await seedPoisoned(h));
 });
 afterAll(() => h.close());
 
-async function mcp(name: string, args: Json): Promise<Json> {
-  const raw = JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: { name, arguments: args },
-  });
-  const res = await h.call("POST", "/mcp", { token: agent, raw, headers: MCP_HEADERS });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as Json).result;
-}
+const mcp = (name: string, args: Json) => mcpCall(h, agent, name, args);
 
 describe("poisoned entries in a pack", () => {
   test("come back labelled with their low trust, their content quoted: one label per entry", async () => {

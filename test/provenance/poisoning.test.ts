@@ -9,19 +9,17 @@ import type { Provenance } from "../../src/models/origin.ts";
 import { derivedOrigin } from "../../src/provenance/trust.ts";
 import { TrustOutranked } from "../../src/provenance/trust-rule.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
-import { POISONED, TOPIC, VERIFIED_FACT } from "./poisoning-set.ts";
-import { acceptData, agentToken, postDataEvent } from "./verified-events.ts";
+import { mcpCall, seedPoisoned } from "./poisoned-tenant.ts";
+import { TOPIC } from "./poisoning-set.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: bodies are read field by field
 type Json = any;
-
-const MCP_HEADERS = { accept: "application/json, text/event-stream", "content-type": "application/json" };
 
 let h: Harness;
 let tenant: { tenant_id: string; token: string };
 let agent: string;
 let verifiedId: string;
-const poisonedIds: string[] = [];
+let poisonedIds: string[];
 
 function actor() {
   return h.runtime.deps.tenant(tenant.tenant_id);
@@ -33,35 +31,14 @@ function writeAs(provenance: Provenance, draft: Json) {
 }
 
 async function mcp(name: string, args: Json): Promise<Json> {
-  const raw = JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: { name, arguments: args },
-  });
-  const res = await h.call("POST", "/mcp", { token: agent, raw, headers: MCP_HEADERS });
-  expect(res.status).toBe(200);
-  const reply = (await res.json()) as Json;
-  expect(reply.result.isError ?? false).toBe(false);
-  return reply.result;
+  const result = await mcpCall(h, agent, name, args);
+  expect(result.isError ?? false).toBe(false);
+  return result;
 }
 
 beforeAll(async () => {
   h = await startHarness();
-  tenant = await h.createTenant();
-  acceptData(h, tenant.tenant_id);
-  agent = await agentToken(h, tenant.tenant_id);
-  verifiedId = (await postDataEvent(h, tenant.tenant_id, VERIFIED_FACT)).id;
-  for (const p of POISONED) {
-    const draft = { category: "fact", content: p.content, tags: ["poison"] };
-    if (p.via === "agent") {
-      const written = await h.json("POST", "/memory/facts", {
-        token: agent,
-        body: { content: p.content, tags: ["poison"] },
-      });
-      poisonedIds.push(written.body.id);
-    } else poisonedIds.push((await writeAs(p.provenance!, draft)).entry.id);
-  }
+  ({ tenant, agent, verifiedId, poisonedIds } = await seedPoisoned(h, ["poison"]));
 });
 afterAll(() => h.close());
 
