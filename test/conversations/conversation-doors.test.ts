@@ -3,45 +3,27 @@
  * `BRIDGE_CONVERSATIONS` / `MAIL_CONVERSATIONS` gets each channel thread and each mail thread as a
  * session of turns, with the rules extractor's entries in it; a tenant that does not sees no change.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { doorSessionId } from "../../src/conversations/door.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import type { MessageMeta } from "../../src/sources/mail/api.ts";
-import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
-import { type Harness, startHarness } from "../helpers/harness.ts";
+import { fakeMailHarness } from "../helpers/fake-mail-harness.ts";
 import { pollUntil } from "../helpers/poll.ts";
 import { setSecrets } from "../helpers/webhooks.ts";
 
 const EMAIL = "ops@example.com";
 const clock = new ManualClock();
-let fake: FakeMailProvider;
-let h: Harness;
-
-beforeAll(async () => {
-  fake = await startFakeMailProvider({ now: () => clock.now() });
-  h = await startHarness({
-    clock,
-    env: {
-      MAIL_OAUTH_TOKEN_URL: fake.tokenUrl,
-      MAIL_API_BASE_URL: fake.apiBaseUrl,
-      MAIL_PUBSUB_JWKS_URL: fake.jwksUrl,
-    },
-  });
-});
-afterAll(async () => {
-  await h.close();
-  fake.stop();
-});
+const mail = fakeMailHarness(clock);
 
 const turnsOf = async (token: string, session: string) => {
-  const res = await h.json("GET", `/memory/conversations/${encodeURIComponent(session)}`, { token });
+  const res = await mail.h.json("GET", `/memory/conversations/${encodeURIComponent(session)}`, { token });
   expect(res.status).toBe(200);
   return res.body.turns as Array<{ position: number; entry: { content: string; origin: { kind: string } } }>;
 };
 
 const extracted = async (token: string, plural: string, session: string) => {
   const q = new URLSearchParams({ tag: "extracted", session_id: session });
-  const res = await h.json("GET", `/memory/${plural}?${q}`, { token });
+  const res = await mail.h.json("GET", `/memory/${plural}?${q}`, { token });
   expect(res.status).toBe(200);
   return res.body.items as Array<{ content: string; origin: { kind: string; by: string } }>;
 };
@@ -66,19 +48,19 @@ describe("the messaging bridge's door", () => {
   const session = `chat:C024BE91L:${THREAD}`;
 
   test("is off by default: a message is a fact as before, and no session", async () => {
-    const t = await h.createTenant();
-    const result = await h.runtime.bridge.deliver(t.tenant_id, top);
+    const t = await mail.h.createTenant();
+    const result = await mail.h.runtime.bridge.deliver(t.tenant_id, top);
     expect(result.entries).toHaveLength(1);
     expect(await turnsOf(t.token, session)).toEqual([]);
   });
 
   test("turned on, a channel thread is a session: its messages are turns, its statements extracted", async () => {
-    const t = await h.createTenant();
-    setSecrets(h, t.tenant_id, { BRIDGE_CONVERSATIONS: "true" });
-    await h.runtime.bridge.deliver(t.tenant_id, top);
-    await h.runtime.bridge.deliver(t.tenant_id, reply);
+    const t = await mail.h.createTenant();
+    setSecrets(mail.h, t.tenant_id, { BRIDGE_CONVERSATIONS: "true" });
+    await mail.h.runtime.bridge.deliver(t.tenant_id, top);
+    await mail.h.runtime.bridge.deliver(t.tenant_id, reply);
     // A redelivery is a duplicate: its turn is not appended again.
-    expect((await h.runtime.bridge.deliver(t.tenant_id, reply)).duplicates).toBe(1);
+    expect((await mail.h.runtime.bridge.deliver(t.tenant_id, reply)).duplicates).toBe(1);
 
     const turns = await turnsOf(t.token, session);
     expect(turns.map((x) => [x.position, x.entry.content])).toEqual([
@@ -95,12 +77,12 @@ describe("the messaging bridge's door", () => {
   });
 
   test("a message the session refuses (dated before its last turn) is stored, and its turn left out", async () => {
-    const t = await h.createTenant();
-    setSecrets(h, t.tenant_id, { BRIDGE_CONVERSATIONS: "true" });
-    await h.runtime.bridge.deliver(t.tenant_id, top);
-    await h.runtime.bridge.deliver(t.tenant_id, reply);
+    const t = await mail.h.createTenant();
+    setSecrets(mail.h, t.tenant_id, { BRIDGE_CONVERSATIONS: "true" });
+    await mail.h.runtime.bridge.deliver(t.tenant_id, top);
+    await mail.h.runtime.bridge.deliver(t.tenant_id, reply);
     const late = { ...reply, ts: "1700000030.000300", text: "An answer that arrived late." };
-    const result = await h.runtime.bridge.deliver(t.tenant_id, late);
+    const result = await mail.h.runtime.bridge.deliver(t.tenant_id, late);
     expect(result.entries).toHaveLength(1);
     expect((await turnsOf(t.token, session)).map((x) => x.position)).toEqual([0, 1]);
   });
@@ -135,32 +117,41 @@ describe("the mail watch's door", () => {
         ],
       },
     };
-    fake.messages.set(id, meta);
-    fake.history.push({ id: historyId, messagesAdded: [{ message: { id, threadId, labelIds: ["INBOX"] } }] });
-    fake.historyId = historyId;
+    mail.fake.messages.set(id, meta);
+    mail.fake.history.push({
+      id: historyId,
+      messagesAdded: [{ message: { id, threadId, labelIds: ["INBOX"] } }],
+    });
+    mail.fake.historyId = historyId;
     return meta;
   }
 
   async function mailTenant(conversations: boolean) {
-    const t = await h.createTenant();
-    setSecrets(h, t.tenant_id, {
-      MAIL_PUBSUB_AUDIENCE: fake.audience,
+    const t = await mail.h.createTenant();
+    setSecrets(mail.h, t.tenant_id, {
+      MAIL_PUBSUB_AUDIENCE: mail.fake.audience,
       MAIL_WATCH_EMAIL: EMAIL,
-      MAIL_CLIENT_ID: fake.clientId,
-      MAIL_CLIENT_SECRET: fake.clientSecret,
-      MAIL_REFRESH_TOKEN: fake.refreshToken,
+      MAIL_CLIENT_ID: mail.fake.clientId,
+      MAIL_CLIENT_SECRET: mail.fake.clientSecret,
+      MAIL_REFRESH_TOKEN: mail.fake.refreshToken,
       MAIL_PUBSUB_TOPIC: "projects/acme/topics/mail",
       MAIL_CONVERSATIONS: conversations ? "true" : undefined,
     });
-    await h.runtime.startConnectorsFor(t.tenant_id);
+    await mail.h.runtime.startConnectorsFor(t.tenant_id);
     return t;
   }
 
   async function push(tenantId: string) {
-    const raw = fake.pushBody({ emailAddress: EMAIL, historyId: fake.historyId }, `door-push-${++seq}`);
-    const res = await h.call("POST", `/webhooks/mail/${tenantId}`, {
+    const raw = mail.fake.pushBody(
+      { emailAddress: EMAIL, historyId: mail.fake.historyId },
+      `door-push-${++seq}`,
+    );
+    const res = await mail.h.call("POST", `/webhooks/mail/${tenantId}`, {
       raw,
-      headers: { authorization: `Bearer ${await fake.signPushToken()}`, "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${await mail.fake.signPushToken()}`,
+        "content-type": "application/json",
+      },
     });
     expect(res.status).toBe(200);
   }
@@ -189,7 +180,7 @@ describe("the mail watch's door", () => {
     const t = await mailTenant(false);
     receive("th-8", "Grace <grace@example.com>", "I'll call you on Tuesday.");
     await push(t.tenant_id);
-    const facts = await h.json("GET", "/memory/facts?tag=mail", { token: t.token });
+    const facts = await mail.h.json("GET", "/memory/facts?tag=mail", { token: t.token });
     expect(facts.body.items.length).toBeGreaterThan(0);
     expect(await turnsOf(t.token, "mail:th-8")).toEqual([]);
   });

@@ -3,32 +3,14 @@
  * verified and held without being expanded (the mail API is not read, the watch's mark stays);
  * the resume expands it then, from that mark, and writes what arrived once.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import type { MessageMeta } from "../../src/sources/mail/api.ts";
-import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
-import { type Harness, startHarness } from "../helpers/harness.ts";
+import { fakeMailHarness } from "../helpers/fake-mail-harness.ts";
 
 const EMAIL = "ops@example.com";
 const clock = new ManualClock();
-let fake: FakeMailProvider;
-let h: Harness;
-
-beforeAll(async () => {
-  fake = await startFakeMailProvider({ now: () => clock.now(), pageSize: 2 });
-  h = await startHarness({
-    clock,
-    env: {
-      MAIL_OAUTH_TOKEN_URL: fake.tokenUrl,
-      MAIL_API_BASE_URL: fake.apiBaseUrl,
-      MAIL_PUBSUB_JWKS_URL: fake.jwksUrl,
-    },
-  });
-});
-afterAll(async () => {
-  await h.close();
-  fake.stop();
-});
+const mail = fakeMailHarness(clock);
 
 let seq = 0;
 function receive(subject: string): MessageMeta {
@@ -49,55 +31,57 @@ function receive(subject: string): MessageMeta {
       ],
     },
   };
-  fake.messages.set(id, meta);
-  fake.history.push({
+  mail.fake.messages.set(id, meta);
+  mail.fake.history.push({
     id: historyId,
     messagesAdded: [{ message: { id, threadId: meta.threadId, labelIds: ["INBOX"] } }],
   });
-  fake.historyId = historyId;
+  mail.fake.historyId = historyId;
   return meta;
 }
 
 async function push(tenantId: string) {
-  const token = await fake.signPushToken();
-  const raw = fake.pushBody({ emailAddress: EMAIL, historyId: fake.historyId }, `push-${++seq}`);
-  return h.json("POST", `/webhooks/mail/${tenantId}`, {
+  const token = await mail.fake.signPushToken();
+  const raw = mail.fake.pushBody({ emailAddress: EMAIL, historyId: mail.fake.historyId }, `push-${++seq}`);
+  return mail.h.json("POST", `/webhooks/mail/${tenantId}`, {
     raw,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
   });
 }
 
 async function subjects(tenantId: string): Promise<string[]> {
-  const { body } = await h.json("GET", "/memory/facts?limit=100", {
-    token: await h.mint(tenantId, ["tenant_admin"]),
+  const { body } = await mail.h.json("GET", "/memory/facts?limit=100", {
+    token: await mail.h.mint(tenantId, ["tenant_admin"]),
   });
   return body.items.map((f: { content: string }) => f.content).sort();
 }
 
 test("a push to a paused mail source is held without reading the mail API; the resume expands it once", async () => {
-  const { tenant_id: t } = await h.createTenant();
+  const { tenant_id: t } = await mail.h.createTenant();
   const secrets = {
-    MAIL_PUBSUB_AUDIENCE: fake.audience,
+    MAIL_PUBSUB_AUDIENCE: mail.fake.audience,
     MAIL_WATCH_EMAIL: EMAIL,
-    MAIL_CLIENT_ID: fake.clientId,
-    MAIL_CLIENT_SECRET: fake.clientSecret,
-    MAIL_REFRESH_TOKEN: fake.refreshToken,
+    MAIL_CLIENT_ID: mail.fake.clientId,
+    MAIL_CLIENT_SECRET: mail.fake.clientSecret,
+    MAIL_REFRESH_TOKEN: mail.fake.refreshToken,
     MAIL_PUBSUB_TOPIC: "projects/acme/topics/mail",
   };
-  for (const [base, value] of Object.entries(secrets)) h.env[`${base}_${t}`] = value;
-  await h.runtime.startConnectorsFor(t);
+  for (const [base, value] of Object.entries(secrets)) mail.h.env[`${base}_${t}`] = value;
+  await mail.h.runtime.startConnectorsFor(t);
   receive("Before the pause");
   expect((await push(t)).body.entries).toHaveLength(1);
 
-  await h.json("POST", `/admin/webhooks/sources/${t}/mail/pause`, { token: h.adminToken });
+  await mail.h.json("POST", `/admin/webhooks/sources/${t}/mail/pause`, { token: mail.h.adminToken });
   receive("While paused");
-  const historyReads = fake.hits.history;
+  const historyReads = mail.fake.hits.history;
   const held = await push(t);
   expect(held).toMatchObject({ status: 202, body: { held: 1 } });
-  expect(fake.hits.history).toBe(historyReads);
+  expect(mail.fake.hits.history).toBe(historyReads);
   expect((await subjects(t)).length).toBe(1);
 
-  const resumed = await h.json("POST", `/admin/webhooks/sources/${t}/mail/resume`, { token: h.adminToken });
+  const resumed = await mail.h.json("POST", `/admin/webhooks/sources/${t}/mail/resume`, {
+    token: mail.h.adminToken,
+  });
   expect(resumed.body).toEqual({ source: "mail", status: "active", held: 0 });
   const facts = await subjects(t);
   expect(facts).toHaveLength(2);

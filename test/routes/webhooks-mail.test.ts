@@ -1,41 +1,23 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import type { DeadLetter } from "../../src/models/dead-letter.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import type { HistoryRecord, MessageMeta } from "../../src/sources/mail/api.ts";
-import { type FakeMailProvider, startFakeMailProvider } from "../fakes/mail-provider.ts";
-import { type Harness, startHarness } from "../helpers/harness.ts";
+import { fakeMailHarness } from "../helpers/fake-mail-harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 
 const EMAIL = "ops@example.com";
 const clock = new ManualClock();
-let fake: FakeMailProvider;
-let h: Harness;
-
-beforeAll(async () => {
-  fake = await startFakeMailProvider({ now: () => clock.now(), pageSize: 2 });
-  h = await startHarness({
-    clock,
-    env: {
-      MAIL_OAUTH_TOKEN_URL: fake.tokenUrl,
-      MAIL_API_BASE_URL: fake.apiBaseUrl,
-      MAIL_PUBSUB_JWKS_URL: fake.jwksUrl,
-    },
-  });
-});
-afterAll(async () => {
-  await h.close();
-  fake.stop();
-});
+const mail = fakeMailHarness(clock);
 
 const CREDENTIALS = ["MAIL_CLIENT_ID", "MAIL_CLIENT_SECRET", "MAIL_REFRESH_TOKEN"] as const;
 
 /** A tenant that receives mail pushes; `api` adds the mail API credentials, `watch` the topic. */
 async function tenant(opts: { api?: boolean; watch?: boolean } = {}): Promise<string> {
-  const { tenant_id: t } = await h.createTenant();
+  const { tenant_id: t } = await mail.h.createTenant();
   const set = (base: string, value: string) => {
-    h.env[`${base}_${t}`] = value;
+    mail.h.env[`${base}_${t}`] = value;
   };
-  set("MAIL_PUBSUB_AUDIENCE", fake.audience);
+  set("MAIL_PUBSUB_AUDIENCE", mail.fake.audience);
   set("MAIL_WATCH_EMAIL", EMAIL);
   if (opts.api ?? true) setCredentials(t);
   if (opts.watch) set("MAIL_PUBSUB_TOPIC", "projects/acme/topics/mail");
@@ -43,9 +25,9 @@ async function tenant(opts: { api?: boolean; watch?: boolean } = {}): Promise<st
 }
 
 function setCredentials(t: string): void {
-  h.env[`MAIL_CLIENT_ID_${t}`] = fake.clientId;
-  h.env[`MAIL_CLIENT_SECRET_${t}`] = fake.clientSecret;
-  h.env[`MAIL_REFRESH_TOKEN_${t}`] = fake.refreshToken;
+  mail.h.env[`MAIL_CLIENT_ID_${t}`] = mail.fake.clientId;
+  mail.h.env[`MAIL_CLIENT_SECRET_${t}`] = mail.fake.clientSecret;
+  mail.h.env[`MAIL_REFRESH_TOKEN_${t}`] = mail.fake.refreshToken;
 }
 
 let messageSeq = 0;
@@ -70,31 +52,34 @@ function receive(threadId: string, subject: string, from = "Grace <grace@example
       ],
     },
   };
-  fake.messages.set(id, meta);
+  mail.fake.messages.set(id, meta);
   const record: HistoryRecord = {
     id: historyId,
     messagesAdded: [{ message: { id, threadId, labelIds: ["INBOX"] } }],
   };
-  fake.history.push(record);
-  fake.historyId = historyId;
+  mail.fake.history.push(record);
+  mail.fake.historyId = historyId;
   return meta;
 }
 
 function label(message: MessageMeta, labels: string[]): void {
   const historyId = String(++historySeq);
-  fake.history.push({
+  mail.fake.history.push({
     id: historyId,
     labelsAdded: [{ message: { id: message.id, threadId: message.threadId }, labelIds: labels }],
   });
-  fake.historyId = historyId;
+  mail.fake.historyId = historyId;
 }
 
 let pushSeq = 0;
 async function push(t: string, opts: { messageId?: string; token?: string; historyId?: string } = {}) {
   const messageId = opts.messageId ?? `push-${++pushSeq}`;
-  const token = opts.token ?? (await fake.signPushToken());
-  const raw = fake.pushBody({ emailAddress: EMAIL, historyId: opts.historyId ?? fake.historyId }, messageId);
-  const res = await h.call("POST", `/webhooks/mail/${t}`, {
+  const token = opts.token ?? (await mail.fake.signPushToken());
+  const raw = mail.fake.pushBody(
+    { emailAddress: EMAIL, historyId: opts.historyId ?? mail.fake.historyId },
+    messageId,
+  );
+  const res = await mail.h.call("POST", `/webhooks/mail/${t}`, {
     raw,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
   });
@@ -118,15 +103,17 @@ interface EntryView {
 }
 
 async function entries(t: string, plural: string): Promise<EntryView[]> {
-  const { status, body } = await h.json("GET", `/memory/${plural}?limit=200`, {
-    token: await h.mint(t, ["tenant_admin"]),
+  const { status, body } = await mail.h.json("GET", `/memory/${plural}?limit=200`, {
+    token: await mail.h.mint(t, ["tenant_admin"]),
   });
   expect(status).toBe(200);
   return body.items;
 }
 
 async function deadLetters(t: string): Promise<DeadLetter[]> {
-  const { body } = await h.json("GET", `/admin/webhooks/dead-letters/${t}`, { token: h.adminToken });
+  const { body } = await mail.h.json("GET", `/admin/webhooks/dead-letters/${t}`, {
+    token: mail.h.adminToken,
+  });
   return body.dead_letters;
 }
 
@@ -137,7 +124,7 @@ describe("POST /webhooks/mail/{tenant}: expansion through the mail API", () => {
    */
   async function expandedTenant(): Promise<string> {
     const t = await tenant({ watch: true });
-    await h.runtime.startConnectorsFor(t);
+    await mail.h.runtime.startConnectorsFor(t);
     receive("t-0", "Already expanded");
     const { body } = await pushJson(t);
     expect(body.entries).toHaveLength(1);
@@ -147,7 +134,7 @@ describe("POST /webhooks/mail/{tenant}: expansion through the mail API", () => {
   test("a notification is expanded from the watch's history id into facts and a decision", async () => {
     const t = await tenant({ watch: true });
     // The watch records the mailbox's history id: the expansion starts there.
-    expect((await h.runtime.startConnectorsFor(t)).mail?.history_id).toBe(fake.historyId);
+    expect((await mail.h.runtime.startConnectorsFor(t)).mail?.history_id).toBe(mail.fake.historyId);
     const first = receive("t-1", "Quarterly numbers");
     receive("t-2", "Lunch?", "Alan <alan@example.com>");
     const reply = receive("t-1", "Re: Quarterly numbers", "Ada <ada@example.com>");
@@ -172,8 +159,10 @@ describe("POST /webhooks/mail/{tenant}: expansion through the mail API", () => {
     for (const e of [...facts, ...decisions]) expect(e.source.event_id).toBe(messageId);
 
     // The new high-water mark was committed with the entries.
-    const mark = await h.runtime.deps.tenant(t).ask({ type: "connector.state.get", key: "mail:history" });
-    expect(mark).toBe(fake.historyId);
+    const mark = await mail.h.runtime.deps
+      .tenant(t)
+      .ask({ type: "connector.state.get", key: "mail:history" });
+    expect(mark).toBe(mail.fake.historyId);
   });
 
   test("expansion pages from the stored mark, not from the notification's history id", async () => {
@@ -212,10 +201,10 @@ describe("POST /webhooks/mail/{tenant}: expansion through the mail API", () => {
 
   test("health shows the mail connector with the history id", async () => {
     const t = await expandedTenant();
-    const { body } = await h.json("GET", `/tenants/${t}/healthz`, { token: h.adminToken });
+    const { body } = await mail.h.json("GET", `/tenants/${t}/healthz`, { token: mail.h.adminToken });
     expect(body.connectors.mail).toMatchObject({
       state: "active",
-      history_id: fake.historyId,
+      history_id: mail.fake.historyId,
       last_error: null,
     });
     expect(typeof body.connectors.mail.last_expanded_at).toBe("string");
@@ -234,17 +223,17 @@ describe("mail expansion without a stored history id", () => {
     const facts = await entries(t, "facts");
     expect(facts.map((f) => f.data.message_id)).toEqual([m.id]);
     // No topic: this runtime expands pushes but manages no watch, and health says so.
-    const { body } = await h.json("GET", `/tenants/${t}/healthz`, { token: h.adminToken });
-    expect(body.connectors.mail).toMatchObject({ state: "push_only", history_id: fake.historyId });
+    const { body } = await mail.h.json("GET", `/tenants/${t}/healthz`, { token: mail.h.adminToken });
+    expect(body.connectors.mail).toMatchObject({ state: "push_only", history_id: mail.fake.historyId });
   });
 });
 
 describe("mail expansion failures are dead letters, never a 500", () => {
   test("without mail API credentials: mail_api_not_configured, and a replay succeeds once they are set", async () => {
     const t = await tenant({ watch: true });
-    await h.runtime.startConnectorsFor(t);
+    await mail.h.runtime.startConnectorsFor(t);
     // The credentials are withdrawn (say, while being rotated) and mail arrives meanwhile.
-    for (const base of CREDENTIALS) delete h.env[`${base}_${t}`];
+    for (const base of CREDENTIALS) delete mail.h.env[`${base}_${t}`];
     const m = receive("v-1", "Sent during the rotation");
     const { body, messageId } = await pushJson(t);
     expect(body).toMatchObject({ accepted: 0, entries: [], dead_lettered: [messageId], ignored: 0 });
@@ -256,11 +245,15 @@ describe("mail expansion failures are dead letters, never a 500", () => {
       last_error: "mail_api_not_configured",
     });
 
-    const still = await h.json("POST", `/admin/webhooks/replay/${t}/${messageId}`, { token: h.adminToken });
+    const still = await mail.h.json("POST", `/admin/webhooks/replay/${t}/${messageId}`, {
+      token: mail.h.adminToken,
+    });
     expect(still.body).toMatchObject({ status: "dead", last_error: "mail_api_not_configured" });
 
     setCredentials(t);
-    const replay = await h.json("POST", `/admin/webhooks/replay/${t}/${messageId}`, { token: h.adminToken });
+    const replay = await mail.h.json("POST", `/admin/webhooks/replay/${t}/${messageId}`, {
+      token: mail.h.adminToken,
+    });
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({ event_id: messageId, status: "replayed" });
     expect(replay.body.entries).toHaveLength(1);
@@ -271,8 +264,8 @@ describe("mail expansion failures are dead letters, never a 500", () => {
 
   test("a mail API error is a dead letter naming the status", async () => {
     const t = await tenant({ watch: true });
-    await h.runtime.startConnectorsFor(t);
-    h.env[`MAIL_REFRESH_TOKEN_${t}`] = "revoked";
+    await mail.h.runtime.startConnectorsFor(t);
+    mail.h.env[`MAIL_REFRESH_TOKEN_${t}`] = "revoked";
     receive("w-1", "Unreadable for now");
     const { body, messageId } = await pushJson(t);
     expect(body.dead_lettered).toEqual([messageId]);
@@ -280,16 +273,18 @@ describe("mail expansion failures are dead letters, never a 500", () => {
     expect(letter!.last_error).toStartWith("mail_api_error: 400");
     // The mark did not move: once the API answers again, the replay expands the same history.
     setCredentials(t);
-    const replay = await h.json("POST", `/admin/webhooks/replay/${t}/${messageId}`, { token: h.adminToken });
+    const replay = await mail.h.json("POST", `/admin/webhooks/replay/${t}/${messageId}`, {
+      token: mail.h.adminToken,
+    });
     expect(replay.body).toMatchObject({ status: "replayed" });
     expect(replay.body.entries).toHaveLength(1);
   });
 
   test("a mark older than the history the API keeps: mail_history_expired, resumed from the notification", async () => {
     const t = await tenant({ watch: true });
-    await h.runtime.startConnectorsFor(t);
+    await mail.h.runtime.startConnectorsFor(t);
     receive("x-1", "Lost in the gap");
-    fake.oldestHistoryId = Number(fake.historyId);
+    mail.fake.oldestHistoryId = Number(mail.fake.historyId);
     try {
       const { body, messageId } = await pushJson(t);
       expect(body.dead_lettered).toEqual([messageId]);
@@ -299,7 +294,7 @@ describe("mail expansion failures are dead letters, never a 500", () => {
       expect(next.body.entries).toHaveLength(1);
       expect((await entries(t, "facts")).map((f) => f.data.message_id)).toEqual([m.id]);
     } finally {
-      fake.oldestHistoryId = 0;
+      mail.fake.oldestHistoryId = 0;
     }
   });
 });
@@ -311,29 +306,32 @@ describe("mail push tokens", () => {
   });
 
   test("a token from another key → 401", async () => {
-    const { res } = await push(t, { token: await fake.signPushToken({ key: "other" }) });
+    const { res } = await push(t, { token: await mail.fake.signPushToken({ key: "other" }) });
     await expectProblem(res, 401, "unauthorized");
-    const forged = await push(t, { token: await fake.signPushToken({ key: "other", kid: "key-1" }) });
+    const forged = await push(t, { token: await mail.fake.signPushToken({ key: "other", kid: "key-1" }) });
     await expectProblem(forged.res, 401, "unauthorized");
   });
 
   test("a token for another audience → 401", async () => {
     const { res } = await push(t, {
-      token: await fake.signPushToken({ claims: { aud: "https://elsewhere.example.com" } }),
+      token: await mail.fake.signPushToken({ claims: { aud: "https://elsewhere.example.com" } }),
     });
     await expectProblem(res, 401, "unauthorized");
   });
 
   test("an expired token → 401", async () => {
     const s = Math.floor(clock.now() / 1000);
-    const token = await fake.signPushToken({ issuedAtMs: clock.now() - 1800_000, claims: { exp: s - 120 } });
+    const token = await mail.fake.signPushToken({
+      issuedAtMs: clock.now() - 1800_000,
+      claims: { exp: s - 120 },
+    });
     const { res } = await push(t, { token });
     await expectProblem(res, 401, "unauthorized");
   });
 
   test("a token from another issuer → 401", async () => {
     const { res } = await push(t, {
-      token: await fake.signPushToken({ claims: { iss: "https://issuer.example.com" } }),
+      token: await mail.fake.signPushToken({ claims: { iss: "https://issuer.example.com" } }),
     });
     await expectProblem(res, 401, "unauthorized");
   });
