@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EntryStore } from "../../../../actors/tenant/memory/entry-store.ts";
-import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
+import type { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
 import { CATEGORIES } from "../../../../src/models/category.ts";
-import { ManualClock } from "../../../../src/runtime/clock.ts";
-import { TenantVault } from "../../../../src/vault/tenant-vault.ts";
+import type { ManualClock } from "../../../../src/runtime/clock.ts";
+import type { TenantVault } from "../../../../src/vault/tenant-vault.ts";
+import { openTenantMemory } from "./open-memory.ts";
 
 /**
  * The entity index is built after an open, off the search path (entity-store.ts): a search right
@@ -42,10 +43,7 @@ afterEach(async () => {
 });
 
 function open(dir: string) {
-  const vault = new TenantVault(dir);
-  const clock = new ManualClock(Date.parse("2026-01-01T00:00:00.000Z"));
-  const memory = new TenantMemory({ tenantId: TENANT, vault, clock, dims: 4 });
-  const o = { memory, vault, clock };
+  const o = openTenantMemory(TENANT, dir);
   opened.push(o);
   return o;
 }

@@ -7,13 +7,14 @@ import {
   FIELD_WEIGHTS,
   lexicalDocument,
 } from "../../../../actors/tenant/memory/lexical-document.ts";
-import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
+import type { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
 import { TENANT_LEXICAL_FILE } from "../../../../src/embedding/index-tuning.ts";
 import { LexicalIndex } from "../../../../src/embedding/lexical-index.ts";
 import { CATEGORIES } from "../../../../src/models/category.ts";
 import type { Entry, EntryDraft } from "../../../../src/models/entry.ts";
-import { ManualClock } from "../../../../src/runtime/clock.ts";
-import { TenantVault } from "../../../../src/vault/tenant-vault.ts";
+import type { ManualClock } from "../../../../src/runtime/clock.ts";
+import type { TenantVault } from "../../../../src/vault/tenant-vault.ts";
+import { openTenantMemory } from "./open-memory.ts";
 
 const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 const dirs: string[] = [];
@@ -30,10 +31,7 @@ async function closeMemory(o: { memory: TenantMemory; vault: TenantVault }) {
 }
 
 function openMemory(dir: string) {
-  const vault = new TenantVault(dir);
-  const clock = new ManualClock(Date.parse("2026-01-01T00:00:00.000Z"));
-  const memory = new TenantMemory({ tenantId: TENANT, vault, clock, dims: 4 });
-  const o = { memory, vault, clock };
+  const o = openTenantMemory(TENANT, dir);
   opened.push(o);
   return o;
 }
