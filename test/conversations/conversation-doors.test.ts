@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { doorSessionId } from "../../src/conversations/door.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import type { MessageMeta } from "../../src/sources/mail/api.ts";
-import { fakeMailHarness } from "../helpers/fake-mail-harness.ts";
+import { fakeMailHarness, fakeMailSecrets } from "../helpers/fake-mail-harness.ts";
 import { pollUntil } from "../helpers/poll.ts";
 import { setSecrets } from "../helpers/webhooks.ts";
 
@@ -129,12 +129,7 @@ describe("the mail watch's door", () => {
   async function mailTenant(conversations: boolean) {
     const t = await mail.h.createTenant();
     setSecrets(mail.h, t.tenant_id, {
-      MAIL_PUBSUB_AUDIENCE: mail.fake.audience,
-      MAIL_WATCH_EMAIL: EMAIL,
-      MAIL_CLIENT_ID: mail.fake.clientId,
-      MAIL_CLIENT_SECRET: mail.fake.clientSecret,
-      MAIL_REFRESH_TOKEN: mail.fake.refreshToken,
-      MAIL_PUBSUB_TOPIC: "projects/acme/topics/mail",
+      ...fakeMailSecrets(mail.fake, EMAIL),
       MAIL_CONVERSATIONS: conversations ? "true" : undefined,
     });
     await mail.h.runtime.startConnectorsFor(t.tenant_id);

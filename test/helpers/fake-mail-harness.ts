@@ -32,3 +32,15 @@ export function fakeMailHarness(clock: ManualClock): FakeMailHarness {
   });
   return env;
 }
+
+/** The secrets a tenant's mail source needs to read the fake's mailbox `email` and take its pushes. */
+export function fakeMailSecrets(fake: FakeMailProvider, email: string): Record<string, string> {
+  return {
+    MAIL_PUBSUB_AUDIENCE: fake.audience,
+    MAIL_WATCH_EMAIL: email,
+    MAIL_CLIENT_ID: fake.clientId,
+    MAIL_CLIENT_SECRET: fake.clientSecret,
+    MAIL_REFRESH_TOKEN: fake.refreshToken,
+    MAIL_PUBSUB_TOPIC: "projects/acme/topics/mail",
+  };
+}

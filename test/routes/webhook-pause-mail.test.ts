@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import type { MessageMeta } from "../../src/sources/mail/api.ts";
-import { fakeMailHarness } from "../helpers/fake-mail-harness.ts";
+import { fakeMailHarness, fakeMailSecrets } from "../helpers/fake-mail-harness.ts";
 
 const EMAIL = "ops@example.com";
 const clock = new ManualClock();
@@ -58,14 +58,7 @@ async function subjects(tenantId: string): Promise<string[]> {
 
 test("a push to a paused mail source is held without reading the mail API; the resume expands it once", async () => {
   const { tenant_id: t } = await mail.h.createTenant();
-  const secrets = {
-    MAIL_PUBSUB_AUDIENCE: mail.fake.audience,
-    MAIL_WATCH_EMAIL: EMAIL,
-    MAIL_CLIENT_ID: mail.fake.clientId,
-    MAIL_CLIENT_SECRET: mail.fake.clientSecret,
-    MAIL_REFRESH_TOKEN: mail.fake.refreshToken,
-    MAIL_PUBSUB_TOPIC: "projects/acme/topics/mail",
-  };
+  const secrets = fakeMailSecrets(mail.fake, EMAIL);
   for (const [base, value] of Object.entries(secrets)) mail.h.env[`${base}_${t}`] = value;
   await mail.h.runtime.startConnectorsFor(t);
   receive("Before the pause");
