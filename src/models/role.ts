@@ -72,7 +72,7 @@ export const MintTokenBody = named(
     unscoped: Type.Optional(
       LiteralUnion(UNSCOPED_ACCESS, {
         description:
-          "With `subject`: `read` (default) lets the token read the tenant's unscoped entries (no subject), `none` hides them",
+          "Only with `subject` (422 otherwise): `read` (default) lets the token read the tenant's unscoped entries (no subject), `none` hides them",
       }),
     ),
   }),

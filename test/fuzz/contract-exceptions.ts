@@ -79,6 +79,12 @@ const EXCEPTIONS: Exception[] = [
     applies: (o) => o.op.key === "POST /admin/jwt/{tenant_id}" && refusedAt(o, /^\/roles$/, /unknown role/),
   },
   {
+    // A rule between two fields, which JSON Schema cannot compare.
+    id: "a token's `unscoped` only with `subject` (the field's description)",
+    applies: (o) =>
+      o.op.key === "POST /admin/jwt/{tenant_id}" && refusedAt(o, /^\/unscoped$/, /only with subject/),
+  },
+  {
     id: "deleting the built-in role tenant_admin (422; the parameter's description)",
     applies: (o) =>
       o.check === "positive" &&
