@@ -29,7 +29,7 @@ import { tenantRoutes } from "./routes/tenants.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { telemetryPlugin } from "./telemetry/http-plugin.ts";
 
-export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } from "./compose.ts";
+export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } from "./compose/compose.ts";
 
 /**
  * The HTTP app: telemetry around everything (metrics, spans, the access log), the errors plugin

@@ -14,12 +14,12 @@
 import pkg from "../package.json" with { type: "json" };
 import { type App, createApp } from "./app.ts";
 import type { BridgeResult, MessagingBridge } from "./bridge/bridge.ts";
-import { composeRuntime, type Runtime } from "./compose.ts";
+import { composeRuntime, type Runtime } from "./compose/compose.ts";
 import { type Config, type Env, loadConfig } from "./config.ts";
 import type { LocalModel } from "./embedding/local-model.ts";
 import { bindOrRefuse, serverOptions } from "./http/server-options.ts";
 import { type DrainReport, drainRequests } from "./http/shutdown-gate.ts";
-import type { RuntimePorts } from "./ports.ts";
+import type { RuntimePorts } from "./ports/runtime-ports.ts";
 import type { ReloadReport } from "./routes/deps.ts";
 import { closeMemoryStreams } from "./routes/memory-stream.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -46,7 +46,7 @@ export interface RuntimeOptions {
   log?: (line: string) => void;
   /**
    * What differs from a single node (tenant storage, placement, erasure follow-ups, figures: see
-   * src/ports.ts); cluster mode passes its own (src/cluster/serve.ts). Default: a single node.
+   * src/ports/runtime-ports.ts); cluster mode passes its own (src/cluster/serve.ts). Default: a single node.
    */
   ports?: Partial<RuntimePorts>;
   /**

@@ -2,7 +2,7 @@ import type { Config } from "../../src/config.ts";
 import type { ModelExtraction } from "../../src/conversations/model/model-extraction.ts";
 import type { BackgroundEmbedding } from "../../src/embedding/embed-scheduler.ts";
 import type { ChangeFeeds } from "../../src/memory/change-feed.ts";
-import type { TenantStorage } from "../../src/ports.ts";
+import type { TenantStorage } from "../../src/ports/runtime-ports.ts";
 import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import type { ActorKind, ActorSystem } from "../../src/runtime/actor-system.ts";
 import type { Clock } from "../../src/runtime/clock.ts";

@@ -1,6 +1,6 @@
 import { isOutOfFiles, Unavailable } from "../../src/errors.ts";
 import type { Change } from "../../src/models/change.ts";
-import type { TenantStorage } from "../../src/ports.ts";
+import type { TenantStorage } from "../../src/ports/runtime-ports.ts";
 import type { Clock } from "../../src/runtime/clock.ts";
 import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import type { DiskSpace } from "../../src/vault/disk-space.ts";
@@ -14,7 +14,7 @@ const OUT_OF_FILES_RETRY_S = 2;
 
 export interface VaultDeps {
   dataDir: string;
-  /** Opens this tenant's vault and seals its imports (src/ports.ts; cluster mode logs both). */
+  /** Opens this tenant's vault and seals its imports (src/ports/runtime-ports.ts; cluster mode logs both). */
   storage: TenantStorage;
   clock: Clock;
   /** Whether a descriptor can be spared to open this tenant (see src/runtime/open-files.ts). */

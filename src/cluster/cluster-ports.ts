@@ -1,5 +1,5 @@
 /**
- * Cluster mode's ports (src/ports.ts), built before the runtime is composed (serve.ts) and reading
+ * Cluster mode's ports (src/ports/runtime-ports.ts), built before the runtime is composed (serve.ts) and reading
  * the node's parts through `state` as they come up (node-state.ts):
  * - tenant storage: each vault the tenant actor opens writes through to its partition's changelog
  *   (changelog.ts), and each import is logged whole (import-log.ts);
@@ -10,7 +10,7 @@
  * - readiness: the node joined, caught up and serving its partitions (readiness.ts).
  */
 import { Unavailable } from "../errors.ts";
-import type { RuntimePorts } from "../ports.ts";
+import type { RuntimePorts } from "../ports/runtime-ports.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { TenantVault, type WriteSet, type WriteThrough } from "../vault/tenant-vault.ts";
 import { changelogWrites, encodeWriteSet } from "./changelog.ts";

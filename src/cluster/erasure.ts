@@ -12,7 +12,7 @@
  * retried erasure finds nothing left to erase and waits for the owed compaction.
  */
 import { Unavailable } from "../errors.ts";
-import type { ErasureFollowUps } from "../ports.ts";
+import type { ErasureFollowUps } from "../ports/runtime-ports.ts";
 import { partitionOf } from "./partition.ts";
 
 /** The owner retries a failed compaction after 10 s: the client may retry then. */
@@ -30,7 +30,7 @@ export interface PartitionCompactions {
 export type PendingRemovals = () => Promise<void>;
 
 /**
- * Cluster mode's erasure port (src/ports.ts): an erasure that removed anything (or whose
+ * Cluster mode's erasure port (src/ports/runtime-ports.ts): an erasure that removed anything (or whose
  * partition still owes a compaction) and every deletion are followed by the pending intake
  * removals, then the partition's compaction, before they are answered.
  */

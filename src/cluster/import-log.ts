@@ -1,7 +1,7 @@
 /**
  * Tenant imports in cluster mode (docs/cluster.md, "Tenant imports"). An import writes the vault in
  * batches of its own, not through write sets, so it is logged whole once it is complete locally,
- * as the storage port's import seal (src/ports.ts `sealImport`, run while the tenant actor still
+ * as the storage port's import seal (src/ports/runtime-ports.ts `sealImport`, run while the tenant actor still
  * refuses other work): the owner copies the vault through a read transaction, uploads the copy to
  * the object store `mr-imports`, then appends a fenced `import` record naming the object to the
  * partition's changelog. Replay replaces the tenant's vault with the object at that record; later
@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Unavailable } from "../errors.ts";
-import type { TenantStorage } from "../ports.ts";
+import type { TenantStorage } from "../ports/runtime-ports.ts";
 import type { TenantVault } from "../vault/tenant-vault.ts";
 import { Fenced } from "./fence.ts";
 import type { ImportLedger } from "./import-ledger.ts";

@@ -1,11 +1,11 @@
 /**
- * A cluster node's readiness (the readiness port, src/ports.ts): ready once it has joined, its
+ * A cluster node's readiness (the readiness port, src/ports/runtime-ports.ts): ready once it has joined, its
  * replica of the system state has caught up, its router listens, and every partition the live
  * nodes' rendezvous gives it is claimed and restored here. A rolling restart that waits for this
  * before stopping the next node never leaves a partition without its owner for longer than a move.
  */
 import type { ReadinessCheck } from "../models/probes.ts";
-import type { ReadinessProbe } from "../ports.ts";
+import type { ReadinessProbe } from "../ports/runtime-ports.ts";
 import type { NodeState } from "./node-state.ts";
 import { desiredOwner, PARTITIONS } from "./partition.ts";
 

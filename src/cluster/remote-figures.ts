@@ -12,7 +12,7 @@ import { Unavailable } from "../errors.ts";
 import { isoOf } from "../models/common.ts";
 import type { RevenueReport } from "../models/revenue.ts";
 import type { TenantStatsReport } from "../models/tenant-stats.ts";
-import type { FiguresReader, FiguresRequest, TenantFigures } from "../ports.ts";
+import type { FiguresReader, FiguresRequest, TenantFigures } from "../ports/runtime-ports.ts";
 import type { Clock } from "../runtime/clock.ts";
 
 /**
@@ -27,7 +27,7 @@ const CREDENTIAL_HEADERS = ["authorization", "cookie"];
 
 export type Route = (request: Request) => Promise<Response>;
 
-/** The figures port of a cluster node (src/ports.ts): both routes asked through `route` (the router). */
+/** The figures port of a cluster node (src/ports/runtime-ports.ts): both routes asked through `route` (the router). */
 export function figuresThroughRouter(route: Route, clock: Clock, waitMs = FIGURES_WAIT_MS): FiguresReader {
   return (asked) => within(clock, waitMs, figuresOf(route, asked));
 }

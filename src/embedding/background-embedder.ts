@@ -60,7 +60,7 @@ export function vectorsOnWrite(kind: EmbedderKind): "caller" | "inline" | "backg
 }
 
 /**
- * The runtime's background embedder (src/compose.ts). With `tiered` its batches only upgrade
+ * The runtime's background embedder (src/compose/compose.ts). With `tiered` its batches only upgrade
  * vectors already searchable, so they yield to the requests `foreground` counts (upgrade-pacing.ts).
  */
 export function backgroundEmbedder(

@@ -31,7 +31,7 @@ export interface EmbedderConfig {
   telemetry?: Telemetry;
 }
 
-/** The runtime's embedder, as its configuration names it (src/compose.ts). */
+/** The runtime's embedder, as its configuration names it (src/compose/compose.ts). */
 export function configuredEmbedder(
   config: Pick<
     Config,

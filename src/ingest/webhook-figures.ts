@@ -1,5 +1,5 @@
 /**
- * The webhook operations' figures on this node, for `GET /metrics` (src/telemetry/runtime-samples.ts):
+ * The webhook operations' figures on this node, for `GET /metrics` (src/compose/runtime-samples.ts):
  * how many tenants have each source paused and how many events they hold, as last learned, and
  * what pauses, resumes, releases, replays, discards and retention did since the process started. Per-tenant
  * figures never leave this class: the metrics add them up per source (labels stay bounded).

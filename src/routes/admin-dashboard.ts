@@ -11,7 +11,7 @@ import type { Denial } from "../models/denial.ts";
 import { parseAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import type { Tenant } from "../models/tenant.ts";
-import type { FiguresRequest, TenantFigures } from "../ports.ts";
+import type { FiguresRequest, TenantFigures } from "../ports/runtime-ports.ts";
 import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
 import { errorPage } from "../views/error-page.ts";
 import { PAGE_HEADERS } from "../views/page.ts";

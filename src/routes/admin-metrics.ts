@@ -7,7 +7,7 @@ import { problems } from "../models/problem.ts";
 import { RevenueQuery, RevenueReport, type Window } from "../models/revenue.ts";
 import { TenantParams } from "../models/tenant.ts";
 import { StatsQuery, TenantStatsReport } from "../models/tenant-stats.ts";
-import type { FiguresReader } from "../ports.ts";
+import type { FiguresReader } from "../ports/runtime-ports.ts";
 import type { Deps } from "./deps.ts";
 import { statsDays, tenantStats } from "./tenant-stats.ts";
 
@@ -50,7 +50,7 @@ export async function revenueReport(
 }
 
 /**
- * The single-node figures port (src/ports.ts): the dashboard's figures of a tenant, as the two
+ * The single-node figures port (src/ports/runtime-ports.ts): the dashboard's figures of a tenant, as the two
  * routes below answer them, read from its actor here.
  */
 export function localFigures(deps: LocalReaders): FiguresReader {

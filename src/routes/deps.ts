@@ -1,6 +1,7 @@
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Guard } from "../auth/guard.ts";
 import type { TokenService } from "../auth/tokens.ts";
+import type { ReadinessReport } from "../compose/readiness.ts";
 import type { Config } from "../config.ts";
 import type { Embedder } from "../embedding/embedder.ts";
 import type { authPlugin } from "../http/auth-plugin.ts";
@@ -15,13 +16,12 @@ import type { ChangeFeeds } from "../memory/change-feed.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
 import type { EraseReport, EraseRequest } from "../models/erase.ts";
 import type { OutboundEvents } from "../outbound/outbound.ts";
-import type { FiguresReader } from "../ports.ts";
+import type { FiguresReader } from "../ports/runtime-ports.ts";
 import type { SystemProtocol } from "../protocols/system-protocol.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { ForegroundLoad } from "../runtime/foreground-load.ts";
-import type { ReadinessReport } from "../runtime-readiness.ts";
 import type { Secrets } from "../secrets.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { AuditLogs } from "../tenants/audit-logs.ts";
@@ -89,12 +89,12 @@ export interface Deps {
   /** A tenant's export (NDJSON) and its import into an empty tenant. */
   exportImport: ExportImport;
   /**
-   * A tenant's dashboard figures (the figures port, src/ports.ts): its local actor's on a single
+   * A tenant's dashboard figures (the figures port, src/ports/runtime-ports.ts): its local actor's on a single
    * node; in cluster mode asked of the node serving its partition (its vault is there only).
    * Rejects with Unavailable when they cannot be had in time.
    */
   tenantFigures: FiguresReader;
-  /** `GET /readyz`'s checks, each reported (src/runtime-readiness.ts). */
+  /** `GET /readyz`'s checks, each reported (src/compose/readiness.ts). */
   readiness(): ReadinessReport;
   /** The stop as HTTP sees it: once begun, readiness fails and new requests are refused (503). */
   shutdown: ShutdownGate;

@@ -1,12 +1,12 @@
 /**
  * Erasing what a tenant holds: some of its entries (`POST /admin/tenants/{id}/erase`), or the
  * whole tenant (its deletion). Both stop what could touch the vault first and finish with the
- * erasure port's follow-ups (src/ports.ts; cluster mode compacts or drops the partition's copy).
+ * erasure port's follow-ups (src/ports/runtime-ports.ts; cluster mode compacts or drops the partition's copy).
  */
 import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
 import { NotFound } from "../errors.ts";
 import type { EraseReport, EraseRequest } from "../models/erase.ts";
-import type { ErasureFollowUps } from "../ports.ts";
+import type { ErasureFollowUps } from "../ports/runtime-ports.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorKind } from "../runtime/actor-system.ts";
 import { compactionPending } from "../vault/compact.ts";

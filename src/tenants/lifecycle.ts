@@ -6,7 +6,7 @@
 import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
 import type { Tenant } from "../models/tenant.ts";
-import type { ErasureFollowUps } from "../ports.ts";
+import type { ErasureFollowUps } from "../ports/runtime-ports.ts";
 import type { SystemProtocol, TenantRemoval } from "../protocols/system-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 
@@ -17,7 +17,7 @@ export interface LifecycleDeps {
   system: ActorRef<SystemProtocol>;
   connectors: ConnectorSupervisor;
   audit: AdminAuditSink;
-  /** What follows a deletion before it is answered (src/ports.ts; cluster mode: the compaction). */
+  /** What follows a deletion before it is answered (src/ports/runtime-ports.ts; cluster mode: the compaction). */
   erasure: Pick<ErasureFollowUps, "afterDelete">;
 }
 

@@ -1,6 +1,6 @@
 /**
  * A node opens no vault of a tenant whose partition it does not serve (the placement port's
- * `vaultRefusal`, src/ports.ts, given by src/cluster/cluster-ports.ts): a request that reaches the tenant after its local
+ * `vaultRefusal`, src/ports/runtime-ports.ts, given by src/cluster/cluster-ports.ts): a request that reaches the tenant after its local
  * copy was closed and removed (the partition moved) is answered 503 "moved" and re-creates nothing;
  * a tenant created through a node that does not serve it gets no vault there.
  */

@@ -1,5 +1,5 @@
 /**
- * Cluster placement of what runs on its own (the placement port, src/ports.ts `servedHere`, with
+ * Cluster placement of what runs on its own (the placement port, src/ports/runtime-ports.ts `servedHere`, with
  * `placementChanged` called by src/cluster/serve.ts as partitions start and stop being served): a tenant's connectors and
  * outbound worker run only where its partition is served, and the messaging bridge refuses its
  * events elsewhere (503) instead of queueing writes the owner would not see.

@@ -5,7 +5,7 @@ import { type App, createApp, createRuntime, type Runtime } from "../../src/app.
 import { type Env, loadConfig } from "../../src/config.ts";
 import type { LocalModel } from "../../src/embedding/local-model.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
-import type { RuntimePorts } from "../../src/ports.ts";
+import type { RuntimePorts } from "../../src/ports/runtime-ports.ts";
 import { type Clock, systemClock } from "../../src/runtime/clock.ts";
 import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import { assertConforms } from "./openapi-conformance.ts";
@@ -51,7 +51,7 @@ export async function startHarness(
     env?: Record<string, string>;
     clock?: Clock;
     dataDir?: string;
-    /** Ports other than a single node's (src/ports.ts), kept across restarts. */
+    /** Ports other than a single node's (src/ports/runtime-ports.ts), kept across restarts. */
     ports?: Partial<RuntimePorts>;
     /** The runtime's telemetry (a test's own sink or tracing), kept across restarts. */
     telemetry?: Telemetry;

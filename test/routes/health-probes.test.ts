@@ -4,9 +4,9 @@
  * test/graceful-shutdown.test.ts; a cluster node's readiness in test/cluster/readyz.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readinessOf } from "../../src/compose/readiness.ts";
 import { ShutdownGate } from "../../src/http/shutdown-gate.ts";
 import type { ReadinessChecks } from "../../src/models/probes.ts";
-import { readinessOf } from "../../src/runtime-readiness.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { UPKEEP_MARKER } from "../../src/ingest/upkeep-marker.ts";
 import { UPKEEP_INTERVAL_MS } from "../../src/ingest/webhook-upkeep.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
-import type { TenantStorage } from "../../src/ports.ts";
+import type { TenantStorage } from "../../src/ports/runtime-ports.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import { TenantVault } from "../../src/vault/tenant-vault.ts";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tenantBehaviour } from "../../../actors/tenant/tenant.ts";
-import { singleNodeStorage } from "../../../src/ports.ts";
+import { singleNodeStorage } from "../../../src/ports/runtime-ports.ts";
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
 import { ActorSystem } from "../../../src/runtime/actor-system.ts";
 import { ManualClock } from "../../../src/runtime/clock.ts";

@@ -13,7 +13,7 @@ import fc from "fast-check";
 import { tenantBehaviour } from "../../../actors/tenant/tenant.ts";
 import type { Delivery, IngestItem } from "../../../src/ingest/ingest-item.ts";
 import type { Entry, EntryDraft } from "../../../src/models/entry.ts";
-import type { TenantStorage } from "../../../src/ports.ts";
+import type { TenantStorage } from "../../../src/ports/runtime-ports.ts";
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
 import { ActorSystem } from "../../../src/runtime/actor-system.ts";
 import { ManualClock } from "../../../src/runtime/clock.ts";

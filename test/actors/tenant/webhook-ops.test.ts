@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tenantBehaviour } from "../../../actors/tenant/tenant.ts";
 import type { Delivery, IngestItem } from "../../../src/ingest/ingest-item.ts";
-import type { TenantStorage } from "../../../src/ports.ts";
+import type { TenantStorage } from "../../../src/ports/runtime-ports.ts";
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";
 import { ActorSystem } from "../../../src/runtime/actor-system.ts";
 import { ManualClock } from "../../../src/runtime/clock.ts";

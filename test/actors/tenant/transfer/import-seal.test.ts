@@ -1,12 +1,12 @@
 /**
- * The import's seal (the storage port's `sealImport`, src/ports.ts, called by
+ * The import's seal (the storage port's `sealImport`, src/ports/runtime-ports.ts, called by
  * actors/tenant/transfer/transfer.ts), where cluster mode logs an import: it runs once the vault holds the
  * whole import and before the import is answered, and an import whose seal fails is answered with
  * the seal's error and keeps nothing (a retry imports into the still-empty tenant).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Unavailable } from "../../../../src/errors.ts";
-import { singleNodeStorage, type TenantStorage } from "../../../../src/ports.ts";
+import { singleNodeStorage, type TenantStorage } from "../../../../src/ports/runtime-ports.ts";
 import type { TenantVault } from "../../../../src/vault/tenant-vault.ts";
 import { type Harness, startHarness } from "../../../helpers/harness.ts";
 

@@ -8,12 +8,12 @@
  * Imported by src/ and actors/ alike, so it depends on nothing above the vault, the models and
  * the actor protocols' types.
  */
-import type { EraseReport } from "./models/erase.ts";
-import type { ReadinessCheck } from "./models/probes.ts";
-import type { RevenueReport, Window } from "./models/revenue.ts";
-import type { DayRange } from "./models/tenant-stats.ts";
-import type { TenantStats } from "./protocols/tenant-protocol.ts";
-import { TenantVault, type VaultOptions } from "./vault/tenant-vault.ts";
+import type { EraseReport } from "../models/erase.ts";
+import type { ReadinessCheck } from "../models/probes.ts";
+import type { RevenueReport, Window } from "../models/revenue.ts";
+import type { DayRange } from "../models/tenant-stats.ts";
+import type { TenantStats } from "../protocols/tenant-protocol.ts";
+import { TenantVault, type VaultOptions } from "../vault/tenant-vault.ts";
 
 /** Tenant storage: how a tenant's vault is opened (with what observes its writes) and an import sealed. */
 export interface TenantStorage {

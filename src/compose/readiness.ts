@@ -3,14 +3,14 @@
  * stopping, the system store is open, and whatever the readiness port adds (cluster mode: the node
  * serves its partitions). Every check is reported, so a failed probe says which one failed.
  */
-import type { ShutdownGate } from "./http/shutdown-gate.ts";
-import type { ReadinessCheck, ReadinessChecks } from "./models/probes.ts";
-import type { ReadinessProbe } from "./ports.ts";
+import type { ShutdownGate } from "../http/shutdown-gate.ts";
+import type { ReadinessCheck, ReadinessChecks } from "../models/probes.ts";
+import type { ReadinessProbe } from "../ports/runtime-ports.ts";
 
 export interface ReadinessParts {
   gate: ShutdownGate;
   store: { readonly open: boolean };
-  /** The readiness port (src/ports.ts); absent on a single node. */
+  /** The readiness port (src/ports/runtime-ports.ts); absent on a single node. */
   probe?: ReadinessProbe;
 }
 

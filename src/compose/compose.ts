@@ -3,55 +3,55 @@
  * order they need each other. What the parts do lives with them: the tenant actor in
  * actors/tenant/ (kind.ts), connectors in actors/connectors/drivers.ts, outbound workers in
  * actors/tenant/outbound/workers.ts, erasure in src/tenants/erase-tenant.ts, reload in
- * src/reload.ts, the routes' services in compose-deps.ts, start and stop in runtime-lifecycle.ts.
+ * src/compose/reload.ts, the routes' services in route-deps.ts, start and stop in lifecycle.ts.
  * `src/lib.ts` wraps it for embedding; `src/index.ts` serves it.
  */
-import { connectorActors } from "../actors/connectors/drivers.ts";
-import { systemBehaviour } from "../actors/system.ts";
-import { tenantKind } from "../actors/tenant/kind.ts";
-import { outboundWorkers } from "../actors/tenant/outbound/workers.ts";
-import { MessagingBridge } from "./bridge/bridge.ts";
-import { routeDeps } from "./compose-deps.ts";
-import type { Config, Env } from "./config.ts";
-import { ConnectorSupervisor } from "./connectors/supervisor.ts";
-import { modelExtraction } from "./conversations/model/configured-extractor.ts";
-import { backgroundEmbedder } from "./embedding/background-embedder.ts";
-import { configuredEmbedder, type EmbedderConfig } from "./embedding/create-embedder.ts";
-import { AppError } from "./errors.ts";
-import { CrmMappingHolder } from "./ingest/crm-mapping-holder.ts";
-import { IngestPipeline } from "./ingest/deliver.ts";
-import { webhookOperations } from "./ingest/webhook-upkeep.ts";
-import { ChangeFeeds } from "./memory/change-feed.ts";
-import type { AdminEvent } from "./models/admin-event.ts";
-import { isoOf } from "./models/common.ts";
-import { type RuntimePorts, withDefaults } from "./ports.ts";
-import type { SystemProtocol } from "./protocols/system-protocol.ts";
+import { connectorActors } from "../../actors/connectors/drivers.ts";
+import { systemBehaviour } from "../../actors/system.ts";
+import { tenantKind } from "../../actors/tenant/kind.ts";
+import { outboundWorkers } from "../../actors/tenant/outbound/workers.ts";
+import { MessagingBridge } from "../bridge/bridge.ts";
+import type { Config, Env } from "../config.ts";
+import { ConnectorSupervisor } from "../connectors/supervisor.ts";
+import { modelExtraction } from "../conversations/model/configured-extractor.ts";
+import { backgroundEmbedder } from "../embedding/background-embedder.ts";
+import { configuredEmbedder, type EmbedderConfig } from "../embedding/create-embedder.ts";
+import { AppError } from "../errors.ts";
+import { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
+import { IngestPipeline } from "../ingest/deliver.ts";
+import { webhookOperations } from "../ingest/webhook-upkeep.ts";
+import { ChangeFeeds } from "../memory/change-feed.ts";
+import type { AdminEvent } from "../models/admin-event.ts";
+import { isoOf } from "../models/common.ts";
+import { type RuntimePorts, withDefaults } from "../ports/runtime-ports.ts";
+import type { SystemProtocol } from "../protocols/system-protocol.ts";
+import { ActorSystem } from "../runtime/actor-system.ts";
+import { type Clock, systemClock } from "../runtime/clock.ts";
+import { ForegroundLoad } from "../runtime/foreground-load.ts";
+import { maxOpenTenantsFor, openFileLimit } from "../runtime/open-files.ts";
+import { openSecrets } from "../secrets.ts";
+import { createJwksResolver } from "../sources/mail/jwks.ts";
+import { messagingSource } from "../sources/messaging.ts";
+import { findSource } from "../sources/registry.ts";
+import { createTelemetry, type Telemetry } from "../telemetry/telemetry.ts";
+import { Erasures } from "../tenants/erase-tenant.ts";
+import { TenantLifecycle } from "../tenants/lifecycle.ts";
+import { DiskSpace } from "../vault/disk-space.ts";
+import { SystemStore } from "../vault/system-store.ts";
+import { lifecycleOf } from "./lifecycle.ts";
 import { reloader } from "./reload.ts";
-import { ActorSystem } from "./runtime/actor-system.ts";
-import { type Clock, systemClock } from "./runtime/clock.ts";
-import { ForegroundLoad } from "./runtime/foreground-load.ts";
-import { maxOpenTenantsFor, openFileLimit } from "./runtime/open-files.ts";
-import { lifecycleOf } from "./runtime-lifecycle.ts";
-import type { Runtime } from "./runtime-shape.ts";
-import { openSecrets } from "./secrets.ts";
-import { createJwksResolver } from "./sources/mail/jwks.ts";
-import { messagingSource } from "./sources/messaging.ts";
-import { findSource } from "./sources/registry.ts";
-import { sampleRuntime } from "./telemetry/runtime-samples.ts";
-import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
-import { Erasures } from "./tenants/erase-tenant.ts";
-import { TenantLifecycle } from "./tenants/lifecycle.ts";
-import { DiskSpace } from "./vault/disk-space.ts";
-import { SystemStore } from "./vault/system-store.ts";
+import { routeDeps } from "./route-deps.ts";
+import type { Runtime } from "./runtime.ts";
+import { sampleRuntime } from "./runtime-samples.ts";
 
-export type { ConnectorStarts, Runtime, RuntimeDeps } from "./runtime-shape.ts";
+export type { ConnectorStarts, Runtime, RuntimeDeps } from "./runtime.ts";
 
 export interface ComposeOptions extends Pick<EmbedderConfig, "localModel"> {
   config: Config;
   env: Env;
   clock?: Clock;
   log?: (line: string) => void;
-  /** What cluster mode does differently (src/ports.ts); the single-node defaults for those not given. */
+  /** What cluster mode does differently (src/ports/runtime-ports.ts); the single-node defaults for those not given. */
   ports?: Partial<RuntimePorts>;
   /** Metrics, tracing, the access log (src/telemetry/); default: built from `config.telemetry`. */
   telemetry?: Telemetry;

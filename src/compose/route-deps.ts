@@ -1,25 +1,25 @@
-import { Authenticator } from "./auth/authenticator.ts";
-import { Guard } from "./auth/guard.ts";
-import { TokenService } from "./auth/tokens.ts";
-import { embedderSignature } from "./embedding/background-embedder.ts";
-import type { Embedder } from "./embedding/embedder.ts";
-import { authPlugin } from "./http/auth-plugin.ts";
-import { RateLimiter } from "./http/rate-limit.ts";
-import { ShutdownGate } from "./http/shutdown-gate.ts";
-import { tenantParamPlugin } from "./http/tenant-param.ts";
-import { MemoryAccess } from "./memory/access.ts";
-import type { FiguresReader, ReadinessProbe } from "./ports.ts";
-import type { TenantProtocol } from "./protocols/tenant-protocol.ts";
-import { localFigures } from "./routes/admin-metrics.ts";
-import type { Deps } from "./routes/deps.ts";
-import type { ActorKind } from "./runtime/actor-system.ts";
-import { readinessOf } from "./runtime-readiness.ts";
-import type { RuntimeDeps } from "./runtime-shape.ts";
-import { rerankStage } from "./search/rerank/configured-reranker.ts";
-import { AuditLogs } from "./tenants/audit-logs.ts";
-import { TenantDirectory } from "./tenants/directory.ts";
-import { ExportImport } from "./tenants/export-import.ts";
-import type { SystemStore } from "./vault/system-store.ts";
+import { Authenticator } from "../auth/authenticator.ts";
+import { Guard } from "../auth/guard.ts";
+import { TokenService } from "../auth/tokens.ts";
+import { embedderSignature } from "../embedding/background-embedder.ts";
+import type { Embedder } from "../embedding/embedder.ts";
+import { authPlugin } from "../http/auth-plugin.ts";
+import { RateLimiter } from "../http/rate-limit.ts";
+import { ShutdownGate } from "../http/shutdown-gate.ts";
+import { tenantParamPlugin } from "../http/tenant-param.ts";
+import { MemoryAccess } from "../memory/access.ts";
+import type { FiguresReader, ReadinessProbe } from "../ports/runtime-ports.ts";
+import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
+import { localFigures } from "../routes/admin-metrics.ts";
+import type { Deps } from "../routes/deps.ts";
+import type { ActorKind } from "../runtime/actor-system.ts";
+import { rerankStage } from "../search/rerank/configured-reranker.ts";
+import { AuditLogs } from "../tenants/audit-logs.ts";
+import { TenantDirectory } from "../tenants/directory.ts";
+import { ExportImport } from "../tenants/export-import.ts";
+import type { SystemStore } from "../vault/system-store.ts";
+import { readinessOf } from "./readiness.ts";
+import type { RuntimeDeps } from "./runtime.ts";
 
 /** What compose.ts built that the routes use as it is. */
 export type BuiltDeps = Pick<

@@ -1,11 +1,11 @@
-import type { ConnectorSupervisor } from "./connectors/supervisor.ts";
-import type { ShutdownGate } from "./http/shutdown-gate.ts";
-import type { OutboundEvents } from "./outbound/outbound.ts";
-import type { Placement } from "./ports.ts";
-import type { TenantProtocol } from "./protocols/tenant-protocol.ts";
-import type { ActorKind, ActorSystem } from "./runtime/actor-system.ts";
-import type { ConnectorStarts, Runtime } from "./runtime-shape.ts";
-import type { SystemStore } from "./vault/system-store.ts";
+import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
+import type { ShutdownGate } from "../http/shutdown-gate.ts";
+import type { OutboundEvents } from "../outbound/outbound.ts";
+import type { Placement } from "../ports/runtime-ports.ts";
+import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
+import type { ActorKind, ActorSystem } from "../runtime/actor-system.ts";
+import type { SystemStore } from "../vault/system-store.ts";
+import type { ConnectorStarts, Runtime } from "./runtime.ts";
 
 export interface LifecycleParts {
   store: SystemStore;

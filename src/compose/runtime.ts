@@ -2,12 +2,12 @@
  * What the composition root (compose.ts) builds: the routes' dependencies, the actor system and
  * the runtime's lifecycle. `src/lib.ts` wraps it for embedding; cluster mode drives placement.
  */
-import type { MessagingBridge } from "./bridge/bridge.ts";
-import type { WebhookUpkeep } from "./ingest/webhook-upkeep.ts";
-import type { CrmStatus, MailStatus } from "./protocols/connector-protocol.ts";
-import type { Deps, ReloadReport } from "./routes/deps.ts";
-import type { ActorSystem } from "./runtime/actor-system.ts";
-import type { SystemStore } from "./vault/system-store.ts";
+import type { MessagingBridge } from "../bridge/bridge.ts";
+import type { WebhookUpkeep } from "../ingest/webhook-upkeep.ts";
+import type { CrmStatus, MailStatus } from "../protocols/connector-protocol.ts";
+import type { Deps, ReloadReport } from "../routes/deps.ts";
+import type { ActorSystem } from "../runtime/actor-system.ts";
+import type { SystemStore } from "../vault/system-store.ts";
 
 /** The routes' dependencies, and the system store itself for what runs beside them (cluster mode, tests). */
 export interface RuntimeDeps extends Deps {

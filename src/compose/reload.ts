@@ -1,7 +1,7 @@
-import type { ConnectorSupervisor } from "./connectors/supervisor.ts";
-import type { CrmMappingHolder } from "./ingest/crm-mapping-holder.ts";
-import type { ReloadReport } from "./routes/deps.ts";
-import type { Secrets } from "./secrets.ts";
+import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
+import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
+import type { ReloadReport } from "../routes/deps.ts";
+import type { Secrets } from "../secrets.ts";
 
 export interface ReloadDeps {
   secrets: Secrets;

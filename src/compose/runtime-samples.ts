@@ -4,7 +4,7 @@ import type { DeliveryCounts } from "../ingest/delivery-counters.ts";
  * embedder's backlog, and the per-source delivery counters the dashboard already keeps. Read only
  * when Prometheus scrapes; nothing is counted twice on the request path.
  */
-import type { Sample, Telemetry } from "./telemetry.ts";
+import type { Sample, Telemetry } from "../telemetry/telemetry.ts";
 
 export interface RuntimeFigures {
   actors: { census(): Iterable<{ kind: string; active: number; depth: number; restarts: number }> };
