@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { BatchMatches, exactSearch, type Matches, MetricKind } from "usearch";
 import { EntryStore } from "../actors/tenant/memory/entry-store.ts";
-import type { Hit } from "../src/embedding/hit.ts";
-import { TENANT_INDEX_FILE, TENANT_INDEX_TUNING } from "../src/embedding/index-tuning.ts";
-import { VectorIndex } from "../src/embedding/vector-index.ts";
+import type { Hit } from "../src/search/hit.ts";
+import { TENANT_INDEX_FILE, TENANT_INDEX_TUNING } from "../src/search/vector/index-tuning.ts";
+import { VectorIndex } from "../src/search/vector/vector-index.ts";
 import { TenantVault } from "../src/vault/tenant-vault.ts";
 
 const K = 10;

@@ -1,7 +1,7 @@
 import type { Embedder } from "../src/embedding/embedder.ts";
 import type { TenantProtocol } from "../src/protocols/tenant-protocol.ts";
 import type { ActorRef } from "../src/runtime/actor-system.ts";
-import { syntheticCorpus } from "../test/embedding/synthetic-corpus.ts";
+import { syntheticCorpus } from "../test/search/vector/synthetic-corpus.ts";
 
 /** Entries per batch request (the route's maximum) and batches in flight while filling. */
 export const BATCH = 1000;

@@ -1,6 +1,6 @@
 /**
  * `bun run bench/search-stages.ts`: what the query-time stages cost a search — the time window
- * (src/search/time/) and the episode context (src/search/context/) — on a tenant of 10,000
+ * (src/search/controls/time/) and the episode context (src/search/controls/context/) — on a tenant of 10,000
  * entries, through `POST /memory/search` handled by the runtime's app in this process (no socket).
  * The same queries are asked in four configurations, interleaved query by query (the one asked
  * first turning) so that the machine's load and warm caches weigh on each alike: both stages on (the default), each off, both off. Half of
@@ -11,7 +11,7 @@
  *   bun run bench/search-stages.ts --embedder static --entries 10000 --queries 400
  */
 import { parseArgs } from "node:util";
-import { syntheticCorpus } from "../test/embedding/synthetic-corpus.ts";
+import { syntheticCorpus } from "../test/search/vector/synthetic-corpus.ts";
 import { ServiceClient } from "./eval/service-client.ts";
 import { startRuntime } from "./eval/service-retriever.ts";
 import { median, round } from "./stats.ts";

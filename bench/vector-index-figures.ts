@@ -15,10 +15,10 @@ import { join } from "node:path";
 import { exactSearch, type Matches, MetricKind } from "usearch";
 import { memorySentences } from "../scripts/distil/memory-sentences.ts";
 import { HashEmbedder } from "../src/embedding/hash-embedder.ts";
-import { TENANT_INDEX_TUNING, tenantExpansion } from "../src/embedding/index-tuning.ts";
 import { StaticEmbedder } from "../src/embedding/static-embedder.ts";
-import { VectorIndex } from "../src/embedding/vector-index.ts";
-import { syntheticCorpus, syntheticId } from "../test/embedding/synthetic-corpus.ts";
+import { TENANT_INDEX_TUNING, tenantExpansion } from "../src/search/vector/index-tuning.ts";
+import { VectorIndex } from "../src/search/vector/vector-index.ts";
+import { syntheticCorpus, syntheticId } from "../test/search/vector/synthetic-corpus.ts";
 import { Rng } from "./eval/dataset/prng.ts";
 
 const K = 10;

@@ -4,6 +4,7 @@ import { errorsPlugin } from "./http/errors.ts";
 import { openapiPlugin } from "./http/openapi.ts";
 import { RouteTable } from "./http/route-table.ts";
 import { shutdownGatePlugin } from "./http/shutdown-gate.ts";
+import { telemetryPlugin } from "./http/telemetry-plugin.ts";
 import { adminAuditRoutes } from "./routes/admin-audit.ts";
 import { adminDashboardRoutes, dashboardErrorPage } from "./routes/admin-dashboard.ts";
 import { adminDashboardTenantRoutes } from "./routes/admin-dashboard-tenant.ts";
@@ -27,7 +28,6 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
-import { telemetryPlugin } from "./telemetry/http-plugin.ts";
 
 export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } from "./compose/compose.ts";
 

@@ -9,7 +9,7 @@ import {
   rateLimitSettingsOf,
 } from "./http/rate-limit-settings.ts";
 import { MAX_TOKEN_TTL_SECONDS } from "./models/role.ts";
-import { type RerankSettings, rerankSettingsOf } from "./search/rerank/rerank-settings.ts";
+import { type RerankSettings, rerankSettingsOf } from "./search/controls/rerank/rerank-settings.ts";
 import {
   TelemetrySettingError,
   type TelemetrySettings,
@@ -71,7 +71,7 @@ export interface Config {
   webhookRetention: { deliveryLogDays: number; deadLetterDays: number; deadDays?: number };
   /** The access log's level (`MEMORY_RUNTIME_LOG`) and tracing (the `OTEL_*` variables): docs/observability.md. */
   telemetry: TelemetrySettings;
-  /** The re-ranking stage of search (`MEMORY_RUNTIME_RERANKER` …): src/search/rerank/. */
+  /** The re-ranking stage of search (`MEMORY_RUNTIME_RERANKER` …): src/search/controls/rerank/. */
   reranker: RerankSettings;
   /** The conversation extractor (`MEMORY_RUNTIME_EXTRACTOR` …): src/conversations/model/. */
   extractor: ExtractorSettings;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TENANT_LEXICAL_JOURNAL } from "../actors/tenant/memory/lexical-store.ts";
-import { TENANT_LEXICAL_FILE } from "../src/embedding/index-tuning.ts";
+import { TENANT_LEXICAL_FILE } from "../src/search/vector/index-tuning.ts";
 import { tenantDir } from "../src/vault/tenant-paths.ts";
 import { pollUntil } from "./helpers/poll.ts";
 import {

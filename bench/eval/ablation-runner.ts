@@ -4,15 +4,15 @@
  * question searched with `searchHybrid` and the row's fusion profile, as the tenant actor does.
  */
 import { FIELD_WEIGHTS } from "../../actors/tenant/memory/lexical-document.ts";
-import { Analyzer, type AnalyzerOptions } from "../../src/embedding/analyzer.ts";
-import type { FusionProfile } from "../../src/embedding/fusion-profile.ts";
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
-import { searchHybrid } from "../../src/embedding/hybrid-search.ts";
-import { BM25_B, BM25_K1, LexicalIndex } from "../../src/embedding/lexical-index.ts";
 import { LocalEmbedder } from "../../src/embedding/local-embedder.ts";
 import { sharedLocalModel } from "../../src/embedding/local-model.ts";
 import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
-import { VectorIndex } from "../../src/embedding/vector-index.ts";
+import type { FusionProfile } from "../../src/search/fusion/fusion-profile.ts";
+import { searchHybrid } from "../../src/search/fusion/hybrid-search.ts";
+import { Analyzer, type AnalyzerOptions } from "../../src/search/lexical/analyzer.ts";
+import { BM25_B, BM25_K1, LexicalIndex } from "../../src/search/lexical/lexical-index.ts";
+import { VectorIndex } from "../../src/search/vector/vector-index.ts";
 import type { EvalConversation, EvalSet } from "./locomo.ts";
 import { type QuestionScores, type Summary, scoreQuestion, summarise } from "./metrics.ts";
 import { LIMIT, turnContent } from "./retriever.ts";

@@ -12,7 +12,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { FUSION_PROFILES } from "../../src/embedding/fusion-profile.ts";
+import { FUSION_PROFILES } from "../../src/search/fusion/fusion-profile.ts";
 import { round } from "../stats.ts";
 import { type AblationRow, type LexicalSetup, SHIPPED_LEXICAL, scoreRow } from "./ablation-runner.ts";
 import { EVAL_SET_NAME, evalSetJson } from "./dataset/generate-set.ts";

@@ -23,25 +23,29 @@ export interface Feature {
 export const FEATURES: readonly Feature[] = [
   {
     name: "time",
-    description: "the query's time expression read into a valid-time window boost (src/search/time/)",
+    description:
+      "the query's time expression read into a valid-time window boost (src/search/controls/time/)",
     default: "on",
     controls: { time_expressions: false },
   },
   {
     name: "context",
-    description: "entries written together lend each other a share of their scores (src/search/context/)",
+    description:
+      "entries written together lend each other a share of their scores (src/search/controls/context/)",
     default: "on",
     controls: { context: false },
   },
   {
     name: "entities",
-    description: "the query's entities pull in their entries, with a second hop (src/search/entities/)",
+    description:
+      "the query's entities pull in their entries, with a second hop (src/search/controls/entities/)",
     default: "on",
     controls: { entities: false },
   },
   {
     name: "rerank-builtin",
-    description: "the built-in deterministic re-ranker over the top 30 fused hits (src/search/rerank/)",
+    description:
+      "the built-in deterministic re-ranker over the top 30 fused hits (src/search/controls/rerank/)",
     default: "off",
     env: { MEMORY_RUNTIME_RERANKER: "builtin" },
   },

@@ -11,9 +11,9 @@
  */
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
-import { termSet, termSetCosine } from "../../src/embedding/term-set.ts";
 import { mergeVeto } from "../../src/merge/merge-veto.ts";
 import { MERGE_THRESHOLD, REVIEW_THRESHOLD } from "../../src/models/merge.ts";
+import { termSet, termSetCosine } from "../../src/search/lexical/term-set.ts";
 import { type LabelledPair, mergeSet } from "./merge-set.ts";
 
 export interface Rates {

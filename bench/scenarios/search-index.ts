@@ -1,9 +1,9 @@
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
-import { searchHybrid } from "../../src/embedding/hybrid-search.ts";
-import { TENANT_INDEX_TUNING } from "../../src/embedding/index-tuning.ts";
-import { LexicalIndex } from "../../src/embedding/lexical-index.ts";
-import { VectorIndex } from "../../src/embedding/vector-index.ts";
-import { syntheticCorpus, syntheticId } from "../../test/embedding/synthetic-corpus.ts";
+import { searchHybrid } from "../../src/search/fusion/hybrid-search.ts";
+import { LexicalIndex } from "../../src/search/lexical/lexical-index.ts";
+import { TENANT_INDEX_TUNING } from "../../src/search/vector/index-tuning.ts";
+import { VectorIndex } from "../../src/search/vector/vector-index.ts";
+import { syntheticCorpus, syntheticId } from "../../test/search/vector/synthetic-corpus.ts";
 import { recall } from "../recall.ts";
 
 export interface SearchIndexBench {

@@ -13,7 +13,7 @@ import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import { localFigures } from "../routes/admin-metrics.ts";
 import type { Deps } from "../routes/deps.ts";
 import type { ActorKind } from "../runtime/actor-system.ts";
-import { rerankStage } from "../search/rerank/configured-reranker.ts";
+import { rerankStage } from "../search/controls/rerank/configured-reranker.ts";
 import { AuditLogs } from "../tenants/audit-logs.ts";
 import { TenantDirectory } from "../tenants/directory.ts";
 import { ExportImport } from "../tenants/export-import.ts";

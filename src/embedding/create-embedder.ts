@@ -1,10 +1,10 @@
 import type { Config } from "../config.ts";
-import { instrumentedEmbedder } from "../telemetry/instrumented-embedder.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { ClientEmbedder } from "./client-embedder.ts";
 import type { Embedder, EmbedderKind } from "./embedder.ts";
 import { HashEmbedder } from "./hash-embedder.ts";
 import { HttpEmbedder } from "./http-embedder.ts";
+import { instrumentedEmbedder } from "./instrumented-embedder.ts";
 import { LocalEmbedder } from "./local-embedder.ts";
 import { type LocalModel, sharedLocalModel } from "./local-model.ts";
 import { StaticEmbedder } from "./static-embedder.ts";
@@ -27,7 +27,7 @@ export interface EmbedderConfig {
   timeoutMs?: number;
   /** The local and tiered embedders' model; default: the process's shared one, loaded on first use (tests pass a fake). */
   localModel?: LocalModel;
-  /** Times each call and traces it (src/telemetry/instrumented-embedder.ts). */
+  /** Times each call and traces it (src/embedding/instrumented-embedder.ts). */
   telemetry?: Telemetry;
 }
 

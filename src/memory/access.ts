@@ -11,7 +11,6 @@ import { allowedCategories, memoryPermission } from "../auth/permissions.ts";
 import { changeable, reachable, scopedBodies } from "../auth/subject-scope.ts";
 import { vectorsOnWrite } from "../embedding/background-embedder.ts";
 import { type Embedder, toVector } from "../embedding/embedder.ts";
-import { fusionProfile } from "../embedding/fusion-profile.ts";
 import { ValidationFailed } from "../errors.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import { parseTimestamp } from "../models/common.ts";
@@ -27,7 +26,8 @@ import type { SearchEntries, SearchResult, TenantProtocol } from "../protocols/t
 import { auditedTrust, writerStamp } from "../provenance/trust-denial.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
-import { type RerankSearchDeps, rerankedSearch } from "../search/rerank/rerank-search.ts";
+import { type RerankSearchDeps, rerankedSearch } from "../search/controls/rerank/rerank-search.ts";
+import { fusionProfile } from "../search/fusion/fusion-profile.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { type EntityRequest, readEntity } from "./entity-access.ts";
 import { similarAsk } from "./similar-ask.ts";
@@ -39,7 +39,7 @@ export interface MemoryAccessDeps {
   tenant(tenantId: string): ActorRef<TenantProtocol>;
   /** Times each search by mode (src/telemetry/); none in unit tests that need no metrics. */
   telemetry?: Telemetry;
-  /** The re-ranking stage (src/search/rerank/); none: searches rank by the fused score alone. */
+  /** The re-ranking stage (src/search/controls/rerank/); none: searches rank by the fused score alone. */
   rerank?: Omit<RerankSearchDeps, "clock">;
 }
 

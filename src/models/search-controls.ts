@@ -172,9 +172,9 @@ export interface SearchControls {
   explain?: boolean;
   /** False: the query's time words are only words (no window). */
   timeExpressions?: false;
-  /** False: no episode context (src/search/context/episodes.ts). */
+  /** False: no episode context (src/search/controls/context/episodes.ts). */
   context?: false;
-  /** False: no entity hops (src/search/entities/entity-hops.ts). */
+  /** False: no entity hops (src/search/controls/entities/entity-hops.ts). */
   entities?: false;
 }
 

@@ -1,5 +1,4 @@
 import type { EmbedderState } from "../embedding/embed-scheduler.ts";
-import type { FusionProfile } from "../embedding/fusion-profile.ts";
 import type { Delivery, IngestItem, IngestReply } from "../ingest/ingest-item.ts";
 import type { Category } from "../models/category.ts";
 import type { Change } from "../models/change.ts";
@@ -15,7 +14,8 @@ import type { ResultExplain, SearchControls } from "../models/search-controls.ts
 import type { SimilarAsk, SimilarEntry } from "../models/similar.ts";
 import type { TenantTransferProtocol } from "../models/tenant-export.ts";
 import type { Overrides } from "../provenance/trust-rule.ts";
-import type { RerankAsk } from "../search/rerank/reranker.ts";
+import type { RerankAsk } from "../search/controls/rerank/reranker.ts";
+import type { FusionProfile } from "../search/fusion/fusion-profile.ts";
 import type { ConversationTenantProtocol } from "./conversation-protocol.ts";
 import type { MergeTenantProtocol } from "./merge-protocol.ts";
 import type { OutboundTenantProtocol } from "./outbound-protocol.ts";
@@ -105,7 +105,7 @@ export interface SearchEntries {
   limit: number;
   /** Recency, diversity, token budget, minimum score, explanations (search-controls.ts). */
   controls?: SearchControls;
-  /** The re-ranking stage's part (src/search/rerank/): score and order, collect, apply scores, fall back. */
+  /** The re-ranking stage's part (src/search/controls/rerank/): score and order, collect, apply scores, fall back. */
   rerank?: RerankAsk;
 }
 

@@ -1,7 +1,7 @@
 /**
  * How busy the service is with requests, as cheaply as it can be told: the requests in flight and
  * when one last arrived or was answered. Counted in the one place requests are already observed
- * (src/telemetry/http-plugin.ts: two integer updates and two clock reads a request), read by work
+ * (src/http/telemetry-plugin.ts: two integer updates and two clock reads a request), read by work
  * that should yield to them (the sentence model's background upgrade, src/embedding/upgrade-pacing.ts).
  */
 import type { Clock } from "./clock.ts";

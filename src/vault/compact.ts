@@ -9,7 +9,7 @@ import {
   rmSync,
 } from "node:fs";
 import { join } from "node:path";
-import { isVectorIndexFile } from "../embedding/index-tuning.ts";
+import { isVectorIndexFile } from "../search/vector/index-tuning.ts";
 import { openEnvironment } from "./tables.ts";
 
 /**

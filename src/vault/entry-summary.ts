@@ -14,7 +14,7 @@ export interface SummaryFilter {
   asOf: number;
   /** Valid time, epoch ms. */
   validAt: number;
-  /** Also valid at some moment of [from, to) (a question about the past: src/search/time/). */
+  /** Also valid at some moment of [from, to) (a question about the past: src/search/controls/time/). */
   validDuring?: { from: number; to: number };
   /** Subject, session, agent, and a restricted token's reach (none: no condition). */
   scope?: ScopeFilter;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { TENANT_INDEX_FILE } from "../../src/embedding/index-tuning.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../../src/models/category.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
+import { TENANT_INDEX_FILE } from "../../src/search/vector/index-tuning.ts";
 import { ISO_MS, putRole, waitForDenials } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { estimateTokens } from "../../src/embedding/token-budget.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
+import { estimateTokens } from "../../src/search/controls/token-budget.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 

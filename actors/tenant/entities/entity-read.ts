@@ -5,8 +5,8 @@ import type { EntityAnswer } from "../../../src/models/entities.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import { inScope } from "../../../src/models/scope.ts";
 import type { EntityRead } from "../../../src/protocols/tenant-protocol.ts";
-import type { EntityIndex } from "../../../src/search/entities/entity-index.ts";
-import { entityKey } from "../../../src/search/entities/recognise.ts";
+import type { EntityIndex } from "../../../src/search/controls/entities/entity-index.ts";
+import { entityKey } from "../../../src/search/controls/entities/recognise.ts";
 import type { EntryStore } from "../memory/entry-store.ts";
 
 /** The newest entries of an entity read for one answer: an entity of a million entries stays cheap. */

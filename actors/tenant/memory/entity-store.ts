@@ -1,12 +1,12 @@
 import type { Entry } from "../../../src/models/entry.ts";
-import { EntityIndex } from "../../../src/search/entities/entity-index.ts";
+import { EntityIndex } from "../../../src/search/controls/entities/entity-index.ts";
 import type { EntryStore } from "./entry-store.ts";
 
 /** Entries recognised per build chunk: ~10 µs each, so a chunk holds the actor ~10 ms. */
 export const ENTITY_BUILD_CHUNK = 1024;
 
 /**
- * The tenant's entity index (src/search/entities/entity-index.ts), derived from its vault. Nothing
+ * The tenant's entity index (src/search/controls/entities/entity-index.ts), derived from its vault. Nothing
  * is saved: the vault is the only state, so a restart, an erasure and an import cannot leave it
  * stale. After an open it is built off the search path, `ENTITY_BUILD_CHUNK` entries per actor turn
  * (`step`, run by the index flush: index-flush.ts), ~10 µs an entry. Meanwhile the write path keeps

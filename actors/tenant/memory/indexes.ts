@@ -1,16 +1,16 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { HybridIndexes } from "../../../src/embedding/hybrid-search.ts";
+import type { Entry } from "../../../src/models/entry.ts";
+import type { HybridIndexes } from "../../../src/search/fusion/hybrid-search.ts";
+import type { LexicalIndex } from "../../../src/search/lexical/lexical-index.ts";
 import {
   isVectorIndexFile,
   TENANT_INDEX_FILE,
   TENANT_INDEX_TUNING,
   TENANT_LEXICAL_FILE,
-} from "../../../src/embedding/index-tuning.ts";
-import type { LexicalIndex } from "../../../src/embedding/lexical-index.ts";
-import { metaPathOf } from "../../../src/embedding/vector-files.ts";
-import { VectorIndex, VectorIndexUnreadable } from "../../../src/embedding/vector-index.ts";
-import type { Entry } from "../../../src/models/entry.ts";
+} from "../../../src/search/vector/index-tuning.ts";
+import { metaPathOf } from "../../../src/search/vector/vector-files.ts";
+import { VectorIndex, VectorIndexUnreadable } from "../../../src/search/vector/vector-index.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { EntityStore } from "./entity-store.ts";
 import type { EntryStore } from "./entry-store.ts";

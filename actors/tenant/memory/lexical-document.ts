@@ -1,5 +1,5 @@
-import type { LexicalField } from "../../../src/embedding/lexical-index.ts";
 import type { Entry } from "../../../src/models/entry.ts";
+import type { LexicalField } from "../../../src/search/lexical/lexical-index.ts";
 
 /**
  * What of an entry BM25 indexes, and how much each field's words count (BM25F; lexical-index.ts).

@@ -9,11 +9,11 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { TENANT_LEXICAL_FILE } from "../../../src/embedding/index-tuning.ts";
-import { LexicalIndex } from "../../../src/embedding/lexical-index.ts";
-import { readJournal } from "../../../src/embedding/lexical-journal.ts";
-import { replaceDurably } from "../../../src/embedding/vector-files.ts";
 import type { Entry } from "../../../src/models/entry.ts";
+import { LexicalIndex } from "../../../src/search/lexical/lexical-index.ts";
+import { readJournal } from "../../../src/search/lexical/lexical-journal.ts";
+import { TENANT_LEXICAL_FILE } from "../../../src/search/vector/index-tuning.ts";
+import { replaceDurably } from "../../../src/search/vector/vector-files.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import type { EntryStore } from "./entry-store.ts";
 import { LEXICAL_SCHEME, lexicalDocument } from "./lexical-document.ts";

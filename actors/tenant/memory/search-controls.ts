@@ -1,25 +1,25 @@
-import type { FusedHit } from "../../../src/embedding/hybrid.ts";
-import { matchedTermsOf } from "../../../src/embedding/matched-terms.ts";
-import { mmr } from "../../../src/embedding/mmr.ts";
-import { recencyFactor } from "../../../src/embedding/recency.ts";
+import { dotAt } from "../../../src/embedding/vector-math.ts";
+import type { Entry } from "../../../src/models/entry.ts";
+import type { RerankExplain } from "../../../src/models/rerank.ts";
+import type { ResultExplain, SearchControls } from "../../../src/models/search-controls.ts";
+import type { Linked } from "../../../src/search/controls/entities/entity-hops.ts";
+import { asksAbout } from "../../../src/search/controls/entities/entity-question.ts";
+import { mmr } from "../../../src/search/controls/mmr.ts";
+import { recencyFactor } from "../../../src/search/controls/recency.ts";
+import { reranked } from "../../../src/search/controls/rerank/rerank-stage.ts";
+import type { RerankAsk } from "../../../src/search/controls/rerank/reranker.ts";
 import {
   type AnchorIndex,
   sharesAnchor,
   spreadBySource,
   spreadBySourceAndObject,
-} from "../../../src/embedding/source-spread.ts";
-import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
-import { estimateTokens, fitsBudget } from "../../../src/embedding/token-budget.ts";
-import { dotAt } from "../../../src/embedding/vector-math.ts";
-import type { Entry } from "../../../src/models/entry.ts";
-import type { RerankExplain } from "../../../src/models/rerank.ts";
-import type { ResultExplain, SearchControls } from "../../../src/models/search-controls.ts";
-import type { Linked } from "../../../src/search/entities/entity-hops.ts";
-import { asksAbout } from "../../../src/search/entities/entity-question.ts";
-import { reranked } from "../../../src/search/rerank/rerank-stage.ts";
-import type { RerankAsk } from "../../../src/search/rerank/reranker.ts";
-import { windowExplain } from "../../../src/search/time/query-time.ts";
-import type { TimeReading } from "../../../src/search/time/time-expressions.ts";
+} from "../../../src/search/controls/source-spread.ts";
+import { windowExplain } from "../../../src/search/controls/time/query-time.ts";
+import type { TimeReading } from "../../../src/search/controls/time/time-expressions.ts";
+import { estimateTokens, fitsBudget } from "../../../src/search/controls/token-budget.ts";
+import type { FusedHit } from "../../../src/search/fusion/hybrid.ts";
+import { matchedTermsOf } from "../../../src/search/lexical/matched-terms.ts";
+import { termSet, termSetCosine } from "../../../src/search/lexical/term-set.ts";
 
 /** What the controls read of a search message (SearchEntries). */
 export interface ControlledQuery {
@@ -28,9 +28,9 @@ export interface ControlledQuery {
   validAt: number;
   asOf: number;
   controls?: SearchControls;
-  /** The re-ranking stage's part in this search (src/search/rerank/rerank-stage.ts). */
+  /** The re-ranking stage's part in this search (src/search/controls/rerank/rerank-stage.ts). */
   rerank?: RerankAsk;
-  /** The query's time window (src/search/time/), for `explain`. */
+  /** The query's time window (src/search/controls/time/), for `explain`. */
   time?: TimeReading;
 }
 
@@ -39,7 +39,7 @@ export interface ControlContext {
   view(id: string): Entry | undefined;
   vectors: { vectorOf(id: string): Float32Array | undefined };
   lexical(): AnchorIndex;
-  /** The source object an entry is about (src/search/entities/entity-index.ts), for the spread. */
+  /** The source object an entry is about (src/search/controls/entities/entity-index.ts), for the spread. */
   objectOf?(id: string): string | undefined;
 }
 
@@ -59,11 +59,11 @@ interface Ranked {
   redundancy?: number;
   spread?: true;
   rerank?: RerankExplain;
-  /** The time window's factor (src/search/time/time-boost.ts), already in `relevance`. */
+  /** The time window's factor (src/search/controls/time/time-boost.ts), already in `relevance`. */
   time?: number;
-  /** What its episode lent it (src/search/context/episodes.ts), already in `relevance`. */
+  /** What its episode lent it (src/search/controls/context/episodes.ts), already in `relevance`. */
   context?: number;
-  /** Linked to the query through entities (src/search/entities/entity-hops.ts). */
+  /** Linked to the query through entities (src/search/controls/entities/entity-hops.ts). */
   linked?: Linked;
 }
 

@@ -1,15 +1,15 @@
-import { searchHybrid } from "../../../src/embedding/hybrid-search.ts";
 import type { TimeFilter } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import type { Entry } from "../../../src/models/entry.ts";
 import type { SearchEntries, SearchResult } from "../../../src/protocols/tenant-protocol.ts";
 import { atLeast } from "../../../src/provenance/trust.ts";
-import { withEpisodes } from "../../../src/search/context/episodes.ts";
-import { searchWithEntities } from "../../../src/search/entities/entity-hops.ts";
-import type { Span } from "../../../src/search/time/calendar.ts";
-import { pastSpan, visibleThen } from "../../../src/search/time/past-visibility.ts";
-import { queryTime } from "../../../src/search/time/query-time.ts";
-import { timeBoosted, windowCandidates } from "../../../src/search/time/time-boost.ts";
+import { withEpisodes } from "../../../src/search/controls/context/episodes.ts";
+import { searchWithEntities } from "../../../src/search/controls/entities/entity-hops.ts";
+import type { Span } from "../../../src/search/controls/time/calendar.ts";
+import { pastSpan, visibleThen } from "../../../src/search/controls/time/past-visibility.ts";
+import { queryTime } from "../../../src/search/controls/time/query-time.ts";
+import { timeBoosted, windowCandidates } from "../../../src/search/controls/time/time-boost.ts";
+import { searchHybrid } from "../../../src/search/fusion/hybrid-search.ts";
 import { categoryMask, type SummaryFilter } from "../../../src/vault/entry-summary.ts";
 import type { EntryStore } from "./entry-store.ts";
 import type { MemoryIndexes } from "./indexes.ts";
@@ -24,7 +24,7 @@ import {
 type Filter = ((id: string) => boolean) & { view(id: string): Entry | undefined };
 
 /**
- * Search over a tenant's memory: the one hybrid search (src/embedding/hybrid-search.ts) with the
+ * Search over a tenant's memory: the one hybrid search (src/search/fusion/hybrid-search.ts) with the
  * tenant's filter (categories, tags, both time axes) and the embedder's fusion profile (the
  * message's), or, without text or vector, the newest entries that pass the filter.
  */
@@ -36,7 +36,7 @@ export class MemorySearch {
 
   search(msg: SearchEntries): SearchResult[] {
     const text = msg.text?.trim() ? msg.text : undefined;
-    // The query's time (src/search/time/): a question about the past also sees what was valid then.
+    // The query's time (src/search/controls/time/): a question about the past also sees what was valid then.
     const time = queryTime(text, msg.validAt, msg.controls?.timeExpressions);
     const accept = this.filterOf(msg, pastSpan(time, msg.validAt));
     if (!text && !msg.vector)

@@ -1,10 +1,10 @@
-import type { Hit } from "../../../src/embedding/hit.ts";
-import { type RarityIndex, rareWordsQuery } from "../../../src/embedding/rare-words.ts";
-import { termSet, termSetCosine } from "../../../src/embedding/term-set.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Entry, EntryDraft } from "../../../src/models/entry.ts";
 import { subjectOf } from "../../../src/models/scope.ts";
 import { MAX_SIMILAR, SIMILAR_THRESHOLD, type SimilarEntry } from "../../../src/models/similar.ts";
+import type { Hit } from "../../../src/search/hit.ts";
+import { type RarityIndex, rareWordsQuery } from "../../../src/search/lexical/rare-words.ts";
+import { termSet, termSetCosine } from "../../../src/search/lexical/term-set.ts";
 
 /** What near-duplicate detection reads of the tenant: its entries and its two indexes. */
 export interface SimilarContext {

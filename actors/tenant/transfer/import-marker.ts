@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { isVectorIndexFile } from "../../../src/embedding/index-tuning.ts";
+import { isVectorIndexFile } from "../../../src/search/vector/index-tuning.ts";
 import { clearImportedIn } from "../../../src/vault/import-records.ts";
 
 /** Marker file of an import in progress: an environment holding one on open drops the import. */

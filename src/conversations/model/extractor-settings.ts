@@ -4,7 +4,7 @@
  * the acknowledgement path. `http`: the rules extractor still writes at once, and each call's new
  * turns are queued for an OpenAI-compatible chat completions endpoint, whose entries follow.
  */
-import type { SettingReaders } from "../../search/rerank/rerank-settings.ts";
+import type { SettingReaders } from "../../search/controls/rerank/rerank-settings.ts";
 
 export const EXTRACTOR_KINDS = ["deterministic", "http"] as const;
 export type ExtractorKind = (typeof EXTRACTOR_KINDS)[number];

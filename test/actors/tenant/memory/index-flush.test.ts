@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TAIL_BOUND } from "../../../../actors/tenant/memory/index-flush.ts";
 import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
-import { TENANT_INDEX_FILE } from "../../../../src/embedding/index-tuning.ts";
 import { ManualClock } from "../../../../src/runtime/clock.ts";
+import { TENANT_INDEX_FILE } from "../../../../src/search/vector/index-tuning.ts";
 import { TenantVault } from "../../../../src/vault/tenant-vault.ts";
-import { randomUnitVectors } from "../../../embedding/random-vectors.ts";
+import { randomUnitVectors } from "../../../search/vector/random-vectors.ts";
 
 const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 const DIMS = 16;

@@ -8,11 +8,11 @@ import {
   lexicalDocument,
 } from "../../../../actors/tenant/memory/lexical-document.ts";
 import type { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
-import { TENANT_LEXICAL_FILE } from "../../../../src/embedding/index-tuning.ts";
-import { LexicalIndex } from "../../../../src/embedding/lexical-index.ts";
 import { CATEGORIES } from "../../../../src/models/category.ts";
 import type { Entry, EntryDraft } from "../../../../src/models/entry.ts";
 import type { ManualClock } from "../../../../src/runtime/clock.ts";
+import { LexicalIndex } from "../../../../src/search/lexical/lexical-index.ts";
+import { TENANT_LEXICAL_FILE } from "../../../../src/search/vector/index-tuning.ts";
 import type { TenantVault } from "../../../../src/vault/tenant-vault.ts";
 import { openTenantMemory } from "./open-memory.ts";
 

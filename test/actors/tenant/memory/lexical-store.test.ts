@@ -14,10 +14,10 @@ import { EntryStore } from "../../../../actors/tenant/memory/entry-store.ts";
 import { LEXICAL_SCHEME } from "../../../../actors/tenant/memory/lexical-document.ts";
 import { TENANT_LEXICAL_JOURNAL } from "../../../../actors/tenant/memory/lexical-store.ts";
 import type { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
-import { TENANT_LEXICAL_FILE } from "../../../../src/embedding/index-tuning.ts";
-import { LexicalIndex } from "../../../../src/embedding/lexical-index.ts";
 import { CATEGORIES } from "../../../../src/models/category.ts";
 import type { ManualClock } from "../../../../src/runtime/clock.ts";
+import { LexicalIndex } from "../../../../src/search/lexical/lexical-index.ts";
+import { TENANT_LEXICAL_FILE } from "../../../../src/search/vector/index-tuning.ts";
 import { TenantVault } from "../../../../src/vault/tenant-vault.ts";
 import { openTenantMemory } from "./open-memory.ts";
 

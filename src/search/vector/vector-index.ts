@@ -1,0 +1,444 @@
+import { existsSync, rmSync } from "node:fs";
+import { normalizeInPlace } from "../../embedding/vector-math.ts";
+import { ValidationFailed } from "../../errors.ts";
+import { byScoreThenId, type Hit } from "../hit.ts";
+import { TopK } from "../top-k.ts";
+import { rescoreCount, VectorCentre } from "./vector-centre.ts";
+import { encodeHalf, quantizeInt8 } from "./vector-codec.ts";
+import {
+  dropMeta,
+  hasIndexFiles,
+  metaVersion,
+  readMeta,
+  readV1Vectors,
+  rowsPathOf,
+  VectorIndexUnreadable,
+  writeMeta,
+} from "./vector-files.ts";
+import { VectorGraph } from "./vector-graph.ts";
+import { idOf, keyOf, parseId, SHA8 } from "./vector-keys.ts";
+import { HeapRowSpace, MappedRowSpace } from "./vector-row-space.ts";
+import { VectorRows } from "./vector-rows.ts";
+import { VectorTail } from "./vector-tail.ts";
+
+export { searchExact } from "./vector-exact-search.ts";
+export { VectorIndexUnreadable } from "./vector-files.ts";
+
+export interface VectorIndexOptions {
+  /** Graph file; the vectors live beside it (vector-files.ts). Undefined: memory only. */
+  file?: string;
+  dims: number;
+  /** Below this many vectors every search is exact (cheaper than a graph walk, and perfect). */
+  exactThreshold?: number;
+  /** HNSW parameters (usearch): edges per node, and the candidate list size on insert. */
+  connectivity?: number;
+  expansionAdd?: number;
+  /**
+   * The walk's candidate list for a graph of `size` vectors (or a fixed number): a larger graph
+   * needs a longer list for the same recall (index-tuning.ts chooses it by measurement).
+   */
+  expansionSearch?: number | ((size: number) => number);
+  /** Threads for graph insertion; 0 = one per core. Searches always run on the calling thread. */
+  threads?: number;
+}
+
+export const DEFAULT_EXACT_THRESHOLD = 2048;
+const DEFAULT_CONNECTIVITY = 32;
+const DEFAULT_EXPANSION_ADD = 128;
+const DEFAULT_EXPANSION_SEARCH = 64;
+// A filtered ANN search widens ×4 per round; past this many candidates a graph walk costs more
+// than scanning the filter's survivors, so it falls back to an exact scan.
+const MAX_ANN_CANDIDATES = 2048;
+const OVERSAMPLE = 4;
+
+/**
+ * Cosine nearest-neighbour search over entry embeddings: float16 rows (memory-mapped when the
+ * index has a file; vector-rows.ts) and a usearch HNSW graph over 8-bit copies of them
+ * (vector-graph.ts). `add` only appends a row: it is searchable at once, exactly, while it waits
+ * in the tail (rows not yet in the graph); `flush` moves tail rows into the graph (centred on the
+ * vectors' mean: vector-centre.ts says why), called by the
+ * owner in chunks between its messages (never on the write path). A search walks the graph,
+ * rescores its best few candidates from the rows, and scans the tail exactly; small indexes and
+ * selective filters are scanned exactly from the same rows. Every score is the cosine with the
+ * stored (float16) vector, whichever path found it.
+ *
+ * Keys are entry ids (8 hex characters = a 32-bit number). Zero vectors have no direction and
+ * are not stored (`add` returns false). Not thread-safe: one owner (the tenant actor) calls it.
+ */
+export class VectorIndex {
+  private readonly graph: VectorGraph;
+  private readonly rows: VectorRows;
+  /** 8-bit copies of the tail, scanned natively by unfiltered searches. */
+  private readonly tail: VectorTail;
+  private readonly centre: VectorCentre;
+  /** Rows [0, graphRows) are in the graph; rows [graphRows, rows.count) are the tail. */
+  private graphRows = 0;
+  private dirty = false;
+  private closed = false;
+  private readonly exactThreshold: number;
+  private readonly threads: number;
+  private readonly expansion: (size: number) => number;
+
+  private constructor(
+    private readonly opts: VectorIndexOptions,
+    readonly dims: number,
+  ) {
+    this.exactThreshold = opts.exactThreshold ?? DEFAULT_EXACT_THRESHOLD;
+    this.threads = opts.threads ?? 0;
+    const expansion = opts.expansionSearch ?? DEFAULT_EXPANSION_SEARCH;
+    this.expansion = typeof expansion === "number" ? () => expansion : expansion;
+    this.graph = new VectorGraph({
+      dims,
+      connectivity: opts.connectivity ?? DEFAULT_CONNECTIVITY,
+      expansionAdd: opts.expansionAdd ?? DEFAULT_EXPANSION_ADD,
+      expansionSearch: this.expansion(0),
+    });
+    this.centre = new VectorCentre(dims);
+    const space = opts.file ? new MappedRowSpace(rowsPathOf(opts.file), dims) : new HeapRowSpace(dims);
+    this.rows = new VectorRows(dims, space);
+    this.tail = new VectorTail(
+      dims,
+      (row) => this.rows.int8Rows(row, row + 1),
+      () => this.rows.count,
+    );
+    // A saved file describes rows that are about to change in place: it goes until the next save.
+    this.rows.onOverwrite = () => {
+      if (opts.file) dropMeta(opts.file);
+    };
+  }
+
+  /**
+   * Opens the index, mapping `file`'s graph and rows when they exist: nothing is read but the keys
+   * (4 bytes a vector). A graph older than its rows (a crash between renames) keeps the rows it
+   * lacks in the tail; a version 1 vectors file is converted (its graph rebuilt in the tail).
+   * Throws `VectorIndexUnreadable` when the files are unusable.
+   */
+  static open(opts: VectorIndexOptions): VectorIndex {
+    const { dims } = opts;
+    if (!Number.isInteger(dims) || dims < 1) throw new Error("vector index dims must be a positive integer");
+    if (opts.file && hasIndexFiles(opts.file)) metaVersion(opts.file, dims);
+    const index = new VectorIndex(opts, dims);
+    try {
+      if (opts.file && hasIndexFiles(opts.file)) index.load(opts.file);
+    } catch (err) {
+      index.close();
+      throw err;
+    }
+    return index;
+  }
+
+  /** Number of vectors stored, the tail included. */
+  get size(): number {
+    return this.rows.count;
+  }
+
+  /** Vectors not yet in the graph (searched exactly until a flush moves them in). */
+  get pending(): number {
+    return this.rows.count - this.graphRows;
+  }
+
+  has(id: string): boolean {
+    return SHA8.test(id) && this.rows.rowOf(keyOf(id)) !== undefined;
+  }
+
+  /**
+   * Stores `vec` (normalised, as float16) under `id`, replacing any previous vector. Searchable at
+   * once. Returns false, storing nothing, for a zero vector. Never touches the graph.
+   */
+  add(id: string, vec: Float32Array): boolean {
+    this.assertOpen();
+    const key = parseId(id);
+    const unit = this.unitCopy(vec, "vector");
+    if (!unit) {
+      this.remove(id);
+      return false;
+    }
+    const { bits, invNorm, int8 } = encodeHalf(unit);
+    const row = this.rows.rowOf(key);
+    if (row !== undefined && row >= this.graphRows) {
+      this.centre.remove(this.rows.vectorAt(row));
+      this.rows.overwrite(row, bits, invNorm);
+      this.tail.set(row, int8);
+    } else {
+      if (row !== undefined) this.remove(id);
+      this.rows.append(key, bits, invNorm);
+      this.tail.set(this.rows.count - 1, int8, true);
+    }
+    this.centre.add(unit);
+    this.dirty = true;
+    return true;
+  }
+
+  /** Moves up to `limit` tail vectors (oldest first) into the graph, in one multi-threaded batch. */
+  flush(limit = Number.POSITIVE_INFINITY): void {
+    this.assertOpen();
+    if (this.centre.drifted(this.rows.count)) this.regraph();
+    const n = Math.min(this.pending, limit);
+    if (n <= 0) return;
+    const from = this.graphRows;
+    if (from === 0) this.centre.fix(this.rows.count);
+    // The tail's 8-bit copies, not the float16 rows: the build reads no mapped page.
+    const vectors = this.centre.centreRows(this.tail.copy(from, from + n));
+    this.graph.add(this.rows.graphKeys(from, from + n), vectors, this.threads);
+    this.graphRows += n;
+    this.tail.trim(this.graphRows);
+    this.dirty = true;
+  }
+
+  /** Deletes `id`'s vector; returns whether there was one. */
+  remove(id: string): boolean {
+    this.assertOpen();
+    const key = parseId(id);
+    const row = this.rows.rowOf(key);
+    if (row === undefined) return false;
+    this.centre.remove(this.rows.vectorAt(row));
+    if (row < this.graphRows) {
+      this.graph.remove(key);
+      // Keep rows partitioned: the last graph row fills the hole, the last tail row fills its place.
+      this.moveRow(this.graphRows - 1, row);
+      this.graphRows--;
+      this.moveRow(this.rows.count - 1, this.graphRows);
+    } else {
+      this.moveRow(this.rows.count - 1, row);
+    }
+    this.rows.dropLast(key);
+    this.dirty = true;
+    return true;
+  }
+
+  /**
+   * The `k` nearest entries to `query` by cosine similarity, best first. With `accept`, only
+   * accepted ids count: the graph search widens until k are found, then falls back to an exact
+   * scan, so a selective filter still gets its k best. A zero query has no neighbours.
+   */
+  search(query: Float32Array, k: number, accept?: (id: string) => boolean): Hit[] {
+    this.assertOpen();
+    const q = this.unitCopy(query, "query");
+    if (!q || k <= 0 || this.rows.count === 0) return [];
+    if (this.rows.count < this.exactThreshold && this.graphRows > 0) {
+      return this.scanRows(q, 0, this.rows.count, k, accept);
+    }
+    const q8 = quantizeInt8(q);
+    if (this.graphRows === 0) return this.searchTail(q, q8, k, accept);
+    const g8 = this.centre.query(q);
+    const fromGraph = accept ? this.searchGraphFiltered(q, g8, k, accept) : this.searchGraph(q, g8, k);
+    if (this.pending === 0) return fromGraph;
+    const seen = new Set(fromGraph.map((hit) => hit.id));
+    const fromTail = this.searchTail(q, q8, k, accept).filter((hit) => !seen.has(hit.id));
+    return [...fromGraph, ...fromTail].sort(byScoreThenId).slice(0, k);
+  }
+
+  /**
+   * The tail's best k. Unfiltered: a native scan of its 8-bit copies proposes twice the rows the
+   * graph path rescores, and those are rescored from the float16 rows (the true best k are among
+   * them: the copies' order differs from the rows' only among near-ties). Filtered: a scan of the
+   * rows the filter accepts.
+   */
+  private searchTail(q: Float32Array, q8: Int8Array, k: number, accept?: (id: string) => boolean): Hit[] {
+    const from = this.graphRows;
+    const to = this.rows.count;
+    if (accept) return this.scanRows(q, from, to, k, accept);
+    const want = rescoreCount(k) * 2;
+    return this.rescored(q, this.tail.nearest(q8, from, to, want), want, k);
+  }
+
+  /** Cosine similarity of `query` with each stored id (undefined when not stored). */
+  scorer(query: Float32Array): (id: string) => number | undefined {
+    const q = this.unitCopy(query, "query");
+    return (id) => {
+      if (!q || !SHA8.test(id)) return undefined;
+      const row = this.rows.rowOf(keyOf(id));
+      return row === undefined ? undefined : this.rows.score(q, row);
+    };
+  }
+
+  /** The stored (unit-length) vector of `id`, or undefined when none is stored. */
+  vectorOf(id: string): Float32Array | undefined {
+    if (!SHA8.test(id)) return undefined;
+    const row = this.rows.rowOf(keyOf(id));
+    return row === undefined ? undefined : this.rows.vectorAt(row);
+  }
+
+  /**
+   * Makes the files describe the index: rows synced, then `.vectors`, then the graph if it changed
+   * (each atomically). Tail vectors are saved as the tail: a shutdown never waits on graph
+   * insertion. No-op if unchanged.
+   */
+  save(): void {
+    this.assertOpen();
+    const file = this.opts.file;
+    if (!file || !this.dirty) return;
+    this.rows.space.sync();
+    const { keys, norms } = this.rows.columns();
+    const meta = { keys, norms, graphRows: this.graphRows, graphSize: this.graph.size };
+    writeMeta(file, this.dims, { ...meta, centre: this.centre.state });
+    this.graph.save(file);
+    this.rows.stable = this.rows.count;
+    this.dirty = false;
+  }
+
+  /** Releases the memory and the mappings. Does not save: call `save()` first to persist. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.graph.clear();
+    this.tail.clear();
+    this.centre.reset();
+    this.rows.release();
+    this.graphRows = 0;
+  }
+
+  /**
+   * The walk's candidates (a list of `expansion(size)`, at least k), of which the first
+   * `rescoreCount(k)` still in the graph are rescored from the rows.
+   */
+  private searchGraph(q: Float32Array, q8: Int8Array, k: number): Hit[] {
+    const wanted = Math.max(k, this.expansion(this.graphRows));
+    const { rows } = this.graphCandidates(q8, wanted);
+    return this.rescored(q, rows, this.centre.rescored(rows.length, k), k);
+  }
+
+  private searchGraphFiltered(
+    q: Float32Array,
+    q8: Int8Array,
+    k: number,
+    accept: (id: string) => boolean,
+  ): Hit[] {
+    let wanted = Math.max(k * OVERSAMPLE, this.expansion(this.graphRows));
+    for (;;) {
+      const { rows, seen } = this.graphCandidates(q8, wanted, accept);
+      if (rows.length >= k) return this.rescored(q, rows, this.centre.rescored(rows.length, k), k);
+      // Every graph vector seen: the filter simply accepts fewer than k.
+      if (seen >= this.graphRows) return this.rescored(q, rows, rows.length, k);
+      if (wanted >= this.graphRows || wanted * OVERSAMPLE > MAX_ANN_CANDIDATES) break;
+      wanted = Math.min(wanted * OVERSAMPLE, this.graphRows);
+    }
+    return this.scanRows(q, 0, this.graphRows, k, accept);
+  }
+
+  /**
+   * Rows of the graph's hits, nearest first, that are still graph rows (a mapped graph may hold
+   * keys since removed, or replaced and now in the tail) and accepted; `seen` counts every hit.
+   */
+  private graphCandidates(
+    q8: Int8Array,
+    wanted: number,
+    accept?: (id: string) => boolean,
+  ): { rows: number[]; seen: number } {
+    const keys = this.graph.search(q8, wanted);
+    const rows: number[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const key = Number(keys[i]!);
+      const row = this.rows.rowOf(key);
+      if (row === undefined || row >= this.graphRows) continue;
+      if (accept && !accept(idOf(key))) continue;
+      rows.push(row);
+    }
+    return { rows, seen: keys.length };
+  }
+
+  private rescored(q: Float32Array, rows: number[], count: number, k: number): Hit[] {
+    return rows
+      .slice(0, count)
+      .map((row) => this.hitAt(q, row))
+      .sort(byScoreThenId)
+      .slice(0, k);
+  }
+
+  /** Exact search of rows [from, to), asking `accept` before scoring. */
+  private scanRows(
+    q: Float32Array,
+    from: number,
+    to: number,
+    k: number,
+    accept?: (id: string) => boolean,
+  ): Hit[] {
+    const top = new TopK(k);
+    for (let row = from; row < to; row++) {
+      if (accept && !accept(idOf(this.rows.keyAt(row)))) continue;
+      top.push(this.rows.score(q, row), row);
+    }
+    return top
+      .drain()
+      .map(({ score, ref }) => ({ id: idOf(this.rows.keyAt(ref)), score }))
+      .sort(byScoreThenId);
+  }
+
+  /** Moves a row within the rows (vector-rows.ts) and its 8-bit tail copy with it. */
+  private moveRow(from: number, to: number): void {
+    this.rows.moveRow(from, to);
+    if (from !== to) this.tail.refresh(to);
+  }
+
+  private hitAt(q: Float32Array, row: number): Hit {
+    return { id: idOf(this.rows.keyAt(row)), score: this.rows.score(q, row) };
+  }
+
+  private load(file: string): void {
+    if (metaVersion(file, this.dims) === 1) {
+      this.convertV1(file);
+      return;
+    }
+    const meta = readMeta(file, this.dims);
+    if (this.rows.space.rowsOnOpen < meta.keys.length) {
+      throw new VectorIndexUnreadable(`${rowsPathOf(file)} holds fewer rows than ${meta.keys.length}`);
+    }
+    this.rows.adopt(meta.keys, meta.norms);
+    this.rows.stable = this.rows.count;
+    this.graphRows = meta.graphRows;
+    if (!existsSync(file)) {
+      this.graphRows = 0;
+    } else if (meta.graphRows > 0 || meta.graphSize > 0) {
+      this.graph.view(file);
+      // A graph of another size than the one saved with these rows: find out which it holds.
+      if (this.graph.size !== meta.graphSize) {
+        this.graphRows = this.rows.partition(this.graph.contains(this.rows.graphKeys(0, this.rows.count)));
+        this.tail.clear();
+      }
+    }
+    if (this.centre.load(meta.centre, this.rows)) this.regraph();
+    if (!meta.centre) this.dirty = true; // version 2: the next save writes the measured sum
+    // Rows the graph lacks stay in the tail (searched exactly) until the owner flushes them.
+    if (this.pending > 0) this.dirty = true;
+  }
+
+  /**
+   * A vectors file of version 1 (float32 rows on the heap): its rows become float16 rows, its graph
+   * (built from other 8-bit copies) goes, and the vectors wait in the tail for a new one.
+   */
+  private convertV1(file: string): void {
+    for (const { keys, vectors } of readV1Vectors(file, this.dims)) {
+      keys.forEach((key, i) => {
+        const { bits, invNorm } = encodeHalf(vectors.subarray(i * this.dims, (i + 1) * this.dims));
+        if (invNorm > 0 && this.rows.rowOf(key) === undefined) this.rows.append(key, bits, invNorm);
+      });
+    }
+    this.centre.load(undefined, this.rows);
+    rmSync(file, { force: true });
+    this.graph.clear();
+    this.dirty = true;
+    this.save();
+  }
+
+  /** Drops the graph (its centre is off the vectors' mean): the rows wait in the tail for a new one. */
+  private regraph(): void {
+    this.graph.clear();
+    this.graphRows = 0;
+    this.tail.clear();
+    this.dirty = true;
+  }
+
+  /** A normalised copy, or undefined if zero. */
+  private unitCopy(vec: Float32Array, what: string): Float32Array | undefined {
+    if (vec.length !== this.dims) {
+      const message = `${what} has ${vec.length} dimensions, expected ${this.dims}`;
+      throw new ValidationFailed(message, [{ path: "/embedding", message }]);
+    }
+    const copy = Float32Array.from(vec);
+    return normalizeInPlace(copy) ? copy : undefined;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error("vector index is closed");
+  }
+}
