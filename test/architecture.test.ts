@@ -155,6 +155,19 @@ describe("architecture", () => {
     expect(above).toEqual([]);
   });
 
+  test("telemetry is a port: src/telemetry imports only its own files, src/models and packages", () => {
+    const above = importsBreaking(
+      "src/telemetry/",
+      (i) => !i.target || i.target.startsWith("src/telemetry/") || i.target.startsWith("src/models/"),
+    );
+    expect(above).toEqual([]);
+  });
+
+  test("the embedders sit below search: src/embedding imports nothing from src/search", () => {
+    const above = importsBreaking("src/embedding/", (i) => !i.target?.startsWith("src/search/"));
+    expect(above).toEqual([]);
+  });
+
   test("only the composition root imports actors/: the rest of src/ reaches them by message", () => {
     const reached = files
       .filter((f) => f.path.startsWith("src/") && !f.path.startsWith("src/compose/"))
