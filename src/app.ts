@@ -11,7 +11,6 @@ import { adminDashboardTenantRoutes } from "./routes/admin-dashboard-tenant.ts";
 import { adminEraseRoutes } from "./routes/admin-erase.ts";
 import { adminMetricRoutes } from "./routes/admin-metrics.ts";
 import { adminRoleRoutes } from "./routes/admin-roles.ts";
-import { adminSubscriptionRoutes } from "./routes/admin-subscriptions.ts";
 import { adminSystemRoutes } from "./routes/admin-system.ts";
 import { adminTenantRoutes } from "./routes/admin-tenants.ts";
 import { adminTransferRoutes } from "./routes/admin-transfer.ts";
@@ -28,6 +27,8 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
+import { subscriptionRoutes } from "./subscriptions/routes.ts";
+import { SubscriptionService } from "./subscriptions/service.ts";
 
 export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } from "./compose/compose.ts";
 
@@ -60,7 +61,7 @@ export function createApp(deps: Deps) {
     .use(adminRoleRoutes(deps))
     .use(adminAuditRoutes(deps))
     .use(adminWebhookRoutes(deps))
-    .use(adminSubscriptionRoutes(deps))
+    .use(subscriptionRoutes({ http: deps, subscriptions: new SubscriptionService(deps) }))
     .use(adminMetricRoutes(deps))
     .use(adminDashboardRoutes(deps))
     .use(adminDashboardTenantRoutes(deps))

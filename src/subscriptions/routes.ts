@@ -1,14 +1,11 @@
-import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { ulid } from "ulid";
 import { NotFound, ValidationFailed } from "../errors.ts";
+import type { HttpKit } from "../http/http-kit.ts";
 import { validatedBody } from "../http/validate-body.ts";
-import { isoOf } from "../models/common.ts";
 import { problems } from "../models/problem.ts";
 import {
   DeliveriesQuery,
   DeliveryList,
-  MAX_SUBSCRIPTIONS,
   SUBSCRIPTION_ID_RE,
   SubscriptionBody,
   SubscriptionCreated,
@@ -17,23 +14,22 @@ import {
   SubscriptionView,
 } from "../models/subscription.ts";
 import { TenantParams } from "../models/tenant.ts";
-import { generateSecret, secretProblem } from "../outbound/signing.ts";
+import { secretProblem } from "../outbound/signing.ts";
 import { subscriptionUrlProblem } from "../outbound/subscription-url.ts";
-import type { Deps } from "./deps.ts";
+import { SubscriptionParams } from "./model.ts";
+import type { SubscriptionService } from "./service.ts";
 
-const SubscriptionParams = Type.Object({ tenant_id: Type.String(), subscription_id: Type.String() });
+export interface SubscriptionRouteDeps {
+  http: HttpKit;
+  subscriptions: SubscriptionService;
+}
+
 const tags = ["admin"];
 
 /** Checked before anything is read: a malformed id is simply not there. */
 function subscriptionId(raw: string): string {
   if (!SUBSCRIPTION_ID_RE.test(raw)) throw new NotFound("no such subscription in this tenant");
   return raw;
-}
-
-/** The URL as the audit log keeps it: without its query, which may carry a receiver's token. */
-function auditedUrl(url: string): string {
-  const u = new URL(url);
-  return `${u.origin}${u.pathname}`;
 }
 
 function invalid(path: string, message: string): never {
@@ -44,51 +40,20 @@ function invalid(path: string, message: string): never {
  * Outbound event subscriptions (admin only): each tenant's subscribers, signed per Standard
  * Webhooks, with their delivery logs. The secret is answered once, at creation.
  */
-export const adminSubscriptionRoutes = (deps: Deps) =>
+export const subscriptionRoutes = ({ http, subscriptions }: SubscriptionRouteDeps) =>
   new Elysia({ name: "routes.admin.subscriptions", prefix: "/admin/subscriptions" })
-    .use(deps.authPlugin)
-    .use(deps.tenantParam)
+    .use(http.authPlugin)
+    .use(http.tenantParam)
     .post(
       "/:tenant_id",
       async ({ tenant, body, set, principal }) => {
-        const tenantId = tenant.tenant_id;
         const urlProblem = subscriptionUrlProblem(body.url);
         if (urlProblem) invalid("/url", urlProblem);
         const given = body.secret === undefined ? undefined : secretProblem(body.secret);
         if (given) invalid("/secret", given);
-        const now = deps.clock.now();
-        const stored = await deps.tenant(tenantId).ask({
-          type: "subscription.create",
-          subscription: {
-            id: `sub_${ulid(now)}`,
-            url: body.url,
-            events: body.events,
-            secret: body.secret ?? generateSecret(),
-            created_at: isoOf(now),
-          },
-          max: MAX_SUBSCRIPTIONS,
-        });
-        await deps.outbound.reconcile(tenantId);
-        await deps.audit({
-          action: "subscription.created",
-          sub: principal.sub,
-          tenant_id: tenantId,
-          target: stored.id,
-          details: {
-            url: auditedUrl(stored.url),
-            events: stored.events,
-            secret_given: body.secret !== undefined,
-          },
-        });
+        const created = await subscriptions.create(tenant.tenant_id, body, principal.sub);
         set.status = 201;
-        return {
-          id: stored.id,
-          url: stored.url,
-          events: stored.events,
-          status: "active" as const,
-          created_at: stored.created_at,
-          secret: stored.secret,
-        };
+        return created;
       },
       {
         auth: "admin",
@@ -101,10 +66,7 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
     )
     .get(
       "/:tenant_id",
-      async ({ tenant }) => {
-        const tenantId = tenant.tenant_id;
-        return { subscriptions: await deps.tenant(tenantId).ask({ type: "subscription.list" }) };
-      },
+      async ({ tenant }) => ({ subscriptions: await subscriptions.list(tenant.tenant_id) }),
       {
         auth: "admin",
         tenant: "any",
@@ -115,20 +77,8 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
     )
     .delete(
       "/:tenant_id/:subscription_id",
-      async ({ tenant, params, principal }) => {
-        const tenantId = tenant.tenant_id;
-        const id = subscriptionId(params.subscription_id);
-        const { deleted } = await deps.tenant(tenantId).ask({ type: "subscription.delete", id });
-        await deps.outbound.reconcile(tenantId);
-        await deps.audit({
-          action: "subscription.deleted",
-          sub: principal.sub,
-          tenant_id: tenantId,
-          target: id,
-          details: {},
-        });
-        return { deleted };
-      },
+      ({ tenant, params, principal }) =>
+        subscriptions.delete(tenant.tenant_id, subscriptionId(params.subscription_id), principal.sub),
       {
         auth: "admin",
         tenant: "any",
@@ -139,20 +89,8 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
     )
     .post(
       "/:tenant_id/:subscription_id/enable",
-      async ({ tenant, params, principal }) => {
-        const tenantId = tenant.tenant_id;
-        const id = subscriptionId(params.subscription_id);
-        const view = await deps.tenant(tenantId).ask({ type: "subscription.enable", id });
-        await deps.outbound.reconcile(tenantId);
-        await deps.audit({
-          action: "subscription.enabled",
-          sub: principal.sub,
-          tenant_id: tenantId,
-          target: id,
-          details: { position: view.position },
-        });
-        return view;
-      },
+      ({ tenant, params, principal }) =>
+        subscriptions.enable(tenant.tenant_id, subscriptionId(params.subscription_id), principal.sub),
       {
         auth: "admin",
         tenant: "any",
@@ -168,12 +106,8 @@ export const adminSubscriptionRoutes = (deps: Deps) =>
     .get(
       "/:tenant_id/:subscription_id/deliveries",
       async ({ tenant, params, query }) => {
-        const tenantId = tenant.tenant_id;
         const id = subscriptionId(params.subscription_id);
-        const limit = query.limit ?? 50;
-        return {
-          deliveries: await deps.tenant(tenantId).ask({ type: "subscription.deliveries", id, limit }),
-        };
+        return { deliveries: await subscriptions.deliveries(tenant.tenant_id, id, query.limit ?? 50) };
       },
       {
         auth: "admin",
