@@ -15,7 +15,7 @@ import type {
   MailWatchProtocol,
 } from "../../src/protocols/connector-protocol.ts";
 import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
-import type { ActorKind, ActorSystem } from "../../src/runtime/actor-system.ts";
+import type { ActorAddress, ActorKind, ActorSystem } from "../../src/runtime/actor-system.ts";
 import type { Clock } from "../../src/runtime/clock.ts";
 import type { Secrets } from "../../src/secrets.ts";
 import { crmSource } from "../../src/sources/crm/source.ts";
@@ -46,8 +46,8 @@ export interface ConnectorActorsDeps {
   clock: Clock;
   secrets: Secrets;
   tenants: ActorKind<TenantProtocol>;
-  /** The ingest pipeline; built after these actors, since its mail expander is the mail watch. */
-  ingest: () => IngestPipeline;
+  /** The ingest pipeline: its mail expander reaches the mail watch by address (`mailExpander`). */
+  ingest: IngestPipeline;
   signal: AbortSignal;
   log: (line: string) => void;
   /** Connector states counted and platform calls timed (src/telemetry/). */
@@ -58,12 +58,22 @@ export interface ConnectorActors {
   mailWatch: ActorKind<MailWatchProtocol>;
   crmStream: ActorKind<CrmStreamProtocol>;
   bridge: ActorKind<BridgeProtocol>;
-  /** Mail notifications are expanded (history since the mark) by the tenant's mail watch. */
-  mailExpander: Expander;
   drivers: ConnectorDriver[];
   /** Closes every connector actor of one tenant. */
   passivate(tenantId: string): Promise<void>;
   stopAll(): Promise<void>;
+}
+
+/** The mail watch's kind name: the ingest pipeline's mail expander addresses it (`mailExpander`). */
+export const MAIL_WATCH = "mail-watch";
+
+/** Mail notifications are expanded (history since the mark) by the tenant's mail watch. */
+export function mailExpander(mailWatch: ActorAddress<MailWatchProtocol>): Expander {
+  return {
+    expand: (tenantId, event) => mailWatch.ask(tenantId, { type: "mail.expand", event }),
+    settled: (tenantId, eventId, committed) =>
+      mailWatch.tell(tenantId, { type: "mail.settled", eventId, committed }),
+  };
 }
 
 export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps): ConnectorActors {
@@ -74,7 +84,7 @@ export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps):
     new ConversationDoor({ secrets, clock, tenant: (id) => deps.tenants.ref(id), log }),
   );
   const mailWatch: ActorKind<MailWatchProtocol> = actors.kind<MailWatchProtocol>(
-    "mail-watch",
+    MAIL_WATCH,
     (tenantId) =>
       mailWatchBehaviour(tenantId, {
         clock,
@@ -85,7 +95,7 @@ export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps):
         tellSelf: (msg) => {
           if (!signal.aborted) mailWatch.tell(tenantId, msg);
         },
-        replay: (eventId) => deps.ingest().replay(tenantId, eventId, "mail"),
+        replay: (eventId) => deps.ingest.replay(tenantId, eventId, "mail"),
         converse: doors.mail(tenantId),
         signal,
         log,
@@ -105,7 +115,7 @@ export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps):
           if (!signal.aborted) crmStream.tell(tenantId, msg);
         },
         deliver: (events, arrival) => {
-          const ingest = deps.ingest();
+          const { ingest } = deps;
           return ingest.deliver(crmSource, tenantId, events, {
             ...arrival,
             ctx: ingest.lenientContext(crmSource, tenantId),
@@ -122,7 +132,7 @@ export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps):
     messagingBridgeBehaviour({
       clock,
       deliver: (events, arrival) => {
-        const ingest = deps.ingest();
+        const { ingest } = deps;
         return ingest.deliver(messagingSource, tenantId, events, {
           ...arrival,
           ctx: ingest.lenientContext(messagingSource, tenantId),
@@ -135,11 +145,6 @@ export function connectorActors(actors: ActorSystem, deps: ConnectorActorsDeps):
     mailWatch,
     crmStream,
     bridge,
-    mailExpander: {
-      expand: (tenantId, event) => mailWatch.ask(tenantId, { type: "mail.expand", event }),
-      settled: (tenantId, eventId, committed) =>
-        mailWatch.tell(tenantId, { type: "mail.settled", eventId, committed }),
-    },
     drivers: [
       {
         name: "mail",

@@ -35,6 +35,16 @@ export interface ActorRef<P extends Protocol> {
   tell(msg: MessageOf<P>): void;
 }
 
+/**
+ * The actors of one kind, reached by its name: what is composed before the kind is made (it is
+ * made from what uses this address) sends it messages so. `ActorKind` is one too.
+ */
+export interface ActorAddress<P extends Protocol> {
+  ask<K extends keyof P & string>(key: string, msg: MessageOf<P, K>): Promise<ReplyOf<P, K>>;
+  tell(key: string, msg: MessageOf<P>): void;
+  ref(key: string): ActorRef<P>;
+}
+
 /** One live actor: its mailbox, its behaviour once started, and its idle timer. */
 class ActorCell<P extends Protocol> {
   readonly mailbox = new Mailbox();
@@ -251,6 +261,25 @@ export class ActorSystem {
     const kind = new ActorKind<P>(name, factory, { ...this.options, ...overrides });
     this.kinds.push(kind as unknown as ActorKind<Protocol>);
     return kind;
+  }
+
+  /**
+   * The kind named `name`, found when each message is sent (a message to a kind never made fails).
+   * The composition (src/compose/) addresses so the kinds made from what messages them: the system
+   * actor (its tenant erasure stops the outbound workers, which record audit events with it) and
+   * the mail watch (it delivers into the ingest pipeline, which expands mail notifications with it).
+   */
+  address<P extends Protocol>(name: string): ActorAddress<P> {
+    const kind = () => {
+      const found = this.kinds.find((k) => k.name === name);
+      if (!found) throw new Error(`no actor kind "${name}"`);
+      return found as unknown as ActorKind<P>;
+    };
+    return {
+      ask: (key, msg) => kind().ask(key, msg),
+      tell: (key, msg) => kind().tell(key, msg),
+      ref: (key) => ({ key, ask: (msg) => kind().ask(key, msg), tell: (msg) => kind().tell(key, msg) }),
+    };
   }
 
   async stopAll(): Promise<void> {

@@ -12,8 +12,32 @@ import type { ActorKind } from "../runtime/actor-system.ts";
 import { compactionPending } from "../vault/compact.ts";
 import { removeTenantDir, tenantDir } from "../vault/tenant-paths.ts";
 
+/**
+ * The tenants being erased: their vault must not be opened again meanwhile. Made before the tenant
+ * actors, whose start asks it (`refusal`), and handed to the erasures that fill it.
+ */
+export class ErasingTenants {
+  private readonly erasing = new Set<string>();
+
+  /** Why the tenant's vault must not open now, if it is being erased. */
+  refusal(tenantId: string): Error | undefined {
+    return this.erasing.has(tenantId) ? new NotFound("this tenant is being deleted") : undefined;
+  }
+
+  /** Runs `erase` with the tenant's vault refused until it is done. */
+  async during<T>(tenantId: string, erase: () => Promise<T>): Promise<T> {
+    this.erasing.add(tenantId);
+    try {
+      return await erase();
+    } finally {
+      this.erasing.delete(tenantId);
+    }
+  }
+}
+
 export interface ErasuresDeps {
   dataDir: string;
+  erasing: ErasingTenants;
   tenants: ActorKind<TenantProtocol>;
   connectors: ConnectorSupervisor;
   /** Closes the tenant's other actors (connectors, bridge, outbound worker): they hold it open. */
@@ -22,15 +46,7 @@ export interface ErasuresDeps {
 }
 
 export class Erasures {
-  /** Tenants being erased: their vault must not be opened again meanwhile. */
-  private readonly erasing = new Set<string>();
-
   constructor(private readonly deps: ErasuresDeps) {}
-
-  /** Why the tenant's vault must not open now, if it is being erased. */
-  refusal(tenantId: string): Error | undefined {
-    return this.erasing.has(tenantId) ? new NotFound("this tenant is being deleted") : undefined;
-  }
 
   /**
    * Erasure, then a restart of the tenant actor (it compacts the vault before it opens it again),
@@ -55,14 +71,11 @@ export class Erasures {
     const { tenants } = this.deps;
     await this.deps.connectors.reconcile(tenantId);
     const health = await tenants.ask(tenantId, { type: "tenant.health" });
-    this.erasing.add(tenantId);
-    try {
+    await this.deps.erasing.during(tenantId, async () => {
       await this.deps.stopTenantActors(tenantId);
       await tenants.passivate(tenantId);
       removeTenantDir(this.deps.dataDir, tenantId);
-    } finally {
-      this.erasing.delete(tenantId);
-    }
+    });
     return { entries: health.vault.entries, dead_letters: health.dead_letters };
   }
 

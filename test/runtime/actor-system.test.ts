@@ -96,6 +96,20 @@ function fixture(opts: { idleMs?: number; stopGate?: () => Promise<void>; maxAct
 }
 
 describe("ActorSystem", () => {
+  test("an address reaches a kind made after it, by name, when each message is sent", async () => {
+    const system = new ActorSystem({ clock: new ManualClock(0), idleMs: 1000 });
+    const address = system.address<{ ping: { msg: { n: number }; reply: string } }>("late");
+    const ref = address.ref("k");
+    expect(() => address.tell("k", { type: "ping", n: 0 })).toThrow('no actor kind "late"');
+    system.kind<{ ping: { msg: { n: number }; reply: string } }>("late", (key) => ({
+      handlers: { ping: ({ n }) => `${key}:${n}` },
+    }));
+    expect(await address.ask("k", { type: "ping", n: 1 })).toBe("k:1");
+    expect(await ref.ask({ type: "ping", n: 2 })).toBe("k:2");
+    expect(ref.key).toBe("k");
+    await system.stopAll();
+  });
+
   test("starts an actor lazily, on its first message, once per key", async () => {
     const f = fixture();
     const ref = f.kind.ref("a");

@@ -2,70 +2,45 @@ import { Authenticator } from "../auth/authenticator.ts";
 import { Guard } from "../auth/guard.ts";
 import { TokenService } from "../auth/tokens.ts";
 import { embedderSignature } from "../embedding/background-embedder.ts";
-import type { Embedder } from "../embedding/embedder.ts";
 import { authPlugin } from "../http/auth-plugin.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import { ShutdownGate } from "../http/shutdown-gate.ts";
 import { tenantParamPlugin } from "../http/tenant-param.ts";
 import { MemoryAccess } from "../memory/access.ts";
-import type { FiguresReader, ReadinessProbe } from "../ports/runtime-ports.ts";
-import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
+import type { RuntimePorts } from "../ports/runtime-ports.ts";
 import { localFigures } from "../routes/admin-metrics.ts";
-import type { Deps } from "../routes/deps.ts";
-import type { ActorKind } from "../runtime/actor-system.ts";
 import { rerankStage } from "../search/controls/rerank/configured-reranker.ts";
 import { AuditLogs } from "../tenants/audit-logs.ts";
 import { TenantDirectory } from "../tenants/directory.ts";
 import { ExportImport } from "../tenants/export-import.ts";
-import type { SystemStore } from "../vault/system-store.ts";
+import type { Actors } from "./actors.ts";
+import type { Connectors } from "./connectors.ts";
 import { readinessOf } from "./readiness.ts";
 import type { RuntimeDeps } from "./runtime.ts";
+import type { Stores } from "./stores.ts";
+import type { System } from "./system.ts";
 
-/** What compose.ts built that the routes use as it is. */
-export type BuiltDeps = Pick<
-  Deps,
-  | "config"
-  | "clock"
-  | "secrets"
-  | "ingest"
-  | "webhooks"
-  | "crmMapping"
-  | "system"
-  | "lifecycle"
-  | "audit"
-  | "reload"
-  | "changeFeeds"
-  | "eraseEntries"
-  | "outbound"
-  | "telemetry"
-  | "foreground"
->;
-
-export interface DepsParts extends BuiltDeps {
-  store: SystemStore;
-  tenants: ActorKind<TenantProtocol>;
-  embedder: Embedder;
-  limits: { openFiles: number; maxOpenTenants: number };
-  /** The figures port; the local tenant actors answer when absent. */
-  figures?: FiguresReader;
-  /** The readiness port (cluster mode); a single node's own checks only when absent. */
-  readiness?: ReadinessProbe;
-  log: (line: string) => void;
-}
+export type ServicePorts = Pick<RuntimePorts, "figures" | "readiness">;
 
 /**
- * The routes' dependencies (src/routes/deps.ts): the services compose.ts built, and those made
- * only for the routes: auth (tokens, caller, guard, rate limits and their plugins), the tenant
- * directory, memory access, export and import, figures, readiness and the shutdown gate.
+ * The fifth stage (compose.ts): what the routes and the connectors' doors use. Auth (tokens,
+ * caller, guard, rate limits and their plugins), the tenant directory, memory access, export and
+ * import, figures, readiness and the shutdown gate, beside what the stages before built.
  */
-export function routeDeps(parts: DepsParts): RuntimeDeps {
-  const { figures, readiness, log, limits, tenants, ...built } = parts;
-  const { config, clock, store, system, outbound, embedder } = built;
-  const tenant = (tenantId: string) => tenants.ref(tenantId);
+export function composeServices(
+  stores: Stores,
+  actors: Actors,
+  connected: Connectors,
+  systemStage: System,
+  { figures, readiness }: ServicePorts,
+): RuntimeDeps {
+  const { config, clock, store, log, telemetry } = stores;
+  const { tenants, tenant, outbound, embedder } = actors;
+  const { system } = systemStage;
   const tokens = new TokenService(config.jwtSecret, clock);
   const auth = new Authenticator(tokens, store);
   const guard = new Guard(store, clock, (denial) => system.ask({ type: "denial.record", denial }));
-  const refused = built.telemetry.metrics.rateLimited;
+  const refused = telemetry.metrics.rateLimited;
   const rateLimiter = new RateLimiter(config.rateLimits, clock, (rateClass) =>
     refused.inc({ class: rateClass }),
   );
@@ -87,8 +62,19 @@ export function routeDeps(parts: DepsParts): RuntimeDeps {
     limits: { maxLineBytes: config.bodyLimitBytes * 4, maxBodyBytes: config.importLimitBytes },
   });
   const shutdown = new ShutdownGate();
+  const { erasures } = systemStage;
   return {
-    ...built,
+    ...{ config, clock, store, secrets: stores.secrets, crmMapping: stores.crmMapping, telemetry },
+    ...{
+      changeFeeds: stores.changeFeeds,
+      embedder,
+      outbound,
+      audit: actors.audit,
+      foreground: actors.foreground,
+    },
+    ...{ ingest: connected.ingest, webhooks: connected.webhooks },
+    ...{ system, lifecycle: systemStage.lifecycle, reload: systemStage.reload },
+    eraseEntries: (tenantId, request, by) => erasures.eraseEntries(tenantId, request, by),
     tenants: directory,
     auditLogs: new AuditLogs(store),
     tokens,
@@ -98,12 +84,12 @@ export function routeDeps(parts: DepsParts): RuntimeDeps {
     tenantParam: tenantParamPlugin(directory, guard),
     rateLimiter,
     memory: new MemoryAccess({
-      ...{ guard, embedder, clock, tenant, telemetry: built.telemetry },
-      rerank: rerankStage(config.reranker, { telemetry: built.telemetry, log }),
+      ...{ guard, embedder, clock, tenant, telemetry },
+      rerank: rerankStage(config.reranker, { telemetry, log }),
     }),
     exportImport,
     tenant,
-    limits: { ...limits, openTenants: () => tenants.active().length },
+    limits: { ...actors.limits, openTenants: () => tenants.active().length },
     tenantFigures: figures ?? localFigures({ tenants: directory, tenant }),
     startedAt: clock.now(),
     readiness: readinessOf({ gate: shutdown, store, probe: readiness }),
