@@ -4,6 +4,7 @@ import type { Denial } from "../models/denial.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { SystemStore } from "../vault/system-store.ts";
 import type { Principal, RequestInfo } from "./caller.ts";
+import { tenantLabel, undefinedRoles, undefinedRolesNote } from "./defined-roles.ts";
 import { anyGrants } from "./permissions.ts";
 
 /** Records a denial; resolves once it is durable. */
@@ -32,8 +33,21 @@ export class Guard {
 
   require(principal: Principal, permission: string, req: RequestInfo): void {
     if (!anyGrants(this.permissionsOf(principal), permission)) {
-      throw this.deny(principal, req, permission, `no role grants ${permission}`);
+      throw this.denyUngranted(principal, req, permission, `no role grants ${permission}`);
     }
+  }
+
+  /**
+   * The refusal of a permission no role of the token grants: when the token names roles the tenant
+   * does not define (deleted, or never created), the reason says which, as that is usually why.
+   */
+  denyUngranted(principal: Principal, req: RequestInfo, permission: string, reason: string): Forbidden {
+    const unknown = principal.admin
+      ? []
+      : undefinedRoles(principal.roles, (name) => this.store.getRole(principal.tenantId, name) !== undefined);
+    if (unknown.length === 0) return this.deny(principal, req, permission, reason);
+    const tenant = tenantLabel(principal.tenantId, this.store.getTenant(principal.tenantId)?.name);
+    return this.deny(principal, req, permission, `${undefinedRolesNote(unknown, tenant)}; ${reason}`);
   }
 
   requireAdmin(principal: Principal, req: RequestInfo): void {

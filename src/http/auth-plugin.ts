@@ -7,7 +7,7 @@ import type { Guard } from "../auth/guard.ts";
 import { UnsupportedMediaType } from "../errors.ts";
 import { parseAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
-import { RAW_BODY, readFormBody, readJsonBody } from "./body.ts";
+import { echoedMediaType, FOREIGN_BODY, RAW_BODY, readFormBody, readJsonBody, readsAsJson } from "./body.ts";
 import { ADMIN_COOKIE, adminCookieOf, requireFormToken, sameOrigin } from "./dashboard-form.ts";
 import { isNdjson } from "./ndjson.ts";
 import { type RateLimiter, rateClassOf } from "./rate-limit.ts";
@@ -81,8 +81,10 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
       // Refused before the body is read: a tenant's probe of an admin route is a 403 on record,
       // never a 400 or 413 about bytes it had no right to send.
       await admittedCaller(request, level);
-      // NDJSON (an import) is left unread for its route to stream; a JSON route refuses it (415).
+      // NDJSON (an import) is left unread for its route to stream; so is a body of any other non-JSON
+      // type (a form, multipart): a JSON route refuses both (415), the import all but NDJSON.
       if (isNdjson(request)) return RAW_BODY;
+      if (!readsAsJson(request)) return FOREIGN_BODY;
       return readJsonBody(request, limit);
     };
   return new Elysia({ name: "auth" }).macro({
@@ -101,8 +103,8 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
       },
       resolve: ({ request }) => admittedCaller(request, levelOf(option)),
       // Merged into the route's own responses, so the OpenAPI document lists them on each: the 429,
-      // and the 400 and 413 of the body this plugin reads for every route, one that takes none too.
-      response: (typeof option === "object" && option.refusals) || problems(400, 413, 429),
+      // and the 400, 413 and 415 of the body this plugin reads for every route, one that takes none too.
+      response: (typeof option === "object" && option.refusals) || problems(400, 413, 415, 429),
     }),
     // A dashboard form (an HTML form's fields, at most `limit` bytes) posted by the operator: the
     // cookie counts when the request is same-origin, and the form must then carry the page's form
@@ -126,8 +128,11 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
     // Macro hooks run in the order a route names them: after `auth`, so a refused caller never
     // learns the schema; before Elysia's own validation, which a hostile body could crash.
     checkBody: (check: TypeCheck<TSchema>) => ({
-      transform({ body }) {
-        if (body === RAW_BODY) throw new UnsupportedMediaType("this route reads application/json");
+      transform({ body, request }) {
+        if (body === RAW_BODY || body === FOREIGN_BODY)
+          throw new UnsupportedMediaType(
+            `this route reads application/json, not ${echoedMediaType(request)}: send the body as JSON with Content-Type: application/json`,
+          );
         checkBody(check, body);
       },
     }),

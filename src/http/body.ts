@@ -66,8 +66,42 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
   }
 }
 
+/** The media type a request declares for its body, lower case, parameters dropped; undefined if none. */
+export function declaredMediaType(request: Request): string | undefined {
+  const header = request.headers.get("content-type");
+  return header === null ? undefined : (header.split(";", 1)[0] ?? "").trim().toLowerCase();
+}
+
+/** `application/json` or a structured `+json` type (RFC 6839): what a JSON route reads. */
+export function isJsonMediaType(type: string): boolean {
+  return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
+}
+
+/**
+ * Whether an API route reads this request's body as JSON: it declares a JSON type, or none (curl
+ * without `-H`), or it has no body at all. Any other declared type (a form, multipart, text/plain) is
+ * left unread, and a route that takes a body refuses it with a 415 naming `application/json`.
+ */
+export function readsAsJson(request: Request): boolean {
+  const type = declaredMediaType(request);
+  if (type === undefined || isJsonMediaType(type)) return true;
+  return request.body === null || request.headers.get("content-length") === "0";
+}
+
+/** A declared media type as a 415 may echo it: a well-formed `type/subtype`, else "(malformed)". */
+export function echoedMediaType(request: Request): string {
+  const type = declaredMediaType(request) ?? "";
+  return /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/.test(type) ? type : "(malformed)";
+}
+
 /** Marker body for routes that read their own raw bytes (webhooks): the stream is left unread. */
 export const RAW_BODY = Symbol("raw-body");
+
+/**
+ * Marker body of a request to an API route whose declared media type no API route reads (a form,
+ * multipart, text/plain): left unread; a route that takes a body refuses it (415).
+ */
+export const FOREIGN_BODY = Symbol("foreign-body");
 
 /** Requests whose body was the JSON text `null`, which the reader answers as it does an empty body. */
 const jsonNulls = new WeakSet<Request>();

@@ -13,6 +13,8 @@ import {
   ValidationFailed,
 } from "../errors.ts";
 import { PROBLEM_JSON } from "../models/problem.ts";
+import { faultMessage } from "./allowed-values.ts";
+import { categoryMiss } from "./category-miss.ts";
 import { assignRequestId, requestIdOf } from "./request-id.ts";
 import type { RouteTable } from "./route-table.ts";
 
@@ -81,7 +83,11 @@ function validationFailure(error: ValidationError): ValidationFailed {
   const errors: FieldError[] = [];
   try {
     for (const e of error.all) {
-      if ("path" in e) errors.push({ path: e.path || "/", message: e.summary ?? e.message });
+      if ("path" in e)
+        errors.push({
+          path: e.path || "/",
+          message: faultMessage(e.schema, e.value, e.summary ?? e.message),
+        });
     }
   } catch {
     // `all` re-runs the checker; if that fails the message alone still says what is wrong.
@@ -109,7 +115,8 @@ export async function durableDenial(error: AppError, log: (line: string) => void
 /** A route miss: 405 with `Allow` when the path is served with other methods, else 404. */
 function routeMiss(request: Request, routes: RouteTable | undefined): AppError {
   const allowed = routes?.allowed(requestInfo(request).path) ?? [];
-  return allowed.length > 0 ? new MethodNotAllowed(request.method, allowed) : new NotFound("no such route");
+  if (allowed.length > 0) return new MethodNotAllowed(request.method, allowed);
+  return categoryMiss(requestInfo(request).path) ?? new NotFound("no such route");
 }
 
 const EMBEDDING_RETRY_SECONDS = 5;

@@ -1,6 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValidationFailed } from "../errors.ts";
+import { faultMessage } from "./allowed-values.ts";
 
 /**
  * Route options for a body checked by our own compiled TypeBox check before Elysia's: Elysia's error
@@ -13,12 +14,16 @@ export function validatedBody<S extends TSchema>(schema: S) {
   return { body: schema, checkBody: TypeCompiler.Compile(schema) as TypeCheck<TSchema> };
 }
 
-/** Throws ValidationFailed naming the first faults (by JSON pointer) when `body` fails `check`. */
+/**
+ * Throws ValidationFailed naming the first faults (by JSON pointer) when `body` fails `check`; a fault
+ * of a closed set (a union of literals, an enum) lists the values allowed. MCP tools check their
+ * arguments with it too, so a tool's refusal reads as the HTTP route's.
+ */
 export function checkBody(check: TypeCheck<TSchema>, body: unknown): void {
   if (check.Check(body)) return;
   const errors = [...check.Errors(body)]
     .slice(0, 20)
-    .map((e) => ({ path: e.path || "/", message: e.message }));
+    .map((e) => ({ path: e.path || "/", message: faultMessage(e.schema, e.value, e.message) }));
   const first = errors[0];
   throw new ValidationFailed(
     first ? `body ${first.path}: ${first.message}` : "body failed validation",

@@ -239,12 +239,17 @@ export class MemoryAccess {
     const { principal, req } = caller;
     const allowed = new Set(allowedCategories(this.deps.guard.permissionsOf(principal), "search"));
     if (allowed.size === 0)
-      throw this.deps.guard.deny(principal, req, "memory:search", "no role grants memory:search");
+      throw this.deps.guard.denyUngranted(principal, req, "memory:search", "no role grants memory:search");
     const wanted = requested ? [...new Set(requested)] : [...CATEGORIES];
     const refused = wanted.filter((c) => !allowed.has(c));
     if (requested && refused[0]) {
       const permission = `memory:search:${PLURAL_OF[refused[0]]}`;
-      throw this.deps.guard.deny(principal, req, permission, "no role grants search on that category");
+      throw this.deps.guard.denyUngranted(
+        principal,
+        req,
+        permission,
+        "no role grants search on that category",
+      );
     }
     return wanted.filter((c) => allowed.has(c));
   }

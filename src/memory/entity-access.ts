@@ -36,7 +36,7 @@ export async function readEntity(
     throw deps.guard.deny(principal, req, "memory:read", "the operator has no memory: use a tenant token");
   const categories = allowedCategories(deps.guard.permissionsOf(principal), "read");
   if (categories.length === 0)
-    throw deps.guard.deny(principal, req, "memory:read", "no role grants memory:read");
+    throw deps.guard.denyUngranted(principal, req, "memory:read", "no role grants memory:read");
   const { validAt, asOf, limit = 20 } = at;
   const scope = scopeFilterOf({}, principal.reach);
   return deps

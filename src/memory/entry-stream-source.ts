@@ -106,10 +106,11 @@ export function streamCategories(guard: Guard, caller: Caller, requested?: Categ
   if (principal.admin)
     throw guard.deny(principal, req, "memory:read", "the operator has no memory: use a tenant token");
   const allowed = new Set(allowedCategories(guard.permissionsOf(principal), "read"));
-  if (allowed.size === 0) throw guard.deny(principal, req, "memory:read", "no role grants memory:read");
+  if (allowed.size === 0)
+    throw guard.denyUngranted(principal, req, "memory:read", "no role grants memory:read");
   const refused = requested?.find((c) => !allowed.has(c));
   if (refused)
-    throw guard.deny(
+    throw guard.denyUngranted(
       principal,
       req,
       `memory:read:${PLURAL_OF[refused]}`,

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { requireDefinedRoles, tenantLabel } from "../auth/defined-roles.ts";
 import { ValidationFailed } from "../errors.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { isoOf } from "../models/common.ts";
@@ -108,12 +109,8 @@ export const adminTenantRoutes = (deps: Deps) =>
       "/jwt/:tenant_id",
       async ({ tenant, body, set, principal }) => {
         const tenantId = tenant.tenant_id;
-        const unknown = body.roles.filter((r) => !deps.tenants.role(tenantId, r));
-        if (unknown.length > 0) {
-          throw new ValidationFailed(`unknown role(s): ${unknown.join(", ")}`, [
-            { path: "/roles", message: "every role must exist in the tenant's library" },
-          ]);
-        }
+        const library = deps.tenants.roles(tenantId).map((r) => r.name);
+        requireDefinedRoles(body.roles, library, tenantLabel(tenantId, tenant.name));
         const ttl = body.ttl_seconds ?? deps.config.tokenTtlSeconds;
         const sub = body.sub ?? DEFAULT_SUB;
         const roles = [...new Set(body.roles)];

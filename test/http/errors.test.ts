@@ -79,8 +79,8 @@ describe("problem documents from the app", () => {
     }
   });
 
-  test("malformed JSON is a 400 problem, whatever the content type says", async () => {
-    for (const ct of ["application/json", "text/plain", undefined]) {
+  test("malformed JSON is a 400 problem, declared as JSON or not declared at all", async () => {
+    for (const ct of ["application/json", undefined]) {
       const headers: Record<string, string> = ct ? { "content-type": ct } : {};
       const res = await h.call("POST", "/admin/tenants", {
         token: h.adminToken,
