@@ -29,3 +29,20 @@ export type Caller = {
   principal: Principal;
   req: RequestInfo;
 };
+
+/**
+ * The principal each request's token resolved to, kept from authentication on: whatever refuses the
+ * request afterwards (a suspended tenant, a tenant token on an operator route, a missing
+ * permission), the access log still names who asked. Keyed by the request, so it lives as long.
+ */
+const authenticated = new WeakMap<Request, Principal>();
+
+/** Notes that `request` carried a valid token of `principal` (the auth plugin, once per request). */
+export function noteAuthenticated(request: Request, principal: Principal): void {
+  authenticated.set(request, principal);
+}
+
+/** Who `request` authenticated as, refused or not; undefined for an anonymous or invalid token. */
+export function authenticatedAs(request: Request): Principal | undefined {
+  return authenticated.get(request);
+}

@@ -2,7 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { TypeCheck } from "@sinclair/typebox/compiler";
 import { Elysia } from "elysia";
 import type { Authenticator } from "../auth/authenticator.ts";
-import { type Caller, type Principal, requestInfo } from "../auth/caller.ts";
+import { type Caller, noteAuthenticated, type Principal, requestInfo } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import { UnsupportedMediaType } from "../errors.ts";
 import { parseAs } from "../models/media-type.ts";
@@ -65,6 +65,8 @@ export function authPlugin(auth: Authenticator, guard: Guard, bodyLimit: number,
     }
   };
   const checked = (principal: Principal, request: Request, level: AuthLevel): Caller | Promise<Caller> => {
+    // Noted before any refusal below: a 403 or 429 to a valid token is still logged as its principal's.
+    noteAuthenticated(request, principal);
     const req = requestInfo(request);
     // Before the suspension check and every other refusal: a flood of refused requests must
     // not become a flood of audit-log writes.

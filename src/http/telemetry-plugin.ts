@@ -19,7 +19,7 @@
  * such a hook throws its refusal instead (as the shutdown gate does), or its answers go unrecorded.
  */
 import { Elysia } from "elysia";
-import type { Principal } from "../auth/caller.ts";
+import { authenticatedAs, type Principal } from "../auth/caller.ts";
 import { ULID_RE } from "../models/common.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { ForegroundLoad } from "../runtime/foreground-load.ts";
@@ -77,7 +77,9 @@ export function telemetryPlugin(telemetry: Telemetry, clock: Clock, load?: Foreg
         series.duration.observe(seen.seconds);
         if (seen.span) endRequestSpan(seen.span, method, template, seen.status);
         if (!accessLog.enabled) return;
-        const principal = (context as { principal?: Principal }).principal;
+        // The resolved caller, or, for a request refused after its token was verified (a 403 by the
+        // auth plugin's checks), the principal that token named.
+        const principal = (context as { principal?: Principal }).principal ?? authenticatedAs(request);
         accessLog.write(recordOf(request, method, template, seen, principal, params, clock));
       })
   );

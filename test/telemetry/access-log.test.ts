@@ -64,6 +64,8 @@ describe("in process, at debug", () => {
     expect((await send("anonymous", "GET", "/tenants/me")).status).toBe(401);
     expect((await send("forged", "GET", "/tenants/me", { token: `${tenant.token}x` })).status).toBe(401);
     expect((await send("tenantOnAdmin", "GET", "/admin/tenants", { token: tenant.token })).status).toBe(403);
+    const refusedToken = await h.mint(tenant.tenant_id, ["auditor"], "agent-refused");
+    expect((await send("ungranted", "GET", "/memory/facts", { token: refusedToken })).status).toBe(403);
     expect(
       (await send("invalid", "POST", "/memory/facts", { token: tenant.token, body: { nope: 1 } })).status,
     ).toBe(422);
@@ -128,6 +130,23 @@ describe("in process, at debug", () => {
       level: "debug",
       route: "/metrics",
       principal: { kind: "operator" },
+    });
+  });
+
+  test("a 403 to a valid token names its principal and tenant (issue 36)", () => {
+    // Refused by the auth plugin's own check (a tenant token on an operator route)...
+    expect(lineOf("tenantOnAdmin")).toMatchObject({
+      status: 403,
+      tenant_id: tenant.tenant_id,
+      principal: { kind: "tenant", sub: "tenant-admin", roles: ["tenant_admin"] },
+    });
+    // ...and by a permission no role of the token grants.
+    expect(lineOf("ungranted")).toMatchObject({
+      level: "warn",
+      status: 403,
+      route: "/memory/facts",
+      tenant_id: tenant.tenant_id,
+      principal: { kind: "tenant", sub: "agent-refused", roles: ["auditor"] },
     });
   });
 
