@@ -10,9 +10,7 @@ import { adminDashboardRoutes, dashboardErrorPage } from "./routes/admin-dashboa
 import { adminDashboardTenantRoutes } from "./routes/admin-dashboard-tenant.ts";
 import { adminEraseRoutes } from "./routes/admin-erase.ts";
 import { adminMetricRoutes } from "./routes/admin-metrics.ts";
-import { adminRoleRoutes } from "./routes/admin-roles.ts";
 import { adminSystemRoutes } from "./routes/admin-system.ts";
-import { adminTenantRoutes } from "./routes/admin-tenants.ts";
 import { adminTransferRoutes } from "./routes/admin-transfer.ts";
 import { adminWebhookRoutes } from "./routes/admin-webhooks.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
@@ -25,10 +23,15 @@ import { memoryStreamRoutes } from "./routes/memory-stream.ts";
 import { mergeRoutes } from "./routes/merges.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { searchRoutes } from "./routes/search.ts";
-import { tenantRoutes } from "./routes/tenants.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { subscriptionRoutes } from "./subscriptions/routes.ts";
 import { SubscriptionService } from "./subscriptions/service.ts";
+import { roleRoutes } from "./tenants/role-routes.ts";
+import { RoleService } from "./tenants/role-service.ts";
+import { adminTenantRoutes, tenantRoutes } from "./tenants/routes.ts";
+import { TenantService } from "./tenants/service.ts";
+import { tokenRoutes } from "./tokens/routes.ts";
+import { TokenMintingService } from "./tokens/service.ts";
 
 export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } from "./compose/compose.ts";
 
@@ -47,7 +50,7 @@ export function createApp(deps: Deps) {
       openapiPlugin(deps.config.version, { embedder: deps.config.embedder, dims: deps.config.embeddingDims }),
     )
     .use(healthRoutes(deps))
-    .use(tenantRoutes(deps))
+    .use(tenantRoutes({ http: deps, tenants: new TenantService(deps), guard: deps.guard }))
     .use(searchRoutes(deps))
     .use(entityRoutes(deps))
     .use(memoryRoutes(deps))
@@ -55,10 +58,11 @@ export function createApp(deps: Deps) {
     .use(mergeRoutes(deps))
     .use(memoryStreamRoutes(deps))
     .use(mcpRoutes(deps))
-    .use(adminTenantRoutes(deps))
+    .use(adminTenantRoutes({ http: deps, tenants: new TenantService(deps) }))
+    .use(tokenRoutes({ http: deps, minting: new TokenMintingService(deps) }))
     .use(adminTransferRoutes(deps))
     .use(adminEraseRoutes(deps))
-    .use(adminRoleRoutes(deps))
+    .use(roleRoutes({ http: deps, roles: new RoleService(deps) }))
     .use(adminAuditRoutes(deps))
     .use(adminWebhookRoutes(deps))
     .use(subscriptionRoutes({ http: deps, subscriptions: new SubscriptionService(deps) }))

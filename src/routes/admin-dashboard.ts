@@ -12,6 +12,7 @@ import { parseAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import type { Tenant } from "../models/tenant.ts";
 import type { FiguresRequest, TenantFigures } from "../ports/runtime-ports.ts";
+import { tenantCursor, tenantCursorOf } from "../tenants/cursor.ts";
 import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
 import { errorPage } from "../views/error-page.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
@@ -28,7 +29,6 @@ import {
 } from "./dashboard-parts.ts";
 import type { Deps } from "./deps.ts";
 import { noStats } from "./tenant-stats.ts";
-import { tenantCursor, tenantCursorOf } from "./tenants.ts";
 
 export const DASHBOARD_PATH = "/admin/dashboard";
 /** The cookie is sent back on the admin pages only. */

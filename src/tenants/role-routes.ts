@@ -1,29 +1,27 @@
-import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
+import type { HttpKit } from "../http/http-kit.ts";
 import { safeEcho } from "../http/safe-echo.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";
 import { ROLE_NAME_RE, Role, RoleBody, RoleDeleted, RoleList } from "../models/role.ts";
 import { TenantParams } from "../models/tenant.ts";
-import type { Deps } from "./deps.ts";
+import { RoleParams } from "./model.ts";
+import type { RoleService } from "./role-service.ts";
 
-const RoleParams = Type.Object({
-  tenant_id: Type.String(),
-  role_name: Type.String({
-    maxLength: 256,
-    description:
-      "A role of the tenant's library (404 otherwise); the built-in tenant_admin cannot be deleted (422)",
-  }),
-});
+export interface RoleRouteDeps {
+  http: HttpKit;
+  roles: RoleService;
+}
+
 const tags = ["admin"];
 
 /** The tenant's role library (admin only). */
-export const adminRoleRoutes = (deps: Deps) =>
+export const roleRoutes = ({ http, roles }: RoleRouteDeps) =>
   new Elysia({ name: "routes.admin.roles", prefix: "/admin/roles" })
-    .use(deps.authPlugin)
-    .use(deps.tenantParam)
-    .get("/:tenant_id", ({ tenant }) => ({ roles: deps.tenants.roles(tenant.tenant_id) }), {
+    .use(http.authPlugin)
+    .use(http.tenantParam)
+    .get("/:tenant_id", ({ tenant }) => ({ roles: roles.list(tenant.tenant_id) }), {
       auth: "admin",
       tenant: "any",
       params: TenantParams,
@@ -33,16 +31,7 @@ export const adminRoleRoutes = (deps: Deps) =>
     .post(
       "/:tenant_id",
       async ({ tenant, body, set, principal }) => {
-        const tenantId = tenant.tenant_id;
-        const role = { name: body.name, permissions: body.permissions, description: body.description ?? "" };
-        const result = await deps.system.ask({ type: "role.put", tenantId, role });
-        await deps.audit({
-          action: result.replaced ? "role.replaced" : "role.created",
-          sub: principal.sub,
-          tenant_id: tenantId,
-          target: role.name,
-          details: { permissions: result.role.permissions },
-        });
+        const result = await roles.put(tenant.tenant_id, body, principal.sub);
         set.status = result.replaced ? 200 : 201;
         return result.role;
       },
@@ -57,18 +46,9 @@ export const adminRoleRoutes = (deps: Deps) =>
     )
     .delete(
       "/:tenant_id/:role_name",
-      async ({ tenant, params, principal }) => {
-        const tenantId = tenant.tenant_id;
+      ({ tenant, params, principal }) => {
         if (!ROLE_NAME_RE.test(params.role_name)) throw new NotFound(`no role ${safeEcho(params.role_name)}`);
-        const deleted = await deps.system.ask({ type: "role.delete", tenantId, name: params.role_name });
-        await deps.audit({
-          action: "role.deleted",
-          sub: principal.sub,
-          tenant_id: tenantId,
-          target: params.role_name,
-          details: {},
-        });
-        return deleted;
+        return roles.delete(tenant.tenant_id, params.role_name, principal.sub);
       },
       {
         auth: "admin",
