@@ -46,7 +46,11 @@ export function mcpServer(tools: ReadonlyMap<string, McpTool>, context: McpConte
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     const tool = tools.get(params.name);
     // Calling a tool that does not exist is a protocol fault, not a tool's failure.
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${safeEcho(params.name)}`);
+    if (!tool)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `unknown tool: ${safeEcho(params.name)}; the tools are ${[...tools.keys()].join(", ")}`,
+      );
     try {
       return toolSuccess(await tool.run(context.caller, params.arguments ?? {}));
     } catch (error) {

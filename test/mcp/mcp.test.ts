@@ -516,6 +516,11 @@ describe("refusals are tool errors carrying the route's problem", () => {
     const error = await client.callTool({ name: "memory_delete", arguments: {} }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    // It names the tools there are (issue 36), as tools/list shows them.
+    const { tools } = await client.listTools();
+    expect((error as McpError).message).toContain(
+      `unknown tool: memory_delete; the tools are ${tools.map((t) => t.name).join(", ")}`,
+    );
   });
 });
 
