@@ -9,7 +9,6 @@
  * - figures: asked of the node serving the tenant, through the router (remote-figures.ts);
  * - readiness: the node joined, caught up and serving its partitions (readiness.ts).
  */
-import { Unavailable } from "../errors.ts";
 import type { RuntimePorts } from "../ports/runtime-ports.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { TenantVault, type WriteSet, type WriteThrough } from "../vault/tenant-vault.ts";
@@ -24,10 +23,11 @@ import { figuresThroughRouter } from "./remote-figures.ts";
 export function clusterPorts(state: NodeState, clock: Clock, log: (line: string) => void): RuntimePorts {
   const notServedHere = (tenantId: string) => state.notServedHere(tenantId);
   // Periodic snapshots count the records this node appends.
-  const appended = (partition: number, seq: number) => state.periodic?.appended(partition, seq);
+  const appended = (partition: number, seq: number) =>
+    state.periodic.ifStarted((periodic) => periodic.appended(partition, seq), undefined);
   const appendWrite = async (tenantId: string, set: WriteSet) => {
     const record = { type: "write", tenant_id: tenantId, set: encodeWriteSet(set) };
-    appended(partitionOf(tenantId), await state.joined().appendWrite(tenantId, record));
+    appended(partitionOf(tenantId), await state.node.get().appendWrite(tenantId, record));
   };
   const writeThrough = (tenantId: string): WriteThrough => {
     const logged = changelogWrites(tenantId, appendWrite, notServedHere);
@@ -38,7 +38,7 @@ export function clusterPorts(state: NodeState, clock: Clock, log: (line: string)
       openVault: (tenantId, dir, options) =>
         new TenantVault(dir, { ...options, writeThrough: writeThrough(tenantId) }),
       sealImport: importSeal({
-        node: () => state.joined(),
+        node: () => state.node.get(),
         imports: () => state.imports(),
         ledger: state.ledger,
         appended,
@@ -46,15 +46,14 @@ export function clusterPorts(state: NodeState, clock: Clock, log: (line: string)
       }),
     },
     placement: {
-      servedHere: (tenantId) => state.systemCaughtUp && state.owns(partitionOf(tenantId)),
+      servedHere: (tenantId) => state.system.isStarted && state.owns(partitionOf(tenantId)),
       vaultRefusal: notServedHere,
     },
-    erasure: compactAfterErasure(
-      compactionsOf(state),
-      () => state.intake?.removalsSettled() ?? Promise.resolve(),
+    erasure: compactAfterErasure(compactionsOf(state), () =>
+      state.intake.ifStarted((intake) => intake.removalsSettled(), Promise.resolve()),
     ),
     // The dashboard (served by any node) reads each tenant's figures from the node serving it.
-    figures: figuresThroughRouter((request) => state.routing().handle(request), clock),
+    figures: figuresThroughRouter((request) => state.router.get().handle(request), clock),
     // `GET /readyz`: joined, caught up, and serving the partitions this node should own.
     readiness: clusterReadiness(state),
   };
@@ -63,10 +62,7 @@ export function clusterPorts(state: NodeState, clock: Clock, log: (line: string)
 /** The partitions' compactions, done by the periodic snapshots once they run. */
 function compactionsOf(state: NodeState): PartitionCompactions {
   return {
-    compactNow: async (partition) => {
-      if (!state.periodic) throw new Unavailable("this node is not compacting partitions yet; retry", 1);
-      await state.periodic.compactNow(partition);
-    },
-    owes: (partition) => state.periodic?.owes(partition) ?? false,
+    compactNow: async (partition) => state.periodic.get().compactNow(partition),
+    owes: (partition) => state.periodic.ifStarted((periodic) => periodic.owes(partition), false),
   };
 }

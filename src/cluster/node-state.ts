@@ -6,34 +6,32 @@
  * its leases (what is served here), its log, its snapshots, its intake, its router. The node's
  * parts need the runtime: its tenant actors (to close a tenant before its partition is restored or
  * removed) and its app (to answer requests). So the runtime is composed first, with ports that read
- * this object, and `serveClusterNode` records each part here as it starts it; nothing of the
- * runtime is reassigned. Until the node has joined, it serves nothing: every tenant's vault is
+ * this object, and `serveClusterNode` starts the node's parts in stages (node-stages.ts), each
+ * recorded here once (node-part.ts: set once, never replaced); nothing of the runtime is reassigned. Until the node has joined, it serves nothing: every tenant's vault is
  * refused (503, moved) and nothing runs on its own.
  */
-import { Unavailable } from "../errors.ts";
 import { Fenced } from "./fence.ts";
 import { ImportLedger } from "./import-ledger.ts";
 import { ImportObjects } from "./import-objects.ts";
 import type { Intake } from "./intake.ts";
 import type { ClusterNode } from "./node.ts";
+import { NodePart } from "./node-part.ts";
 import { partitionOf } from "./partition.ts";
 import type { PeriodicSnapshots } from "./periodic-snapshots.ts";
 import type { ClusterRouter } from "./router.ts";
-
-/** Seconds a caller waits before retrying what reached the node while it was still starting. */
-const STARTING_RETRY_S = 1;
+import type { SystemState } from "./system-state.ts";
 
 export class NodeState {
   /** The node once it joined the cluster: its leases say which partitions are served here. */
-  node: ClusterNode | undefined;
-  /** Whether the replicated system state has caught up (until then the local store may be behind). */
-  systemCaughtUp = false;
+  readonly node = new NodePart<ClusterNode>("joined the cluster");
+  /** The replicated system state, once caught up (until then the local store may be behind). */
+  readonly system = new NodePart<SystemState>("caught up on the system state");
   /** Snapshots and compactions of the partitions served here. */
-  periodic: PeriodicSnapshots | undefined;
+  readonly periodic = new NodePart<PeriodicSnapshots>("started compacting partitions");
   /** The webhook intake of the partitions served here. */
-  intake: Intake | undefined;
+  readonly intake = new NodePart<Intake>("started its webhook intake");
   /** The router in front of the app: answers here what is served here, forwards the rest. */
-  router: ClusterRouter | undefined;
+  readonly router = new NodePart<ClusterRouter>("started its router");
   /**
    * Set at a clean stop once the leases are released: the runtime then drains with its vaults
    * local only, as a single node's (they are removed right after, local-copies.ts), so what its
@@ -45,7 +43,7 @@ export class NodeState {
   private importObjects: Promise<ImportObjects> | undefined;
 
   owns(partition: number): boolean {
-    return this.node?.ownership.owns(partition) ?? false;
+    return this.node.ifStarted((node) => node.ownership.owns(partition), false);
   }
 
   /** Why a tenant's vault is neither opened nor written here: its partition is served elsewhere. */
@@ -54,24 +52,9 @@ export class NodeState {
     return this.owns(partition) ? undefined : new Fenced(partition);
   }
 
-  /** The node; asked for only by what runs once it has joined. */
-  joined(): ClusterNode {
-    return started(this.node, "joined the cluster");
-  }
-
-  /** The router; asked for only by what runs once the node serves requests. */
-  routing(): ClusterRouter {
-    return started(this.router, "started its router");
-  }
-
-  /** The object store of imports, opened on first use. */
+  /** The object store of imports, opened on first use (once the node joined). */
   imports(): Promise<ImportObjects> {
-    this.importObjects ??= ImportObjects.open(this.joined().nc);
+    this.importObjects ??= ImportObjects.open(this.node.get().nc);
     return this.importObjects;
   }
-}
-
-function started<T>(part: T | undefined, what: string): T {
-  if (part === undefined) throw new Unavailable(`this node has not ${what} yet; retry`, STARTING_RETRY_S);
-  return part;
 }

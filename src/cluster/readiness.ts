@@ -14,10 +14,11 @@ const NAMED = 8;
 
 export function clusterReadiness(state: NodeState): ReadinessProbe {
   return (): ReadinessCheck => {
-    const node = state.node;
-    if (!node || state.leftCluster) return failed("not a member of the cluster (joining or leaving)");
-    if (!state.systemCaughtUp) return failed("the system state is catching up");
-    if (!state.router) return failed("the router does not listen yet");
+    if (!state.node.isStarted || state.leftCluster)
+      return failed("not a member of the cluster (joining or leaving)");
+    if (!state.system.isStarted) return failed("the system state is catching up");
+    if (!state.router.isStarted) return failed("the router does not listen yet");
+    const node = state.node.get();
     const live = node.membership.live();
     if (!live.includes(node.nodeId)) return failed("this node's heartbeat is not live");
     const waiting: number[] = [];
