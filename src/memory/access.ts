@@ -28,6 +28,7 @@ import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { type RerankSearchDeps, rerankedSearch } from "../search/controls/rerank/rerank-search.ts";
 import { fusionProfile } from "../search/fusion/fusion-profile.ts";
+import { queryText } from "../search/query-analysis.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { type EntityRequest, readEntity } from "./entity-access.ts";
 import { similarAsk } from "./similar-ask.ts";
@@ -285,8 +286,9 @@ export class MemoryAccess {
   /** The query vector: the caller's `embedding`, else the query text embedded (not for `client`). */
   private async queryVector(body: SearchBody): Promise<Float32Array | undefined> {
     if (body.embedding) return toVector(body.embedding, this.deps.embedder.dims);
-    if (!body.query?.trim() || this.deps.embedder.kind === "client") return undefined;
-    const [vec] = await this.deps.embedder.embed([body.query]);
+    const text = queryText(body.query);
+    if (!text || this.deps.embedder.kind === "client") return undefined;
+    const [vec] = await this.deps.embedder.embed([text]);
     return vec;
   }
 }
@@ -307,7 +309,7 @@ export function searchMode(
   body: SearchBody,
   embedder: Embedder["kind"],
 ): "hybrid" | "vector" | "lexical" | "recent" {
-  const text = Boolean(body.query?.trim());
+  const text = queryText(body.query) !== undefined;
   const vector = body.embedding !== undefined || (text && embedder !== "client");
   if (text) return vector ? "hybrid" : "lexical";
   return vector ? "vector" : "recent";

@@ -15,24 +15,26 @@ import {
   spreadBySourceAndObject,
 } from "../../../src/search/controls/source-spread.ts";
 import { windowExplain } from "../../../src/search/controls/time/query-time.ts";
-import type { TimeReading } from "../../../src/search/controls/time/time-expressions.ts";
 import { estimateTokens, fitsBudget } from "../../../src/search/controls/token-budget.ts";
 import type { FusedHit } from "../../../src/search/fusion/hybrid.ts";
-import { matchedTermsOf } from "../../../src/search/lexical/matched-terms.ts";
+import { matchedWordsOf } from "../../../src/search/lexical/matched-terms.ts";
 import { termSet, termSetCosine } from "../../../src/search/lexical/term-set.ts";
+import type { QueryAnalysis } from "../../../src/search/query-analysis.ts";
 
 /** What the controls read of a search message (SearchEntries). */
 export interface ControlledQuery {
-  text?: string;
+  /** The query as the search analysed it, once (src/search/query-analysis.ts): text, time, words. */
+  query: QueryAnalysis;
   limit: number;
   validAt: number;
   asOf: number;
   controls?: SearchControls;
   /** The re-ranking stage's part in this search (src/search/controls/rerank/rerank-stage.ts). */
   rerank?: RerankAsk;
-  /** The query's time window (src/search/controls/time/), for `explain`. */
-  time?: TimeReading;
 }
+
+/** What sizes a search's candidate pool: its page, its controls, the re-ranker's top. */
+type PoolAsk = Pick<ControlledQuery, "limit" | "controls" | "rerank">;
 
 /** What the controls read of the tenant: entry views (the search's filter) and the two indexes. */
 export interface ControlContext {
@@ -75,7 +77,7 @@ const MIN_RERANK = 30;
 const MAX_RERANK = 200;
 
 /** How many hybrid hits a search asks for: `limit`, or a wider pool when results are reranked. */
-export function candidatesFor(q: ControlledQuery): number {
+export function candidatesFor(q: PoolAsk): number {
   const c = q.controls;
   return !c?.recency && !c?.diversity ? q.limit : spreadPoolFor(q);
 }
@@ -85,7 +87,7 @@ export function candidatesFor(q: ControlledQuery): number {
  * kept from the hits both sides propose for `limit` anyway (hybrid-search.ts), so it costs no
  * more search.
  */
-export function spreadPoolFor(q: ControlledQuery): number {
+export function spreadPoolFor(q: PoolAsk): number {
   const pool = Math.min(Math.max(q.limit * RERANK_FACTOR, MIN_RERANK), Math.max(MAX_RERANK, q.limit));
   return Math.max(pool, q.rerank?.top ?? 0);
 }
@@ -113,7 +115,7 @@ export function controlledResults(
   });
   if (c.recency) ranked = boosted(ranked, q, c.recency);
   if (c.minScore !== undefined) ranked = ranked.filter((r) => r.score >= c.minScore!);
-  if (q.rerank) ranked = reranked(ranked, q.rerank, q.text, () => ctx.lexical());
+  if (q.rerank) ranked = reranked(ranked, q.rerank, q.query, () => ctx.lexical());
   // A re-ranking service's candidates: the pool's top as it is, no page chosen (rerank-search.ts).
   if (q.rerank && "collect" in q.rerank) return finish(ranked, { ...q, controls: undefined }, ctx);
   ranked = c.diversity ? diversified(ranked, c.diversity, q.limit, ctx) : spread(ranked, q, ctx);
@@ -147,19 +149,20 @@ function boosted(ranked: Ranked[], q: ControlledQuery, recency: NonNullable<Sear
 /** The best `limit`, with a place for each source that has a candidate close to the best. */
 function spread(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Ranked[] {
   const [best] = ranked;
+  const { text } = q.query;
   // Nothing below the first `limit` to lift, or no words to anchor on: the best `limit` as they are.
-  if (!best || !q.text || ranked.length <= q.limit) return ranked.slice(0, q.limit);
+  if (!best || !text || ranked.length <= q.limit) return ranked.slice(0, q.limit);
   let anchored: ((id: string) => boolean) | undefined;
   // The anchor costs a lexical query per word of the query: only worked out when a source is missing.
   const eligible = (i: number) => {
-    anchored ??= sharesAnchor(ctx.lexical(), q.text!, best.entry.id);
+    anchored ??= sharesAnchor(ctx.lexical(), q.query.words(), best.entry.id);
     return anchored(ranked[i]!.entry.id);
   };
   const scores = ranked.map((r) => r.score);
   const sources = ranked.map((r) => r.entry.source?.system ?? "");
   // A question about an entity as a whole spreads over its objects too (source-spread.ts).
   const entities = [...new Set(ranked.flatMap((r) => (r.linked?.hop === 1 ? r.linked.entities : [])))];
-  const objectOf = asksAbout(q.text, entities) ? ctx.objectOf : undefined;
+  const objectOf = asksAbout(text, entities) ? ctx.objectOf : undefined;
   const objects = objectOf && ranked.map((r) => objectOf(r.entry.id) ?? "");
   // There only an entry naming one of the query's own entities is lifted for its object.
   const aboutIt = (i: number) => ranked[i]!.linked?.hop === 1 && eligible(i);
@@ -205,15 +208,9 @@ function finish(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Cont
   const tokens =
     c.maxTokens !== undefined || c.explain ? ranked.map((r) => estimateTokens(r.entry.content)) : [];
   const kept = c.maxTokens === undefined ? ranked : ranked.slice(0, fitsBudget(tokens, c.maxTokens));
-  const lexical = c.explain && q.text ? ctx.lexical() : undefined;
-  const matched =
-    lexical && q.text
-      ? matchedTermsOf(
-          lexical,
-          q.text,
-          kept.map((r) => r.entry.id),
-        )
-      : undefined;
+  const lexical = c.explain && q.query.text ? ctx.lexical() : undefined;
+  const ids = kept.map((r) => r.entry.id);
+  const matched = lexical && matchedWordsOf(lexical, q.query.words(), ids);
   return kept.map((r, i) => {
     const result: ControlledResult = { entry: r.entry, score: r.score, scores: r.scores };
     if (!c.explain) return result;
@@ -226,7 +223,8 @@ function finish(ranked: Ranked[], q: ControlledQuery, ctx: ControlContext): Cont
     if (r.redundancy !== undefined) explain.redundancy = r.redundancy;
     if (r.spread) explain.source_spread = true;
     if (r.rerank) explain.rerank = r.rerank;
-    if (r.time !== undefined) Object.assign(explain, { time_window: windowExplain(q.time!), time: r.time });
+    if (r.time !== undefined)
+      Object.assign(explain, { time_window: windowExplain(q.query.time), time: r.time });
     if (r.context !== undefined) explain.context = r.context;
     if (r.linked) Object.assign(explain, { entities: r.linked.entities, hop: r.linked.hop });
     return { ...result, explain };

@@ -7,9 +7,9 @@ import { withEpisodes } from "../../../src/search/controls/context/episodes.ts";
 import { searchWithEntities } from "../../../src/search/controls/entities/entity-hops.ts";
 import type { Span } from "../../../src/search/controls/time/calendar.ts";
 import { pastSpan, visibleThen } from "../../../src/search/controls/time/past-visibility.ts";
-import { queryTime } from "../../../src/search/controls/time/query-time.ts";
 import { timeBoosted, windowCandidates } from "../../../src/search/controls/time/time-boost.ts";
 import { searchHybrid } from "../../../src/search/fusion/hybrid-search.ts";
+import { analyseQuery } from "../../../src/search/query-analysis.ts";
 import { categoryMask, type SummaryFilter } from "../../../src/vault/entry-summary.ts";
 import type { EntryStore } from "./entry-store.ts";
 import type { MemoryIndexes } from "./indexes.ts";
@@ -35,15 +35,17 @@ export class MemorySearch {
   ) {}
 
   search(msg: SearchEntries): SearchResult[] {
-    const text = msg.text?.trim() ? msg.text : undefined;
+    // Analysed once; the fused search and every control after it read this (query-analysis.ts).
+    const analysis = analyseQuery(msg);
+    const { text, time } = analysis;
     // The query's time (src/search/controls/time/): a question about the past also sees what was valid then.
-    const time = queryTime(text, msg.validAt, msg.controls?.timeExpressions);
     const accept = this.filterOf(msg, pastSpan(time, msg.validAt));
+    const controlled = { ...msg, query: analysis };
     if (!text && !msg.vector)
-      return controlledPage(this.newest(msg, accept), msg, this.controlContext(accept));
+      return controlledPage(this.newest(msg, accept), controlled, this.controlContext(accept));
     // The wider pool only serves the source spread, which needs text to anchor on.
     const keep = text ? spreadPoolFor(msg) : undefined;
-    const query = { text, vector: msg.vector, k: candidatesFor(msg), keep, accept };
+    const query = { analysis, vector: msg.vector, k: candidatesFor(msg), keep, accept };
     // A time window's entries that share a word with the query join the candidates (time-boost.ts).
     const lexicalScore = time.window ? this.indexes.lexical().scorer(text!) : undefined;
     const timed = windowCandidates(time, (f, t) => this.entries.summary.validIn(f, t), accept, lexicalScore);
@@ -57,7 +59,7 @@ export class MemorySearch {
       hops && entities.ready ? searchWithEntities(entities.partial(), text, accept, run) : run([]);
     // Entries written together lend each other a bounded share of their scores (episodes.ts).
     const hits = withEpisodes(timeBoosted(found, time, accept.view), accept.view, msg.controls?.context);
-    const results = controlledResults(hits, { ...msg, text, time }, this.controlContext(accept));
+    const results = controlledResults(hits, controlled, this.controlContext(accept));
     if (hops && !entities.ready) for (const r of results) if (r.explain) r.explain.entities = "building";
     return results;
   }

@@ -9,7 +9,7 @@
  * in score order. Deterministic: candidates come in rank order and ties go to the earlier one.
  */
 
-import { matchedTermsOf, type TermScorer } from "../lexical/matched-terms.ts";
+import { matchedWordsOf, type TermScorer } from "../lexical/matched-terms.ts";
 
 /** A lifted candidate scores at least this share of the best score: related, not merely present. */
 export const SPREAD_MIN_SHARE = 0.25;
@@ -29,10 +29,15 @@ export const ANCHOR_SHARE = 0.8;
  * each weighing at least `ANCHOR_SHARE` of the rarest (two words nearly as rare are both kept:
  * which one is the name is not known). A lifted entry must match one, so it is about the same
  * thing, not merely about the same kind of thing. The best result shares no word with the query:
- * no candidate qualifies.
+ * no candidate qualifies. `queryWords`: the query's matchable words (matched-terms.ts
+ * `queryWords`, read from the search's query analysis).
  */
-export function sharesAnchor(index: AnchorIndex, query: string, bestId: string): (id: string) => boolean {
-  const words = matchedTermsOf(index, query, [bestId])[0]!.map((word) => ({
+export function sharesAnchor(
+  index: AnchorIndex,
+  queryWords: readonly string[],
+  bestId: string,
+): (id: string) => boolean {
+  const words = matchedWordsOf(index, queryWords, [bestId])[0]!.map((word) => ({
     word,
     weight: index.ceiling(word),
   }));

@@ -1,12 +1,17 @@
-import { tokenize } from "../../embedding/tokenize.ts";
 import type { Hit } from "../hit.ts";
 import type { LexicalIndex } from "../lexical/lexical-index.ts";
+import { lexicalText, type QueryAnalysis } from "../query-analysis.ts";
 import type { VectorIndex } from "../vector/vector-index.ts";
 import { type FusedHit, type FuseOptions, fuse } from "./hybrid.ts";
 
 export interface HybridQuery {
   /** Matched lexically (the caller embeds it into `vector` beforehand if it wants both sides). */
   text?: string;
+  /**
+   * The query analysed once (query-analysis.ts), as the tenant's search passes it: its `lexical`
+   * text is matched and `text` is not read. Without it, `text` is analysed here.
+   */
+  analysis?: Pick<QueryAnalysis, "lexical">;
   /** Unit-length or not; a zero vector counts as no vector. */
   vector?: Float32Array;
   k: number;
@@ -46,7 +51,7 @@ const MIN_CANDIDATES = 30;
  */
 export function searchHybrid(indexes: HybridIndexes, query: HybridQuery, opts: FuseOptions = {}): FusedHit[] {
   // Text without a single word cannot match lexically: it is no text.
-  const text = query.text && tokenize(query.text).length > 0 ? query.text : undefined;
+  const text = query.analysis ? query.analysis.lexical : lexicalText(query.text);
   const vector = query.vector && hasDirection(query.vector) ? query.vector : undefined;
   if (query.k <= 0 || (!text && !vector)) return [];
   const pool = Math.max(query.k * CANDIDATES_PER_K, MIN_CANDIDATES);

@@ -35,16 +35,37 @@ export function matchedTermsOf(
   ids: readonly string[],
   analyzer: Analyzer = DEFAULT_ANALYZER,
 ): string[][] {
-  const searched = new Set(analyzer.queryTerms(query));
+  return matchedWordsOf(index, queryWords(query, analyzer), ids);
+}
+
+/** `matchedTermsOf` for a query whose words (`queryWords`) are already known. */
+export function matchedWordsOf(
+  index: TermScorer,
+  words: readonly string[],
+  ids: readonly string[],
+): string[][] {
   const matched = ids.map((): string[] => []);
+  for (const word of words) {
+    const score = index.scorer(word);
+    for (const [i, id] of ids.entries()) if ((score(id) ?? 0) > 0) matched[i]!.push(word);
+  }
+  return matched;
+}
+
+/**
+ * The query's distinct words that take part in a match, as it wrote them (lower case, in order):
+ * those whose terms are among the query's own (its stop words beside other words dropped, as BM25
+ * drops them).
+ */
+export function queryWords(query: string, analyzer: Analyzer = DEFAULT_ANALYZER): string[] {
+  const searched = new Set(analyzer.queryTerms(query));
+  const words: string[] = [];
   const seen = new Set<string>();
   for (const raw of query.match(WORD) ?? []) {
     const word = raw.toLowerCase();
     if (seen.has(word)) continue;
     seen.add(word);
-    if (!analyzer.queryTerms(word).some((term) => searched.has(term))) continue;
-    const score = index.scorer(word);
-    for (const [i, id] of ids.entries()) if ((score(id) ?? 0) > 0) matched[i]!.push(word);
+    if (analyzer.queryTerms(word).some((term) => searched.has(term))) words.push(word);
   }
-  return matched;
+  return words;
 }

@@ -14,7 +14,7 @@
  * or worse, and were left out.
  */
 import { type Analyzer, DEFAULT_ANALYZER } from "../../lexical/analyzer.ts";
-import { matchedTermsOf, type TermScorer } from "../../lexical/matched-terms.ts";
+import { matchedWordsOf, queryWords, type TermScorer } from "../../lexical/matched-terms.ts";
 import { answerShape } from "./answer-shape.ts";
 
 /** Coverage's and the answer shape's weights beside the relevance share (1). */
@@ -35,20 +35,23 @@ export function builtinScores(
   candidates: readonly BuiltinCandidate[],
   analyzer: Analyzer = DEFAULT_ANALYZER,
 ): number[] {
+  return builtinScoresOf(index, { text: query, words: queryWords(query, analyzer) }, candidates);
+}
+
+/** `builtinScores` for a query already analysed (src/search/query-analysis.ts): its text and words. */
+export function builtinScoresOf(
+  index: TermScorer,
+  query: { text: string; words: readonly string[] },
+  candidates: readonly BuiltinCandidate[],
+): number[] {
   const ids = candidates.map((c) => c.id);
-  const matched = matchedTermsOf(index, query, ids, analyzer);
-  const words = queryWords(query, analyzer).length;
+  const matched = matchedWordsOf(index, query.words, ids);
+  const words = query.words.length;
   const best = Math.max(...candidates.map((c) => c.relevance), Number.MIN_VALUE);
-  const shaped = answerShape(query);
+  const shaped = answerShape(query.text);
   return candidates.map((c, i) => {
     const coverage = words > 0 ? matched[i]!.length / words : 0;
     const shape = shaped?.(c.content) ? SHAPE_WEIGHT : 0;
     return c.relevance / best + COVERAGE_WEIGHT * coverage + shape;
   });
-}
-
-/** The query's distinct words that take part in a match (its stop words dropped, as BM25 drops them). */
-export function queryWords(query: string, analyzer: Analyzer = DEFAULT_ANALYZER): string[] {
-  const everything = { scorer: () => () => 1 };
-  return matchedTermsOf(everything, query, [""], analyzer)[0]!;
 }

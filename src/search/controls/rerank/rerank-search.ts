@@ -9,6 +9,7 @@
 import type { RerankFallback } from "../../../models/rerank.ts";
 import type { SearchEntries, SearchResult } from "../../../protocols/tenant-protocol.ts";
 import type { Clock } from "../../../runtime/clock.ts";
+import { queryText } from "../../query-analysis.ts";
 import { type Reranker, RerankFailed, type ServiceReranker } from "./reranker.ts";
 
 export interface SearchReply {
@@ -33,7 +34,7 @@ export async function rerankedSearch(
   deps: RerankSearchDeps,
 ): Promise<SearchReply> {
   const { reranker } = deps;
-  const text = msg.text?.trim();
+  const text = queryText(msg.text);
   if (!reranker || wanted === false || !text) return ask(msg);
   const { top } = reranker;
   if (reranker.by === "builtin") {
@@ -44,7 +45,8 @@ export async function rerankedSearch(
   const { results } = await ask({ ...msg, rerank: { by: "http", top, collect: true } });
   // Nothing to order: the plain search answers (its page controls applied).
   if (results.length < 2) return ask(msg);
-  const scored = await scoresOf(reranker, text, results, deps);
+  // The service scores the query without its surrounding white space.
+  const scored = await scoresOf(reranker, text.trim(), results, deps);
   deps.count?.("http", "scores" in scored ? "ok" : scored.fallback);
   return ask({ ...msg, rerank: { by: "http", top, ...scored } });
 }

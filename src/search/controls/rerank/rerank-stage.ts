@@ -12,7 +12,7 @@
 import type { Entry } from "../../../models/entry.ts";
 import type { RerankExplain } from "../../../models/rerank.ts";
 import type { TermScorer } from "../../lexical/matched-terms.ts";
-import { builtinScores } from "./builtin.ts";
+import { builtinScoresOf } from "./builtin.ts";
 import type { RerankAsk } from "./reranker.ts";
 
 /** What the stage reads and writes of a ranked result. */
@@ -27,7 +27,7 @@ export interface Rerankable {
 export function reranked<T extends Rerankable>(
   ranked: readonly T[],
   ask: RerankAsk,
-  query: string | undefined,
+  query: { text?: string; words(): readonly string[] },
   lexical: () => TermScorer,
 ): T[] {
   const top = ranked.slice(0, ask.top);
@@ -41,8 +41,8 @@ export function reranked<T extends Rerankable>(
   const scores =
     "scores" in ask
       ? top.map((r) => ask.scores[r.entry.id])
-      : query
-        ? builtinScores(lexical(), query, top.map(candidateOf))
+      : query.text
+        ? builtinScoresOf(lexical(), { text: query.text, words: query.words() }, top.map(candidateOf))
         : top.map(() => undefined);
   return [...placed(top, scores, ask.by), ...rest];
 }

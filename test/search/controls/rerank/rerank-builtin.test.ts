@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../../../../src/config.ts";
 import { answerShape } from "../../../../src/search/controls/rerank/answer-shape.ts";
-import { queryWords } from "../../../../src/search/controls/rerank/builtin.ts";
+import { queryWords } from "../../../../src/search/lexical/matched-terms.ts";
 import { type Harness, startHarness, TEST_SECRET } from "../../../helpers/harness.ts";
 
 let h: Harness;
