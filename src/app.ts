@@ -5,6 +5,7 @@ import { openapiPlugin } from "./http/openapi.ts";
 import { RouteTable } from "./http/route-table.ts";
 import { shutdownGatePlugin } from "./http/shutdown-gate.ts";
 import { telemetryPlugin } from "./http/telemetry-plugin.ts";
+import { ingestRoutes } from "./ingest/routes.ts";
 import { adminAuditRoutes } from "./routes/admin-audit.ts";
 import { adminDashboardRoutes, dashboardErrorPage } from "./routes/admin-dashboard.ts";
 import { adminDashboardTenantRoutes } from "./routes/admin-dashboard-tenant.ts";
@@ -12,7 +13,6 @@ import { adminEraseRoutes } from "./routes/admin-erase.ts";
 import { adminMetricRoutes } from "./routes/admin-metrics.ts";
 import { adminSystemRoutes } from "./routes/admin-system.ts";
 import { adminTransferRoutes } from "./routes/admin-transfer.ts";
-import { adminWebhookRoutes } from "./routes/admin-webhooks.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import type { Deps } from "./routes/deps.ts";
 import { entityRoutes } from "./routes/entities.ts";
@@ -23,7 +23,6 @@ import { memoryStreamRoutes } from "./routes/memory-stream.ts";
 import { mergeRoutes } from "./routes/merges.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { searchRoutes } from "./routes/search.ts";
-import { webhookRoutes } from "./routes/webhooks.ts";
 import { subscriptionRoutes } from "./subscriptions/routes.ts";
 import { SubscriptionService } from "./subscriptions/service.ts";
 import { roleRoutes } from "./tenants/role-routes.ts";
@@ -32,6 +31,8 @@ import { adminTenantRoutes, tenantRoutes } from "./tenants/routes.ts";
 import { TenantService } from "./tenants/service.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { TokenMintingService } from "./tokens/service.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
+import { WebhookService } from "./webhooks/service.ts";
 
 export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } from "./compose/compose.ts";
 
@@ -64,14 +65,14 @@ export function createApp(deps: Deps) {
     .use(adminEraseRoutes(deps))
     .use(roleRoutes({ http: deps, roles: new RoleService(deps) }))
     .use(adminAuditRoutes(deps))
-    .use(adminWebhookRoutes(deps))
+    .use(webhookRoutes({ http: deps, webhooks: new WebhookService(deps) }))
     .use(subscriptionRoutes({ http: deps, subscriptions: new SubscriptionService(deps) }))
     .use(adminMetricRoutes(deps))
     .use(adminDashboardRoutes(deps))
     .use(adminDashboardTenantRoutes(deps))
     .use(adminSystemRoutes(deps))
     .use(metricsRoutes(deps))
-    .use(webhookRoutes(deps));
+    .use(ingestRoutes({ http: deps, ingest: deps.ingest, rateLimiter: deps.rateLimiter }));
   routes.load(app.routes);
   return app;
 }

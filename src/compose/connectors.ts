@@ -9,12 +9,12 @@ import { connectorActors, MAIL_WATCH, mailExpander } from "../../actors/connecto
 import { MessagingBridge } from "../bridge/bridge.ts";
 import { ConnectorSupervisor } from "../connectors/supervisor.ts";
 import { IngestPipeline } from "../ingest/deliver.ts";
-import type { WebhookOperations } from "../ingest/webhook-operations.ts";
 import { type WebhookUpkeep, webhookOperations } from "../ingest/webhook-upkeep.ts";
 import type { MailWatchProtocol } from "../protocols/connector-protocol.ts";
 import { createJwksResolver } from "../sources/mail/jwks.ts";
 import { messagingSource } from "../sources/messaging.ts";
 import { findSource } from "../sources/registry.ts";
+import type { WebhookOperations } from "../webhooks/operations.ts";
 import type { Actors } from "./actors.ts";
 import type { Stores } from "./stores.ts";
 

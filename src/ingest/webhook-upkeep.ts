@@ -10,9 +10,9 @@ import type { Retention } from "../protocols/webhook-ops-protocol.ts";
 import type { ActorKind, ActorRef } from "../runtime/actor-system.ts";
 import type { Clock, TimerHandle } from "../runtime/clock.ts";
 import { tenantDir } from "../vault/tenant-paths.ts";
+import { PAUSABLE_SOURCES, WebhookOperations } from "../webhooks/operations.ts";
 import type { IngestPipeline } from "./deliver.ts";
 import { upkeepDue } from "./upkeep-marker.ts";
-import { PAUSABLE_SOURCES, WebhookOperations } from "./webhook-operations.ts";
 
 export const UPKEEP_INTERVAL_MS = 3_600_000;
 

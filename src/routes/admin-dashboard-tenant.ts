@@ -11,7 +11,6 @@ import { Elysia } from "elysia";
 import { formTokenFor } from "../http/dashboard-form.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import { validatedBody } from "../http/validate-body.ts";
-import { PAUSABLE_SOURCES } from "../ingest/webhook-operations.ts";
 import { Chars } from "../models/chars.ts";
 import { LiteralUnion, QueryObject } from "../models/common.ts";
 import { REPLAY_STATUSES } from "../models/dead-letter.ts";
@@ -20,16 +19,11 @@ import { TenantParams } from "../models/tenant.ts";
 import { SOURCE_STATUSES } from "../models/webhook-operations.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
 import { tenantPage, tenantPagePath } from "../views/tenant-page.ts";
-import { changeSource } from "./admin-webhook-sources.ts";
+import { letterAskedIn } from "../webhooks/letter-asked.ts";
+import { MAX_EVENT_ID, REPLAYABLE_SOURCES } from "../webhooks/model.ts";
+import { PAUSABLE_SOURCES } from "../webhooks/operations.ts";
+import { changeSource, discardDeadLetter, type ReplayAsked, replayDeadLetter } from "../webhooks/service.ts";
 import { HtmlPage, pages, Redirect, DASHBOARD_TAGS as tags } from "./dashboard-parts.ts";
-import { discardDeadLetter } from "./dead-letter-discard.ts";
-import {
-  letterAskedIn,
-  MAX_EVENT_ID,
-  REPLAYABLE_SOURCES,
-  type ReplayAsked,
-  replayDeadLetter,
-} from "./dead-letter-replay.ts";
 import type { Deps } from "./deps.ts";
 import { tenantPageModel } from "./tenant-page-model.ts";
 

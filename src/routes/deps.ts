@@ -10,7 +10,6 @@ import type { ShutdownGate } from "../http/shutdown-gate.ts";
 import type { tenantParamPlugin } from "../http/tenant-param.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
-import type { WebhookOperations } from "../ingest/webhook-operations.ts";
 import type { MemoryAccess } from "../memory/access.ts";
 import type { ChangeFeeds } from "../memory/change-feed.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
@@ -28,6 +27,7 @@ import type { AuditLogs } from "../tenants/audit-logs.ts";
 import type { TenantDirectory } from "../tenants/directory.ts";
 import type { ExportImport } from "../tenants/export-import.ts";
 import type { TenantLifecycle } from "../tenants/lifecycle.ts";
+import type { WebhookOperations } from "../webhooks/operations.ts";
 
 /** What a reload (SIGHUP, `POST /admin/reload`) did: never a secret's value. */
 export interface ReloadReport {

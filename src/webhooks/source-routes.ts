@@ -1,57 +1,23 @@
 import { Elysia } from "elysia";
-import { NotFound } from "../errors.ts";
+import type { HttpKit } from "../http/http-kit.ts";
 import { requestIdOf } from "../http/request-id.ts";
-import { safeEcho } from "../http/safe-echo.ts";
-import { PAUSABLE_SOURCES } from "../ingest/webhook-operations.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
-import { SourceList, SourceStatusReply, sourcePathParams } from "../models/webhook-operations.ts";
-import type { Deps } from "./deps.ts";
+import { SourceList, SourceStatusReply } from "../models/webhook-operations.ts";
+import { SourceParams } from "./model.ts";
+import type { WebhookService } from "./service.ts";
 
 const tags = ["admin"];
-const SourceParams = sourcePathParams(PAUSABLE_SOURCES);
-
-/** The path's source, or a 404 (as on the webhook route: an unknown source is not found, not invalid). */
-function knownSource(source: string): string {
-  if (!PAUSABLE_SOURCES.includes(source)) throw new NotFound(`no webhook source ${safeEcho(source)}`);
-  return source;
-}
-
-export interface SourceChange {
-  tenantId: string;
-  source: string;
-  action: "pause" | "resume";
-  /** Who asked (the audit log's `sub`). */
-  sub: string;
-  requestId: string | null;
-}
-
-/**
- * A pause or a resume, as the admin routes and the dashboard's buttons both do it: the source
- * checked (unknown: 404), the operation, then the admin audit log.
- */
-export async function changeSource(deps: Deps, asked: SourceChange): Promise<SourceStatusReply> {
-  const { tenantId, action, sub } = asked;
-  const source = knownSource(asked.source);
-  const reply =
-    action === "pause"
-      ? await deps.webhooks.pause(tenantId, source)
-      : await deps.webhooks.resume(tenantId, source, asked.requestId);
-  const details = action === "pause" ? { held: reply.held } : { status: reply.status, held: reply.held };
-  const event = action === "pause" ? "webhook_source.paused" : "webhook_source.resumed";
-  await deps.audit({ action: event, sub, tenant_id: tenantId, target: source, details });
-  return reply;
-}
 
 /**
  * Pausing and resuming a tenant's source (docs/webhook-operations.md): while paused its deliveries
  * are verified and held (202), then applied in arrival order by the resume. Admin only, audited.
  */
-export const adminWebhookSourceRoutes = (deps: Deps) =>
+export const webhookSourceRoutes = ({ http, webhooks }: { http: HttpKit; webhooks: WebhookService }) =>
   new Elysia({ name: "routes.admin.webhook-sources", prefix: "/admin/webhooks/sources" })
-    .use(deps.authPlugin)
-    .use(deps.tenantParam)
-    .get("/:tenant_id", async ({ tenant }) => ({ sources: await deps.webhooks.sources(tenant.tenant_id) }), {
+    .use(http.authPlugin)
+    .use(http.tenantParam)
+    .get("/:tenant_id", async ({ tenant }) => ({ sources: await webhooks.sources(tenant.tenant_id) }), {
       auth: "admin",
       tenant: "any",
       params: TenantParams,
@@ -61,7 +27,7 @@ export const adminWebhookSourceRoutes = (deps: Deps) =>
     .post(
       "/:tenant_id/:source/pause",
       ({ tenant, params, principal, request }) =>
-        changeSource(deps, {
+        webhooks.changeSource({
           tenantId: tenant.tenant_id,
           source: params.source,
           action: "pause",
@@ -82,7 +48,7 @@ export const adminWebhookSourceRoutes = (deps: Deps) =>
     .post(
       "/:tenant_id/:source/resume",
       ({ tenant, params, principal, request }) =>
-        changeSource(deps, {
+        webhooks.changeSource({
           tenantId: tenant.tenant_id,
           source: params.source,
           action: "resume",

@@ -5,6 +5,8 @@
  * every write in the tenant actor, whose mailbox serialises them with the deliveries.
  */
 import { Conflict, NotFound, ValidationFailed } from "../errors.ts";
+import type { IngestPipeline } from "../ingest/deliver.ts";
+import type { WebhookFigures } from "../ingest/webhook-figures.ts";
 import { isoOf, parseTimestamp } from "../models/common.ts";
 import type { DeadLetter, DiscardReply } from "../models/dead-letter.ts";
 import type {
@@ -26,8 +28,6 @@ import type {
 import type { ActorRef } from "../runtime/actor-system.ts";
 import { messagingSource } from "../sources/messaging.ts";
 import { SOURCE_IDS } from "../sources/registry.ts";
-import type { IngestPipeline } from "./deliver.ts";
-import type { WebhookFigures } from "./webhook-figures.ts";
 
 /** Every source a tenant's events come from: the 22 webhook sources and the messaging bridge. */
 export const PAUSABLE_SOURCES: readonly string[] = [...SOURCE_IDS, messagingSource.id];

@@ -1,24 +1,22 @@
 import { Elysia } from "elysia";
-import { PAUSABLE_SOURCES } from "../ingest/webhook-operations.ts";
+import type { HttpKit } from "../http/http-kit.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
-import { DeliveryPage, deliveryQuery } from "../models/webhook-operations.ts";
-import type { Deps } from "./deps.ts";
-
-const DeliveryQuery = deliveryQuery(PAUSABLE_SOURCES);
+import { DeliveryPage } from "../models/webhook-operations.ts";
+import { DeliveryQuery } from "./model.ts";
+import type { WebhookService } from "./service.ts";
 
 /**
  * The delivery log (docs/webhook-operations.md#the-delivery-log): every event's outcome, newest
  * first, without bodies; kept MEMORY_RUNTIME_DELIVERY_LOG_DAYS. Admin only.
  */
-export const adminWebhookDeliveryRoutes = (deps: Deps) =>
+export const webhookDeliveryRoutes = ({ http, webhooks }: { http: HttpKit; webhooks: WebhookService }) =>
   new Elysia({ name: "routes.admin.webhook-deliveries", prefix: "/admin/webhooks/deliveries" })
-    .use(deps.authPlugin)
-    .use(deps.tenantParam)
+    .use(http.authPlugin)
+    .use(http.tenantParam)
     .get(
       "/:tenant_id",
-      ({ tenant, query }) =>
-        deps.webhooks.deliveries(tenant.tenant_id, { ...query, limit: query.limit ?? 100 }),
+      ({ tenant, query }) => webhooks.deliveries(tenant.tenant_id, { ...query, limit: query.limit ?? 100 }),
       {
         auth: "admin",
         tenant: "any",

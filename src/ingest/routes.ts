@@ -2,16 +2,26 @@ import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
 import { toAppError } from "../http/errors.ts";
+import type { HttpKit } from "../http/http-kit.ts";
+import type { RateLimiter } from "../http/rate-limit.ts";
 import { safeEcho } from "../http/safe-echo.ts";
 import type { TenantParamOption } from "../http/tenant-param.ts";
-import type { IngestSummary as Summary } from "../ingest/ingest-item.ts";
 import { StrictObject } from "../models/common.ts";
 import { IngestSummary, IntakeQueued } from "../models/dead-letter.ts";
 import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import { HeldAnswer } from "../models/webhook-operations.ts";
 import { findSource, SOURCE_IDS } from "../sources/registry.ts";
-import type { Deps } from "./deps.ts";
+import type { IngestPipeline } from "./deliver.ts";
+import type { IngestSummary as Summary } from "./ingest-item.ts";
+
+export interface IngestRouteDeps {
+  http: Pick<HttpKit, "tenantParam">;
+  /** The pipeline: verification, mapping, the tenant actor's write, and the refusal counters. */
+  ingest: Pick<IngestPipeline, "webhook" | "counters">;
+  /** Per-tenant rate limits: a delivery is admitted before its body is read. */
+  rateLimiter: Pick<RateLimiter, "admit">;
+}
 
 /**
  * The path parameters as documented. `enum` lists the 22 source ids for the OpenAPI document; TypeBox
@@ -71,7 +81,11 @@ const WEBHOOK_BODY = {
 } as const;
 
 /** Runs a delivery, counting a refusal (401, 404, 413, 503…) against its source before it goes out. */
-async function countRefusals<T>(deps: Deps, source: string, delivery: () => Promise<T>): Promise<T> {
+async function countRefusals<T>(
+  deps: IngestRouteDeps,
+  source: string,
+  delivery: () => Promise<T>,
+): Promise<T> {
   try {
     return await delivery();
   } catch (error) {
@@ -88,7 +102,7 @@ function sourceOf({ params }: { params: Record<string, string> }) {
 }
 
 /** Any tenant; its refusal (404) counts against the delivery's source, as every other refusal does. */
-function tenantOfDelivery(deps: Deps): TenantParamOption {
+function tenantOfDelivery(deps: IngestRouteDeps): TenantParamOption {
   return {
     scope: "any",
     onRefusal: (error, params) => deps.ingest.counters.rejected(sourceOf({ params }).source.id, error.status),
@@ -96,9 +110,9 @@ function tenantOfDelivery(deps: Deps): TenantParamOption {
 }
 
 /** `POST /webhooks/{source}/{tenant_id}`: the source and tenant are checked here, the rest in the ingest pipeline. */
-export const webhookRoutes = (deps: Deps) =>
+export const ingestRoutes = (deps: IngestRouteDeps) =>
   new Elysia({ name: "routes.webhooks" })
-    .use(deps.tenantParam)
+    .use(deps.http.tenantParam)
     .macro({ webhookSource: { resolve: sourceOf } })
     .post(
       "/webhooks/:source/:tenant_id",
