@@ -1,4 +1,7 @@
 import { Elysia } from "elysia";
+import { auditRoutes } from "./audit/routes.ts";
+import { eraseRoutes } from "./erase/routes.ts";
+import { EraseService } from "./erase/service.ts";
 import { bodyPlugin } from "./http/body.ts";
 import { errorsPlugin } from "./http/errors.ts";
 import { openapiPlugin } from "./http/openapi.ts";
@@ -6,13 +9,10 @@ import { RouteTable } from "./http/route-table.ts";
 import { shutdownGatePlugin } from "./http/shutdown-gate.ts";
 import { telemetryPlugin } from "./http/telemetry-plugin.ts";
 import { ingestRoutes } from "./ingest/routes.ts";
-import { adminAuditRoutes } from "./routes/admin-audit.ts";
+import { operatorMetricRoutes } from "./operator-metrics/routes.ts";
+import { OperatorMetricsService } from "./operator-metrics/service.ts";
 import { adminDashboardRoutes, dashboardErrorPage } from "./routes/admin-dashboard.ts";
 import { adminDashboardTenantRoutes } from "./routes/admin-dashboard-tenant.ts";
-import { adminEraseRoutes } from "./routes/admin-erase.ts";
-import { adminMetricRoutes } from "./routes/admin-metrics.ts";
-import { adminSystemRoutes } from "./routes/admin-system.ts";
-import { adminTransferRoutes } from "./routes/admin-transfer.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import type { Deps } from "./routes/deps.ts";
 import { entityRoutes } from "./routes/entities.ts";
@@ -25,12 +25,16 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { subscriptionRoutes } from "./subscriptions/routes.ts";
 import { SubscriptionService } from "./subscriptions/service.ts";
+import { systemRoutes } from "./system/routes.ts";
+import { SystemService } from "./system/service.ts";
 import { roleRoutes } from "./tenants/role-routes.ts";
 import { RoleService } from "./tenants/role-service.ts";
 import { adminTenantRoutes, tenantRoutes } from "./tenants/routes.ts";
 import { TenantService } from "./tenants/service.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { TokenMintingService } from "./tokens/service.ts";
+import { transferRoutes } from "./transfer/routes.ts";
+import { TransferService } from "./transfer/service.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { WebhookService } from "./webhooks/service.ts";
 
@@ -61,16 +65,16 @@ export function createApp(deps: Deps) {
     .use(mcpRoutes(deps))
     .use(adminTenantRoutes({ http: deps, tenants: new TenantService(deps) }))
     .use(tokenRoutes({ http: deps, minting: new TokenMintingService(deps) }))
-    .use(adminTransferRoutes(deps))
-    .use(adminEraseRoutes(deps))
+    .use(transferRoutes({ http: deps, transfer: new TransferService(deps) }))
+    .use(eraseRoutes({ http: deps, erasure: new EraseService(deps) }))
     .use(roleRoutes({ http: deps, roles: new RoleService(deps) }))
-    .use(adminAuditRoutes(deps))
+    .use(auditRoutes({ http: deps, auditLogs: deps.auditLogs }))
     .use(webhookRoutes({ http: deps, webhooks: new WebhookService(deps) }))
     .use(subscriptionRoutes({ http: deps, subscriptions: new SubscriptionService(deps) }))
-    .use(adminMetricRoutes(deps))
+    .use(operatorMetricRoutes({ http: deps, metrics: new OperatorMetricsService(deps), clock: deps.clock }))
     .use(adminDashboardRoutes(deps))
     .use(adminDashboardTenantRoutes(deps))
-    .use(adminSystemRoutes(deps))
+    .use(systemRoutes({ http: deps, system: new SystemService(deps) }))
     .use(metricsRoutes(deps))
     .use(ingestRoutes({ http: deps, ingest: deps.ingest, rateLimiter: deps.rateLimiter }));
   routes.load(app.routes);

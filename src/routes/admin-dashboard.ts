@@ -11,13 +11,14 @@ import type { Denial } from "../models/denial.ts";
 import { parseAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import type { Tenant } from "../models/tenant.ts";
+import { emptyRevenueReport } from "../operator-metrics/service.ts";
+import { metricWindow } from "../operator-metrics/window.ts";
 import type { FiguresRequest, TenantFigures } from "../ports/runtime-ports.ts";
 import { tenantCursor, tenantCursorOf } from "../tenants/cursor.ts";
 import { type DashboardModel, dashboardPage, type TenantRow } from "../views/dashboard-page.ts";
 import { errorPage } from "../views/error-page.ts";
 import { PAGE_HEADERS } from "../views/page.ts";
 import { SESSION_PATH, SIGN_OUT_PATH, signInPage } from "../views/sign-in-page.ts";
-import { emptyRevenueReport, metricWindow } from "./admin-metrics.ts";
 import {
   CHART_DAYS,
   DASHBOARD_TAGS,

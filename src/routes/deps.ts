@@ -1,3 +1,4 @@
+import type { AuditLogs } from "../audit/audit-logs.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Guard } from "../auth/guard.ts";
 import type { TokenService } from "../auth/tokens.ts";
@@ -23,10 +24,9 @@ import type { Clock } from "../runtime/clock.ts";
 import type { ForegroundLoad } from "../runtime/foreground-load.ts";
 import type { Secrets } from "../secrets.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
-import type { AuditLogs } from "../tenants/audit-logs.ts";
 import type { TenantDirectory } from "../tenants/directory.ts";
-import type { ExportImport } from "../tenants/export-import.ts";
 import type { TenantLifecycle } from "../tenants/lifecycle.ts";
+import type { ExportImport } from "../transfer/export-import.ts";
 import type { WebhookOperations } from "../webhooks/operations.ts";
 
 /** What a reload (SIGHUP, `POST /admin/reload`) did: never a secret's value. */

@@ -58,7 +58,7 @@ function putRecord(h: ImportTables, record: VaultRecord, deadLetterKey: DeadLett
       new Uint8Array(vec.buffer).set(bytes);
       h.embeddings.put(seq, encodeVectorRecord(record.key, vec));
       // A table vector the importing runtime (`tiered`) upgrades: the import parser keeps `tier`
-      // only then (src/tenants/export-import.ts), and the queue record is the upgrade to come.
+      // only then (src/transfer/export-import.ts), and the queue record is the upgrade to come.
       if (record.tier === "static") h.embedQueue.put(seq, record.key);
       return;
     }

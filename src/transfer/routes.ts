@@ -1,58 +1,33 @@
-import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { UnsupportedMediaType } from "../errors.ts";
 import { RAW_BODY } from "../http/body.ts";
+import type { HttpKit } from "../http/http-kit.ts";
 import { NDJSON } from "../http/ndjson.ts";
 import { QueryObject } from "../models/common.ts";
-import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
-import { SCOPE_FILTERS, scopeFilterOf } from "../models/scope.ts";
+import { SCOPE_FILTERS } from "../models/scope.ts";
 import { TenantParams } from "../models/tenant.ts";
 import { ImportReply } from "../models/tenant-export.ts";
-import type { Deps } from "./deps.ts";
+import { ExportBody, IMPORT_BODY } from "./model.ts";
+import type { TransferService } from "./service.ts";
+
+export interface TransferRouteDeps {
+  http: HttpKit;
+  transfer: TransferService;
+}
 
 const tags = ["admin"];
 
-const ExportBody = sentAs(
-  NDJSON,
-  Type.String({
-    description:
-      "One JSON object a line: a header (format, version, tenant, exported_at, embedding_dims, counts), " +
-      "the records ({type, key?, value}: entry, embedding, object, dead_letter, dedupe, idempotency, " +
-      "connector_state, change, tombstone, counter, role), then a trailer with the counts written. " +
-      "A response without its trailer was cut short.",
-  }),
-);
-
-const IMPORT_BODY = {
-  description: "An export (GET /admin/tenants/{tenant_id}/export), as it was answered",
-  required: true,
-  content: { [NDJSON]: { schema: { type: "string" } } },
-} as const;
-
 /** Export and import of a whole tenant (admin only). */
-export const adminTransferRoutes = (deps: Deps) =>
+export const transferRoutes = ({ http, transfer }: TransferRouteDeps) =>
   new Elysia({ name: "routes.admin.transfer", prefix: "/admin/tenants" })
-    .use(deps.authPlugin)
-    .use(deps.tenantParam)
+    .use(http.authPlugin)
+    .use(http.tenantParam)
     .get(
       "/:tenant_id/export",
       async ({ tenant, principal, query }) => {
         const tenantId = tenant.tenant_id;
-        const { counts, stream } = await deps.exportImport.export(tenantId, query);
-        try {
-          await deps.audit({
-            action: "tenant.exported",
-            sub: principal.sub,
-            tenant_id: tenantId,
-            target: null,
-            // A scoped export says whose memory left (one end user's, for an access request).
-            details: { counts, ...(scopeFilterOf(query) ? { scope: scopeFilterOf(query) } : {}) },
-          });
-        } catch (error) {
-          await stream.cancel();
-          throw error;
-        }
+        const { counts, stream } = await transfer.export(tenantId, query, principal.sub);
         // The stream goes out as it is; Elysia types a handler's result as the schema's type.
         return new Response(stream, {
           headers: {
@@ -85,15 +60,7 @@ export const adminTransferRoutes = (deps: Deps) =>
       async ({ tenant, body, request, principal }) => {
         const tenantId = tenant.tenant_id;
         if (body !== RAW_BODY) throw new UnsupportedMediaType(`send the export as ${NDJSON}`);
-        const reply = await deps.exportImport.import(tenantId, request.body);
-        await deps.audit({
-          action: "tenant.imported",
-          sub: principal.sub,
-          tenant_id: tenantId,
-          target: reply.source_tenant_id,
-          details: { imported: reply.imported, took_ms: reply.took_ms },
-        });
-        return reply;
+        return transfer.import(tenantId, request.body, principal.sub);
       },
       {
         auth: "admin",

@@ -1,12 +1,17 @@
 import { Elysia } from "elysia";
+import type { HttpKit } from "../http/http-kit.ts";
 import { decodeCursor, encodeCursor } from "../memory/cursor.ts";
 import { AdminEventPage } from "../models/admin-event.ts";
 import { PageQuery } from "../models/common.ts";
 import { DenialPage } from "../models/denial.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
-import type { AuditPage } from "../tenants/audit-logs.ts";
-import type { Deps } from "./deps.ts";
+import type { AuditLogs, AuditPage } from "./audit-logs.ts";
+
+export interface AuditRouteDeps {
+  http: HttpKit;
+  auditLogs: Pick<AuditLogs, "adminEvents" | "denials">;
+}
 
 const AuditQuery = PageQuery(1000, 100);
 const tags = ["admin"];
@@ -20,14 +25,14 @@ function continuation<T>(page: AuditPage<T>): string | null {
 }
 
 /** The denial audit log and the admin audit log, newest first, paged by an opaque cursor (admin only). */
-export const adminAuditRoutes = (deps: Deps) =>
+export const auditRoutes = ({ http, auditLogs }: AuditRouteDeps) =>
   new Elysia({ name: "routes.admin.audit", prefix: "/admin/audit" })
-    .use(deps.authPlugin)
-    .use(deps.tenantParam)
+    .use(http.authPlugin)
+    .use(http.tenantParam)
     .get(
       "/events",
       ({ query }) => {
-        const page = deps.auditLogs.adminEvents(query.limit ?? 100, before(query.cursor));
+        const page = auditLogs.adminEvents(query.limit ?? 100, before(query.cursor));
         return { events: page.items, next_cursor: continuation(page) };
       },
       {
@@ -41,7 +46,7 @@ export const adminAuditRoutes = (deps: Deps) =>
       "/denials/:tenant_id",
       ({ tenant, query }) => {
         const tenantId = tenant.tenant_id;
-        const page = deps.auditLogs.denials(tenantId, query.limit ?? 100, before(query.cursor));
+        const page = auditLogs.denials(tenantId, query.limit ?? 100, before(query.cursor));
         return { denials: page.items, next_cursor: continuation(page) };
       },
       {
