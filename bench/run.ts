@@ -18,7 +18,7 @@
  * - the storage floor's keys (raw lmdb-js puts of the service's record layout, and the write
  *   figures as ratios to it): bench/lmdb-floor.ts, measured in this run.
  * - search_p50_ms_100k / search_p99_ms_100k: the search `POST /memory/search` runs, minus HTTP
- *   (`deps.memory.search`: the query embedded, then `memory.search` through the tenant actor, text
+ *   (`SearchService.search`: the query embedded, then `memory.search` through the tenant actor, text
  *   + vector, all categories, limit 10), of an in-process runtime holding 100k entries; 3 rounds of
  *   500 sequential queries, the median of the rounds' p50s and of their p99s.
  * - http_search_p99_ms_100k: `POST /memory/search` over HTTP, sequential, on the last bulk-loaded

@@ -4,7 +4,7 @@
  * flight), its memory read from /proc/<pid> of the service (the bench's own memory never counts).
  * Written to bench/results/scale-1m.json (top-level keys, each beside its target in `targets`):
  * - write_entries_per_s: the bulk load's rate;
- * - search_p50_ms / search_p99_ms: what `POST /memory/search` runs minus HTTP (`deps.memory.search`:
+ * - search_p50_ms / search_p99_ms: what `POST /memory/search` runs minus HTTP (`SearchService.search`:
  *   text + its vector through the tenant actor), 3 rounds of 500 sequential queries, in a runtime
  *   opened in the bench process on the service's data directory once the service has stopped (the
  *   same definition as the 100k `search_p50_ms_100k`); http_search_p50_ms / _p99_ms: the same

@@ -81,7 +81,7 @@ export async function timedSearch(url: string, token: string, query: string) {
 
 /**
  * Writes `docs` as facts through the tenant actor (`entry.createMany`, embeddings computed
- * first, as `MemoryAccess.createMany` does), `BATCH` per message, `inFlight` at a time.
+ * first, as `MemoryService.createMany` does), `BATCH` per message, `inFlight` at a time.
  * `afterBatch` runs after each acknowledged batch; answering false stops the fill there.
  * Answers how many were written and the seconds it took.
  */

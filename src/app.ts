@@ -1,7 +1,15 @@
 import { Elysia } from "elysia";
 import { auditRoutes } from "./audit/routes.ts";
+import { contextRoutes } from "./context/routes.ts";
+import { ContextService } from "./context/service.ts";
+import { conversationRoutes } from "./conversations/routes.ts";
+import { ConversationService } from "./conversations/service.ts";
+import { entityRoutes } from "./entities/routes.ts";
+import { EntityService } from "./entities/service.ts";
 import { eraseRoutes } from "./erase/routes.ts";
 import { EraseService } from "./erase/service.ts";
+import { healthRoutes } from "./health/routes.ts";
+import { HealthService } from "./health/service.ts";
 import { bodyPlugin } from "./http/body.ts";
 import { errorsPlugin } from "./http/errors.ts";
 import { openapiPlugin } from "./http/openapi.ts";
@@ -9,20 +17,22 @@ import { RouteTable } from "./http/route-table.ts";
 import { shutdownGatePlugin } from "./http/shutdown-gate.ts";
 import { telemetryPlugin } from "./http/telemetry-plugin.ts";
 import { ingestRoutes } from "./ingest/routes.ts";
+import { mcpRoutes } from "./mcp/routes.ts";
+import { openStreamsOf } from "./memory/open-streams.ts";
+import { memoryRoutes } from "./memory/routes.ts";
+import { MemoryService } from "./memory/service.ts";
+import { memoryStreamRoutes } from "./memory/stream-routes.ts";
+import { MemoryStreamService } from "./memory/stream-service.ts";
+import { mergeRoutes } from "./merge/routes.ts";
+import { MergeService } from "./merge/service.ts";
+import { metricsRoutes } from "./metrics/routes.ts";
 import { operatorMetricRoutes } from "./operator-metrics/routes.ts";
 import { OperatorMetricsService } from "./operator-metrics/service.ts";
 import { adminDashboardRoutes, dashboardErrorPage } from "./routes/admin-dashboard.ts";
 import { adminDashboardTenantRoutes } from "./routes/admin-dashboard-tenant.ts";
-import { conversationRoutes } from "./routes/conversations.ts";
 import type { Deps } from "./routes/deps.ts";
-import { entityRoutes } from "./routes/entities.ts";
-import { healthRoutes } from "./routes/health.ts";
-import { mcpRoutes } from "./routes/mcp.ts";
-import { memoryRoutes } from "./routes/memory.ts";
-import { memoryStreamRoutes } from "./routes/memory-stream.ts";
-import { mergeRoutes } from "./routes/merges.ts";
-import { metricsRoutes } from "./routes/metrics.ts";
-import { searchRoutes } from "./routes/search.ts";
+import { searchRoutes } from "./search/routes.ts";
+import { SearchService } from "./search/service.ts";
 import { subscriptionRoutes } from "./subscriptions/routes.ts";
 import { SubscriptionService } from "./subscriptions/service.ts";
 import { systemRoutes } from "./system/routes.ts";
@@ -46,6 +56,12 @@ export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } fr
  */
 export function createApp(deps: Deps) {
   const routes = new RouteTable();
+  // Shared by the HTTP routes and the MCP tools, so both ask the same services.
+  const memory = new MemoryService(deps);
+  const search = new SearchService(deps);
+  const entities = new EntityService(deps);
+  const context = new ContextService({ search });
+  const conversations = new ConversationService(deps);
   const app = new Elysia({ normalize: false })
     .use(telemetryPlugin(deps.telemetry, deps.clock, deps.foreground))
     .use(errorsPlugin(console.error, routes, [dashboardErrorPage]))
@@ -54,15 +70,21 @@ export function createApp(deps: Deps) {
     .use(
       openapiPlugin(deps.config.version, { embedder: deps.config.embedder, dims: deps.config.embeddingDims }),
     )
-    .use(healthRoutes(deps))
+    .use(healthRoutes({ http: deps, health: new HealthService(deps) }))
     .use(tenantRoutes({ http: deps, tenants: new TenantService(deps), guard: deps.guard }))
-    .use(searchRoutes(deps))
-    .use(entityRoutes(deps))
-    .use(memoryRoutes(deps))
-    .use(conversationRoutes(deps))
-    .use(mergeRoutes(deps))
-    .use(memoryStreamRoutes(deps))
-    .use(mcpRoutes(deps))
+    .use(searchRoutes({ http: deps, search }))
+    .use(contextRoutes({ http: deps, context }))
+    .use(entityRoutes({ http: deps, entities }))
+    .use(memoryRoutes({ http: deps, memory, config: deps.config }))
+    .use(conversationRoutes({ http: deps, conversations, config: deps.config }))
+    .use(mergeRoutes({ http: deps, merges: new MergeService(deps) }))
+    .use(
+      memoryStreamRoutes({
+        http: deps,
+        streams: new MemoryStreamService({ ...deps, streams: openStreamsOf(deps) }),
+      }),
+    )
+    .use(mcpRoutes({ http: deps, memory, search, entities, context, conversations, config: deps.config }))
     .use(adminTenantRoutes({ http: deps, tenants: new TenantService(deps) }))
     .use(tokenRoutes({ http: deps, minting: new TokenMintingService(deps) }))
     .use(transferRoutes({ http: deps, transfer: new TransferService(deps) }))
@@ -75,7 +97,7 @@ export function createApp(deps: Deps) {
     .use(adminDashboardRoutes(deps))
     .use(adminDashboardTenantRoutes(deps))
     .use(systemRoutes({ http: deps, system: new SystemService(deps) }))
-    .use(metricsRoutes(deps))
+    .use(metricsRoutes({ http: deps, metrics: deps.telemetry }))
     .use(ingestRoutes({ http: deps, ingest: deps.ingest, rateLimiter: deps.rateLimiter }));
   routes.load(app.routes);
   return app;

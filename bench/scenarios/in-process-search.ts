@@ -2,6 +2,7 @@ import { totalmem } from "node:os";
 import { createRuntime, type Runtime } from "../../src/app.ts";
 import type { Principal } from "../../src/auth/caller.ts";
 import { loadConfig } from "../../src/config.ts";
+import { SearchService } from "../../src/search/service.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import { latencies } from "../load.ts";
 import { removeTempDir, tempDir } from "../processes.ts";
@@ -13,7 +14,7 @@ import { availableMb, median, procStatusMb, round, seconds } from "../stats.ts";
  * One tenant of an in-process runtime (src/app.ts `createRuntime`, no HTTP), filled through its
  * actor with `entry.createMany` (1,000 entries a message, a few in flight, embeddings computed
  * first as the batch route does), its index flushed (`index.flush` all), then searched by the
- * call `POST /memory/search` makes (`deps.memory.search`: the query embedded, then `memory.search`
+ * call `POST /memory/search` makes (`SearchService.search`: the query embedded, then `memory.search`
  * through the tenant actor with text and vector, all categories, limit 10), without HTTP. The
  * runtime is then stopped, which saves the index, and the saved index is compared with an exact
  * scan of the vault's vectors (bench/recall.ts).
@@ -193,7 +194,8 @@ export function tenantPrincipal(tenantId: string): Principal {
 
 /** What `POST /memory/search` with `{ query, limit: 10 }` runs, minus HTTP: text and its vector. */
 export function memorySearch(runtime: Runtime, principal: Principal, query: string) {
-  return runtime.deps.memory.search(
+  // The service the route calls, built from the runtime's dependencies as the app builds it.
+  return new SearchService(runtime.deps).search(
     { principal, req: { method: "POST", path: "/memory/search" } },
     { query, limit: 10 },
   );

@@ -15,7 +15,7 @@ import { assignRequestId } from "../http/request-id.ts";
 import { bindOrRefuse, serverOptions } from "../http/server-options.ts";
 import { type DrainReport, drainRequests } from "../http/shutdown-gate.ts";
 import { configOf, createRuntime, type MemoryRuntime, type RuntimeOptions } from "../lib.ts";
-import { closeMemoryStreams } from "../routes/memory-stream.ts";
+import { closeMemoryStreams } from "../memory/open-streams.ts";
 import { systemClock } from "../runtime/clock.ts";
 import { builtHolding, type DataDirLock, lockDataDir } from "../vault/data-dir-lock.ts";
 import { clusterPorts } from "./cluster-ports.ts";

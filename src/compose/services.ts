@@ -7,7 +7,6 @@ import { authPlugin } from "../http/auth-plugin.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import { ShutdownGate } from "../http/shutdown-gate.ts";
 import { tenantParamPlugin } from "../http/tenant-param.ts";
-import { MemoryAccess } from "../memory/access.ts";
 import { localFigures } from "../operator-metrics/service.ts";
 import type { RuntimePorts } from "../ports/runtime-ports.ts";
 import { rerankStage } from "../search/controls/rerank/configured-reranker.ts";
@@ -24,7 +23,7 @@ export type ServicePorts = Pick<RuntimePorts, "figures" | "readiness">;
 
 /**
  * The fifth stage (compose.ts): what the routes and the connectors' doors use. Auth (tokens,
- * caller, guard, rate limits and their plugins), the tenant directory, memory access, export and
+ * caller, guard, rate limits and their plugins), the tenant directory, search re-ranking, export and
  * import, figures, readiness and the shutdown gate, beside what the stages before built.
  */
 export function composeServices(
@@ -83,10 +82,7 @@ export function composeServices(
     authPlugin: authPlugin(auth, guard, config.bodyLimitBytes, rateLimiter),
     tenantParam: tenantParamPlugin(directory, guard),
     rateLimiter,
-    memory: new MemoryAccess({
-      ...{ guard, embedder, clock, tenant, telemetry },
-      rerank: rerankStage(config.reranker, { telemetry, log }),
-    }),
+    rerank: rerankStage(config.reranker, { telemetry, log }),
     exportImport,
     tenant,
     limits: { ...actors.limits, openTenants: () => tenants.active().length },

@@ -6,16 +6,15 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import type { Caller } from "../auth/caller.ts";
-import { contextPack } from "../context/context-pack.ts";
+import type { ContextService } from "../context/service.ts";
 import { checkBody } from "../http/validate-body.ts";
-import type { MemoryAccess } from "../memory/access.ts";
 import { CONTEXT_ENCODING, ContextBody, ContextResponse } from "../models/context-pack.ts";
 import { jsonSchemaOf } from "./schemas.ts";
 
 const check = TypeCompiler.Compile(ContextBody) as TypeCheck<typeof ContextBody>;
 
 /** A tool as tools.ts lists them (its McpTool, written out: tools.ts imports this file). */
-export function contextTool(memory: MemoryAccess): {
+export function contextTool({ context }: { context: Pick<ContextService, "pack"> }): {
   definition: Tool;
   run(caller: Caller, args: Record<string, unknown>): Promise<Record<string, unknown>>;
 } {
@@ -30,7 +29,7 @@ export function contextTool(memory: MemoryAccess): {
     },
     async run(caller, args) {
       checkBody(check, args);
-      return contextPack(memory, caller, args as ContextBody);
+      return context.pack(caller, args as ContextBody);
     },
   };
 }

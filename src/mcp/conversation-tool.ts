@@ -1,11 +1,11 @@
 /**
  * The MCP tool adding a conversation: the body of `POST /memory/conversations`, checked by the
- * same schema, done by the same ConversationAccess, answered with the route's JSON.
+ * same schema, done by the same ConversationService, answered with the route's JSON.
  */
 
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
-import type { ConversationAccess } from "../conversations/access.ts";
+import type { ConversationService } from "../conversations/service.ts";
 import { checkBody } from "../http/validate-body.ts";
 import { ConversationInput, ConversationReply, MAX_MESSAGES } from "../models/conversation.ts";
 import { jsonSchemaOf } from "./schemas.ts";
@@ -13,7 +13,7 @@ import type { McpTool } from "./tools.ts";
 
 const CHECK = TypeCompiler.Compile(ConversationInput) as TypeCheck<TSchema>;
 
-export function conversationTool(conversations: ConversationAccess): McpTool {
+export function conversationTool(conversations: ConversationService): McpTool {
   return {
     definition: {
       name: "conversation_add",

@@ -6,8 +6,8 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type Static, Type } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import type { Caller } from "../auth/caller.ts";
+import type { EntityService } from "../entities/service.ts";
 import { checkBody } from "../http/validate-body.ts";
-import type { MemoryAccess } from "../memory/access.ts";
 import { StrictObject } from "../models/common.ts";
 import { EntityAnswer, EntityParams, EntityQuery } from "../models/entities.ts";
 import { jsonSchemaOf } from "./schemas.ts";
@@ -23,7 +23,7 @@ export const EntityArgs = StrictObject({
 const check = TypeCompiler.Compile(EntityArgs) as TypeCheck<typeof EntityArgs>;
 
 /** A tool as tools.ts lists them (its McpTool, written out: tools.ts imports this file). */
-export function entityTool(memory: MemoryAccess): {
+export function entityTool({ entities }: { entities: Pick<EntityService, "read"> }): {
   definition: Tool;
   run(caller: Caller, args: Record<string, unknown>): Promise<Record<string, unknown>>;
 } {
@@ -40,7 +40,7 @@ export function entityTool(memory: MemoryAccess): {
     async run(caller, args) {
       checkBody(check, args);
       const { name, ...query } = args as Static<typeof EntityArgs>;
-      return memory.entity(caller, name, query);
+      return entities.read(caller, name, query);
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The MCP tools agents call: each checks its arguments with the schema (and the same `checkBody`) its
- * HTTP route uses, then asks `MemoryAccess`, so permissions, denials, tenancy, embeddings and time
+ * HTTP route uses, then asks the service that route calls, so permissions, denials, tenancy, embeddings and time
  * parameters behave exactly as over HTTP. A tool's result is the JSON its route answers.
  */
 
@@ -8,13 +8,16 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import type { Caller } from "../auth/caller.ts";
+import type { ContextService } from "../context/service.ts";
+import type { EntityService } from "../entities/service.ts";
 import { checkBody } from "../http/validate-body.ts";
-import type { MemoryAccess } from "../memory/access.ts";
+import type { MemoryService } from "../memory/service.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";
 import { ENTRY_INPUT, EntryPage, EntryView } from "../models/entry.ts";
 import { EntryHistory } from "../models/history.ts";
 import { SearchBody, SearchResponse } from "../models/search.ts";
 import { type DedupeMode, WrittenEntry, writtenEntry } from "../models/similar.ts";
+import type { SearchService } from "../search/service.ts";
 import { contextTool } from "./context-tool.ts";
 import { entityTool } from "./entity-tool.ts";
 import {
@@ -28,6 +31,14 @@ import {
 } from "./schemas.ts";
 
 export type ToolArgs = Record<string, unknown>;
+
+/** What the memory tools ask: the services their HTTP routes call. */
+export interface MemoryToolServices {
+  memory: MemoryService;
+  search: Pick<SearchService, "search">;
+  entities: Pick<EntityService, "read">;
+  context: Pick<ContextService, "pack">;
+}
 /** A write tool's arguments: the route's body, and the key its `Idempotency-Key` header would carry. */
 type WriteArgs = ToolArgs & { idempotency_key?: string; dedupe?: DedupeMode };
 /** A tool's result: the JSON body the matching HTTP route answers. */
@@ -59,7 +70,7 @@ const CHECKS = {
 const WRITES = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const READS = { readOnlyHint: true, openWorldHint: false };
 
-function addTool(memory: MemoryAccess): McpTool {
+function addTool({ memory }: MemoryToolServices): McpTool {
   return {
     definition: {
       name: "memory_add",
@@ -80,7 +91,7 @@ function addTool(memory: MemoryAccess): McpTool {
   };
 }
 
-function searchTool(memory: MemoryAccess): McpTool {
+function searchTool({ search }: MemoryToolServices): McpTool {
   return {
     definition: {
       name: "memory_search",
@@ -93,12 +104,12 @@ function searchTool(memory: MemoryAccess): McpTool {
     },
     async run(caller, args) {
       checkBody(CHECKS.search, args);
-      return memory.search(caller, args as SearchBody);
+      return search.search(caller, args as SearchBody);
     },
   };
 }
 
-function getTool(memory: MemoryAccess): McpTool {
+function getTool({ memory }: MemoryToolServices): McpTool {
   return {
     definition: {
       name: "memory_get",
@@ -116,7 +127,7 @@ function getTool(memory: MemoryAccess): McpTool {
   };
 }
 
-function listTool(memory: MemoryAccess): McpTool {
+function listTool({ memory }: MemoryToolServices): McpTool {
   return {
     definition: {
       name: "memory_list",
@@ -135,7 +146,7 @@ function listTool(memory: MemoryAccess): McpTool {
   };
 }
 
-function outcomeTool(memory: MemoryAccess): McpTool {
+function outcomeTool({ memory }: MemoryToolServices): McpTool {
   return {
     definition: {
       name: "outcome_record",
@@ -154,7 +165,7 @@ function outcomeTool(memory: MemoryAccess): McpTool {
   };
 }
 
-function retractTool(memory: MemoryAccess): McpTool {
+function retractTool({ memory }: MemoryToolServices): McpTool {
   return {
     definition: {
       name: "memory_retract",
@@ -173,7 +184,7 @@ function retractTool(memory: MemoryAccess): McpTool {
   };
 }
 
-function historyTool(memory: MemoryAccess): McpTool {
+function historyTool({ memory }: MemoryToolServices): McpTool {
   return {
     definition: {
       name: "memory_history",
@@ -193,7 +204,7 @@ function historyTool(memory: MemoryAccess): McpTool {
 }
 
 /** The memory tools by name. */
-export function memoryTools(memory: MemoryAccess): ReadonlyMap<string, McpTool> {
+export function memoryTools(services: MemoryToolServices): ReadonlyMap<string, McpTool> {
   const tools = [
     addTool,
     searchTool,
@@ -204,6 +215,6 @@ export function memoryTools(memory: MemoryAccess): ReadonlyMap<string, McpTool> 
     historyTool,
     entityTool,
     contextTool,
-  ].map((make) => make(memory));
+  ].map((make) => make(services));
   return new Map(tools.map((tool) => [tool.definition.name, tool]));
 }

@@ -6,7 +6,7 @@ import { Type } from "@sinclair/typebox";
  * schemas, built once, do not know: the document's transform (src/http/openapi-embedding.ts)
  * writes it into each marked schema from the configuration, then drops the key. The service checks
  * the same rule where the vector is read (src/embedding/embedder.ts `toVector`, and
- * src/memory/access.ts: writes take one only from a `client` embedder).
+ * src/memory/service.ts: writes take one only from a `client` embedder).
  */
 export const EMBEDDING_FIELD_KEY = "x-embedding-field";
 

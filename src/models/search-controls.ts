@@ -162,7 +162,7 @@ export const ResultExplain = named(
 );
 export type ResultExplain = Static<typeof ResultExplain>;
 
-/** The controls as the tenant actor takes them (src/memory/access.ts converts the body's). */
+/** The controls as the tenant actor takes them (src/search/service.ts converts the body's). */
 export interface SearchControls {
   recency?: { halfLifeMs: number; field: RecencyField; weight: number };
   /** In (0, 1]; absent or 0: no reranking. */

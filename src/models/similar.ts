@@ -87,7 +87,7 @@ export const DedupeMode = Type.Union(
 export type DedupeMode = Static<typeof DedupeMode>;
 
 /**
- * What a single write asks the tenant actor about near-duplicates (src/memory/access.ts decides:
+ * What a single write asks the tenant actor about near-duplicates (src/memory/service.ts decides:
  * nothing for a caller who may not read the category).
  */
 export interface SimilarAsk {

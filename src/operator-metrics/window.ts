@@ -1,5 +1,5 @@
 import { ValidationFailed } from "../errors.ts";
-import { timeParam } from "../memory/access.ts";
+import { timeParam } from "../memory/time-param.ts";
 import type { Window } from "../models/revenue.ts";
 
 /** The default window: the last 30 days. */

@@ -64,7 +64,7 @@ export interface CreateEntry {
   overrides?: Overrides;
 }
 
-/** The query of a list call, as the tenant actor takes it (src/memory/access.ts builds it). */
+/** The query of a list call, as the tenant actor takes it (src/memory/service.ts builds it). */
 export interface ListQuery {
   limit: number;
   cursor?: string;
@@ -109,7 +109,7 @@ export interface SearchEntries {
   rerank?: RerankAsk;
 }
 
-/** `GET /memory/entities/{name}` as the tenant actor takes it (src/memory/entity-access.ts builds it). */
+/** `GET /memory/entities/{name}` as the tenant actor takes it (src/entities/service.ts builds it). */
 export interface EntityRead {
   name: string;
   /** The categories the caller may read: entries of others are never read. */

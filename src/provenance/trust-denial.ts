@@ -1,5 +1,5 @@
 /**
- * Trust on the way in and out of MemoryAccess: what a token's write carries (its provenance, and
+ * Trust on the way in and out of MemoryService: what a token's write carries (its provenance, and
  * the categories its roles let it override), and the refusal of the trust rule as an audited 403:
  * a denial naming `memory:override:<category>` is recorded before the answer, and the problem
  * document names the entry and both trust levels (`entry_id`, `entry_trust`, `writer_trust`).

@@ -2,7 +2,7 @@
  * The rule that keeps trust from being laundered by a write: superseding, correcting or retracting
  * an entry of higher trust than the writer's needs `memory:override` (narrowable to a category,
  * `memory:override:facts`), whatever the writer's other permissions. Checked by the tenant actor
- * against the entry as stored; MemoryAccess turns the refusal into an audited 403.
+ * against the entry as stored; MemoryService turns the refusal into an audited 403.
  */
 import { AppError } from "../errors.ts";
 import type { Category } from "../models/category.ts";
@@ -17,7 +17,7 @@ export type TrustAction = "supersede" | "correct" | "retract";
  */
 export type Overrides = readonly Category[];
 
-/** The writer's trust is below the entry's and no role grants the override: MemoryAccess audits it. */
+/** The writer's trust is below the entry's and no role grants the override: MemoryService audits it. */
 export class TrustOutranked extends AppError {
   override readonly status = 403;
   override readonly code = "forbidden";

@@ -11,7 +11,6 @@ import type { ShutdownGate } from "../http/shutdown-gate.ts";
 import type { tenantParamPlugin } from "../http/tenant-param.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
-import type { MemoryAccess } from "../memory/access.ts";
 import type { ChangeFeeds } from "../memory/change-feed.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
 import type { EraseReport, EraseRequest } from "../models/erase.ts";
@@ -22,6 +21,7 @@ import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { ForegroundLoad } from "../runtime/foreground-load.ts";
+import type { RerankSearchDeps } from "../search/controls/rerank/rerank-search.ts";
 import type { Secrets } from "../secrets.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { TenantDirectory } from "../tenants/directory.ts";
@@ -64,7 +64,8 @@ export interface Deps {
   telemetry: Telemetry;
   /** Requests in flight and the last one's time, counted by the request plugin (background work yields). */
   foreground?: ForegroundLoad;
-  memory: MemoryAccess;
+  /** The re-ranking stage of memory search (src/search/controls/rerank/); none: the fused score alone. */
+  rerank?: Omit<RerankSearchDeps, "clock">;
   secrets: Secrets;
   embedder: Embedder;
   ingest: IngestPipeline;

@@ -15,7 +15,7 @@ export function configuredReranker(
   return undefined;
 }
 
-/** The re-ranking stage of memory search (src/memory/access.ts): the re-ranker, its counter, its log. */
+/** The re-ranking stage of memory search (src/search/service.ts): the re-ranker, its counter, its log. */
 export function rerankStage(
   settings: RerankSettings,
   deps: { telemetry: Telemetry; log: (line: string) => void; fetch?: typeof fetch },

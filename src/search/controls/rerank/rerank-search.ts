@@ -1,5 +1,5 @@
 /**
- * A search through the re-ranking stage (src/memory/access.ts hands its tenant message here).
+ * A search through the re-ranking stage (src/search/service.ts hands its tenant message here).
  * Without a re-ranker, without text, or with `rerank: false`, the message goes as it is. The
  * built-in re-ranker is one ask (the tenant's search scores its own top). A service is three
  * steps: the tenant's top `top` candidates, the service's scores within the budget, and the

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import type { HttpKit } from "../http/http-kit.ts";
 import { sendsHeaders } from "../http/openapi-headers.ts";
 import { unchecked } from "../http/unchecked-response.ts";
 import { validatedBody } from "../http/validate-body.ts";
@@ -20,7 +21,7 @@ import { EntryHistory } from "../models/history.ts";
 import { problems, problemWith } from "../models/problem.ts";
 import { trustForbidden } from "../models/problem-trust.ts";
 import { WriteQuery, writtenEntry, writtenEntryOf } from "../models/similar.ts";
-import type { Deps } from "./deps.ts";
+import type { MemoryService } from "./service.ts";
 
 /** `Idempotency-Key`: 1–255 visible ASCII characters (CONTRACT §5). */
 const WriteHeaders = Type.Object({ "idempotency-key": Type.Optional(IdempotencyKey) });
@@ -32,18 +33,25 @@ const BATCH_BODY_FACTOR = 16;
 /** The header a replayed write is sent with (declared in the document, src/http/openapi-headers.ts). */
 const REPLAYED = "idempotent-replayed";
 
-function categoryRoutes(deps: Deps, category: Category) {
+export interface MemoryRouteDeps {
+  http: HttpKit;
+  memory: MemoryService;
+  /** The single-write body limit (a batch may be BATCH_BODY_FACTOR times it). */
+  config: { bodyLimitBytes: number };
+}
+
+function categoryRoutes({ http, memory, config }: MemoryRouteDeps, category: Category) {
   const plural = PLURAL_OF[category];
   const tags = ["memory"];
   const Entry = unchecked(entryViewOf(category));
   const Written = unchecked(writtenEntryOf(category));
   const BatchReply = unchecked(batchReplyOf(category));
   return new Elysia({ name: `routes.memory.${plural}` })
-    .use(deps.authPlugin)
+    .use(http.authPlugin)
     .post(
       `/memory/${plural}`,
       async ({ body, principal, req, headers, query, set }) => {
-        const reply = await deps.memory.create(
+        const reply = await memory.create(
           { principal, req },
           category,
           body,
@@ -77,7 +85,7 @@ function categoryRoutes(deps: Deps, category: Category) {
     .post(
       `/memory/${plural}/batch`,
       async ({ body, principal, req, headers, set }) => {
-        const reply = await deps.memory.createMany(
+        const reply = await memory.createMany(
           { principal, req },
           category,
           body.entries,
@@ -88,7 +96,7 @@ function categoryRoutes(deps: Deps, category: Category) {
         return { entries: reply.entries, statuses: reply.statuses };
       },
       {
-        auth: { level: "caller", bodyLimit: deps.config.bodyLimitBytes * BATCH_BODY_FACTOR },
+        auth: { level: "caller", bodyLimit: config.bodyLimitBytes * BATCH_BODY_FACTOR },
         ...validatedBody(BatchBody(category)),
         headers: WriteHeaders,
         response: {
@@ -107,7 +115,7 @@ function categoryRoutes(deps: Deps, category: Category) {
     )
     .get(
       `/memory/${plural}`,
-      ({ query, principal, req }) => deps.memory.list({ principal, req }, category, query),
+      ({ query, principal, req }) => memory.list({ principal, req }, category, query),
       {
         auth: "caller",
         query: ListEntriesQuery,
@@ -122,7 +130,7 @@ function categoryRoutes(deps: Deps, category: Category) {
     .get(
       `/memory/${plural}/:sha8`,
       ({ params, query, principal, req }) =>
-        deps.memory.get({ principal, req }, category, params.sha8, query.include === "embedding"),
+        memory.get({ principal, req }, category, params.sha8, query.include === "embedding"),
       {
         auth: "caller",
         params: EntryParams,
@@ -133,7 +141,7 @@ function categoryRoutes(deps: Deps, category: Category) {
     )
     .delete(
       `/memory/${plural}/:sha8`,
-      ({ params, principal, req }) => deps.memory.retract({ principal, req }, category, params.sha8),
+      ({ params, principal, req }) => memory.retract({ principal, req }, category, params.sha8),
       {
         auth: "caller",
         params: EntryParams,
@@ -146,7 +154,7 @@ function categoryRoutes(deps: Deps, category: Category) {
     )
     .get(
       `/memory/${plural}/:sha8/history`,
-      ({ params, principal, req }) => deps.memory.history({ principal, req }, category, params.sha8),
+      ({ params, principal, req }) => memory.history({ principal, req }, category, params.sha8),
       {
         auth: "caller",
         params: EntryParams,
@@ -160,7 +168,7 @@ function categoryRoutes(deps: Deps, category: Category) {
 }
 
 /** `/memory/{category}` for the six categories, each with its own strict body schema. */
-export const memoryRoutes = (deps: Deps) => {
+export const memoryRoutes = (deps: MemoryRouteDeps) => {
   let app = new Elysia({ name: "routes.memory" });
   for (const category of CATEGORIES) app = app.use(categoryRoutes(deps, category)) as unknown as typeof app;
   return app;

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { ConversationAccess } from "../conversations/access.ts";
+import type { HttpKit } from "../http/http-kit.ts";
 import { unchecked } from "../http/unchecked-response.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import {
@@ -11,7 +11,7 @@ import {
   SessionTurnsQuery,
 } from "../models/conversation.ts";
 import { problems, problemWith } from "../models/problem.ts";
-import type { Deps } from "./deps.ts";
+import type { ConversationService } from "./service.ts";
 
 /** A transcript may be as large as a batch: this many times the single-write body limit. */
 const CONVERSATION_BODY_FACTOR = 16;
@@ -19,32 +19,27 @@ const CONVERSATION_BODY_FACTOR = 16;
 const ADD_422 =
   "Validation failed, naming the field: an empty transcript, a message over the content limit or without `speaker`/`role`, a time going back (`/messages/<i>/at`), a session id that is not an id, an unknown field, an `offset` past the session's end";
 
-/** One ConversationAccess per app (the HTTP route and the MCP tool share it). */
-const accesses = new WeakMap<Deps, ConversationAccess>();
-
-export function conversationsOf(deps: Deps): ConversationAccess {
-  let access = accesses.get(deps);
-  if (!access) {
-    const { guard, embedder, clock } = deps;
-    access = new ConversationAccess({ guard, embedder, clock, tenant: (id) => deps.tenant(id) });
-    accesses.set(deps, access);
-  }
-  return access;
+export interface ConversationRouteDeps {
+  http: HttpKit;
+  /** Shared with the MCP tool `conversation_add`. */
+  conversations: ConversationService;
+  /** The single-write body limit (a transcript may be CONVERSATION_BODY_FACTOR times it). */
+  config: { bodyLimitBytes: number };
 }
 
 /** `POST /memory/conversations` and `GET /memory/conversations/{session_id}` (docs/conversations.md). */
-export const conversationRoutes = (deps: Deps) =>
+export const conversationRoutes = ({ http, conversations, config }: ConversationRouteDeps) =>
   new Elysia({ name: "routes.conversations" })
-    .use(deps.authPlugin)
+    .use(http.authPlugin)
     .post(
       "/memory/conversations",
       async ({ body, principal, req, set }) => {
-        const reply = await conversationsOf(deps).add({ principal, req }, body);
+        const reply = await conversations.add({ principal, req }, body);
         set.status = reply.status;
         return reply.body;
       },
       {
-        auth: { level: "caller", bodyLimit: deps.config.bodyLimitBytes * CONVERSATION_BODY_FACTOR },
+        auth: { level: "caller", bodyLimit: config.bodyLimitBytes * CONVERSATION_BODY_FACTOR },
         ...validatedBody(ConversationInput),
         response: {
           200: unchecked(ConversationReply),
@@ -65,7 +60,7 @@ export const conversationRoutes = (deps: Deps) =>
     .get(
       "/memory/conversations/:session_id",
       ({ params, query, principal, req }) =>
-        conversationsOf(deps).turns({ principal, req }, params.session_id, query),
+        conversations.turns({ principal, req }, params.session_id, query),
       {
         auth: "caller",
         params: SessionParams,

@@ -21,7 +21,7 @@ import { deterministicExtractor } from "./extract/deterministic.ts";
 import type { Extractor } from "./extract/types.ts";
 import { planConversation } from "./plan.ts";
 
-export interface ConversationAccessDeps {
+export interface ConversationServiceDeps {
   guard: Guard;
   embedder: Embedder;
   clock: Clock;
@@ -30,10 +30,10 @@ export interface ConversationAccessDeps {
   extractor?: Extractor;
 }
 
-export class ConversationAccess {
+export class ConversationService {
   private readonly extractor: Extractor;
 
-  constructor(private readonly deps: ConversationAccessDeps) {
+  constructor(private readonly deps: ConversationServiceDeps) {
     this.extractor = deps.extractor ?? deterministicExtractor;
   }
 

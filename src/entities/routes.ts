@@ -1,16 +1,22 @@
 import { Elysia } from "elysia";
+import type { HttpKit } from "../http/http-kit.ts";
 import { unchecked } from "../http/unchecked-response.ts";
 import { EntityAnswer, EntityParams, EntityQuery } from "../models/entities.ts";
 import { problems } from "../models/problem.ts";
-import type { Deps } from "./deps.ts";
+import type { EntityService } from "./service.ts";
+
+export interface EntityRouteDeps {
+  http: HttpKit;
+  entities: EntityService;
+}
 
 /** `GET /memory/entities/{name}`: an entity's relationships and entries (docs/entities.md). */
-export const entityRoutes = (deps: Deps) =>
+export const entityRoutes = ({ http, entities }: EntityRouteDeps) =>
   new Elysia({ name: "routes.entities" })
-    .use(deps.authPlugin)
+    .use(http.authPlugin)
     .get(
       "/memory/entities/:name",
-      ({ params, query, principal, req }) => deps.memory.entity({ principal, req }, params.name, query),
+      ({ params, query, principal, req }) => entities.read({ principal, req }, params.name, query),
       {
         auth: "caller",
         params: EntityParams,

@@ -1,15 +1,22 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import type { ConversationService } from "../conversations/service.ts";
+import type { HttpKit } from "../http/http-kit.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import { validatedBody } from "../http/validate-body.ts";
-import { conversationTool } from "../mcp/conversation-tool.ts";
-import type { Log } from "../mcp/results.ts";
-import { mcpServer, serveMcp } from "../mcp/server.ts";
-import { memoryTools } from "../mcp/tools.ts";
 import { JsonRpcMessage, JsonRpcReply } from "../models/mcp.ts";
 import { problems, problemWith } from "../models/problem.ts";
-import { conversationsOf } from "./conversations.ts";
-import type { Deps } from "./deps.ts";
+import { conversationTool } from "./conversation-tool.ts";
+import type { Log } from "./results.ts";
+import { mcpServer, serveMcp } from "./server.ts";
+import { type MemoryToolServices, memoryTools } from "./tools.ts";
+
+/** The services the tools ask (the ones their HTTP routes call) and the version `initialize` names. */
+export interface McpRouteDeps extends MemoryToolServices {
+  http: HttpKit;
+  conversations: ConversationService;
+  config: { version: string };
+}
 
 const DESCRIPTION = [
   "The Model Context Protocol (streamable HTTP, stateless: no session id) for agents, with the tools",
@@ -33,10 +40,10 @@ const ACCEPT_PARAMETER = {
 };
 
 /** `POST /mcp`: authorises like every route, then hands the JSON-RPC message to the MCP tools. */
-export const mcpRoutes = (deps: Deps, log: Log = console.error) => {
-  const conversations = conversationTool(conversationsOf(deps));
-  const tools = new Map([...memoryTools(deps.memory), [conversations.definition.name, conversations]]);
-  return new Elysia({ name: "routes.mcp" }).use(deps.authPlugin).post(
+export const mcpRoutes = (deps: McpRouteDeps, log: Log = console.error) => {
+  const conversations = conversationTool(deps.conversations);
+  const tools = new Map([...memoryTools(deps), [conversations.definition.name, conversations]]);
+  return new Elysia({ name: "routes.mcp" }).use(deps.http.authPlugin).post(
     "/mcp",
     async ({ body, principal, req, request }) => {
       const context = {

@@ -7,7 +7,7 @@ import type { MergeBody, MergeRecord, MergeReview, ReviewPage } from "../models/
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 
-export interface MergeAccessDeps {
+export interface MergeServiceDeps {
   guard: Guard;
   tenant(tenantId: string): ActorRef<TenantProtocol>;
 }
@@ -18,8 +18,8 @@ export interface MergeAccessDeps {
  * is a permission of its own, not a write's); the operator has no memory. Refusals are recorded
  * before their 403. A subject-restricted token reaches its subject's entries only (404 otherwise).
  */
-export class MergeAccess {
-  constructor(private readonly deps: MergeAccessDeps) {}
+export class MergeService {
+  constructor(private readonly deps: MergeServiceDeps) {}
 
   merge(caller: Caller, body: MergeBody): Promise<MergeRecord> {
     const tenant = this.tenantFor(caller, body.category);

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import type { HttpKit } from "../http/http-kit.ts";
 import { unchecked } from "../http/unchecked-response.ts";
 import { validatedBody } from "../http/validate-body.ts";
-import { MergeAccess } from "../memory/merge-access.ts";
 import { StrictObject } from "../models/common.ts";
 import {
   MergeBody,
@@ -14,18 +14,11 @@ import {
   ReviewQuery,
 } from "../models/merge.ts";
 import { problems, problemWith } from "../models/problem.ts";
-import type { Deps } from "./deps.ts";
+import type { MergeService } from "./service.ts";
 
-/** One MergeAccess per app. */
-const accesses = new WeakMap<Deps, MergeAccess>();
-
-function mergesOf(deps: Deps): MergeAccess {
-  let access = accesses.get(deps);
-  if (!access) {
-    access = new MergeAccess({ guard: deps.guard, tenant: (id) => deps.tenant(id) });
-    accesses.set(deps, access);
-  }
-  return access;
+export interface MergeRouteDeps {
+  http: HttpKit;
+  merges: MergeService;
 }
 
 const tags = ["memory"];
@@ -46,13 +39,13 @@ const decision = (summary: string) => ({
 });
 
 /** Merges of near-duplicates, their un-merge and the review band (docs/memory.md, "Merging near-duplicates"). */
-export const mergeRoutes = (deps: Deps) =>
+export const mergeRoutes = ({ http, merges }: MergeRouteDeps) =>
   new Elysia({ name: "routes.merges" })
-    .use(deps.authPlugin)
+    .use(http.authPlugin)
     .post(
       "/memory/merges",
       async ({ body, principal, req, set }) => {
-        const record = await mergesOf(deps).merge({ principal, req }, body);
+        const record = await merges.merge({ principal, req }, body);
         set.status = 201;
         return record;
       },
@@ -74,39 +67,31 @@ export const mergeRoutes = (deps: Deps) =>
         },
       },
     )
-    .get(
-      "/memory/merges/review",
-      ({ query, principal, req }) => mergesOf(deps).reviews({ principal, req }, query),
-      {
-        auth: "caller",
-        query: ReviewQuery,
-        response: { 200: unchecked(ReviewPage), ...problems(401, 403, 422, 503, 507) },
-        detail: { tags, summary: "Pairs in the review band waiting for a decision, a page at a time" },
-      },
-    )
+    .get("/memory/merges/review", ({ query, principal, req }) => merges.reviews({ principal, req }, query), {
+      auth: "caller",
+      query: ReviewQuery,
+      response: { 200: unchecked(ReviewPage), ...problems(401, 403, 422, 503, 507) },
+      detail: { tags, summary: "Pairs in the review band waiting for a decision, a page at a time" },
+    })
     .post(
       "/memory/merges/review/:id/accept",
-      ({ params, principal, req }) => mergesOf(deps).decide({ principal, req }, params.id, true),
+      ({ params, principal, req }) => merges.decide({ principal, req }, params.id, true),
       decision("Accept a review: the pair is merged"),
     )
     .post(
       "/memory/merges/review/:id/reject",
-      ({ params, principal, req }) => mergesOf(deps).decide({ principal, req }, params.id, false),
+      ({ params, principal, req }) => merges.decide({ principal, req }, params.id, false),
       decision("Reject a review: both entries kept, the pair never flagged again"),
     )
-    .get(
-      "/memory/merges/:id",
-      ({ params, principal, req }) => mergesOf(deps).get({ principal, req }, params.id),
-      {
-        auth: "caller",
-        params: MergeParams,
-        response: { 200: unchecked(MergeRecord), ...problems(401, 403, 404, 422, 503, 507) },
-        detail: { tags, summary: "A merge, named by its absorbed entry's id" },
-      },
-    )
+    .get("/memory/merges/:id", ({ params, principal, req }) => merges.get({ principal, req }, params.id), {
+      auth: "caller",
+      params: MergeParams,
+      response: { 200: unchecked(MergeRecord), ...problems(401, 403, 404, 422, 503, 507) },
+      detail: { tags, summary: "A merge, named by its absorbed entry's id" },
+    })
     .post(
       "/memory/merges/:id/unmerge",
-      ({ params, principal, req }) => mergesOf(deps).unmerge({ principal, req }, params.id),
+      ({ params, principal, req }) => merges.unmerge({ principal, req }, params.id),
       {
         auth: "caller",
         params: MergeParams,
