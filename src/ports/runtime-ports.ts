@@ -80,8 +80,8 @@ export interface RuntimePorts {
   placement: Placement;
   erasure: ErasureFollowUps;
   /**
-   * Default: the local tenant actor answers (`localFigures`, src/routes/admin-metrics.ts, beside
-   * the routes that read the same figures).
+   * Default: the local tenant actor answers (`localFigures`, src/operator-metrics/service.ts, the
+   * service of the routes that read the same figures).
    */
   figures?: FiguresReader;
   /** Default: none (a single node is ready once its store is open and it is not stopping). */

@@ -3,20 +3,20 @@
  * then the worker's reconcile, then the audit record, and the answer waits for the audit.
  */
 import { describe, expect, test } from "bun:test";
-import type { AdminEvent } from "../../src/models/admin-event.ts";
 import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import type { ActorRef } from "../../src/runtime/actor-system.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { SubscriptionService } from "../../src/subscriptions/service.ts";
+import { auditRecorder, settle } from "../helpers/audit-recorder.ts";
 
 const TENANT = "01JTENANT0000000000000000A";
 const view = { id: "sub_1", position: 7 };
 
 /** A service on fakes that log, in order, what each collaborator was asked. */
-function fakes(opts: { audit?: () => Promise<void> } = {}) {
+function fakes(opts: { hold?: Promise<void>; fail?: Error } = {}) {
   const log: string[] = [];
   const asked: Array<Record<string, unknown>> = [];
-  const audited: Array<Omit<AdminEvent, "at">> = [];
+  const { audit, audited } = auditRecorder(log, opts);
   const actor = {
     key: TENANT,
     tell() {},
@@ -43,12 +43,7 @@ function fakes(opts: { audit?: () => Promise<void> } = {}) {
         log.push(`reconcile ${id}`);
       },
     },
-    audit: async (event) => {
-      log.push(`audit ${event.action}`);
-      await opts.audit?.();
-      audited.push(event);
-      log.push("audit committed");
-    },
+    audit,
   });
   return { service, log, asked, audited };
 }
@@ -132,13 +127,13 @@ describe("SubscriptionService", () => {
     const committed = new Promise<void>((resolve) => {
       commit = resolve;
     });
-    const { service, log } = fakes({ audit: () => committed });
+    const { service, log } = fakes({ hold: committed });
     let answered = false;
     const deleting = service.delete(TENANT, "sub_1", "ops").then(() => {
       answered = true;
     });
-    // Let every settled step run: the audit is begun, not committed, so no answer yet.
-    for (let i = 0; i < 10; i++) await Promise.resolve();
+    // Every settled step has run: the audit is begun, not committed, so no answer yet.
+    await settle();
     expect(log.at(-1)).toBe("audit subscription.deleted");
     expect(answered).toBe(false);
     commit();
@@ -147,7 +142,7 @@ describe("SubscriptionService", () => {
   });
 
   test("a failed audit fails the change's answer", async () => {
-    const { service } = fakes({ audit: () => Promise.reject(new Error("system store full")) });
+    const { service } = fakes({ fail: new Error("system store full") });
     await expect(service.enable(TENANT, "sub_1", "ops")).rejects.toThrow("system store full");
   });
 
