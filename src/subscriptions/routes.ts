@@ -25,6 +25,8 @@ export interface SubscriptionRouteDeps {
 }
 
 const tags = ["admin"];
+/** What the routes on one subscription take. */
+const oneSubscription = { auth: "admin", tenant: "any", params: SubscriptionParams } as const;
 
 /** Checked before anything is read: a malformed id is simply not there. */
 function subscriptionId(raw: string): string {
@@ -80,9 +82,7 @@ export const subscriptionRoutes = ({ http, subscriptions }: SubscriptionRouteDep
       ({ tenant, params, principal }) =>
         subscriptions.delete(tenant.tenant_id, subscriptionId(params.subscription_id), principal.sub),
       {
-        auth: "admin",
-        tenant: "any",
-        params: SubscriptionParams,
+        ...oneSubscription,
         response: { 200: SubscriptionDeleted, ...problems(401, 403, 404, 503, 507) },
         detail: { tags, summary: "Delete a subscription and its delivery log" },
       },
@@ -92,9 +92,7 @@ export const subscriptionRoutes = ({ http, subscriptions }: SubscriptionRouteDep
       ({ tenant, params, principal }) =>
         subscriptions.enable(tenant.tenant_id, subscriptionId(params.subscription_id), principal.sub),
       {
-        auth: "admin",
-        tenant: "any",
-        params: SubscriptionParams,
+        ...oneSubscription,
         response: { 200: SubscriptionView, ...problems(401, 403, 404, 503, 507) },
         detail: {
           tags,
@@ -110,9 +108,7 @@ export const subscriptionRoutes = ({ http, subscriptions }: SubscriptionRouteDep
         return { deliveries: await subscriptions.deliveries(tenant.tenant_id, id, query.limit ?? 50) };
       },
       {
-        auth: "admin",
-        tenant: "any",
-        params: SubscriptionParams,
+        ...oneSubscription,
         query: DeliveriesQuery,
         response: { 200: DeliveryList, ...problems(401, 403, 404, 422, 503, 507) },
         detail: { tags, summary: "The subscription's delivery attempts, newest first (bounded log)" },
