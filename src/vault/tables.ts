@@ -28,7 +28,7 @@ export interface Table<V, K extends Key> extends TableOptions {
   readonly types?: [V, K];
 }
 
-const table = <V, K extends Key = string>(name: string, options: TableOptions = {}): Table<V, K> => ({
+export const table = <V, K extends Key = string>(name: string, options: TableOptions = {}): Table<V, K> => ({
   name,
   ...options,
 });
@@ -95,7 +95,8 @@ export const TABLES = {
 
 export type Group = keyof typeof TABLES;
 
-type Opened<G> = {
+/** A list of tables' opened databases, by their names in the list. */
+export type Opened<G> = {
   -readonly [T in keyof G]: G[T] extends Table<infer V, infer K> ? Database<V, K> : never;
 };
 
@@ -157,16 +158,23 @@ export function openGroup<G extends Group>(
   group: G,
   options: { cache?: false } = {},
 ): TablesOf<G> {
+  return openTables(root, TABLES[group], options);
+}
+
+/** Opens every table of a list (a tenant vault's group, the system store's slices: system/tables.ts). */
+export function openTables<G extends Record<string, Table<unknown, Key>>>(
+  root: RootDatabase,
+  tables: G,
+  options: { cache?: false } = {},
+): Opened<G> {
   const opened: Record<string, Database> = {};
-  for (const [key, spec] of Object.entries(TABLES[group]) as Array<
-    [string, TableOptions & { name: string }]
-  >) {
+  for (const [key, spec] of Object.entries(tables)) {
     const dbOptions: { name: string; encoding?: "binary"; cache?: boolean } = { name: spec.name };
     if (spec.encoding) dbOptions.encoding = spec.encoding;
     if (spec.cache && options.cache !== false) dbOptions.cache = true;
     opened[key] = root.openDB(dbOptions);
   }
-  return opened as TablesOf<G>;
+  return opened as Opened<G>;
 }
 
 /**

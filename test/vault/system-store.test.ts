@@ -71,6 +71,46 @@ describe("tenants", () => {
     expect(store.tenantIdByName("straße")).toBe(T1);
   });
 
+  test("a directory written with the store's on-disk layout opens with everything in it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mrt-store-"));
+    dirs.push(dir);
+    // The database names and keys as every earlier version wrote them: they must never change.
+    const old = openLmdb({ path: join(dir, "system"), compression: false });
+    const role = { name: "reader", permissions: ["tenant:read"], description: "reads", builtin: false };
+    const event = {
+      at: "2026-01-01T00:00:00.000Z",
+      action: "tenant.created",
+      sub: "op",
+      tenant_id: T1,
+      target: null,
+      details: {},
+    };
+    await old.openDB({ name: "tenants" }).put(T1, tenant(T1, "Acme"));
+    await old.openDB({ name: "tenant-names" }).put("acme", T1);
+    await old.openDB({ name: "roles" }).put([T1, "reader"], role);
+    await old.openDB({ name: "audit" }).put([T1, 7], denial(T1, 7));
+    await old.openDB({ name: "admin-audit" }).put(3, event);
+    const meta = old.openDB({ name: "meta" });
+    await meta.put("name-key-version", 2);
+    await meta.put("audit-seq", 7);
+    await meta.put("admin-audit-seq", 3);
+    await meta.put("system-applied-seq", 11);
+    await old.close();
+    const store = reopen(dir);
+    expect(store.getTenant(T1)).toEqual(tenant(T1, "Acme"));
+    expect(store.tenantIdByName("ACME")).toBe(T1);
+    expect(store.getRole(T1, "reader")).toEqual(role);
+    expect(store.listDenials(T1, 10).items).toEqual([denial(T1, 7)]);
+    expect(store.listAdminEvents(10).items).toEqual([event]);
+    expect(store.appliedSeq()).toBe(11);
+    expect(store.isEmpty()).toBe(false);
+    // The sequences continue where the directory left them.
+    await store.recordDenial(denial(T1, 8));
+    expect(store.listDenials(T1, 1)).toEqual({ items: [denial(T1, 8)], nextBefore: 8 });
+    await store.recordAdminEvent({ ...event, action: "tenant.suspended" });
+    expect(store.listAdminEvents(1).nextBefore).toBe(4);
+  });
+
   test("nameKey folds case and trims", () => {
     expect(nameKey("  Hello World ")).toBe("hello world");
     expect(nameKey("ÄBC")).toBe(nameKey("äbc"));
