@@ -38,7 +38,8 @@ export function sourceFiles(roots: string[]): SourceFile[] {
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const abs = join(dir, name);
-    if (statSync(abs).isDirectory()) return walk(abs);
+    // A build's output (client/dist, `bun run client:build`) is not source.
+    if (statSync(abs).isDirectory()) return name === "dist" || name === "node_modules" ? [] : walk(abs);
     return abs.endsWith(".ts") ? [abs] : [];
   });
 }
