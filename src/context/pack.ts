@@ -6,8 +6,8 @@
  */
 
 import { PACK_HEADER, type PackFrame, packedEvidence } from "../mcp/evidence.ts";
-import type { ContextResponse } from "../models/context-pack.ts";
 import type { Entry } from "../models/entry.ts";
+import type { ContextResponse } from "./model.ts";
 import { countTokens } from "./tokens.ts";
 
 export interface Ranked {

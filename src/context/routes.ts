@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { HttpKit } from "../http/http-kit.ts";
 import { validatedBody } from "../http/validate-body.ts";
-import { ContextBody, ContextResponse } from "../models/context-pack.ts";
 import { problems } from "../models/problem.ts";
+import { ContextBody, ContextResponse } from "./model.ts";
 import type { ContextService } from "./service.ts";
 
 export interface ContextRouteDeps {

@@ -5,9 +5,9 @@
  * budget, and the search's largest page when the first was spent and left room for another block.
  */
 import type { Caller } from "../auth/caller.ts";
-import { CONTEXT_ENCODING, type ContextBody, type ContextResponse } from "../models/context-pack.ts";
 import type { SearchBody } from "../models/search.ts";
 import type { SearchService } from "../search/service.ts";
+import { CONTEXT_ENCODING, type ContextBody, type ContextResponse } from "./model.ts";
 import { packResults } from "./pack.ts";
 
 /** The search's largest page (SearchBody's `limit`). */

@@ -6,9 +6,9 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import type { Caller } from "../auth/caller.ts";
+import { CONTEXT_ENCODING, ContextBody, ContextResponse } from "../context/model.ts";
 import type { ContextService } from "../context/service.ts";
 import { checkBody } from "../http/validate-body.ts";
-import { CONTEXT_ENCODING, ContextBody, ContextResponse } from "../models/context-pack.ts";
 import { jsonSchemaOf } from "./schemas.ts";
 
 const check = TypeCompiler.Compile(ContextBody) as TypeCheck<typeof ContextBody>;

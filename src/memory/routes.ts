@@ -1,4 +1,3 @@
-import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { HttpKit } from "../http/http-kit.ts";
 import { sendsHeaders } from "../http/openapi-headers.ts";
@@ -12,7 +11,6 @@ import {
   EntryParams,
   entryPageOf,
   entryViewOf,
-  IdempotencyKey,
   ListEntriesQuery,
   MAX_BATCH,
   ReadEntryQuery,
@@ -21,10 +19,9 @@ import { EntryHistory } from "../models/history.ts";
 import { problems, problemWith } from "../models/problem.ts";
 import { trustForbidden } from "../models/problem-trust.ts";
 import { WriteQuery, writtenEntry, writtenEntryOf } from "../models/similar.ts";
+import { WriteHeaders } from "./model.ts";
 import type { MemoryService } from "./service.ts";
 
-/** `Idempotency-Key`: 1–255 visible ASCII characters (CONTRACT §5). */
-const WriteHeaders = Type.Object({ "idempotency-key": Type.Optional(IdempotencyKey) });
 /** What a write's 422 means besides a body the schema refuses. */
 const IDEMPOTENT_422 =
   "Validation failed (the body, or a rule the schema states in words: a reference to an entry of this tenant, valid_to after valid_from), or an Idempotency-Key used within 24 h with another body (`idempotency_mismatch`)";

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { HttpKit } from "../http/http-kit.ts";
-import { EntryEventStream, StreamHeaders, StreamQuery } from "../models/memory-stream.ts";
 import { ownerRedirect, problems } from "../models/problem.ts";
 import { streamFilterOf } from "./entry-stream-source.ts";
+import { EntryEventStream, StreamHeaders, StreamQuery } from "./stream-model.ts";
 import type { MemoryStreamService } from "./stream-service.ts";
 
 export interface MemoryStreamRouteDeps {

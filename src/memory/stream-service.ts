@@ -7,7 +7,6 @@ import type { Static } from "@sinclair/typebox";
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import type { Config } from "../config.ts";
-import type { StreamQuery } from "../models/memory-stream.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -21,6 +20,7 @@ import {
   tenantChangeSource,
 } from "./entry-stream-source.ts";
 import type { OpenStreams } from "./open-streams.ts";
+import type { StreamQuery } from "./stream-model.ts";
 
 export interface MemoryStreamServiceDeps {
   guard: Guard;

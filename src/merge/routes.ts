@@ -1,19 +1,17 @@
-import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { HttpKit } from "../http/http-kit.ts";
 import { unchecked } from "../http/unchecked-response.ts";
 import { validatedBody } from "../http/validate-body.ts";
-import { StrictObject } from "../models/common.ts";
 import {
   MergeBody,
   MergeParams,
   MergeRecord,
-  MergeReview,
   ReviewPage,
   ReviewParams,
   ReviewQuery,
 } from "../models/merge.ts";
 import { problems, problemWith } from "../models/problem.ts";
+import { Decided } from "./model.ts";
 import type { MergeService } from "./service.ts";
 
 export interface MergeRouteDeps {
@@ -22,7 +20,6 @@ export interface MergeRouteDeps {
 }
 
 const tags = ["memory"];
-const Decided = StrictObject({ review: MergeReview, merge: Type.Optional(MergeRecord) });
 const MERGE_409 =
   "An entry of the pair is merged already, retracted, superseded or corrected; or the merge was undone, the review decided";
 

@@ -574,7 +574,7 @@ describe("the endpoint over HTTP", () => {
       ["method not a string", JSON.stringify({ jsonrpc: "2.0", id: 1, method: { toString: "x" } }), 422],
       ["id an object", JSON.stringify({ jsonrpc: "2.0", id: { a: 1 }, method: "tools/list" }), 422],
       ["params an array", JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: [1] }), 422],
-      // The route's schema is the SDK's message shape (src/models/mcp.ts): refused before the SDK.
+      // The route's schema is the SDK's message shape (src/mcp/model.ts): refused before the SDK.
       ["neither request nor response", JSON.stringify({ jsonrpc: "2.0", id: 1 }), 422],
       ["a request with a stray member", JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", x: 1 }), 422],
       [

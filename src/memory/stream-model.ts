@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { CATEGORIES } from "./category.ts";
-import { TextMatching } from "./checked-kind.ts";
-import { QueryObject } from "./common.ts";
-import { sentAs } from "./media-type.ts";
-import { SCOPE_FILTERS } from "./scope.ts";
+import { CATEGORIES } from "../models/category.ts";
+import { TextMatching } from "../models/checked-kind.ts";
+import { QueryObject } from "../models/common.ts";
+import { sentAs } from "../models/media-type.ts";
+import { SCOPE_FILTERS } from "../models/scope.ts";
 
 /** A position in the tenant's change log, as SSE `id:` lines carry it: decimal digits. */
 const LAST_EVENT_ID_PATTERN = "^[0-9]{1,15}$";

@@ -4,14 +4,14 @@
  * so both validate alike and cannot drift apart.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { CATEGORIES } from "./category.ts";
-import { Chars } from "./chars.ts";
-import { IsoTime, LiteralUnion, Sha8, StrictObject } from "./common.ts";
-import { Origin, TrustLevel } from "./origin.ts";
-import { named } from "./schema-name.ts";
-import { SCOPE_FILTERS } from "./scope.ts";
-import { SearchBody } from "./search.ts";
-import { SEARCH_CONTROL_FIELDS } from "./search-controls.ts";
+import { CATEGORIES } from "../models/category.ts";
+import { Chars } from "../models/chars.ts";
+import { IsoTime, LiteralUnion, Sha8, StrictObject } from "../models/common.ts";
+import { Origin, TrustLevel } from "../models/origin.ts";
+import { named } from "../models/schema-name.ts";
+import { SCOPE_FILTERS } from "../models/scope.ts";
+import { SearchBody } from "../models/search.ts";
+import { SEARCH_CONTROL_FIELDS } from "../models/search-controls.ts";
 
 /** The tokenizer's encoding `tokens` is counted in (GPT-4o, GPT-4.1, o-series, GPT-5). */
 export const CONTEXT_ENCODING = "o200k_base";

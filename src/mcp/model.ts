@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { Chars } from "./chars.ts";
-import { StrictObject } from "./common.ts";
-import { named } from "./schema-name.ts";
+import { Chars } from "../models/chars.ts";
+import { StrictObject } from "../models/common.ts";
+import { named } from "../models/schema-name.ts";
 
 /**
  * The JSON-RPC 2.0 message of the Model Context Protocol's streamable HTTP transport: one per POST
