@@ -3,7 +3,7 @@ import { timeParam } from "../memory/time-param.ts";
 import type { Window } from "../models/revenue.ts";
 
 /** The default window: the last 30 days. */
-export const DEFAULT_WINDOW_MS = 30 * 24 * 3600 * 1000;
+const DEFAULT_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
 const FIRST_RFC3339_MS = Date.parse("0000-01-01T00:00:00.000Z");
 
