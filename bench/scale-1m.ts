@@ -231,8 +231,8 @@ async function measure(m: ScaleMeasures, stage: Stage, running: (s: Started | un
     }
     m.rss.bench_process_in_process_search = self.sample("in-process search").rss_mb;
     log(`  in-process search p50 ${m.search_p50_ms.join(" / ")} ms, p99 ${m.search_p99_ms.join(" / ")} ms`);
-    const sample = await runtime.deps.embedder.embed(queries.slice(0, QUERIES));
-    const dims = runtime.deps.config.embeddingDims;
+    const sample = await runtime.services.embedder.embed(queries.slice(0, QUERIES));
+    const dims = runtime.stores.config.embeddingDims;
     queries = [];
     await runtime.stop();
     runtime = undefined;

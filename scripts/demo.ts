@@ -140,7 +140,7 @@ class Api {
 
 function mint(runtime: MemoryRuntime, tenantId: string, ttlSeconds = TOKEN_TTL_SECONDS): Promise<string> {
   const admin = tenantId === OPERATOR_TENANT_ID;
-  return runtime.internals.deps.tokens
+  return runtime.internals.services.tokens
     .mint({
       sub: admin ? "operator" : "demo-agent",
       tenantId,

@@ -22,7 +22,7 @@ export async function liveOpenApiDocument(): Promise<OpenApiDocument> {
   };
   const runtime = createRuntime({ config: loadConfig(env), env, log: () => undefined });
   try {
-    const res = await createApp(runtime.deps).handle(new Request("http://localhost/openapi/json"));
+    const res = await createApp(runtime).handle(new Request("http://localhost/openapi/json"));
     if (res.status !== 200) throw new Error(`GET /openapi/json answered ${res.status}`);
     return (await res.json()) as OpenApiDocument;
   } finally {

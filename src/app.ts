@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { auditRoutes } from "./audit/routes.ts";
+import type { Runtime } from "./compose/runtime.ts";
 import { contextRoutes } from "./context/routes.ts";
 import { ContextService } from "./context/service.ts";
 import { conversationRoutes } from "./conversations/routes.ts";
@@ -54,7 +55,8 @@ export { type ComposeOptions, composeRuntime as createRuntime, type Runtime } fr
  * The HTTP app: telemetry around everything (metrics, spans, the access log), the errors plugin
  * (before any route, or thrown errors come back as 500), then body, then routes.
  */
-export function createApp(deps: Deps) {
+export function createApp(stages: AppStages) {
+  const deps = routeBag(stages);
   const routes = new RouteTable();
   // Shared by the HTTP routes and the MCP tools, so both ask the same services.
   const memory = new MemoryService(deps);
@@ -81,7 +83,7 @@ export function createApp(deps: Deps) {
     .use(
       memoryStreamRoutes({
         http: deps,
-        streams: new MemoryStreamService({ ...deps, streams: openStreamsOf(deps) }),
+        streams: new MemoryStreamService({ ...deps, streams: openStreamsOf(stages.services) }),
       }),
     )
     .use(mcpRoutes({ http: deps, memory, search, entities, context, conversations, config: deps.config }))
@@ -104,3 +106,15 @@ export function createApp(deps: Deps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** What the app is built from: the composition's stores and services (src/compose/). */
+export type AppStages = Pick<Runtime, "stores" | "services">;
+
+/**
+ * The routes not yet in a feature module take the old bag (src/routes/deps.ts), assembled here
+ * from the stages; it goes with the last of them.
+ */
+function routeBag({ stores, services }: AppStages): Deps {
+  const { config, clock, telemetry, secrets, crmMapping, changeFeeds } = stores;
+  return { ...services, config, clock, telemetry, secrets, crmMapping, changeFeeds };
+}

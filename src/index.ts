@@ -50,12 +50,12 @@ async function main(): Promise<void> {
     refuseOn(error);
   }
   const node = cluster ? ` (cluster node ${cluster.nodeId})` : "";
-  console.log(`memory-runtime ${runtime.internals.deps.config.version} listening on ${url}${node}`);
+  console.log(`memory-runtime ${runtime.internals.stores.config.version} listening on ${url}${node}`);
   process.on("SIGHUP", () => {
     void runtime.reload().then((report) => console.log(`memory-runtime: SIGHUP: ${JSON.stringify(report)}`));
   });
   let stopping = false;
-  const timeoutMs = runtime.internals.deps.config.shutdownTimeoutMs;
+  const timeoutMs = runtime.internals.stores.config.shutdownTimeoutMs;
   // docs/operations.md, "Graceful shutdown": readiness fails and new requests get 503 at once; the
   // requests in flight have `timeoutMs` to finish; then mailboxes drain, indexes are saved, vaults close.
   const shutdown = async (signal: string) => {

@@ -15,13 +15,13 @@ import pkg from "../package.json" with { type: "json" };
 import { type App, createApp } from "./app.ts";
 import type { BridgeResult, MessagingBridge } from "./bridge/bridge.ts";
 import { composeRuntime, type Runtime } from "./compose/compose.ts";
+import type { ReloadReport } from "./compose/reload.ts";
 import { type Config, type Env, loadConfig } from "./config.ts";
 import type { LocalModel } from "./embedding/local-model.ts";
 import { bindOrRefuse, serverOptions } from "./http/server-options.ts";
 import { type DrainReport, drainRequests } from "./http/shutdown-gate.ts";
 import { closeMemoryStreams } from "./memory/open-streams.ts";
 import type { RuntimePorts } from "./ports/runtime-ports.ts";
-import type { ReloadReport } from "./routes/deps.ts";
 import type { Clock } from "./runtime/clock.ts";
 import type { LogSink } from "./telemetry/access-log.ts";
 import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
@@ -116,7 +116,7 @@ export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
     });
   // One live owner per data directory: held before any vault opens, released once `stop` has closed them.
   const internals = options.dataDirLock ? compose() : holdingDataDir(config.dataDir, compose);
-  const app = createApp(internals.deps);
+  const app = createApp(internals);
   internals.startConnectors();
   let listening = false;
   return {
@@ -133,17 +133,17 @@ export function createRuntime(options: RuntimeOptions = {}): MemoryRuntime {
       return { port: bound, url: `http://${config.host}:${bound}` };
     },
     async stop() {
-      const { deps } = internals;
-      deps.shutdown.begin();
+      const { services, stores } = internals;
+      services.shutdown.begin();
       // Open streams first: they never end on their own, and the drain waits for every open response.
-      closeMemoryStreams(deps);
+      closeMemoryStreams(services);
       const server = listening ? app.server : null;
-      const drained = server ? await drainRequests(server, config.shutdownTimeoutMs, deps.clock) : NOTHING;
+      const drained = server ? await drainRequests(server, config.shutdownTimeoutMs, stores.clock) : NOTHING;
       if (listening) await app.stop(drained.cut > 0);
       listening = false;
       await internals.stop();
       // The spans still batched are exported before the process ends.
-      await internals.deps.telemetry.shutdown();
+      await internals.stores.telemetry.shutdown();
       return drained;
     },
   };

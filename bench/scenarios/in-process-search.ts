@@ -71,9 +71,9 @@ export async function inProcessSearch(o: InProcessOptions): Promise<InProcessRes
   const start = () => startRuntime(env);
   let runtime: Runtime | undefined = start();
   try {
-    const { deps } = runtime;
-    const dims = deps.config.embeddingDims;
-    const tenantId = (await deps.system.ask({ type: "tenant.create", name: "in-process" })).tenant_id;
+    const { services } = runtime;
+    const dims = runtime.stores.config.embeddingDims;
+    const tenantId = (await services.system.ask({ type: "tenant.create", name: "in-process" })).tenant_id;
     const totalQueries = Math.max(o.rounds * o.queries, o.recallSamples * o.recallQueries);
     let { documents, queries } = corpus(o.entries, totalQueries, 11);
 
@@ -84,7 +84,7 @@ export async function inProcessSearch(o: InProcessOptions): Promise<InProcessRes
     const rssDuringFill: InProcessResult["rss_during_fill"] = [];
     let aborted: string | undefined;
     let sampledAt = 0;
-    const fill = await fillThroughActor(deps.tenant(tenantId), deps.embedder, documents, {
+    const fill = await fillThroughActor(services.tenant(tenantId), services.embedder, documents, {
       afterBatch: (written) => {
         if (written - sampledAt >= SAMPLE_EVERY || written === documents.length) {
           sampledAt = written;
@@ -110,7 +110,7 @@ export async function inProcessSearch(o: InProcessOptions): Promise<InProcessRes
     documents = [];
     o.log(`  filled ${fill.written} entries in ${round(fill.seconds, 1)} s`);
 
-    const actor = () => runtime!.deps.tenant(tenantId);
+    const actor = () => runtime!.services.tenant(tenantId);
     let t = performance.now();
     await actor().ask({ type: "index.flush", all: true });
     const indexBuild = seconds(t);
@@ -151,7 +151,9 @@ export async function inProcessSearch(o: InProcessOptions): Promise<InProcessRes
     Bun.gc(true);
     const samples: Float32Array[][] = [];
     for (let s = 0; s < o.recallSamples; s++)
-      samples.push(await deps.embedder.embed(queries.slice(s * o.recallQueries, (s + 1) * o.recallQueries)));
+      samples.push(
+        await services.embedder.embed(queries.slice(s * o.recallQueries, (s + 1) * o.recallQueries)),
+      );
     queries = [];
     const recallResult = await tenantRecall(tenantDir(dataDir, tenantId), dims, samples);
     o.log(`  recall@10 ${recallResult.recall_at_10.join(" / ")} (${recallResult.seconds} s)`);
@@ -195,10 +197,11 @@ export function tenantPrincipal(tenantId: string): Principal {
 /** What `POST /memory/search` with `{ query, limit: 10 }` runs, minus HTTP: text and its vector. */
 export function memorySearch(runtime: Runtime, principal: Principal, query: string) {
   // The service the route calls, built from the runtime's dependencies as the app builds it.
-  return new SearchService(runtime.deps).search(
-    { principal, req: { method: "POST", path: "/memory/search" } },
-    { query, limit: 10 },
-  );
+  return new SearchService({
+    ...runtime.services,
+    clock: runtime.stores.clock,
+    telemetry: runtime.stores.telemetry,
+  }).search({ principal, req: { method: "POST", path: "/memory/search" } }, { query, limit: 10 });
 }
 
 /** The median p50 and p99 of the rounds. */

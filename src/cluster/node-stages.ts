@@ -54,7 +54,7 @@ export function nodeContext(
   cluster: ClusterConfig,
   log: (line: string) => void,
 ): NodeContext {
-  const { store } = runtime.internals.deps;
+  const { store } = runtime.internals.stores;
   // Connectors, outbound workers and the bridge follow the placement port (cluster-ports.ts): they
   // run for the tenants of the partitions served here, once the system state is caught up.
   const placementChanged = (tenantIds: string[]) =>
@@ -84,7 +84,7 @@ export function nodeContext(
 /** Joins: claims partitions (each restored first), drops those it loses. */
 export async function joinCluster(ctx: NodeContext): Promise<Joined> {
   const { runtime, state, log } = ctx;
-  const { config, clock } = runtime.internals.deps;
+  const { config, clock } = runtime.internals.stores;
   const passivateTenant = runtime.internals.passivateTenant;
   // Vaults of partitions not served here are removed; their removals and restores never overlap.
   const localCopies = new LocalCopies({
@@ -127,7 +127,7 @@ async function restore(ctx: NodeContext, partition: number, epoch: number): Prom
   const node = state.node.get();
   const restoreDeps = {
     js: jetstream(node.nc),
-    dataDir: runtime.internals.deps.config.dataDir,
+    dataDir: runtime.internals.stores.config.dataDir,
     passivateTenant: runtime.internals.passivateTenant,
     snapshots: await ctx.snapshotStore(),
     imports: await state.imports(),
@@ -144,7 +144,7 @@ async function restore(ctx: NodeContext, partition: number, epoch: number): Prom
 
 /** Replicates the system state (tenants, roles, audit) and catches up on it. */
 export async function replicateSystem(ctx: NodeContext, { node, js, jsm }: Joined): Promise<SystemState> {
-  const { store, clock } = ctx.runtime.internals.deps;
+  const { store, clock } = ctx.runtime.internals.stores;
   const systemState = await startSystemState({
     store,
     nc: node.nc,
@@ -168,7 +168,7 @@ export async function startSnapshots(
   { node, js, jsm }: Joined,
 ): Promise<PeriodicSnapshots> {
   const { runtime, state, log } = ctx;
-  const { store, clock } = runtime.internals.deps;
+  const { store, clock } = runtime.internals.stores;
   const periodic = new PeriodicSnapshots({
     node,
     jsm,
@@ -203,7 +203,7 @@ export async function startSnapshots(
 
 /** A tenant created on another node a moment ago: catch up on the system stream once. */
 function knowTenant(ctx: NodeContext, replica: SystemReplica) {
-  const { store } = ctx.runtime.internals.deps;
+  const { store } = ctx.runtime.internals.stores;
   return async (tenantId: string) => {
     if (store.getTenant(tenantId) === undefined) await replica.catchUp();
   };
@@ -212,6 +212,7 @@ function knowTenant(ctx: NodeContext, replica: SystemReplica) {
 /** Consumes the webhook intake of the partitions served here. */
 export async function startIntake(ctx: NodeContext, { node, js, jsm }: Joined, system: SystemState) {
   const known = knowTenant(ctx, system.replica);
+  const edge = { store: ctx.runtime.internals.stores.store, ingest: ctx.runtime.internals.services.ingest };
   const intake = new Intake(
     node,
     js,
@@ -225,7 +226,7 @@ export async function startIntake(ctx: NodeContext, { node, js, jsm }: Joined, s
     undefined,
     async (request, target, body) => {
       await known(target.tenantId);
-      return checkAtEdge(ctx.runtime.internals.deps, request, target, body);
+      return checkAtEdge(edge, request, target, body);
     },
   );
   // Published only once its stream exists: partitions claimed meanwhile start consuming below.
@@ -238,7 +239,7 @@ export async function startIntake(ctx: NodeContext, { node, js, jsm }: Joined, s
 
 /** The router in front of the app: answers here what is served here, forwards the rest. */
 export function startRouter(ctx: NodeContext, { node }: Joined, system: SystemState, intake: Intake) {
-  const { clock, telemetry } = ctx.runtime.internals.deps;
+  const { clock, telemetry } = ctx.runtime.internals.stores;
   const app = (request: Request) =>
     withClusterView(request, ctx.localApp(request), () => ({ ...node.view(), system: system.view() }));
   const router = new ClusterRouter(node, app, {

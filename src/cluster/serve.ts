@@ -79,7 +79,7 @@ export async function serveClusterNode(
   cluster: ClusterConfig,
   log: (line: string) => void = console.error,
 ): Promise<ClusterServer> {
-  const { config } = clustered.runtime.internals.deps;
+  const { config } = clustered.runtime.internals.stores;
   let router: ClusterRouter | undefined;
   const server = bindOrRefuse(config.host, config.port, () =>
     Bun.serve({
@@ -111,7 +111,7 @@ async function startNode(
   server: Bun.Server<undefined>,
   route: (router: ClusterRouter) => void,
 ): Promise<ClusterServer> {
-  const { config, clock } = runtime.internals.deps;
+  const { config, clock } = runtime.internals.stores;
   const ctx = nodeContext(runtime, state, cluster, log);
   const joined = await joinCluster(ctx);
   const systemState = await replicateSystem(ctx, joined);
@@ -126,9 +126,9 @@ async function startNode(
     node,
     url: `http://${config.host}:${server.port}`,
     stop: async () => {
-      const deps = runtime.internals.deps;
-      deps.shutdown.begin();
-      closeMemoryStreams(deps);
+      const { services } = runtime.internals;
+      services.shutdown.begin();
+      closeMemoryStreams(services);
       const drained = await drainRequests(server, config.shutdownTimeoutMs, clock);
       await server.stop(drained.cut > 0);
       router.stop();

@@ -20,7 +20,7 @@ import { composeServices } from "./services.ts";
 import { openStores } from "./stores.ts";
 import { startSystem } from "./system.ts";
 
-export type { ConnectorStarts, Runtime, RuntimeDeps } from "./runtime.ts";
+export type { ConnectorStarts, Runtime } from "./runtime.ts";
 
 export interface ComposeOptions extends Pick<EmbedderConfig, "localModel"> {
   config: Config;
@@ -40,7 +40,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
   const actors = spawnActors(stores, ports, options.localModel);
   const connectors = connectEvents(stores, actors);
   const system = startSystem(stores, actors, connectors, ports);
-  const deps = composeServices(stores, actors, connectors, system, ports);
+  const services = composeServices(stores, actors, connectors, system, ports);
   sampleRuntime(stores.telemetry, {
     actors: actors.actors,
     embedding: actors.embedding,
@@ -53,7 +53,15 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     ...{ connectors: connectors.connectors, connectorActors: connectors.connected, webhookUpkeep },
     ...{ embedding: actors.embedding, extraction: actors.extraction, stopping: actors.stopping },
     placement: ports.placement,
-    gate: deps.shutdown,
+    gate: services.shutdown,
   });
-  return { deps, actors: actors.actors, bridge, reload: system.reload, webhookUpkeep, ...lifecycle };
+  return {
+    stores,
+    services,
+    actors: actors.actors,
+    bridge,
+    reload: system.reload,
+    webhookUpkeep,
+    ...lifecycle,
+  };
 }

@@ -1,7 +1,17 @@
 import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
-import type { ReloadReport } from "../routes/deps.ts";
 import type { Secrets } from "../secrets.ts";
+
+/** What a reload (SIGHUP, `POST /admin/reload`) did: never a secret's value. */
+export interface ReloadReport {
+  secrets: {
+    reloaded: boolean;
+    tenants_changed?: number;
+    connectors?: Record<string, unknown>;
+    error?: string;
+  };
+  crm_mapping: { reloaded: boolean; error?: string };
+}
 
 export interface ReloadDeps {
   secrets: Secrets;

@@ -1,21 +1,21 @@
 /**
- * What the composition root (compose.ts) builds: the routes' dependencies, the actor system and
- * the runtime's lifecycle. `src/lib.ts` wraps it for embedding; cluster mode drives placement.
+ * What the composition root (compose.ts) builds: its stages' outputs the rest reads (the stores,
+ * the services), the actor system and the runtime's lifecycle. `src/lib.ts` wraps it for
+ * embedding and builds the HTTP app from the services; cluster mode drives placement.
  */
 import type { MessagingBridge } from "../bridge/bridge.ts";
 import type { WebhookUpkeep } from "../ingest/webhook-upkeep.ts";
 import type { CrmStatus, MailStatus } from "../protocols/connector-protocol.ts";
-import type { Deps, ReloadReport } from "../routes/deps.ts";
 import type { ActorSystem } from "../runtime/actor-system.ts";
-import type { SystemStore } from "../vault/system-store.ts";
-
-/** The routes' dependencies, and the system store itself for what runs beside them (cluster mode, tests). */
-export interface RuntimeDeps extends Deps {
-  store: SystemStore;
-}
+import type { ReloadReport } from "./reload.ts";
+import type { Services } from "./services.ts";
+import type { Stores } from "./stores.ts";
 
 export interface Runtime {
-  deps: RuntimeDeps;
+  /** The first stage: configuration, clock, telemetry, secrets, the system store, change feeds. */
+  stores: Stores;
+  /** What the routes and the connectors' doors use (services.ts). */
+  services: Services;
   actors: ActorSystem;
   bridge: MessagingBridge;
   /** Brings every tenant's connectors in line with its secrets (at start). */

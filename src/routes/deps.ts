@@ -3,6 +3,7 @@ import type { Authenticator } from "../auth/authenticator.ts";
 import type { Guard } from "../auth/guard.ts";
 import type { TokenService } from "../auth/tokens.ts";
 import type { ReadinessReport } from "../compose/readiness.ts";
+import type { ReloadReport } from "../compose/reload.ts";
 import type { Config } from "../config.ts";
 import type { Embedder } from "../embedding/embedder.ts";
 import type { authPlugin } from "../http/auth-plugin.ts";
@@ -29,16 +30,7 @@ import type { TenantLifecycle } from "../tenants/lifecycle.ts";
 import type { ExportImport } from "../transfer/export-import.ts";
 import type { WebhookOperations } from "../webhooks/operations.ts";
 
-/** What a reload (SIGHUP, `POST /admin/reload`) did: never a secret's value. */
-export interface ReloadReport {
-  secrets: {
-    reloaded: boolean;
-    tenants_changed?: number;
-    connectors?: Record<string, unknown>;
-    error?: string;
-  };
-  crm_mapping: { reloaded: boolean; error?: string };
-}
+export type { ReloadReport } from "../compose/reload.ts";
 
 /**
  * Everything a route plugin may use. Routes validate, authorise and ask a service or an actor:

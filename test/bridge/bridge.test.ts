@@ -33,7 +33,7 @@ beforeAll(async () => {
     log: () => undefined,
   });
   admin = (
-    await runtime.internals.deps.tokens.mint({
+    await runtime.internals.services.tokens.mint({
       sub: "op",
       tenantId: OPERATOR_TENANT_ID,
       roles: [],

@@ -73,7 +73,7 @@ async function stop(t: string): Promise<void> {
 
 /** The clock moves hours in some tests: every health read gets a fresh operator token. */
 async function crmStatus(t: string): Promise<CrmStatus> {
-  const { token } = await h.runtime.deps.tokens.mint({
+  const { token } = await h.runtime.services.tokens.mint({
     sub: "operator",
     tenantId: OPERATOR_TENANT_ID,
     roles: [],

@@ -79,7 +79,7 @@ async function stop(t: string): Promise<void> {
 }
 
 async function adminToken(): Promise<string> {
-  const minted = await h.runtime.deps.tokens.mint({
+  const minted = await h.runtime.services.tokens.mint({
     sub: "operator",
     tenantId: OPERATOR_TENANT_ID,
     roles: [],

@@ -56,7 +56,7 @@ describe("connectors follow partition placement", () => {
     servedElsewhere.add(t.tenant_id);
     await h.runtime.placementChanged([t.tenant_id]);
     expect((await connectorsOf(t.tenant_id))?.crm?.state).toBe("stopped");
-    expect(h.runtime.deps.outbound.isRunning(t.tenant_id)).toBe(false);
+    expect(h.runtime.services.outbound.isRunning(t.tenant_id)).toBe(false);
     const refused = await h.runtime.bridge.deliver(t.tenant_id, {}).catch((error) => error);
     expect(refused).toBeInstanceOf(BridgeNotServedHere);
     expect(refused.status).toBe(503);

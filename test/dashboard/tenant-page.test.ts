@@ -111,7 +111,7 @@ describe("GET /admin/dashboard/tenants/{tenant_id}: who may see it", () => {
       expect(text).toContain("404");
       expect(text).toContain('href="/admin/dashboard"');
     }
-    expect(h.runtime.deps.tenants.vaultPresent(UNKNOWN_TENANT)).toBe(false);
+    expect(h.runtime.services.tenants.vaultPresent(UNKNOWN_TENANT)).toBe(false);
   });
 
   test("a malformed query → a 422 page", async () => {

@@ -81,11 +81,11 @@ export async function startHarness(
       telemetry: opts.telemetry,
       localModel: opts.localModel,
     });
-    return { runtime, app: createApp(runtime.deps) };
+    return { runtime, app: createApp(runtime) };
   };
   let { runtime, app } = boot();
   const adminToken = (
-    await runtime.deps.tokens.mint({
+    await runtime.services.tokens.mint({
       sub: "operator",
       tenantId: OPERATOR_TENANT_ID,
       roles: [],
@@ -133,7 +133,7 @@ export async function startHarness(
       return { tenant_id: body.tenant_id, token: body.token };
     },
     async mint(tenantId, roles, sub = "agent-test") {
-      return (await runtime.deps.tokens.mint({ sub, tenantId, roles, ttlSeconds: 3600 })).token;
+      return (await runtime.services.tokens.mint({ sub, tenantId, roles, ttlSeconds: 3600 })).token;
     },
     async restart() {
       await runtime.stop();

@@ -99,7 +99,7 @@ describe("a cached token and the clock", () => {
     try {
       const { tenant_id } = await timed.createTenant();
       const token = (
-        await timed.runtime.deps.tokens.mint({
+        await timed.runtime.services.tokens.mint({
           sub: "a",
           tenantId: tenant_id,
           roles: ["tenant_admin"],
@@ -107,7 +107,7 @@ describe("a cached token and the clock", () => {
         })
       ).token;
       const never = (
-        await timed.runtime.deps.tokens.mint({
+        await timed.runtime.services.tokens.mint({
           sub: "b",
           tenantId: tenant_id,
           roles: ["tenant_admin"],

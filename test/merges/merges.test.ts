@@ -97,7 +97,7 @@ describe("merge on write", () => {
   test("a low-trust extracted entry stays low after a high-trust write is merged into it", async () => {
     const tenant = await h.createTenant();
     const provenance = derivedOrigin("extractor", [{ id: "turn-1", trust: "agent" }]);
-    const actor = h.runtime.deps.tenant(tenant.tenant_id);
+    const actor = h.runtime.services.tenant(tenant.tenant_id);
     const draft = { category: "fact", content: BASE } as Json;
     const low = await actor.ask({
       type: "entry.create",

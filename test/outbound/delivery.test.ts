@@ -321,7 +321,7 @@ describe("delivery", () => {
     await logged(s, 1);
     const del = await h.json("DELETE", `/admin/subscriptions/${s.tenant}/${s.id}`, { token: h.adminToken });
     expect(del.status).toBe(200);
-    expect(h.runtime.deps.outbound.isRunning(s.tenant)).toBe(false);
+    expect(h.runtime.services.outbound.isRunning(s.tenant)).toBe(false);
     clock.advance(30_000);
     await write(s, "facts", { content: "after delete" });
     expect(s.receiver.received).toHaveLength(1);
@@ -403,7 +403,7 @@ describe("across a restart", () => {
     await logged(s, 1);
     const suspend = await h.json("POST", `/admin/tenants/${s.tenant}/suspend`, { token: h.adminToken });
     expect(suspend.status).toBe(200);
-    expect(h.runtime.deps.outbound.isRunning(s.tenant)).toBe(false);
+    expect(h.runtime.services.outbound.isRunning(s.tenant)).toBe(false);
     // The retry falls due while suspended: nothing is sent.
     clock.advance(FIRST_RETRY_MS * 2);
     expect(s.receiver.received).toHaveLength(1);
@@ -446,7 +446,7 @@ describe("log lines", () => {
         return { status: res.status, body: (await res.json()) as any };
       };
       const admin = (
-        await runtime.internals.deps.tokens.mint({
+        await runtime.internals.services.tokens.mint({
           sub: "operator",
           tenantId: OPERATOR_TENANT_ID,
           roles: [],
@@ -464,7 +464,7 @@ describe("log lines", () => {
       await call("POST", "/memory/facts", tenant.body.token, { content: "body text never logged" });
       await receiver.waitFor(1);
       await pollUntil(
-        () => runtime.internals.deps.tenant(tenant.body.tenant_id).ask({ type: "subscription.list" }),
+        () => runtime.internals.services.tenant(tenant.body.tenant_id).ask({ type: "subscription.list" }),
         (list) => list[0]?.consecutive_failures === 1,
         { timeoutMs: 5000 },
       );

@@ -312,7 +312,7 @@ describe("deleting, enabling, the delivery log", () => {
       outcome: "delivered" as const,
       duration_ms: 1,
     });
-    const tenant = h.runtime.deps.tenant(t.tenant_id);
+    const tenant = h.runtime.services.tenant(t.tenant_id);
     // Written as the delivery worker writes them, in two batches that cross the bound.
     for (const batch of [
       Array.from({ length: 150 }, (_, i) => record(i + 1)),

@@ -43,7 +43,7 @@ export async function seedPoisoned(h: Harness, tags?: string[]): Promise<Poisone
     }
     const draft = { category: "fact" as const, content: p.content, ...tagged };
     const provenance = p.provenance as Provenance;
-    const reply = await h.runtime.deps
+    const reply = await h.runtime.services
       .tenant(tenant.tenant_id)
       .ask({ type: "entry.create", draft, createdBy: "extractor", provenance, overrides: [] });
     poisonedIds.push(reply.entry.id);

@@ -22,7 +22,7 @@ let verifiedId: string;
 let poisonedIds: string[];
 
 function actor() {
-  return h.runtime.deps.tenant(tenant.tenant_id);
+  return h.runtime.services.tenant(tenant.tenant_id);
 }
 
 /** Asks the tenant actor for a write as a named writer of the given provenance (no override). */

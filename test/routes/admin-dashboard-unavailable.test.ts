@@ -32,7 +32,7 @@ test("a tenant restarting after an import is shown as unavailable; the page is s
   });
   expect(written.status).toBe(201);
   // An import that ended (here: aborted) leaves the tenant refusing every message until it restarts.
-  const actor = h.runtime.deps.tenant(busy.tenant_id);
+  const actor = h.runtime.services.tenant(busy.tenant_id);
   const { session } = await actor.ask({ type: "import.begin" });
   await actor.ask({ type: "import.abort", session });
   await expect(

@@ -231,7 +231,7 @@ describe("the token form and the cookie", () => {
   });
 
   test("an expired cookie → 401 with the form, and the cookie is cleared", async () => {
-    const { token } = await h.runtime.deps.tokens.mint({
+    const { token } = await h.runtime.services.tokens.mint({
       sub: "operator",
       tenantId: OPERATOR_TENANT_ID,
       roles: [],

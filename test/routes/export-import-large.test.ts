@@ -49,7 +49,7 @@ function vectorOf(i: number): Float32Array {
 }
 
 async function fill(tenantId: string): Promise<void> {
-  const tenant = h.runtime.deps.tenant(tenantId);
+  const tenant = h.runtime.services.tenant(tenantId);
   const inFlight = new Set<Promise<unknown>>();
   for (let i = 0; i < N; i++) {
     const category = WRITTEN[i % WRITTEN.length]!;
@@ -180,8 +180,8 @@ test(`${N.toLocaleString("en")} entries round trip in bounded memory`, async () 
   const reopened = mib(memory().private - importing.base.private);
 
   // Counts and a sample are exactly the source's.
-  const ta = h.runtime.deps.tenant(a.tenant_id);
-  const tb = h.runtime.deps.tenant(b.tenant_id);
+  const ta = h.runtime.services.tenant(a.tenant_id);
+  const tb = h.runtime.services.tenant(b.tenant_id);
   const [ha, hb] = [await ta.ask({ type: "tenant.health" }), await tb.ask({ type: "tenant.health" })];
   expect(hb.vault.entries).toBe(N);
   expect(hb.index.vectors).toBe(ha.index.vectors);
@@ -189,7 +189,7 @@ test(`${N.toLocaleString("en")} entries round trip in bounded memory`, async () 
   expect(await tb.ask(stats)).toEqual(await ta.ask(stats));
   const since = { type: "changes.since", after: N - 500, limit: 1000 } as const;
   expect(await tb.ask(since)).toEqual(await ta.ask(since));
-  const now = h.runtime.deps.clock.now();
+  const now = h.runtime.stores.clock.now();
   const page = { type: "entry.list", limit: 100, validAt: now, asOf: now, includeEmbedding: false } as const;
   for (const category of CATEGORIES) {
     const [la, lb] = [await ta.ask({ ...page, category }), await tb.ask({ ...page, category })];

@@ -217,7 +217,7 @@ async function sourceTenant(): Promise<Source> {
     for (const entry of res.body.entries as string[])
       ids.push({ id: entry, category: body.event === "MODEL_VERSION_CREATED" ? "fact" : "decision" });
   }
-  const tenant = h.runtime.deps.tenant(id);
+  const tenant = h.runtime.services.tenant(id);
   await tenant.ask({ type: "connector.state.put", key: "crm:replay", value: { "/data/ChangeEvents": 42 } });
   await tenant.ask({
     type: "connector.state.put",
@@ -390,7 +390,7 @@ describe("export and import round trip", () => {
 
   test("the change log, entry histories, dead letters, roles, counters and connector state are the same", async () => {
     const log = async (tenantId: string) =>
-      h.runtime.deps.tenant(tenantId).ask({ type: "changes.since", after: 0, limit: 10_000 });
+      h.runtime.services.tenant(tenantId).ask({ type: "changes.since", after: 0, limit: 10_000 });
     const [before, after] = [await log(a.id), await log(b.id)];
     expect(before.changes.length).toBeGreaterThan(a.ids.length);
     expect(after).toEqual(before);
@@ -409,12 +409,12 @@ describe("export and import round trip", () => {
       (await h.json("GET", `/admin/roles/${tenantId}`, { token: h.adminToken })).body;
     expect(await roles(b.id)).toEqual(await roles(a.id));
     const stats = (tenantId: string) =>
-      h.runtime.deps
+      h.runtime.services
         .tenant(tenantId)
         .ask({ type: "tenant.stats", fromDay: "2000-01-01", toDay: "2100-01-01" });
     expect(await stats(b.id)).toEqual(await stats(a.id));
     const state = (tenantId: string) =>
-      h.runtime.deps.tenant(tenantId).ask({ type: "connector.state.get", key: "crm:replay" });
+      h.runtime.services.tenant(tenantId).ask({ type: "connector.state.get", key: "crm:replay" });
     expect(await state(b.id)).toEqual({ "/data/ChangeEvents": 42 });
     const health = async (tenantId: string) =>
       (await h.json("GET", `/tenants/${tenantId}/healthz`, { token: h.adminToken })).body;
@@ -447,7 +447,9 @@ describe("export and import round trip", () => {
     });
     const list = await h.json("GET", "/memory/facts?limit=1", { token: copy.token });
     expect(list.body.items[0].id).toBe(entry.id);
-    const log = await h.runtime.deps.tenant(copy.id).ask({ type: "changes.since", after: 0, limit: 10_000 });
+    const log = await h.runtime.services
+      .tenant(copy.id)
+      .ask({ type: "changes.since", after: 0, limit: 10_000 });
     const last = log.changes[log.changes.length - 1]!;
     expect(last).toMatchObject({ type: "entry.created", id: entry.id });
     expect(last.seq).toBeGreaterThan(log.changes[log.changes.length - 2]!.seq);
@@ -571,7 +573,7 @@ describe("refusals", () => {
 
   test("an import failing after batches were written leaves the tenant empty", async () => {
     const src = await newTenant();
-    const tenant = h.runtime.deps.tenant(src.id);
+    const tenant = h.runtime.services.tenant(src.id);
     for (let i = 0; i < 1500; i++)
       await tenant.ask({
         type: "entry.create",
@@ -590,11 +592,11 @@ describe("refusals", () => {
       "validation_failed",
     );
     expect(problem.detail).toStartWith(`line ${bad + 1}:`);
-    const log = await h.runtime.deps.tenant(fresh.id).ask({ type: "changes.since", after: 0, limit: 10 });
+    const log = await h.runtime.services.tenant(fresh.id).ask({ type: "changes.since", after: 0, limit: 10 });
     expect(log).toEqual({ changes: [], last: 0 });
     const page = await h.json("GET", "/memory/facts?limit=5", { token: fresh.token });
     expect(page.body.items).toEqual([]);
-    const stats = await h.runtime.deps
+    const stats = await h.runtime.services
       .tenant(fresh.id)
       .ask({ type: "tenant.stats", fromDay: "2000-01-01", toDay: "2100-01-01" });
     expect(stats.entries_per_category.fact).toBe(0);
@@ -615,7 +617,7 @@ describe("refusals", () => {
 
   test("a second import while one runs is a 409; other messages meanwhile are refused (503)", async () => {
     const fresh = await newTenant();
-    const tenant = h.runtime.deps.tenant(fresh.id);
+    const tenant = h.runtime.services.tenant(fresh.id);
     const { session } = await tenant.ask({ type: "import.begin" });
     await expect(tenant.ask({ type: "import.begin" })).rejects.toMatchObject({ status: 409 });
     await expect(
@@ -638,7 +640,7 @@ describe("refusals", () => {
   test("an import the process did not live to finish is dropped when the vault opens again", async () => {
     const fresh = await newTenant();
     const lines = parseLines(text);
-    const tenant = h.runtime.deps.tenant(fresh.id);
+    const tenant = h.runtime.services.tenant(fresh.id);
     const { session } = await tenant.ask({ type: "import.begin" });
     const records = lines
       .slice(1, -1)
@@ -647,7 +649,7 @@ describe("refusals", () => {
     await tenant.ask({ type: "import.batch", session, records });
     expect((await tenant.ask({ type: "tenant.health" })).vault.entries).toBe(3);
     await h.restart();
-    const after = h.runtime.deps.tenant(fresh.id);
+    const after = h.runtime.services.tenant(fresh.id);
     expect((await after.ask({ type: "tenant.health" })).vault.entries).toBe(0);
     expect(await after.ask({ type: "changes.since", after: 0, limit: 10 })).toEqual({ changes: [], last: 0 });
     await expect(after.ask({ type: "import.batch", session, records })).rejects.toBeInstanceOf(Unavailable);

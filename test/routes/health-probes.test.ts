@@ -46,7 +46,7 @@ describe("once the stop has begun", () => {
   let stopping: Harness;
   beforeAll(async () => {
     stopping = await startHarness();
-    stopping.runtime.deps.shutdown.begin();
+    stopping.runtime.services.shutdown.begin();
   });
   afterAll(() => stopping.close());
 

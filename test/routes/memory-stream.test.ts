@@ -162,7 +162,7 @@ async function refusal(path: string, token: string, headers?: Record<string, str
   return res;
 }
 
-const listeners = (tenantId: string) => h.runtime.deps.changeFeeds.listenerCount(tenantId);
+const listeners = (tenantId: string) => h.runtime.stores.changeFeeds.listenerCount(tenantId);
 
 describe("GET /memory/stream: refusals", () => {
   test("anonymous → 401; the operator has no memory → 403", async () => {
@@ -516,7 +516,7 @@ describe("GET /memory/stream: resume, heartbeat, bounds, end", () => {
     });
     expect(res.status).toBe(200);
     expect(listeners(tenantId)).toBe(1);
-    const actor = h.runtime.deps.tenant(tenantId);
+    const actor = h.runtime.services.tenant(tenantId);
     const content = "x".repeat(12_000);
     let written = 0;
     // ~12 KB an event: the socket's buffers take a few MB, then the stream's queue fills.
@@ -543,7 +543,7 @@ describe("GET /memory/stream: resume, heartbeat, bounds, end", () => {
 
   test("a stream ends at its token's expiry", async () => {
     const { tenantId } = await tenant();
-    const { token } = await h.runtime.deps.tokens.mint({
+    const { token } = await h.runtime.services.tokens.mint({
       sub: "brief",
       tenantId,
       roles: ["tenant_admin"],
@@ -570,7 +570,7 @@ describe("GET /memory/stream: resume, heartbeat, bounds, end", () => {
     const deleted = await h.call("DELETE", `/admin/tenants/${tenantId}`, { token: h.adminToken });
     expect(deleted.status).toBe(200);
     await pollUntil(
-      () => openMemoryStreams(h.runtime.deps),
+      () => openMemoryStreams(h.runtime.services),
       (n) => n === 0,
     );
   });
@@ -603,9 +603,9 @@ describe("GET /memory/stream: the server's own listener", () => {
     });
     try {
       const { url } = runtime.listen(0);
-      const deps = runtime.internals.deps;
-      const tenantRecord = await deps.lifecycle.create("Stream stop", "test");
-      const { token } = await deps.tokens.mint({
+      const { services } = runtime.internals;
+      const tenantRecord = await services.lifecycle.create("Stream stop", "test");
+      const { token } = await services.tokens.mint({
         sub: "agent",
         tenantId: tenantRecord.tenant_id,
         roles: ["tenant_admin"],
@@ -616,7 +616,7 @@ describe("GET /memory/stream: the server's own listener", () => {
       const reader = res.body!.getReader();
       const decoder = new TextDecoder();
       let text = decoder.decode((await reader.read()).value);
-      expect(openMemoryStreams(deps)).toBe(1);
+      expect(openMemoryStreams(services)).toBe(1);
       await runtime.stop();
       for (;;) {
         const chunk = await reader.read();
@@ -625,8 +625,8 @@ describe("GET /memory/stream: the server's own listener", () => {
       }
       expect(text).toStartWith("retry: ");
       expect(text).toEndWith(": closed: the server is stopping\n\n");
-      expect(openMemoryStreams(deps)).toBe(0);
-      expect(deps.changeFeeds.listenerCount(tenantRecord.tenant_id)).toBe(0);
+      expect(openMemoryStreams(services)).toBe(0);
+      expect(runtime.internals.stores.changeFeeds.listenerCount(tenantRecord.tenant_id)).toBe(0);
     } finally {
       await runtime.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -224,7 +224,7 @@ describe("held refusals", () => {
         answered = true;
         return res;
       });
-      const limiter = held.runtime.deps.rateLimiter;
+      const limiter = held.runtime.services.rateLimiter;
       await pollUntil(
         () => limiter.heldCount,
         (n) => n === 1,

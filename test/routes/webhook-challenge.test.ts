@@ -67,7 +67,7 @@ describe("webhook 401s and WWW-Authenticate", () => {
   });
 
   test("the cluster's intake edge refuses with the same challenge", async () => {
-    const deps = { ingest: h.runtime.deps.ingest, store: h.runtime.deps.store };
+    const deps = { ingest: h.runtime.services.ingest, store: h.runtime.stores.store };
     const edge = (source: string, headers: Record<string, string>) =>
       checkAtEdge(
         deps,

@@ -149,7 +149,7 @@ describe("pause and resume a source", () => {
   test("the pipeline the CRM stream delivers through holds a stream event and still commits the stream's position", async () => {
     const t = await warehouseTenant(h);
     await pause(t.id, "crm");
-    const { ingest } = h.runtime.deps;
+    const { ingest } = h.runtime.services;
     const event = {
       event_id: "stream:0001",
       event_type: "OpportunityChangeEvent",
@@ -165,7 +165,7 @@ describe("pause and resume a source", () => {
     const reply = await ingest.deliver(crmSource, t.id, [event], arrival);
     expect(reply).toMatchObject({ paused: true, held: ["stream:0001"], accepted: 0, entries: [] });
     // The event is the tenant's now (held): the stream resumes after it.
-    const position = await h.runtime.deps
+    const position = await h.runtime.services
       .tenant(t.id)
       .ask({ type: "connector.state.get", key: "crm-stream:replay" });
     expect(position).toEqual({ channels: { "/data/ChangeEvents": 41 } });

@@ -32,7 +32,7 @@ async function start(env: Record<string, string> = {}, ports?: { storage: Tenant
 
 /** The operator's call with a token minted now (the clock moves days: the harness's own expires). */
 async function admin(h: Harness, method: string, path: string, body?: unknown) {
-  const minted = await h.runtime.deps.tokens.mint({
+  const minted = await h.runtime.services.tokens.mint({
     sub: "operator",
     tenantId: OPERATOR_TENANT_ID,
     roles: [],
@@ -145,7 +145,7 @@ describe("retention, on the clock", () => {
     expect(Number(readFileSync(marker, "utf8"))).toBe(clock.now() + DAY);
     await h.runtime.passivateTenant(t.id);
     clock.advance(DAY + 1);
-    expect(h.runtime.deps.limits.openTenants()).toBe(0);
+    expect(h.runtime.services.limits.openTenants()).toBe(0);
     await h.runtime.webhookUpkeep.pass();
     expect(existsSync(marker)).toBe(false);
     expect(await logIds(h, t.id)).toEqual([]);
@@ -219,7 +219,7 @@ describe("a restart in the middle of a resume", () => {
     await admin(h, "POST", `/admin/webhooks/sources/${t.id}/warehouse/pause`);
     const ids = Array.from({ length: 8 }, (_, i) => `m-${i}`);
     for (const id of ids) expect((await deliver(h, t.id, [fact(id)])).status).toBe(202);
-    await expect(h.runtime.deps.webhooks.resume(t.id, "warehouse", null)).rejects.toThrow(
+    await expect(h.runtime.services.webhooks.resume(t.id, "warehouse", null)).rejects.toThrow(
       "the process died here",
     );
     crashAt = Number.POSITIVE_INFINITY;

@@ -159,7 +159,7 @@ describe("POST /webhooks/mail/{tenant}: expansion through the mail API", () => {
     for (const e of [...facts, ...decisions]) expect(e.source.event_id).toBe(messageId);
 
     // The new high-water mark was committed with the entries.
-    const mark = await mail.h.runtime.deps
+    const mark = await mail.h.runtime.services
       .tenant(t)
       .ask({ type: "connector.state.get", key: "mail:history" });
     expect(mark).toBe(mail.fake.historyId);

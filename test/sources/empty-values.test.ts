@@ -395,7 +395,7 @@ describe("mail", () => {
       "push-empty-values:m-nofrom:message_added",
     );
     expect(letter).toMatchObject({ source: "mail", event_type: "mail.message_added" });
-    const mark = await h.runtime.deps.tenant(t).ask({ type: "connector.state.get", key: "mail:history" });
+    const mark = await h.runtime.services.tenant(t).ask({ type: "connector.state.get", key: "mail:history" });
     expect(mark).toBe(historyId);
     // A replay maps the kept message again: still no sender, still dead.
     const replayed = await h.json(

@@ -130,7 +130,7 @@ async function expectConsistent(): Promise<void> {
     vectors: total,
   });
   const today = new Date().toISOString().slice(0, 10);
-  const stats = await h.runtime.deps
+  const stats = await h.runtime.services
     .tenant(t.tenantId)
     .ask({ type: "tenant.stats", fromDay: today, toDay: today });
   expect(stats.entries_per_category.fact).toBe(total);

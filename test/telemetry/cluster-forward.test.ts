@@ -82,7 +82,7 @@ test("the owner's request span is the child of the forwarding node's cluster.for
   expect(((await answer.json()) as { tenant_id: string }).tenant_id).toBe(tenant.tenant_id);
   await nextTurn();
   await forwarderTelemetry.flush();
-  await owner.runtime.deps.telemetry.flush();
+  await owner.runtime.stores.telemetry.flush();
 
   const hop = otlp.one("cluster.forward", traceId);
   expect(hop.parentSpanId).toBe(clientSpan);

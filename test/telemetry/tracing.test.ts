@@ -37,7 +37,7 @@ function clientParent(): { header: string; traceId: string; spanId: string } {
  */
 async function flush(): Promise<void> {
   await nextTurn();
-  await h.runtime.deps.telemetry.flush();
+  await h.runtime.stores.telemetry.flush();
 }
 
 beforeAll(async () => {
@@ -184,7 +184,7 @@ describe("tracing off", () => {
   test("without an OTLP endpoint there is no tracer: no span is made, requests are served", async () => {
     const quiet = await startHarness();
     try {
-      expect(quiet.runtime.deps.telemetry.tracing).toBeUndefined();
+      expect(quiet.runtime.stores.telemetry.tracing).toBeUndefined();
       const t = await quiet.createTenant();
       expect((await quiet.call("GET", "/tenants/me", { token: t.token })).status).toBe(200);
     } finally {

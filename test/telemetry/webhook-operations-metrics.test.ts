@@ -25,7 +25,7 @@ function seriesValue(s: Scrape, name: string, labels: Record<string, string> = {
 
 /** An operator token minted now: the clock moves a day, past the harness's own token. */
 async function operator(): Promise<string> {
-  const minted = await h.runtime.deps.tokens.mint({
+  const minted = await h.runtime.services.tokens.mint({
     sub: "operator",
     tenantId: OPERATOR_TENANT_ID,
     roles: [],

@@ -62,7 +62,7 @@ async function tenant(name: Name, overrides: Record<string, string> = {}): Promi
 }
 
 async function mailStatus(t: string): Promise<MailStatus | undefined> {
-  const { token } = await h.runtime.deps.tokens.mint({
+  const { token } = await h.runtime.services.tokens.mint({
     sub: "operator",
     tenantId: OPERATOR_TENANT_ID,
     roles: [],
@@ -144,7 +144,7 @@ describe("mail watch", () => {
     const u = tenants.shortWatch;
     // A watch stored by an earlier run, expiring in three hours.
     const expiration = clock.now() + 3 * HOUR;
-    await h.runtime.deps.tenant(u).ask({
+    await h.runtime.services.tenant(u).ask({
       type: "connector.state.put",
       key: "mail:watch",
       value: { historyId: "900", expiration, renewedAt: clock.now() - HOUR },
