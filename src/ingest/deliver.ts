@@ -15,6 +15,7 @@ import type { Embedder } from "../embedding/embedder.ts";
 import { NotFound, PayloadTooLarge } from "../errors.ts";
 import { readBodyCapped } from "../http/body.ts";
 import { requestIdOf } from "../http/request-id.ts";
+import type { ReplayReply } from "../models/dead-letter.ts";
 import type { HeldDelivery } from "../models/webhook-operations.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import { type DeliveryOrigin, deliveryOrigin } from "../provenance/source-origin.ts";
@@ -110,13 +111,6 @@ export interface Arrival {
   requestId?: string;
   /** A webhook delivery's verification, for its entries' origins. */
   origin?: DeliveryOrigin;
-}
-
-export interface ReplayReply {
-  event_id: string;
-  status: "replayed" | "dead";
-  entries?: string[];
-  last_error?: string;
 }
 
 /**

@@ -2,7 +2,7 @@ import { AppError, InsufficientStorage } from "../../../src/errors.ts";
 import type { Delivery, IngestItem, IngestReply } from "../../../src/ingest/ingest-item.ts";
 import { markUpkeep } from "../../../src/ingest/upkeep-marker.ts";
 import { isoOf } from "../../../src/models/common.ts";
-import type { DeadLetter } from "../../../src/models/dead-letter.ts";
+import type { DeadLetter, ReplayReply } from "../../../src/models/dead-letter.ts";
 import type { Provenance } from "../../../src/models/origin.ts";
 import type { DeliveryOutcome } from "../../../src/models/webhook-operations.ts";
 import { eventProvenance } from "../../../src/provenance/source-origin.ts";
@@ -22,13 +22,6 @@ import { linkedDraft, UnknownReference } from "./linking.ts";
 import { place, type TimelineReads } from "./timeline.ts";
 import { upgradeTimelines } from "./timeline-upgrade.ts";
 import { mergeParts, type WebhookPart } from "./webhook-parts.ts";
-
-export interface ReplayReply {
-  event_id: string;
-  status: "replayed" | "dead";
-  entries?: string[];
-  last_error?: string;
-}
 
 interface EventOutcome {
   entries: string[];
