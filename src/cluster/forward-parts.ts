@@ -7,6 +7,7 @@
  * still carries its index, so a lost or reordered part is an incomplete answer, never a wrong body.
  */
 import { createInbox, type Msg, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
+import { concatBytes } from "../runtime/bytes.ts";
 import type { EncodedMessage, ReceivedAnswer } from "./forward-codec.ts";
 
 /** On the header part: how many body parts follow. */
@@ -88,11 +89,5 @@ function assembled(received: Msg[]): ReceivedAnswer | undefined | "incomplete" {
   const last = body.length - 1;
   if (last >= 0 && body[last]!.headers?.get(PART) !== String(last)) return undefined;
   if (body.length < count) return "incomplete";
-  const data = new Uint8Array(body.reduce((size, part) => size + part.data.length, 0));
-  let offset = 0;
-  for (const part of body) {
-    data.set(part.data, offset);
-    offset += part.data.length;
-  }
-  return { headers: head!.headers, data };
+  return { headers: head!.headers, data: concatBytes(body.map((part) => part.data)) };
 }

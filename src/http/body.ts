@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { BadRequest, PayloadTooLarge } from "../errors.ts";
+import { concatBytes } from "../runtime/bytes.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -32,22 +33,11 @@ export async function readBodyCapped(request: Request, limit: number): Promise<U
     }
     chunks.push(value);
   }
-  return concat(chunks, size);
+  return concatBytes(chunks, size);
 }
 
 function tooLarge(limit: number): PayloadTooLarge {
   return new PayloadTooLarge(`body exceeds ${limit} bytes`);
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 /** Parses JSON bytes; empty → undefined (the schema then says the body is required). */

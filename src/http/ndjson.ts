@@ -1,4 +1,5 @@
 import { PayloadTooLarge, ValidationFailed } from "../errors.ts";
+import { concatBytes } from "../runtime/bytes.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -42,7 +43,7 @@ export async function* ndjsonLines(
   let finished = false;
   const take = (piece: Uint8Array): NdjsonLine | undefined => {
     number++;
-    const bytes = parts.length === 0 ? piece : concat([...parts, piece], partBytes + piece.byteLength);
+    const bytes = parts.length === 0 ? piece : concatBytes([...parts, piece], partBytes + piece.byteLength);
     parts = [];
     partBytes = 0;
     const text = decode(bytes, number);
@@ -91,14 +92,4 @@ function decode(bytes: Uint8Array, number: number): string {
     ]);
   }
   return text.endsWith("\r") ? text.slice(0, -1) : text;
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
