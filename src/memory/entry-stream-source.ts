@@ -8,7 +8,7 @@ import type { Guard } from "../auth/guard.ts";
 import { allowedCategories } from "../auth/permissions.ts";
 import { AppError, ValidationFailed } from "../errors.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
-import type { Change, ChangeType } from "../models/change.ts";
+import { CHANGE_TYPES, type Change, type ChangeType } from "../models/change.ts";
 import { charCount } from "../models/chars.ts";
 import type { Entry } from "../models/entry.ts";
 import { inScope, type ScopeQuery, scopeFilterOf } from "../models/scope.ts";
@@ -18,19 +18,16 @@ import type { TenantDirectory } from "../tenants/directory.ts";
 import type { ChangeListener } from "./change-feed.ts";
 import type { ChangeSource } from "./entry-stream.ts";
 
-/** The changes agents see; `deadletter.created` is the operator's business. */
-const AGENT_CHANGES: ReadonlySet<ChangeType> = new Set<ChangeType>([
-  "entry.created",
-  "entry.superseded",
-  "entry.corrected",
-  "entry.retracted",
-  "entry.erased",
-  "decision.resolved",
-  "exception.resolved",
-  // The absorbed entry of a merge (now hidden) and of an un-merge (live again): docs/memory.md.
-  "entry.merged",
-  "entry.unmerged",
-]);
+/**
+ * The changes agents do not see: `deadletter.created` is the operator's business, and a merge
+ * reaches agents as `entry.merged` on the absorbed entry (now hidden) and `entry.unmerged` (live
+ * again), not as the survivor's `entry.absorbed` (docs/memory.md). Every other type is theirs, so a
+ * new change type reaches agents unless it is listed here.
+ */
+const NOT_FOR_AGENTS: ReadonlySet<ChangeType> = new Set<ChangeType>(["deadletter.created", "entry.absorbed"]);
+const AGENT_CHANGES: ReadonlySet<ChangeType> = new Set(
+  CHANGE_TYPES.filter((type) => !NOT_FOR_AGENTS.has(type)),
+);
 
 const MAX_TAGS = 64;
 const MAX_TAG_CHARS = 64;
