@@ -95,7 +95,6 @@ export function PageQuery(max: number, fallback: number) {
 /** A page's continuation: an opaque cursor, or null on the last page. */
 export const NextCursor = Type.Union([Type.String(), Type.Null()]);
 
-export const SHA8_RE = /^[0-9a-f]{8}$/;
 export const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 export const OPERATOR_TENANT_ID = "00000000000000000000000000";
 

@@ -185,7 +185,6 @@ type InputOf = {
 
 /** What a caller or a connector asks to be written: a category and that category's body. */
 export type EntryDraft = { [C in Category]: { category: C } & InputOf[C] }[Category];
-
 export type EntrySource = NonNullable<FactInput["source"]>;
 
 /** An entry as stored and returned (CONTRACT §5): derived from its response schema (EntryView, below). */

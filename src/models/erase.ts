@@ -48,12 +48,3 @@ export const EraseReport = named(
   }),
 );
 export type EraseReport = Static<typeof EraseReport>;
-
-/** What is left of an erased entry. */
-export const TombstoneView = StrictObject({
-  id: Sha8,
-  category: LiteralUnion(CATEGORIES),
-  recorded_at: IsoTime,
-  erased_at: IsoTime,
-  erased_by: Type.String(),
-});

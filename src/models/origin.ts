@@ -79,9 +79,6 @@ export interface Provenance {
   trust: Trust;
 }
 
-/** The fields no body may set (422 naming the field): the runtime stamps them. */
-export const PROVENANCE_FIELDS = ["origin", "trust"] as const;
-
 /** `min_trust` of a list or a search: only entries of this trust or higher. */
 export const MinTrust = LiteralUnion(TRUST_LEVELS, {
   description:

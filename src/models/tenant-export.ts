@@ -35,7 +35,6 @@ export const RECORD_COUNTS = {
   role: "roles",
 } as const;
 export type RecordType = keyof typeof RECORD_COUNTS;
-export type CountKey = (typeof RECORD_COUNTS)[RecordType];
 
 const Count = Type.Integer({ minimum: 0 });
 

@@ -28,23 +28,6 @@ export function lowestTrust(levels: Iterable<Trust>): Trust {
   return lowest ?? "unverified";
 }
 
-/** The trust an origin stands for by its kind (an extracted entry's is its sources': `derivedOrigin`). */
-export function trustOfKind(origin: Origin): Trust {
-  switch (origin.kind) {
-    case "source":
-      return "verified";
-    case "operator":
-    case "bridge":
-      return "operator";
-    case "agent":
-      return "agent";
-    case "extracted":
-      return "extracted";
-    case "legacy":
-      return legacyTrust(origin.created_by, origin.source);
-  }
-}
-
 /**
  * Who writes through a token: the tenant's administrator (the built-in `tenant_admin` role, or the
  * operator's admin claim) states as the operator; any other token as an agent.

@@ -33,7 +33,6 @@ export const ROW_LENGTH = 12;
 const CATEGORY_INDEX = new Map<string, number>(CATEGORIES.map((c, i) => [c, i]));
 
 export const categoryIndex = (category: Category): number => CATEGORY_INDEX.get(category) ?? -1;
-export const categoryAt = (index: number): Category => CATEGORIES[index]!;
 
 const ms = (iso: string | null | undefined): number | null => (iso == null ? null : Date.parse(iso));
 
