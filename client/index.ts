@@ -1,6 +1,6 @@
 /**
  * The typed client of the memory runtime's HTTP API: `import { createClient } from
- * "typed-memory-runtime/client"`. Its types  are generated from the service's OpenAPI document
+ * "typed-memory-runtime/client"`. Its types are generated from the service's OpenAPI document
  * (openapi-types.ts, `bun run client:generate`); requests go through openapi-fetch.
  *
  *   const memory = createClient({ baseUrl: "http://127.0.0.1:8080", token });
