@@ -4,7 +4,8 @@
  * nothing of the repository: no .secrets, data, tests, src, TypeScript source), installed into a
  * scratch project with `npm install --offline` and an empty npm cache (its one dependency,
  * openapi-fetch, and that one's, packed from the repository's own node_modules: no registry is
- * asked), then a plain ESM program run against a live server under Node and under Bun.
+ * asked), then a TypeScript program type-checked against its .d.ts and a plain ESM program run
+ * against a live server under Node and under Bun.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -32,6 +33,31 @@ console.log(JSON.stringify({
   problem: isProblem(missing.error),
 }));
 `;
+
+// A TypeScript user's program, type-checked against the installed .d.ts (through `exports.types`).
+const TYPED_PROGRAM = `import { createClient, type FactWritten, type Problem } from "@typed-memory/client";
+const memory = createClient({ baseUrl: "http://127.0.0.1:8080", token: () => "t" });
+const { data, error } = await memory.memory.write("fact", { content: "Acme renews in March" });
+const written: FactWritten | undefined = data;
+const problem: Problem | undefined = error;
+// @ts-expect-error: "facts" is a path, not a category
+await memory.memory.write("facts", { content: "x" });
+// @ts-expect-error: a fact's content is a string
+await memory.memory.write("fact", { content: 1 });
+export { problem, written };
+`;
+const TYPED_TSCONFIG = {
+  compilerOptions: {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022", "DOM"],
+    types: [],
+    strict: true,
+    noEmit: true,
+  },
+  files: ["program.ts"],
+};
 
 let work: string;
 let h: Harness;
@@ -76,7 +102,12 @@ beforeAll(async () => {
   for (const name of DEPENDENCIES) deps.push((await npmPack(join(ROOT, "node_modules", name))).tarball);
   scratch = join(work, "app");
   mkdirSync(scratch);
-  writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "scratch", private: true }));
+  writeFileSync(
+    join(scratch, "package.json"),
+    JSON.stringify({ name: "scratch", private: true, type: "module" }),
+  );
+  writeFileSync(join(scratch, "program.ts"), TYPED_PROGRAM);
+  writeFileSync(join(scratch, "tsconfig.json"), JSON.stringify(TYPED_TSCONFIG));
   writeFileSync(join(scratch, "program.mjs"), PROGRAM);
   ok(
     "npm install --offline",
@@ -116,6 +147,13 @@ describe("the packed client", () => {
     expect(installed).toEqual(["@typed-memory", ...DEPENDENCIES].sort());
     const client = readdirSync(join(scratch, "node_modules", "@typed-memory", "client")).sort();
     expect(client).toEqual(["README.md", "dist", "package.json"]);
+  });
+
+  test("a TypeScript program type-checks against the installed .d.ts; wrong calls do not", async () => {
+    const tsc = join(ROOT, "node_modules", ".bin", "tsc");
+    const result = await run([tsc, "-p", "tsconfig.json"], cleanEnv({}), 60_000, scratch);
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.code).toBe(0);
   });
 
   const runtimes: [string, string][] = [
