@@ -5,6 +5,9 @@ import { contextRoutes } from "./context/routes.ts";
 import { ContextService } from "./context/service.ts";
 import { conversationRoutes } from "./conversations/routes.ts";
 import { ConversationService } from "./conversations/service.ts";
+import { dashboardErrorPage, dashboardRoutes } from "./dashboard/routes.ts";
+import { DashboardService } from "./dashboard/service.ts";
+import { dashboardTenantRoutes } from "./dashboard/tenant-routes.ts";
 import { entityRoutes } from "./entities/routes.ts";
 import { EntityService } from "./entities/service.ts";
 import { eraseRoutes } from "./erase/routes.ts";
@@ -29,8 +32,6 @@ import { MergeService } from "./merge/service.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import { operatorMetricRoutes } from "./operator-metrics/routes.ts";
 import { OperatorMetricsService } from "./operator-metrics/service.ts";
-import { adminDashboardRoutes, dashboardErrorPage } from "./routes/admin-dashboard.ts";
-import { adminDashboardTenantRoutes } from "./routes/admin-dashboard-tenant.ts";
 import type { Deps } from "./routes/deps.ts";
 import { searchRoutes } from "./search/routes.ts";
 import { SearchService } from "./search/service.ts";
@@ -96,8 +97,14 @@ export function createApp(stages: AppStages) {
     .use(webhookRoutes({ http: deps, webhooks: new WebhookService(deps) }))
     .use(subscriptionRoutes({ http: deps, subscriptions: new SubscriptionService(deps) }))
     .use(operatorMetricRoutes({ http: deps, metrics: new OperatorMetricsService(deps), clock: deps.clock }))
-    .use(adminDashboardRoutes(deps))
-    .use(adminDashboardTenantRoutes(deps))
+    .use(dashboardRoutes({ http: deps, dashboard: new DashboardService(deps) }))
+    .use(
+      dashboardTenantRoutes({
+        http: deps,
+        dashboard: new DashboardService(deps),
+        webhooks: new WebhookService(deps),
+      }),
+    )
     .use(systemRoutes({ http: deps, system: new SystemService(deps) }))
     .use(metricsRoutes({ http: deps, metrics: deps.telemetry }))
     .use(ingestRoutes({ http: deps, ingest: deps.ingest, rateLimiter: deps.rateLimiter }));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { stackedBars, stackedColumns } from "../../src/views/charts.ts";
-import { escapeHtml, html, SafeHtml } from "../../src/views/html.ts";
+import { stackedBars, stackedColumns } from "../../src/dashboard/views/charts.ts";
+import { escapeHtml, html, SafeHtml } from "../../src/dashboard/views/html.ts";
 
 describe("html", () => {
   test("escapes the five characters that can end a text or an attribute", () => {

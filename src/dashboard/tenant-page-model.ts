@@ -9,15 +9,15 @@ import type { DeadLetter } from "../models/dead-letter.ts";
 import type { Entry } from "../models/entry.ts";
 import type { Tenant } from "../models/tenant.ts";
 import type { TenantHealth } from "../protocols/tenant-protocol.ts";
+import { tenantStats } from "../routes/tenant-stats.ts";
+import type { DashboardServiceDeps } from "./service-deps.ts";
 import {
   DEAD_LETTERS_SHOWN,
   DENIALS_SHOWN,
   RECENT_ENTRIES,
   type TenantPageModel,
-} from "../views/tenant-page.ts";
-import { CHART_DAYS, lastDays, writesPerDay } from "./dashboard-parts.ts";
-import type { Deps } from "./deps.ts";
-import { tenantStats } from "./tenant-stats.ts";
+} from "./views/tenant-page.ts";
+import { CHART_DAYS, lastDays, writesPerDay } from "./writes-per-day.ts";
 
 type Health = Omit<TenantHealth, "tenant_id" | "status">;
 
@@ -37,7 +37,10 @@ export interface PageAsked {
   discarded?: string;
 }
 
-export async function tenantPageModel(deps: Deps, asked: PageAsked): Promise<TenantPageModel> {
+export async function tenantPageModel(
+  deps: DashboardServiceDeps,
+  asked: PageAsked,
+): Promise<TenantPageModel> {
   const { tenant } = asked;
   const id = tenant.tenant_id;
   const now = deps.clock.now();
@@ -81,7 +84,7 @@ export async function tenantPageModel(deps: Deps, asked: PageAsked): Promise<Ten
  * The tenant's newest entries as of now, across categories: each category's list is newest first,
  * so the newest of their first pages, by recorded_at, are the newest of all.
  */
-async function newestEntries(deps: Deps, tenantId: string, now: number): Promise<Entry[]> {
+async function newestEntries(deps: DashboardServiceDeps, tenantId: string, now: number): Promise<Entry[]> {
   const pages = await Promise.all(
     CATEGORIES.map((category) =>
       deps.tenant(tenantId).ask({

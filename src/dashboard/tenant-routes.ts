@@ -6,60 +6,38 @@
  * overview (the operator's token, or the dashboard's cookie); the forms take the cookie only from a
  * page of this origin carrying its form token (src/http/dashboard-form.ts). Errors are pages for a person (dashboardErrorPage).
  */
-import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { formTokenFor } from "../http/dashboard-form.ts";
+import type { HttpKit } from "../http/http-kit.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import { validatedBody } from "../http/validate-body.ts";
-import { Chars } from "../models/chars.ts";
-import { LiteralUnion, QueryObject } from "../models/common.ts";
-import { REPLAY_STATUSES } from "../models/dead-letter.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
-import { SOURCE_STATUSES } from "../models/webhook-operations.ts";
-import { PAGE_HEADERS } from "../views/page.ts";
-import { tenantPage, tenantPagePath } from "../views/tenant-page.ts";
 import { letterAskedIn } from "../webhooks/letter-asked.ts";
-import { MAX_EVENT_ID, REPLAYABLE_SOURCES } from "../webhooks/model.ts";
-import { PAUSABLE_SOURCES } from "../webhooks/operations.ts";
-import { changeSource, discardDeadLetter, type ReplayAsked, replayDeadLetter } from "../webhooks/service.ts";
-import { HtmlPage, pages, Redirect, DASHBOARD_TAGS as tags } from "./dashboard-parts.ts";
-import type { Deps } from "./deps.ts";
-import { tenantPageModel } from "./tenant-page-model.ts";
+import type { ReplayAsked, WebhookService } from "../webhooks/service.ts";
+import {
+  HtmlPage,
+  pages,
+  Redirect,
+  ReplayForm,
+  SourceForm,
+  TenantPageQuery,
+  DASHBOARD_TAGS as tags,
+} from "./model.ts";
+import type { DashboardService } from "./service.ts";
+import { PAGE_HEADERS } from "./views/page.ts";
+import { tenantPagePath } from "./views/paths.ts";
+import { tenantPage } from "./views/tenant-page.ts";
 
 /** A form of a few short fields: never a way to push a large body. */
 const FORM_LIMIT = 16 * 1024;
 
-const TenantPageQuery = QueryObject({
-  replayed: Type.Optional(LiteralUnion(REPLAY_STATUSES, { description: "what the last replay did" })),
-  event: Type.Optional(Chars(1, MAX_EVENT_ID, { description: "the event the last replay was of" })),
-  discarded: Type.Optional(Chars(1, MAX_EVENT_ID, { description: "the event the last discard was of" })),
-  changed: Type.Optional(
-    LiteralUnion(SOURCE_STATUSES, { description: "the source's status after the last pause or resume" }),
-  ),
-  source: Type.Optional(LiteralUnion(PAUSABLE_SOURCES, { description: "the source last paused or resumed" })),
-});
-const SourceForm = Type.Object(
-  {
-    source: LiteralUnion(PAUSABLE_SOURCES, { description: "a webhook source id, or messaging" }),
-    action: LiteralUnion(["pause", "resume"] as const),
-    form_token: Type.Optional(
-      Chars(1, 128, { description: "the page's form token (needed with the cookie)" }),
-    ),
-  },
-  { additionalProperties: true },
-);
-/** The replay's and the discard's form: one dead letter. */
-const ReplayForm = Type.Object(
-  {
-    event_id: Chars(1, MAX_EVENT_ID, { description: "the dead letter's event id" }),
-    source: LiteralUnion(REPLAYABLE_SOURCES, { description: "the dead letter's source" }),
-    form_token: Type.Optional(
-      Chars(1, 128, { description: "the page's form token (needed with the cookie)" }),
-    ),
-  },
-  { additionalProperties: true },
-);
+export interface DashboardTenantRouteDeps {
+  http: HttpKit;
+  dashboard: DashboardService;
+  /** The admin webhook routes' own service: the same replay, discard, pause and resume, audited. */
+  webhooks: WebhookService;
+}
 
 /** What the replay and discard buttons' routes take: one dead letter's form, answered by a redirect. */
 const letterForm = {
@@ -77,14 +55,14 @@ function letterPosted(
   return letterAskedIn(ctx, { eventId: ctx.body.event_id, source: ctx.body.source });
 }
 
-export const adminDashboardTenantRoutes = (deps: Deps) =>
-  new Elysia({ name: "routes.admin.dashboard.tenant" })
-    .use(deps.authPlugin)
-    .use(deps.tenantParam)
+export const dashboardTenantRoutes = (deps: DashboardTenantRouteDeps) =>
+  new Elysia({ name: "routes.dashboard.tenant" })
+    .use(deps.http.authPlugin)
+    .use(deps.http.tenantParam)
     .get(
       "/admin/dashboard/tenants/:tenant_id",
       async ({ tenant, query, request, set }) => {
-        const model = await tenantPageModel(deps, {
+        const model = await deps.dashboard.tenantPage({
           tenant,
           formToken: formTokenFor(request),
           replayed:
@@ -113,7 +91,7 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
     .post(
       "/admin/dashboard/tenants/:tenant_id/replay",
       async (ctx) => {
-        const reply = await replayDeadLetter(deps, letterPosted(ctx));
+        const reply = await deps.webhooks.replay(letterPosted(ctx));
         const did = { replayed: reply.status, event: ctx.body.event_id };
         return backToPage(ctx.set, ctx.tenant.tenant_id, did, "dead-letters");
       },
@@ -129,7 +107,7 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
     .post(
       "/admin/dashboard/tenants/:tenant_id/discard",
       async (ctx) => {
-        await discardDeadLetter(deps, letterPosted(ctx));
+        await deps.webhooks.discard(letterPosted(ctx));
         return backToPage(ctx.set, ctx.tenant.tenant_id, { discarded: ctx.body.event_id }, "dead-letters");
       },
       {
@@ -144,7 +122,7 @@ export const adminDashboardTenantRoutes = (deps: Deps) =>
     .post(
       "/admin/dashboard/tenants/:tenant_id/sources",
       async ({ tenant, body, principal, request, set }) => {
-        const reply = await changeSource(deps, {
+        const reply = await deps.webhooks.changeSource({
           tenantId: tenant.tenant_id,
           source: body.source,
           action: body.action,

@@ -1,10 +1,10 @@
-import type { SourceView } from "../models/webhook-operations.ts";
+import type { SourceView } from "../../models/webhook-operations.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
 import { postForm } from "./post-form.ts";
 
 /** The sources part of a tenant's page: where its pause and resume buttons post. */
 export interface SourcesShown {
-  /** The form the buttons post to (src/routes/admin-dashboard-tenant.ts). */
+  /** The form the buttons post to (src/dashboard/tenant-routes.ts). */
   action: string;
   formToken: string | undefined;
   sources: SourceView[];

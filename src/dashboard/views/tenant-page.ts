@@ -1,40 +1,23 @@
-import type { EmbedderState } from "../embedding/embed-scheduler.ts";
-import { CATEGORIES, type Category } from "../models/category.ts";
-import type { DeadLetter } from "../models/dead-letter.ts";
-import type { Denial } from "../models/denial.ts";
-import type { Entry } from "../models/entry.ts";
-import type { SourceView } from "../models/webhook-operations.ts";
-import { originLabel } from "../provenance/origin-label.ts";
+import type { EmbedderState } from "../../embedding/embed-scheduler.ts";
+import { CATEGORIES, type Category } from "../../models/category.ts";
+import type { DeadLetter } from "../../models/dead-letter.ts";
+import type { Denial } from "../../models/denial.ts";
+import type { Entry } from "../../models/entry.ts";
+import type { SourceView } from "../../models/webhook-operations.ts";
+import { originLabel } from "../../provenance/origin-label.ts";
 import { connectorsSection } from "./connector-health.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
 import { page } from "./page.ts";
+import {
+  discardFormPath,
+  DASHBOARD_PATH as OVERVIEW_PATH,
+  replayFormPath,
+  SIGN_OUT_PATH,
+  sourceFormPath,
+} from "./paths.ts";
 import { postForm } from "./post-form.ts";
-import { SIGN_OUT_PATH } from "./sign-in-page.ts";
 import { sourcesSection } from "./sources-section.ts";
 import { writesChart } from "./writes-chart.ts";
-
-/** The operator's overview, and each tenant's page under it. */
-export const OVERVIEW_PATH = "/admin/dashboard";
-const TENANT_PAGES = `${OVERVIEW_PATH}/tenants`;
-
-export function tenantPagePath(tenantId: string): string {
-  return `${TENANT_PAGES}/${encodeURIComponent(tenantId)}`;
-}
-
-/** Where a source's pause or resume button posts. */
-export function sourceFormPath(tenantId: string): string {
-  return `${tenantPagePath(tenantId)}/sources`;
-}
-
-/** Where a dead letter's replay form posts. */
-export function replayFormPath(tenantId: string): string {
-  return `${tenantPagePath(tenantId)}/replay`;
-}
-
-/** Where a dead letter's discard form posts. */
-export function discardFormPath(tenantId: string): string {
-  return `${tenantPagePath(tenantId)}/discard`;
-}
 
 /** Shown at most, each: the page stays one screen of each kind on a phone. */
 export const RECENT_ENTRIES = 20;

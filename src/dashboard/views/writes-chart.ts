@@ -1,4 +1,4 @@
-import { CATEGORIES, type Category } from "../models/category.ts";
+import { CATEGORIES, type Category } from "../../models/category.ts";
 import { type Series, stackedColumns } from "./charts.ts";
 import { html, type SafeHtml } from "./html.ts";
 

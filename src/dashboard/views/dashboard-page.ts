@@ -1,12 +1,11 @@
-import type { DeliveryCounts } from "../ingest/delivery-counters.ts";
-import { CATEGORIES, type Category } from "../models/category.ts";
-import type { Denial } from "../models/denial.ts";
-import type { RevenueReport } from "../models/revenue.ts";
+import type { DeliveryCounts } from "../../ingest/delivery-counters.ts";
+import { CATEGORIES, type Category } from "../../models/category.ts";
+import type { Denial } from "../../models/denial.ts";
+import type { RevenueReport } from "../../models/revenue.ts";
 import { type BarRow, stackedBars } from "./charts.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
 import { page } from "./page.ts";
-import { SIGN_OUT_PATH } from "./sign-in-page.ts";
-import { tenantPagePath } from "./tenant-page.ts";
+import { SIGN_OUT_PATH, tenantPagePath } from "./paths.ts";
 import { writesChart } from "./writes-chart.ts";
 
 export interface TenantRow {

@@ -1,9 +1,6 @@
 import { html } from "./html.ts";
 import { page } from "./page.ts";
-
-/** Where the token form posts, and where signing out goes. */
-export const SESSION_PATH = "/admin/dashboard/session";
-export const SIGN_OUT_PATH = "/admin/dashboard/sign-out";
+import { SESSION_PATH } from "./paths.ts";
 
 /**
  * The small form of CONTRACT §8: the operator pastes the admin JWT; the server answers with a cookie

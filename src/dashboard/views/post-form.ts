@@ -1,4 +1,4 @@
-import { FORM_TOKEN_FIELD } from "../http/dashboard-form.ts";
+import { FORM_TOKEN_FIELD } from "../../http/dashboard-form.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 /**

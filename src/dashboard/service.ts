@@ -1,0 +1,112 @@
+/**
+ * The dashboard's service: what its pages show, gathered from the tenants' actors, the figures port
+ * and the system store, and the sign-in's check of the operator's token. The pages' actions (replay,
+ * discard, a tenant's lifecycle, minting) are the admin API's own services, given to the routes.
+ */
+import { requestInfo } from "../auth/caller.ts";
+import { Unavailable } from "../errors.ts";
+import { isoOf } from "../models/common.ts";
+import type { Denial } from "../models/denial.ts";
+import type { Tenant } from "../models/tenant.ts";
+import { emptyRevenueReport } from "../operator-metrics/service.ts";
+import { metricWindow } from "../operator-metrics/window.ts";
+import type { FiguresRequest, TenantFigures } from "../ports/runtime-ports.ts";
+import { noStats } from "../routes/tenant-stats.ts";
+import { tenantCursor, tenantCursorOf } from "../tenants/cursor.ts";
+import type { DashboardServiceDeps } from "./service-deps.ts";
+import { type PageAsked, tenantPageModel } from "./tenant-page-model.ts";
+import type { DashboardModel, TenantRow } from "./views/dashboard-page.ts";
+import { DASHBOARD_PATH } from "./views/paths.ts";
+import type { TenantPageModel } from "./views/tenant-page.ts";
+import { CHART_DAYS, lastDays, writesPerDay } from "./writes-per-day.ts";
+
+const DENIALS_SHOWN = 20;
+
+export type { DashboardServiceDeps };
+
+export class DashboardService {
+  constructor(private readonly deps: DashboardServiceDeps) {}
+
+  /**
+   * The sign-in form's token: the operator's, else 401/403 (recorded as the guard records them).
+   * Answers the seconds it stays valid, the cookie's Max-Age.
+   */
+  async signIn(token: string, request: Request): Promise<number> {
+    const principal = await this.deps.auth.authenticateToken(token);
+    this.deps.guard.requireAdmin(principal, requestInfo(request));
+    return Math.max(0, Math.floor((Date.parse(principal.expiresAt) - this.deps.clock.now()) / 1000));
+  }
+
+  tenantPage(asked: PageAsked): Promise<TenantPageModel> {
+    return tenantPageModel(this.deps, asked);
+  }
+
+  /** The overview: one page of tenants with their figures, the writes chart, deliveries, denials. */
+  async overview(query: { limit?: number; cursor?: string }, caller: Request): Promise<DashboardModel> {
+    const { deps } = this;
+    const now = deps.clock.now();
+    const after = query.cursor === undefined ? undefined : tenantCursorOf(query.cursor);
+    const page = deps.tenants.page(query.limit ?? 25, after);
+    const days = lastDays(now, CHART_DAYS);
+    const window = metricWindow({}, now);
+    const range = { fromDay: days[0]!, toDay: days[days.length - 1]! };
+    const figures = await Promise.all(
+      page.tenants.map((t) => this.figuresOf({ tenantId: t.tenant_id, days: range, window, caller })),
+    );
+    const tenants: TenantRow[] = page.tenants.map((t, i) => row(t, figures[i]!));
+    const last = page.tenants[page.tenants.length - 1];
+    return {
+      version: deps.config.version,
+      generatedAt: isoOf(now),
+      tenantCount: deps.tenants.count(),
+      tenants,
+      nextPage: page.more && last ? `${DASHBOARD_PATH}?cursor=${tenantCursor(last.tenant_id)}` : null,
+      days,
+      writesPerDay: writesPerDay(
+        days,
+        figures.map((f) => f.stats),
+      ),
+      deliveries: deps.ingest.counters.snapshot(),
+      denials: this.recentDenials(page.tenants),
+    };
+  }
+
+  /**
+   * One tenant's counts and revenue, through the figures port: read here on a single node; in
+   * cluster mode asked of the node serving the tenant, whose vault this node does not hold. A
+   * tenant that cannot answer for a moment (503 `unavailable`: restarting after an import, its
+   * owner gone or silent) is shown as such: one tenant never takes the operator's page down.
+   */
+  private async figuresOf(asked: FiguresRequest): Promise<RowFigures> {
+    try {
+      return await this.deps.tenantFigures(asked);
+    } catch (error) {
+      if (!(error instanceof Unavailable)) throw error;
+      const revenue = emptyRevenueReport(asked.tenantId, asked.window);
+      return { stats: noStats(), revenue, unavailable: error.message };
+    }
+  }
+
+  /** The newest denials of the tenants on the page, newest first. */
+  private recentDenials(tenants: Tenant[]): Denial[] {
+    const all = tenants.flatMap((t) => this.deps.auditLogs.denials(t.tenant_id, DENIALS_SHOWN).items);
+    return all.sort((a, b) => b.at.localeCompare(a.at)).slice(0, DENIALS_SHOWN);
+  }
+}
+
+interface RowFigures extends TenantFigures {
+  /** Why the tenant's figures cannot be read now (it is restarting after an import, say). */
+  unavailable?: string;
+}
+
+function row(t: Tenant, figures: RowFigures): TenantRow {
+  return {
+    tenant_id: t.tenant_id,
+    name: t.name,
+    status: t.status,
+    entries: figures.stats.entries_per_category,
+    dead_letters: figures.stats.dead_letters,
+    revenue: figures.revenue,
+    unavailable: figures.unavailable,
+  };
+}

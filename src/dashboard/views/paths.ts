@@ -1,0 +1,27 @@
+/** Where the dashboard's pages are, and where their forms post: the routes and the pages agree here. */
+
+/** The operator's overview; every other page is under it. */
+export const DASHBOARD_PATH = "/admin/dashboard";
+/** Where the token form posts, and where signing out goes. */
+export const SESSION_PATH = `${DASHBOARD_PATH}/session`;
+export const SIGN_OUT_PATH = `${DASHBOARD_PATH}/sign-out`;
+const TENANT_PAGES = `${DASHBOARD_PATH}/tenants`;
+
+export function tenantPagePath(tenantId: string): string {
+  return `${TENANT_PAGES}/${encodeURIComponent(tenantId)}`;
+}
+
+/** Where a source's pause or resume button posts. */
+export function sourceFormPath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/sources`;
+}
+
+/** Where a dead letter's replay form posts. */
+export function replayFormPath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/replay`;
+}
+
+/** Where a dead letter's discard form posts. */
+export function discardFormPath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/discard`;
+}
