@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { stackedBars, stackedColumns } from "../../src/dashboard/views/charts.ts";
+import { niceTop, stackedBars, stackedColumns } from "../../src/dashboard/views/charts.ts";
 import { escapeHtml, html, SafeHtml } from "../../src/dashboard/views/html.ts";
+import { MIN_DAYS_SHOWN, spanStart, writesChart } from "../../src/dashboard/views/writes-chart.ts";
+import { CATEGORIES, type Category } from "../../src/models/category.ts";
 
 describe("html", () => {
   test("escapes the five characters that can end a text or an attribute", () => {
@@ -63,5 +65,58 @@ describe("charts", () => {
     expect(svg).not.toContain("payments rejected");
     const widths = [...svg.matchAll(/<rect x="[\d.]+" y="\d+" width="([\d.]+)"/g)].map((m) => Number(m[1]));
     expect(widths.slice(0, 3)).toEqual([530, 265, 265]);
+  });
+});
+
+/** Thirty days of writes: `facts[i]` facts on day i, nothing else. */
+function thirtyDays(facts: Record<number, number>): { days: string[]; writes: Record<Category, number[]> } {
+  const days = Array.from({ length: 30 }, (_, i) => `2026-11-${String(i + 1).padStart(2, "0")}`);
+  const writes = Object.fromEntries(CATEGORIES.map((c) => [c, days.map(() => 0)])) as Record<
+    Category,
+    number[]
+  >;
+  for (const [i, n] of Object.entries(facts)) writes.fact[Number(i)] = n;
+  return { days, writes };
+}
+
+describe("the writes chart's axes and span", () => {
+  test("the y axis has ticks 0, half and a round top, and its name; the x axis names itself and its range", () => {
+    const svg = stackedColumns(
+      "t",
+      ["2026-11-01", "2026-11-02"],
+      [{ name: "fact", colour: "#111", values: [3, 7] }],
+      { x: "UTC day", y: "entries written" },
+    ).value;
+    const ticks = [...svg.matchAll(/<g class="y-tick">.*?<text[^>]*>([^<]+)<\/text><\/g>/g)].map((m) => m[1]);
+    expect(ticks).toEqual(["0", "5", "10"]);
+    expect(svg).toContain(">entries written</text>");
+    expect(svg).toContain(">UTC day (2026-11-01 to 2026-11-02)</text>");
+    // Each column's total above it.
+    const values = [...svg.matchAll(/<text class="value"[^>]*>([^<]+)<\/text>/g)].map((m) => m[1]);
+    expect(values).toEqual(["3", "7"]);
+  });
+
+  test("thirty days get at most eight x labels, the first and the last among them", () => {
+    const { days, writes } = thirtyDays({ 0: 1, 29: 2 });
+    const svg = writesChart(days, writes).value;
+    const labels = [...svg.matchAll(/<text class="x-label"[^>]*>([^<]+)<\/text>/g)].map((m) => m[1]);
+    expect(labels.length).toBeLessThanOrEqual(9);
+    expect(labels[0]).toBe("11-01");
+    expect(labels[labels.length - 1]).toBe("11-30");
+  });
+
+  test("the chart spans the data: from the first write, at least a week; none written → the last week", () => {
+    expect(spanStart(30, thirtyDays({ 10: 4, 20: 1 }).writes)).toBe(10);
+    expect(spanStart(30, thirtyDays({ 28: 4 }).writes)).toBe(30 - MIN_DAYS_SHOWN);
+    expect(spanStart(30, thirtyDays({}).writes)).toBe(30 - MIN_DAYS_SHOWN);
+    const { days, writes } = thirtyDays({ 24: 2, 29: 5 });
+    const svg = writesChart(days, writes).value;
+    expect(svg.match(/<g class="column"/g)).toHaveLength(MIN_DAYS_SHOWN);
+    expect(svg).toContain("(2026-11-24 to 2026-11-30)");
+    expect(svg).toContain("the 7 days since the first write of the last 30");
+  });
+
+  test("niceTop rounds up to 1, 2 or 5 times a power of ten", () => {
+    expect([1, 3, 7, 10, 11, 40, 51, 999].map(niceTop)).toEqual([2, 5, 10, 10, 20, 50, 100, 1000]);
   });
 });
