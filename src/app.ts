@@ -66,7 +66,7 @@ export function createApp(stages: AppStages) {
   const context = new ContextService({ search });
   const conversations = new ConversationService(deps);
   const app = new Elysia({ normalize: false })
-    .use(telemetryPlugin(deps.telemetry, deps.clock, deps.foreground))
+    .use(telemetryPlugin(deps.telemetry, deps.clock, routes, deps.foreground))
     .use(errorsPlugin(console.error, routes, [dashboardErrorPage]))
     .use(shutdownGatePlugin(deps.shutdown))
     .use(bodyPlugin())

@@ -16,6 +16,10 @@ export class RouteTable {
   private shadows = new Map<string, string[]>();
   /** The same for patterns with parameters (none today; checked in order). */
   private shadowPatterns: Resource[] = [];
+  /** For `routeOf`: literal paths, and the patterns by segment count, most specific first. */
+  private literals = new Map<string, Resource>();
+  private patternsBySize = new Map<number, Resource[]>();
+  private wildcards: Resource[] = [];
 
   load(routes: ReadonlyArray<{ method: string; path: string }>): void {
     const byPath = new Map<string, Resource>();
@@ -25,6 +29,7 @@ export class RouteTable {
       byPath.set(route.path, resource);
     }
     this.resources = [...byPath.values()];
+    this.indexForLookup();
     this.shadows.clear();
     this.shadowPatterns = [];
     for (const resource of this.resources) {
@@ -69,6 +74,44 @@ export class RouteTable {
     return undefined;
   }
 
+  /**
+   * The route that answers `method` at `path`: its template as the OpenAPI document writes it
+   * (`/memory/{category}/{id}`) and its well-formed-or-not `tenant_id` segment; undefined when no
+   * route serves it (a 404 or 405). The telemetry names requests by it, once per request: a map
+   * lookup for literal paths, a few regex tests among the patterns of the path's segment count.
+   */
+  routeOf(method: string, path: string): RouteMatch | undefined {
+    const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+    const wanted = method === "HEAD" ? "GET" : method;
+    const literal = this.literals.get(trimmed);
+    if (literal) return literal.methods.has(wanted) ? literal.match : undefined;
+    const segments = trimmed.split("/");
+    let best: number[] | undefined;
+    for (const resource of [...(this.patternsBySize.get(segments.length) ?? []), ...this.wildcards]) {
+      if (best !== undefined && compareSpecificity(resource.rank, best) < 0) break;
+      if (!resource.regex.test(trimmed)) continue;
+      best = resource.rank;
+      if (!resource.methods.has(wanted)) continue;
+      const at = resource.tenantAt;
+      return at < 0 ? resource.match : { template: resource.match.template, tenantId: segments[at] };
+    }
+    return undefined;
+  }
+
+  private indexForLookup(): void {
+    this.literals.clear();
+    this.patternsBySize.clear();
+    const bySpecificity = [...this.resources].sort((a, b) => compareSpecificity(b.rank, a.rank));
+    this.wildcards = bySpecificity.filter((r) => r.rank.includes(0));
+    for (const resource of bySpecificity) {
+      if (resource.literal) this.literals.set(resource.path, resource);
+      else if (!resource.rank.includes(0)) {
+        const size = resource.segments.length;
+        this.patternsBySize.set(size, [...(this.patternsBySize.get(size) ?? []), resource]);
+      }
+    }
+  }
+
   /** Whether a less specific pattern matches some path of `resource` and serves a method it does not. */
   private shadowsAnother(resource: Resource): boolean {
     return this.resources.some(
@@ -81,8 +124,18 @@ export class RouteTable {
   }
 }
 
+/** A request's route, as `routeOf` names it. */
+export interface RouteMatch {
+  template: string;
+  /** The raw `:tenant_id` segment of the path, when the route has one. */
+  tenantId?: string;
+}
+
 interface Resource {
   path: string;
+  match: RouteMatch;
+  /** Index of the `:tenant_id` segment, -1 without one. */
+  tenantAt: number;
   segments: string[];
   /** Per segment: 2 a literal, 1 a `:param`, 0 `*`. */
   rank: number[];
@@ -96,6 +149,8 @@ function resourceOf(path: string): Resource {
   const rank = segments.map((s) => (s === "*" ? 0 : s.startsWith(":") ? 1 : 2));
   return {
     path,
+    match: { template: path.replace(/:([A-Za-z0-9_]+)/g, "{$1}") },
+    tenantAt: segments.indexOf(":tenant_id"),
     segments,
     rank,
     literal: rank.every((r) => r === 2),

@@ -3,23 +3,22 @@
  * traced (a server span per request, named by its route template, parent of every span the request
  * causes), and logged (one access-log line). Used first in src/app.ts, before the errors plugin.
  *
- * Two hooks, because no single Elysia hook sees both what was answered and which route answered:
- * - a higher-order function around the app's fetch sees the request arrive and its final Response
- *   (its status, whatever hook or error produced it), and, with tracing on, runs the request inside
- *   its span's context (AsyncLocalStorage: every span the request starts is its child);
- * - the global `afterResponse` hook (run after the response, off the request's critical path)
- *   knows the matched route and the caller, and records everything.
- * With tracing off no span object is made; per request there is one small record (status, time),
- * the metric observations and, unless the log is off, the log line.
- * The fetch wrapper also counts the requests in flight (src/runtime/foreground-load.ts), which the
+ * No per-request lifecycle hook: the whole observation is Elysia's higher-order function around
+ * its fetch (the function Bun.serve runs, and what `app.handle` runs, so tests measure the
+ * production path). It sees the request arrive and its final Response (its status, whatever hook
+ * or error produced it) and, with tracing on, runs the request inside its span's context
+ * (AsyncLocalStorage: every span the request starts is its child). The route is named from the
+ * route table (src/http/route-table.ts: the template of the route that serves the method at the
+ * path; `unmatched` for a 404 or 405), the caller from what the auth plugin noted
+ * (`authenticatedAs`: the principal of every valid token, a request it refused with a 403 included).
+ * With tracing off no span object is made; per request there is one route lookup, the metric
+ * observations and, unless the log is off, the log line. A streamed answer (SSE, NDJSON) is
+ * measured when its Response is produced, as before.
+ * The wrapper also counts the requests in flight (src/runtime/foreground-load.ts), which the
  * sentence model's background upgrade yields to.
- *
- * Elysia runs `afterResponse` for every answer a route or the error handler produced, a 404 and an
- * error thrown by an `onRequest` hook included, but not for a Response an `onRequest` hook returns:
- * such a hook throws its refusal instead (as the shutdown gate does), or its answers go unrecorded.
  */
 import { Elysia } from "elysia";
-import { authenticatedAs, type Principal } from "../auth/caller.ts";
+import { authenticatedAs, type Principal, requestInfo } from "../auth/caller.ts";
 import { ULID_RE } from "../models/common.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { ForegroundLoad } from "../runtime/foreground-load.ts";
@@ -27,8 +26,9 @@ import type { AccessRecord } from "../telemetry/access-log.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { type Span, SpanKind, SpanStatusCode } from "../telemetry/tracing.ts";
 import { requestIdOf } from "./request-id.ts";
+import type { RouteMatch, RouteTable } from "./route-table.ts";
 
-/** What the fetch wrapper saw of a request, for the `afterResponse` hook. */
+/** What the fetch wrapper saw of a request. */
 interface Answered {
   status: number;
   seconds: number;
@@ -40,8 +40,12 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 /** The route label of a request no route matched (404, 405). */
 export const UNMATCHED = "unmatched";
 
-export function telemetryPlugin(telemetry: Telemetry, clock: Clock, load?: ForegroundLoad) {
-  const answered = new WeakMap<Request, Answered>();
+export function telemetryPlugin(
+  telemetry: Telemetry,
+  clock: Clock,
+  routes: RouteTable,
+  load?: ForegroundLoad,
+) {
   const { tracing, metrics, accessLog } = telemetry;
   // prom-client hashes a label object on every call (its keys sorted and joined); the children of
   // one method, route and status are looked up once and kept (bounded: routes × methods × statuses).
@@ -64,25 +68,22 @@ export function telemetryPlugin(telemetry: Telemetry, clock: Clock, load?: Foreg
         (fetch) => (request: Request) =>
           answerOf(request, fetch as unknown as (request: Request) => Response | Promise<Response>),
       )
-      // The context read field by field (no rest spread: that would copy it for every request).
-      .onAfterResponse({ as: "global" }, (context) => {
-        const { request, route, params } = context;
-        const seen = answered.get(request);
-        if (seen === undefined) return;
-        answered.delete(request);
-        const method = METHODS.has(request.method) ? request.method : "other";
-        const template = route ? templateOf(route) : UNMATCHED;
-        const series = seriesOf(method, template, seen.status);
-        series.count.inc();
-        series.duration.observe(seen.seconds);
-        if (seen.span) endRequestSpan(seen.span, method, template, seen.status);
-        if (!accessLog.enabled) return;
-        // The resolved caller, or, for a request refused after its token was verified (a 403 by the
-        // auth plugin's checks), the principal that token named.
-        const principal = (context as { principal?: Principal }).principal ?? authenticatedAs(request);
-        accessLog.write(recordOf(request, method, template, seen, principal, params, clock));
-      })
   );
+
+  /** Counts, times, ends the span of and logs one answered request. */
+  function record(request: Request, seen: Answered): void {
+    const method = METHODS.has(request.method) ? request.method : "other";
+    const route = routes.routeOf(request.method, requestInfo(request).path);
+    const template = route?.template ?? UNMATCHED;
+    const series = seriesOf(method, template, seen.status);
+    series.count.inc();
+    series.duration.observe(seen.seconds);
+    if (seen.span) endRequestSpan(seen.span, method, template, seen.status);
+    if (!accessLog.enabled) return;
+    // The resolved caller, or, for a request refused after its token was verified (a 403 by the
+    // auth plugin's checks), the principal that token named: the auth plugin notes both.
+    accessLog.write(recordOf(request, method, template, seen, authenticatedAs(request), route, clock));
+  }
 
   function answerOf(
     request: Request,
@@ -101,7 +102,7 @@ export function telemetryPlugin(telemetry: Telemetry, clock: Clock, load?: Foreg
     } else response = fetch(request);
     const done = (answer: Response) => {
       if (counted) load?.answered();
-      answered.set(request, { status: answer.status, seconds: (performance.now() - started) / 1000, span });
+      record(request, { status: answer.status, seconds: (performance.now() - started) / 1000, span });
       return answer;
     };
     if (response instanceof Response) return done(response);
@@ -111,18 +112,6 @@ export function telemetryPlugin(telemetry: Telemetry, clock: Clock, load?: Foreg
       throw error;
     });
   }
-}
-
-const templates = new Map<string, string>();
-
-/** Elysia's route path (`/memory/:category/:sha8`) as the OpenAPI document writes it (`{category}`). */
-export function templateOf(route: string): string {
-  let template = templates.get(route);
-  if (template === undefined) {
-    template = route.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
-    templates.set(route, template);
-  }
-  return template;
 }
 
 function endRequestSpan(span: Span, method: string, route: string, status: number): void {
@@ -142,12 +131,12 @@ function recordOf(
   route: string,
   seen: Answered,
   principal: Principal | undefined,
-  params: Record<string, string | undefined> | undefined,
+  matched: RouteMatch | undefined,
   clock: Clock,
 ): AccessRecord {
   // A path's tenant id is logged only once it is well formed: never raw text from the URL.
   const pathTenant =
-    params?.tenant_id !== undefined && ULID_RE.test(params.tenant_id) ? params.tenant_id : undefined;
+    matched?.tenantId !== undefined && ULID_RE.test(matched.tenantId) ? matched.tenantId : undefined;
   return {
     at: clock.now(),
     requestId: requestIdOf(request),
