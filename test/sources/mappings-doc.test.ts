@@ -24,8 +24,10 @@ function sections(): Map<string, Row[]> {
   let rows: Row[] | undefined;
   for (const line of page.split("\n")) {
     const heading = /^###\s+`([a-z_]+)`/.exec(line);
-    if (heading) out.set(heading[1]!, (rows = []));
-    else if (/^## /.test(line)) rows = undefined;
+    if (heading) {
+      rows = [];
+      out.set(heading[1]!, rows);
+    } else if (/^## /.test(line)) rows = undefined;
     else if (rows && /^\| /.test(line) && !/^\| -/.test(line)) {
       const [first = "", category = ""] = line.split(" | ").map((c) => c.replace(/^\| /, ""));
       if (category === "category") continue;
@@ -43,11 +45,15 @@ function sections(): Map<string, Row[]> {
 function namesOf(cell: string): string[] {
   const spans = [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/^[…*.]+/, ""));
   const quoted = [...cell.matchAll(/"([^"]+)"/g)].map((m) => m[1]!.toLowerCase().replace(/ /g, "_"));
-  const words = cell.replace(/`[^`]*`/g, " ").split(/[^\w]+/).filter(Boolean);
+  const words = cell
+    .replace(/`[^`]*`/g, " ")
+    .split(/[^\w]+/)
+    .filter(Boolean);
   return [...spans, ...quoted, ...words];
 }
 
-const names = (key: string, row: Row) => row.names.some((n) => n === key || (n.length > 3 && key.includes(n)));
+const names = (key: string, row: Row) =>
+  row.names.some((n) => n === key || (n.length > 3 && key.includes(n)));
 
 const declared = [...SOURCES.values()].flatMap((source) => {
   const mappings = (source as { mappings?: Record<string, { category: string }> }).mappings;
