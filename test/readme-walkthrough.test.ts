@@ -3,9 +3,10 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDotenv } from "../src/secrets-file.ts";
-import { jsonValues, shellBlocksOf } from "./helpers/markdown.ts";
+import { jsonValues } from "./helpers/markdown.ts";
 import { httpCall, killHard, type ServerProcess, startServerProcess } from "./helpers/server-process.ts";
-import { cleanEnv, ROOT, run } from "./helpers/spawn.ts";
+import { cleanEnv, run } from "./helpers/spawn.ts";
+import { WALKTHROUGH_ADDRESS, WALKTHROUGH_SECRETS_PATH, walkthroughScript } from "./helpers/walkthrough.ts";
 
 /**
  * The README's walkthrough runs as written: its shell blocks, in order, in one bash, against a real
@@ -15,8 +16,8 @@ import { cleanEnv, ROOT, run } from "./helpers/spawn.ts";
  * given the server's secret as `MEMORY_RUNTIME_JWT_SECRET` (which the script prefers to the file).
  */
 const SECRET = "readme-walkthrough-secret-at-least-32-bytes";
-const ADDRESS = "http://127.0.0.1:8080";
-const SECRETS_PATH = ".secrets/tenants.env";
+const ADDRESS = WALKTHROUGH_ADDRESS;
+const SECRETS_PATH = WALKTHROUGH_SECRETS_PATH;
 const dir = mkdtempSync(join(tmpdir(), "mrt-walkthrough-"));
 const secretsFile = join(dir, "tenants.env");
 let server: ServerProcess | undefined;
@@ -26,14 +27,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function walkthrough(): string {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const section = /^## Walkthrough\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? "";
-  return shellBlocksOf(section).join("\n");
-}
-
 test("the walkthrough creates a tenant, writes, searches and takes a signed webhook, as written", async () => {
-  const script = walkthrough();
+  const script = walkthroughScript();
   expect(script).toContain(ADDRESS);
   expect(script).toContain(SECRETS_PATH);
   writeFileSync(secretsFile, "# the walkthrough appends here\n", { mode: 0o600 });
