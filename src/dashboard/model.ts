@@ -68,3 +68,13 @@ export const ReplayForm = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/**
+ * An entry page's address: any strings, checked by the service (a 404 page for a category or an id
+ * that names no entry, rather than a 422 for a mistyped link).
+ */
+export const EntryPageParams = Type.Object({
+  tenant_id: Type.String({ description: "The tenant's ULID" }),
+  category: Type.String({ description: "The entry's category, singular (`fact`, `decision`…)" }),
+  id: Type.String({ description: "The entry's SHA-8 id" }),
+});

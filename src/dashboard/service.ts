@@ -13,9 +13,11 @@ import { metricWindow } from "../operator-metrics/window.ts";
 import type { FiguresRequest, TenantFigures } from "../ports/runtime-ports.ts";
 import { noStats } from "../routes/tenant-stats.ts";
 import { tenantCursor, tenantCursorOf } from "../tenants/cursor.ts";
+import { type EntryAsked, entryPageModel } from "./entry-page-model.ts";
 import type { DashboardServiceDeps } from "./service-deps.ts";
 import { type PageAsked, tenantPageModel } from "./tenant-page-model.ts";
 import type { DashboardModel, TenantRow } from "./views/dashboard-page.ts";
+import type { EntryPageModel } from "./views/entry-page.ts";
 import { DASHBOARD_PATH } from "./views/paths.ts";
 import type { TenantPageModel } from "./views/tenant-page.ts";
 import { CHART_DAYS, lastDays, writesPerDay } from "./writes-per-day.ts";
@@ -39,6 +41,11 @@ export class DashboardService {
 
   tenantPage(asked: PageAsked): Promise<TenantPageModel> {
     return tenantPageModel(this.deps, asked);
+  }
+
+  /** One entry and its history, asked of its tenant's actor; a path naming no entry is a 404. */
+  entryPage(asked: EntryAsked): Promise<EntryPageModel> {
+    return entryPageModel(this.deps, asked);
   }
 
   /** The overview: one page of tenants with their figures, the writes chart, deliveries, denials. */

@@ -16,6 +16,7 @@ import { TenantParams } from "../models/tenant.ts";
 import { letterAskedIn } from "../webhooks/letter-asked.ts";
 import type { ReplayAsked, WebhookService } from "../webhooks/service.ts";
 import {
+  EntryPageParams,
   HtmlPage,
   pages,
   Redirect,
@@ -25,6 +26,7 @@ import {
   DASHBOARD_TAGS as tags,
 } from "./model.ts";
 import type { DashboardService } from "./service.ts";
+import { entryPage } from "./views/entry-page.ts";
 import { PAGE_HEADERS } from "./views/page.ts";
 import { tenantPagePath } from "./views/paths.ts";
 import { tenantPage } from "./views/tenant-page.ts";
@@ -85,6 +87,25 @@ export const dashboardTenantRoutes = (deps: DashboardTenantRouteDeps) =>
           tags,
           summary:
             "One tenant's page: figures, writes per day, recent entries, dead letters with replay and discard, sources with pause and resume, connector health, denials",
+        },
+      },
+    )
+    .get(
+      "/admin/dashboard/tenants/:tenant_id/entries/:category/:id",
+      async ({ tenant, params, set }) => {
+        const model = await deps.dashboard.entryPage({ tenant, category: params.category, id: params.id });
+        Object.assign(set.headers, PAGE_HEADERS);
+        return entryPage(model);
+      },
+      {
+        auth: { level: "admin", refusals: pages(400, 413, 429) },
+        tenant: "any",
+        params: EntryPageParams,
+        response: { 200: HtmlPage, ...pages(401, 403, 404, 410, 422), ...problems(503, 507) },
+        detail: {
+          tags,
+          summary:
+            "One entry's page: its fields, origin and trust, validity, versions and history, with links to what it supersedes, corrects or resolves and what replaced it",
         },
       },
     )

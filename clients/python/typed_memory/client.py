@@ -375,6 +375,10 @@ class Client:
         """One tenant's page: figures, writes per day, recent entries, dead letters with replay and discard, sources with pause and resume, connector health, denials: `GET /admin/dashboard/tenants/{tenant_id}`"""
         return self._transport.request("GET", "/admin/dashboard/tenants/{tenant_id}", path={"tenant_id": tenant_id}, query={"replayed": replayed, "event": event, "discarded": discarded, "changed": changed, "source": source}, headers={})
 
+    def get_admin_dashboard_tenants_by_tenant_id_entries_by_category_by_id(self, tenant_id: str, category: str, id: str) -> Any:
+        """One entry's page: its fields, origin and trust, validity, versions and history, with links to what it supersedes, corrects or resolves and what replaced it: `GET /admin/dashboard/tenants/{tenant_id}/entries/{category}/{id}`"""
+        return self._transport.request("GET", "/admin/dashboard/tenants/{tenant_id}/entries/{category}/{id}", path={"tenant_id": tenant_id, "category": category, "id": id}, query={}, headers={})
+
     def post_admin_dashboard_tenants_by_tenant_id_replay(self, tenant_id: str, body: bytes | str) -> Any:
         """The tenant page's replay button: replays one dead letter as POST /admin/webhooks/replay does, then redirects back: `POST /admin/dashboard/tenants/{tenant_id}/replay`"""
         return self._transport.request("POST", "/admin/dashboard/tenants/{tenant_id}/replay", path={"tenant_id": tenant_id}, query={}, headers={}, body=body, content_type="application/x-www-form-urlencoded")

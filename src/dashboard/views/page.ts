@@ -22,6 +22,7 @@ td.content{min-width:14em}
 .error{color:#b3261e}
 .notice{border:1px solid #cfe3cf;background:#eef6ee;border-radius:6px;padding:8px 12px}
 .tag{font-size:11px;background:#eceff3;border-radius:3px;padding:0 4px}
+pre{white-space:pre-wrap;margin:0}
 figure{margin:0}figure svg{max-width:780px}figcaption{font-size:12px;color:#6b7280}
 form.sign-in{display:flex;flex-direction:column;gap:8px;max-width:420px}
 form.inline{display:inline;margin:0}

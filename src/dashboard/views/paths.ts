@@ -25,3 +25,8 @@ export function replayFormPath(tenantId: string): string {
 export function discardFormPath(tenantId: string): string {
   return `${tenantPagePath(tenantId)}/discard`;
 }
+
+/** One entry's page: its fields, origin, validity, history and links (category singular, as stored). */
+export function entryPagePath(tenantId: string, category: string, id: string): string {
+  return `${tenantPagePath(tenantId)}/entries/${encodeURIComponent(category)}/${encodeURIComponent(id)}`;
+}

@@ -6,6 +6,7 @@ import type { Entry } from "../../models/entry.ts";
 import type { SourceView } from "../../models/webhook-operations.ts";
 import { originLabel } from "../../provenance/origin-label.ts";
 import { connectorsSection } from "./connector-health.ts";
+import { entryLink } from "./entry-page.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
 import { page } from "./page.ts";
 import {
@@ -69,7 +70,7 @@ export function tenantPage(m: TenantPageModel): string {
     discardNotice(m.discarded),
     figuresSection(m.figures),
     html`<section id="writes"><h2>Writes per day (last ${m.days.length} days)</h2>${writesChart(m.days, m.writesPerDay)}</section>`,
-    entriesSection(m.recentEntries),
+    entriesSection(t.tenant_id, m.recentEntries),
     deadLettersSection(m, m.deadLetters),
     sourcesSection({
       action: sourceFormPath(m.tenant.tenant_id),
@@ -123,11 +124,11 @@ function figuresSection(f: TenantFigures): SafeHtml {
   }</p></section>`;
 }
 
-function entriesSection(entries: Entry[]): SafeHtml {
+function entriesSection(tenantId: string, entries: Entry[]): SafeHtml {
   const rows = entries.map(
     (e) => html`<tr data-entry="${e.id}"><td>${e.recorded_at}</td><td>${e.category}</td>
 <td class="content">${clip(e.content)}${(e.tags ?? []).map((tag) => html` <span class="tag">${tag}</span>`)}</td>
-<td><code>${e.id}</code><br><span class="muted">${e.agent_id ?? e.created_by ?? ""}</span></td>
+<td>${entryLink(tenantId, e.category, e.id)}<br><span class="muted">${e.agent_id ?? e.created_by ?? ""}</span></td>
 <td data-trust="${e.trust}"><b>${e.trust}</b><br><span class="muted origin">${originLabel(e.origin)}</span></td></tr>`,
   );
   return html`<section id="entries"><h2>Recent entries (newest ${RECENT_ENTRIES})</h2><table>

@@ -1,0 +1,96 @@
+/**
+ * An entry's page in headless chromium, at a desktop's width (1280 px) and a phone's (390 px): it
+ * fits without scrolling sideways, a `<script>` and an event handler in the entry's content, tags
+ * and data stay text (no dialog opens, the title is untouched), and its links lead to the entries
+ * it names.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../helpers/chromium.ts";
+import { type Harness, startHarness } from "../helpers/harness.ts";
+
+const SCRIPT = `<script>alert('owned')</script><img src=x onerror="alert('img')"> ${"long-unbroken-word".repeat(12)}`;
+const WIDTHS = [
+  { viewport: { width: 1280, height: 900 } },
+  { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 },
+];
+
+let h: Harness;
+let server: ReturnType<typeof Bun.serve>;
+let browser: Browser;
+let base: string;
+let tenantId: string;
+let first: string;
+let second: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) });
+  base = `http://127.0.0.1:${server.port}`;
+  const t = await h.createTenant(SCRIPT.slice(0, 100));
+  tenantId = t.tenant_id;
+  const a = await h.json("POST", "/memory/facts", {
+    token: t.token,
+    body: { content: SCRIPT, tags: [SCRIPT.slice(0, 60)], data: { note: SCRIPT } },
+  });
+  first = a.body.id;
+  const b = await h.json("POST", "/memory/facts", {
+    token: t.token,
+    body: {
+      content: `${SCRIPT} v2`,
+      supersedes: first,
+      valid_from: new Date(Date.now() + 1000).toISOString(),
+    },
+  });
+  expect(b.status).toBe(201);
+  second = b.body.id;
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.stop(true);
+  await h?.close();
+});
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${base}/admin/dashboard`);
+  await page.fill("input[name=token]", h.adminToken);
+  await Promise.all([page.waitForURL(`${base}/admin/dashboard`), page.click("button[type=submit]")]);
+}
+
+const entryUrl = (id: string) => `${base}/admin/dashboard/tenants/${tenantId}/entries/fact/${id}`;
+
+describe("an entry's page in chromium", () => {
+  for (const options of WIDTHS) {
+    test(`at ${options.viewport.width} px: fits, hostile content inert, links lead on`, async () => {
+      const context = await browser.newContext(options);
+      const page = await context.newPage();
+      const dialogs: string[] = [];
+      page.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      await signIn(page);
+      await page.goto(`${base}/admin/dashboard/tenants/${tenantId}`);
+      await Promise.all([page.waitForURL(entryUrl(second)), page.click(`a[data-entry-link="${second}"]`)]);
+      expect(await page.locator("[data-field=content]").textContent()).toBe(`${SCRIPT} v2`);
+      expect(await page.locator("script, img").count()).toBe(0);
+      expect(await page.evaluate<boolean>("document.documentElement.scrollWidth > window.innerWidth")).toBe(
+        false,
+      );
+      await Promise.all([
+        page.waitForURL(entryUrl(first)),
+        page.click(`#links li[data-relation=supersedes] a`),
+      ]);
+      expect(await page.locator("#links li[data-relation=superseded_by] a").textContent()).toBe(second);
+      expect(await page.locator("pre").textContent()).toContain(SCRIPT.replace(/"/g, '\\"'));
+      expect(await page.evaluate<boolean>("document.documentElement.scrollWidth > window.innerWidth")).toBe(
+        false,
+      );
+      expect(dialogs).toEqual([]);
+      expect(await page.title()).toStartWith("fact ");
+      await context.close();
+    });
+  }
+});
