@@ -2,7 +2,6 @@ import { totalmem } from "node:os";
 import { createRuntime, type Runtime } from "../../src/app.ts";
 import type { Principal } from "../../src/auth/caller.ts";
 import { loadConfig } from "../../src/config.ts";
-import { SearchService } from "../../src/search/service.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import { latencies } from "../load.ts";
 import { removeTempDir, tempDir } from "../processes.ts";
@@ -196,12 +195,11 @@ export function tenantPrincipal(tenantId: string): Principal {
 
 /** What `POST /memory/search` with `{ query, limit: 10 }` runs, minus HTTP: text and its vector. */
 export function memorySearch(runtime: Runtime, principal: Principal, query: string) {
-  // The service the route calls, built from the runtime's dependencies as the app builds it.
-  return new SearchService({
-    ...runtime.services,
-    clock: runtime.stores.clock,
-    telemetry: runtime.stores.telemetry,
-  }).search({ principal, req: { method: "POST", path: "/memory/search" } }, { query, limit: 10 });
+  // The service the route calls.
+  return runtime.features.search.search(
+    { principal, req: { method: "POST", path: "/memory/search" } },
+    { query, limit: 10 },
+  );
 }
 
 /** The median p50 and p99 of the rounds. */

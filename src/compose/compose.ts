@@ -2,7 +2,8 @@
  * The composition root: it builds the runtime in stages, each a function of the stages before it,
  * so reading top to bottom is the order. Stores (stores.ts), the actors every tenant has
  * (actors.ts), what brings events in (connectors.ts), the system actor and what it drives
- * (system.ts), the routes' services (services.ts); then start and stop (lifecycle.ts). Cluster
+ * (system.ts), the routes' services (services.ts), each feature module's service (features.ts);
+ * then start and stop (lifecycle.ts). Cluster
  * mode is the same code with other ports passed in (src/ports/runtime-ports.ts).
  * `src/lib.ts` wraps it for embedding and adds the HTTP app; `src/index.ts` serves it.
  */
@@ -13,6 +14,7 @@ import { type Clock, systemClock } from "../runtime/clock.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { spawnActors } from "./actors.ts";
 import { connectEvents } from "./connectors.ts";
+import { composeFeatures } from "./features.ts";
 import { lifecycleOf } from "./lifecycle.ts";
 import type { Runtime } from "./runtime.ts";
 import { sampleRuntime } from "./runtime-samples.ts";
@@ -41,6 +43,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
   const connectors = connectEvents(stores, actors);
   const system = startSystem(stores, actors, connectors, ports);
   const services = composeServices(stores, actors, connectors, system, ports);
+  const features = composeFeatures(stores, services);
   sampleRuntime(stores.telemetry, {
     actors: actors.actors,
     embedding: actors.embedding,
@@ -58,6 +61,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
   return {
     stores,
     services,
+    features,
     actors: actors.actors,
     bridge,
     reload: system.reload,

@@ -7,6 +7,7 @@ import type { MessagingBridge } from "../bridge/bridge.ts";
 import type { WebhookUpkeep } from "../ingest/webhook-upkeep.ts";
 import type { CrmStatus, MailStatus } from "../protocols/connector-protocol.ts";
 import type { ActorSystem } from "../runtime/actor-system.ts";
+import type { Features } from "./features.ts";
 import type { ReloadReport } from "./reload.ts";
 import type { Services } from "./services.ts";
 import type { Stores } from "./stores.ts";
@@ -16,6 +17,8 @@ export interface Runtime {
   stores: Stores;
   /** What the routes and the connectors' doors use (services.ts). */
   services: Services;
+  /** Each feature module's service (features.ts), handed to its routes by the HTTP app. */
+  features: Features;
   actors: ActorSystem;
   bridge: MessagingBridge;
   /** Brings every tenant's connectors in line with its secrets (at start). */
