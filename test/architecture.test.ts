@@ -50,9 +50,8 @@ describe("the import scanner", () => {
 
   test("reads the whole source, type imports included", () => {
     expect(files.length).toBeGreaterThan(100);
-    // A type-only import: the route dependencies take the auth plugin's type.
-    expect(edges.get("src/routes/deps.ts")).toContain("src/http/auth-plugin.ts");
-    expect(edges.get("src/app.ts")).toContain("src/routes/deps.ts");
+    // A type-only import: the HTTP kit takes the auth plugin's type.
+    expect(edges.get("src/http/http-kit.ts")).toContain("src/http/auth-plugin.ts");
   });
 
   test("reports a cycle as the path that closes it", () => {
@@ -136,29 +135,21 @@ describe("architecture", () => {
     expect(outside).toEqual([]);
   });
 
-  test("routes reach services: no actors, no vault, no file system", () => {
-    const reached = importsBreaking(
-      "src/routes/",
-      (i) =>
-        !i.target?.startsWith("actors/") &&
-        !i.target?.startsWith("src/vault/") &&
-        !/^(node:)?fs(\/|$)/.test(i.specifier),
-    );
-    expect(reached).toEqual([]);
+  test("no Deps bag: no src/routes/ folder and no interface or type named Deps", () => {
+    expect(files.filter((f) => f.path.startsWith("src/routes/")).map((f) => f.path)).toEqual([]);
+    const bags = files.filter((f) => /\b(interface|type)\s+Deps\b/.test(f.text)).map((f) => f.path);
+    expect(bags).toEqual([]);
+  });
+
+  test("src/ holds only its entry points at its root: index.ts serves, lib.ts embeds", () => {
+    const atRoot = files.filter((f) => /^src\/[^/]+\.ts$/.test(f.path)).map((f) => f.path);
+    expect(atRoot.sort()).toEqual(["src/index.ts", "src/lib.ts"]);
   });
 
   test("routes files import no actor protocol and ask no actor", () => {
-    // Feature modules' routes (`src/<feature>/routes.ts`, `…/<name>-routes.ts`) and what is left of
-    // src/routes/: a route validates, authorises and calls its service; the service asks actors.
-    // Not yet moved into modules (issue 34): the dashboard's stats reader (shared with operator
-    // metrics) and the Deps bag (removed by the composition stage). A file gone from here is checked
-    // as soon as it lands under a module's routes name.
-    const pending = new Set(["src/routes/deps.ts", "src/routes/tenant-stats.ts"]);
-    const routeFiles = files.filter(
-      (f) =>
-        /^src\/.+\/(routes|[\w-]+-routes)\.ts$/.test(f.path) ||
-        (f.path.startsWith("src/routes/") && !pending.has(f.path)),
-    );
+    // Feature modules' routes (`src/<feature>/routes.ts`, `…/<name>-routes.ts`): a route
+    // validates, authorises and calls its service; the service asks actors.
+    const routeFiles = files.filter((f) => /^src\/.+\/(routes|[\w-]+-routes)\.ts$/.test(f.path));
     expect(routeFiles.map((f) => f.path)).toContain("src/memory/routes.ts");
     const reached = routeFiles.flatMap((f) =>
       f.imports

@@ -11,7 +11,7 @@ import type { Tenant } from "../models/tenant.ts";
 import { emptyRevenueReport } from "../operator-metrics/service.ts";
 import { metricWindow } from "../operator-metrics/window.ts";
 import type { FiguresRequest, TenantFigures } from "../ports/runtime-ports.ts";
-import { noStats } from "../routes/tenant-stats.ts";
+import { noStats } from "../operator-metrics/tenant-stats.ts";
 import { tenantCursor, tenantCursorOf } from "../tenants/cursor.ts";
 import { type EntryAsked, entryPageModel } from "./entry-page-model.ts";
 import type { DashboardServiceDeps } from "./service-deps.ts";

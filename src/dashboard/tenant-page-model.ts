@@ -9,7 +9,7 @@ import type { DeadLetter } from "../models/dead-letter.ts";
 import type { Entry } from "../models/entry.ts";
 import type { Tenant } from "../models/tenant.ts";
 import type { TenantHealth } from "../protocols/tenant-protocol.ts";
-import { tenantStats } from "../routes/tenant-stats.ts";
+import { tenantStats } from "../operator-metrics/tenant-stats.ts";
 import type { DashboardServiceDeps } from "./service-deps.ts";
 import {
   DEAD_LETTERS_SHOWN,

@@ -4,9 +4,9 @@ import { problems } from "../models/problem.ts";
 import { RevenueQuery, RevenueReport } from "../models/revenue.ts";
 import { TenantParams } from "../models/tenant.ts";
 import { StatsQuery, TenantStatsReport } from "../models/tenant-stats.ts";
-import { statsDays } from "../routes/tenant-stats.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { OperatorMetricsService } from "./service.ts";
+import { statsDays } from "./tenant-stats.ts";
 import { metricWindow } from "./window.ts";
 
 export interface OperatorMetricRouteDeps {

@@ -9,14 +9,14 @@ import type { RevenueReport, Window } from "../models/revenue.ts";
 import type { DayRange } from "../models/tenant-stats.ts";
 import type { FiguresReader } from "../ports/runtime-ports.ts";
 import type { TenantProtocol, TenantStats } from "../protocols/tenant-protocol.ts";
-import { tenantStats } from "../routes/tenant-stats.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { TenantDirectory } from "../tenants/directory.ts";
+import { tenantStats } from "./tenant-stats.ts";
 
 /** What reads a tenant's figures here: the tenant directory (is there a vault?) and its actor. */
 export interface OperatorMetricsServiceDeps {
-  /** Only `vaultPresent` is read; the whole directory is asked for by src/routes/tenant-stats.ts (the dashboard's). */
-  tenants: TenantDirectory;
+  /** Only whether a vault exists is read (asking its actor would create one). */
+  tenants: Pick<TenantDirectory, "vaultPresent">;
   tenant(tenantId: string): ActorRef<TenantProtocol>;
 }
 

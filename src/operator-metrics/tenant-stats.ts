@@ -6,8 +6,9 @@ import { ValidationFailed } from "../errors.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";
 import { isoOf } from "../models/common.ts";
 import type { DayRange } from "../models/tenant-stats.ts";
-import type { TenantStats } from "../protocols/tenant-protocol.ts";
-import type { Deps } from "./deps.ts";
+import type { TenantProtocol, TenantStats } from "../protocols/tenant-protocol.ts";
+import type { ActorRef } from "../runtime/actor-system.ts";
+import type { TenantDirectory } from "../tenants/directory.ts";
 
 /** Days counted by default: today and the 29 before it, as the dashboard's chart. */
 export const DEFAULT_DAYS = 30;
@@ -18,7 +19,10 @@ const FIRST_DAY_MS = Date.parse("0000-01-01T00:00:00.000Z");
 
 /** A tenant without a vault has nothing to count; asking its actor would create the vault. */
 export function tenantStats(
-  deps: Pick<Deps, "tenants" | "tenant">,
+  deps: {
+    tenants: Pick<TenantDirectory, "vaultPresent">;
+    tenant(tenantId: string): ActorRef<TenantProtocol>;
+  },
   tenantId: string,
   days: DayRange,
 ): Promise<TenantStats> | TenantStats {
