@@ -1,5 +1,5 @@
 import { ulid } from "ulid";
-import { Conflict, NotFound, ValidationFailed } from "../src/errors.ts";
+import { Conflict, NotFound, ValidationFailed } from "../src/errors/domain-errors.ts";
 import { charCount } from "../src/models/chars.ts";
 import { isoOf } from "../src/models/common.ts";
 import { type Role, TENANT_ADMIN } from "../src/models/role.ts";

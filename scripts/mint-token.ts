@@ -7,7 +7,7 @@
  */
 import type { UnscopedAccess } from "../src/auth/subject-scope.ts";
 import { TokenService } from "../src/auth/tokens.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/config.ts";
 import { OPERATOR_TENANT_ID, ULID_RE } from "../src/models/common.ts";
 import { MAX_TOKEN_TTL_SECONDS, UNSCOPED_ACCESS } from "../src/models/role.ts";
 import { isScopeId } from "../src/models/scope.ts";

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp, createRuntime } from "../src/app.ts";
-import { type Env, loadConfig } from "../src/config.ts";
+import { createApp, createRuntime } from "../src/compose/http.ts";
+import { type Env, loadConfig } from "../src/config/config.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document, read by openapi-typescript
 export type OpenApiDocument = Record<string, any>;

@@ -1,7 +1,7 @@
 /** The server: the runtime of src/lib.ts on the process environment, stopped cleanly on SIGTERM. */
 import { type ClusterConfig, clusterConfigOf } from "./cluster/config.ts";
 import { type ClusterRuntime, createClusterRuntime, serveClusterNode } from "./cluster/serve.ts";
-import { ConfigError } from "./config.ts";
+import { ConfigError } from "./config/config.ts";
 import { createRuntime, type MemoryRuntime } from "./lib.ts";
 import { flushStdout, stdoutSink } from "./telemetry/access-log.ts";
 

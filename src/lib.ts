@@ -12,11 +12,11 @@
  * derived from it exactly as the server derives it from its environment.
  */
 import pkg from "../package.json" with { type: "json" };
-import { type App, createApp } from "./app.ts";
 import type { BridgeResult, MessagingBridge } from "./bridge/bridge.ts";
 import { composeRuntime, type Runtime } from "./compose/compose.ts";
+import { type App, createApp } from "./compose/http.ts";
 import type { ReloadReport } from "./compose/reload.ts";
-import { type Config, type Env, loadConfig } from "./config.ts";
+import { type Config, type Env, loadConfig } from "./config/config.ts";
 import type { LocalModel } from "./embedding/local-model.ts";
 import { bindOrRefuse, serverOptions } from "./http/server-options.ts";
 import { type DrainReport, drainRequests } from "./http/shutdown-gate.ts";
@@ -29,8 +29,8 @@ import { type DataDirLock, holdingDataDir } from "./vault/data-dir-lock.ts";
 
 export { BridgeEventInvalid, BridgeNotServedHere, BridgeQueueFull } from "./bridge/bridge.ts";
 export type { BridgeEvent } from "./bridge/events.ts";
-export { type Config, ConfigError, type Env } from "./config.ts";
-export { AppError, NotFound, ValidationFailed } from "./errors.ts";
+export { type Config, ConfigError, type Env } from "./config/config.ts";
+export { AppError, NotFound, ValidationFailed } from "./errors/domain-errors.ts";
 export { PortInUse } from "./http/server-options.ts";
 export { type Clock, ManualClock, systemClock } from "./runtime/clock.ts";
 export { DataDirInUse, type DataDirLock, lockDataDir } from "./vault/data-dir-lock.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, DEFAULT_CRM_MAPPING, loadConfig, MIN_SECRET_BYTES } from "../src/config.ts";
+import { ConfigError, DEFAULT_CRM_MAPPING, loadConfig, MIN_SECRET_BYTES } from "../src/config/config.ts";
 
 const SECRET = "s".repeat(32);
 const env = (over: Record<string, string | undefined> = {}) => ({

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseDotenv } from "../src/secrets-file.ts";
+import { parseDotenv } from "../src/secrets/secrets-file.ts";
 import { jsonValues } from "./helpers/markdown.ts";
 import { httpCall, killHard, type ServerProcess, startServerProcess } from "./helpers/server-process.ts";
 import { cleanEnv, run } from "./helpers/spawn.ts";

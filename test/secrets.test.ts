@@ -2,9 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SecretMissing } from "../src/errors.ts";
-import { Secrets } from "../src/secrets.ts";
-import { parseDotenv, readSecretsFile, SecretsFileError } from "../src/secrets-file.ts";
+import { SecretMissing } from "../src/errors/domain-errors.ts";
+import { Secrets } from "../src/secrets/secrets.ts";
+import { parseDotenv, readSecretsFile, SecretsFileError } from "../src/secrets/secrets-file.ts";
 
 const T1 = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";
 const T2 = "01JDB2X6J3KQ5W8Z3M4N7P9R2T";

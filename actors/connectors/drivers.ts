@@ -4,7 +4,7 @@
  * stops and asks them. Connectors are never passivated by idleness (they hold streams and timers);
  * once `signal` is aborted they send themselves nothing more.
  */
-import type { Config } from "../../src/config.ts";
+import type { Config } from "../../src/config/config.ts";
 import type { ConnectorDriver } from "../../src/connectors/supervisor.ts";
 import { connectorDoors } from "../../src/conversations/connector-doors.ts";
 import { ConversationDoor } from "../../src/conversations/door.ts";
@@ -17,7 +17,7 @@ import type {
 import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import type { ActorAddress, ActorKind, ActorSystem } from "../../src/runtime/actor-system.ts";
 import type { Clock } from "../../src/runtime/clock.ts";
-import type { Secrets } from "../../src/secrets.ts";
+import type { Secrets } from "../../src/secrets/secrets.ts";
 import { crmSource } from "../../src/sources/crm/source.ts";
 import { messagingSource } from "../../src/sources/messaging.ts";
 import type { Telemetry } from "../../src/telemetry/telemetry.ts";

@@ -1,4 +1,4 @@
-import type { Config } from "../../src/config.ts";
+import type { Config } from "../../src/config/config.ts";
 import type { ModelExtraction } from "../../src/conversations/model/model-extraction.ts";
 import type { BackgroundEmbedding } from "../../src/embedding/embed-scheduler.ts";
 import type { ChangeFeeds } from "../../src/memory/change-feed.ts";

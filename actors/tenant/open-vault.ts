@@ -1,4 +1,4 @@
-import { isOutOfFiles, Unavailable } from "../../src/errors.ts";
+import { isOutOfFiles, Unavailable } from "../../src/errors/domain-errors.ts";
 import type { Change } from "../../src/models/change.ts";
 import type { TenantStorage } from "../../src/ports/runtime-ports.ts";
 import type { Clock } from "../../src/runtime/clock.ts";

@@ -65,7 +65,7 @@ export interface EvalRuntime {
   runtime: MemoryRuntime;
   admin: string;
   dataDir: string;
-  /** Read at call time (src/secrets.ts): a tenant's webhook secrets may be set after start. */
+  /** Read at call time (src/secrets/secrets.ts): a tenant's webhook secrets may be set after start. */
   env: Record<string, string>;
   logs: string[];
   /** Whether a load waits for the upgrades too (`tiered`; not at `tiered:ingest`, eval-systems.ts). */

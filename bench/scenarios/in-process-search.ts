@@ -1,7 +1,7 @@
 import { totalmem } from "node:os";
-import { createRuntime, type Runtime } from "../../src/app.ts";
 import type { Principal } from "../../src/auth/caller.ts";
-import { loadConfig } from "../../src/config.ts";
+import { createRuntime, type Runtime } from "../../src/compose/http.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import { latencies } from "../load.ts";
 import { removeTempDir, tempDir } from "../processes.ts";
@@ -10,7 +10,7 @@ import { corpus, fillThroughActor } from "../search-fill.ts";
 import { availableMb, median, procStatusMb, round, seconds } from "../stats.ts";
 
 /**
- * One tenant of an in-process runtime (src/app.ts `createRuntime`, no HTTP), filled through its
+ * One tenant of an in-process runtime (src/compose/http.ts `createRuntime`, no HTTP), filled through its
  * actor with `entry.createMany` (1,000 entries a message, a few in flight, embeddings computed
  * first as the batch route does), its index flushed (`index.flush` all), then searched by the
  * call `POST /memory/search` makes (`SearchService.search`: the query embedded, then `memory.search`
@@ -177,7 +177,7 @@ export async function inProcessSearch(o: InProcessOptions): Promise<InProcessRes
   }
 }
 
-/** A runtime of src/app.ts as the service builds it, without its HTTP server. */
+/** A runtime of src/compose/http.ts as the service builds it, without its HTTP server. */
 export function startRuntime(env: Record<string, string>): Runtime {
   return createRuntime({ config: loadConfig(env), env, log: () => undefined });
 }

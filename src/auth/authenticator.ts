@@ -1,4 +1,4 @@
-import { Unauthorized } from "../errors.ts";
+import { Unauthorized } from "../errors/domain-errors.ts";
 import { isoOf } from "../models/common.ts";
 import type { SystemStore } from "../vault/system-store.ts";
 import { API_REALM, challenged } from "./bearer-challenge.ts";

@@ -1,4 +1,4 @@
-import type { Unauthorized } from "../errors.ts";
+import type { Unauthorized } from "../errors/domain-errors.ts";
 
 /** The realm of the API's JWTs (every route but the public ones). */
 export const API_REALM = "memory-runtime";

@@ -1,4 +1,4 @@
-import { Forbidden, TenantSuspended } from "../errors.ts";
+import { Forbidden, TenantSuspended } from "../errors/domain-errors.ts";
 import { isoOf } from "../models/common.ts";
 import type { Denial } from "../models/denial.ts";
 import type { Clock } from "../runtime/clock.ts";

@@ -5,7 +5,7 @@
  * entries (a write without a subject gets it; another subject is a 403, recorded as every denial).
  * An entry out of its reach does not exist for it: a read is a 404, a link to it a 422.
  */
-import { NotFound, Unauthorized } from "../errors.ts";
+import { NotFound, Unauthorized } from "../errors/domain-errors.ts";
 import type { Category } from "../models/category.ts";
 import { UNSCOPED_ACCESS } from "../models/role.ts";
 import { inScope, isScopeId, type SubjectReach, subjectField, subjectOf } from "../models/scope.ts";

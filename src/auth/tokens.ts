@@ -3,7 +3,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { SignJWT } from "jose";
 import { ulid } from "ulid";
-import { Unauthorized } from "../errors.ts";
+import { Unauthorized } from "../errors/domain-errors.ts";
 import { OPERATOR_TENANT_ID, ULID_RE } from "../models/common.ts";
 import { MAX_TOKEN_TTL_SECONDS } from "../models/role.ts";
 import type { Clock } from "../runtime/clock.ts";

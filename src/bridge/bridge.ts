@@ -6,7 +6,7 @@
  * node that does not serve the tenant's partition refuses it (BridgeNotServedHere, a 503) before
  * anything is queued: only the owner writes the tenant's vault.
  */
-import { AppError, NotFound, Unavailable } from "../errors.ts";
+import { AppError, NotFound, Unavailable } from "../errors/domain-errors.ts";
 import { ULID_RE } from "../models/common.ts";
 import type { BridgeProtocol, BridgeResult } from "../protocols/connector-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";

@@ -5,7 +5,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import { Chars } from "../models/chars.ts";
 
 /** A message timestamp as chat platforms write it: seconds, a dot, a sequence (`1700000000.000100`). */

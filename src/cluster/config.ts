@@ -1,9 +1,9 @@
 /**
- * Cluster settings, read from the same environment object as src/config.ts. Absent
+ * Cluster settings, read from the same environment object as src/config/config.ts. Absent
  * `MEMORY_RUNTIME_CLUSTER_URL` means single-node mode: nothing of src/cluster runs.
  */
 import { hostname } from "node:os";
-import { ConfigError, type Env, integer } from "../config.ts";
+import { ConfigError, type Env, integer } from "../config/config.ts";
 
 export interface ClusterTimings {
   /** How often a node puts its heartbeat. */

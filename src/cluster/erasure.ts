@@ -11,7 +11,7 @@
  * compaction stays owed and is done by this owner 10 s later or by the next owner at takeover. A
  * retried erasure finds nothing left to erase and waits for the owed compaction.
  */
-import { Unavailable } from "../errors.ts";
+import { Unavailable } from "../errors/domain-errors.ts";
 import type { ErasureFollowUps } from "../ports/runtime-ports.ts";
 import { partitionOf } from "./partition.ts";
 

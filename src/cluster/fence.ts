@@ -7,7 +7,7 @@
  * queues meanwhile goes as one batch record.
  */
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
-import { Unavailable } from "../errors.ts";
+import { Unavailable } from "../errors/domain-errors.ts";
 import { LOG_STREAM, logSubject } from "./names.ts";
 
 export interface LogRecord {

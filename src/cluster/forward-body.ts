@@ -19,7 +19,7 @@ import {
   headers as natsHeaders,
   type Subscription,
 } from "@nats-io/transport-node";
-import { type AppError, BadRequest, Unavailable } from "../errors.ts";
+import { type AppError, BadRequest, Unavailable } from "../errors/domain-errors.ts";
 
 /** On the request message: the subject the body's parts are pulled from. */
 export const BODY_SUBJECT = "mr-body";

@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Unavailable } from "../errors.ts";
+import { Unavailable } from "../errors/domain-errors.ts";
 import type { TenantStorage } from "../ports/runtime-ports.ts";
 import type { TenantVault } from "../vault/tenant-vault.ts";
 import { Fenced } from "./fence.ts";

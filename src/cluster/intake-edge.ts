@@ -5,7 +5,7 @@
  * Anything it cannot decide (an unknown source or tenant, a handshake, a body that does not parse)
  * is left to the owner, whose answer then comes back as usual.
  */
-import type { Unauthorized } from "../errors.ts";
+import type { Unauthorized } from "../errors/domain-errors.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
 import { deliveryRejected } from "../ingest/delivery-refusal.ts";
 import { findSource } from "../sources/registry.ts";

@@ -20,7 +20,7 @@ import {
   RetentionPolicy,
 } from "@nats-io/jetstream";
 import { createInbox, type Subscription } from "@nats-io/transport-node";
-import { Unavailable } from "../errors.ts";
+import { Unavailable } from "../errors/domain-errors.ts";
 import { problemResponse } from "../http/errors.ts";
 import { assignRequestId } from "../http/request-id.ts";
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from "./forward-codec.ts";

@@ -3,7 +3,7 @@
  * intake, its router), started once after the runtime is composed (serve.ts) and never replaced.
  * What runs before it either waits for it (`get`: 503, retry) or goes without it (`ifStarted`).
  */
-import { Unavailable } from "../errors.ts";
+import { Unavailable } from "../errors/domain-errors.ts";
 
 /** Seconds a caller waits before retrying what reached the node while it was still starting. */
 const STARTING_RETRY_S = 1;

@@ -8,7 +8,7 @@
  * raced a move. The requests carry the dashboard caller's own credential (its Authorization or
  * cookie header, both GETs), so the owner checks the operator as for any request; nothing is minted.
  */
-import { Unavailable } from "../errors.ts";
+import { Unavailable } from "../errors/domain-errors.ts";
 import { isoOf } from "../models/common.ts";
 import type { RevenueReport } from "../models/revenue.ts";
 import type { TenantStatsReport } from "../models/tenant-stats.ts";

@@ -8,7 +8,7 @@
  * `ownerWaitMs`, 503 with `Retry-After`.
  */
 import type { Msg, Subscription } from "@nats-io/transport-node";
-import { type AppError, Unavailable } from "../errors.ts";
+import { type AppError, Unavailable } from "../errors/domain-errors.ts";
 import { problemResponse } from "../http/errors.ts";
 import { assignRequestId, requestIdOf } from "../http/request-id.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";

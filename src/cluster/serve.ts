@@ -9,7 +9,7 @@
  * erasure follow-ups, figures) are passed in then and never replaced; they read a NodeState
  * (node-state.ts) whose parts `serveClusterNode` starts in stages, each once (node-stages.ts).
  */
-import { Unavailable } from "../errors.ts";
+import { Unavailable } from "../errors/domain-errors.ts";
 import { problemResponse } from "../http/errors.ts";
 import { assignRequestId } from "../http/request-id.ts";
 import { bindOrRefuse, serverOptions } from "../http/server-options.ts";

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
-import { Conflict, Unavailable } from "../errors.ts";
+import { Conflict, Unavailable } from "../errors/domain-errors.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
 import type { Denial } from "../models/denial.ts";
 import type { Role } from "../models/role.ts";

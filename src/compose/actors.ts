@@ -10,7 +10,7 @@ import { modelExtraction } from "../conversations/model/configured-extractor.ts"
 import { backgroundEmbedder } from "../embedding/background-embedder.ts";
 import { configuredEmbedder, type EmbedderConfig } from "../embedding/create-embedder.ts";
 import type { Embedder } from "../embedding/embedder.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../errors/domain-errors.ts";
 import type { AdminEvent } from "../models/admin-event.ts";
 import { isoOf } from "../models/common.ts";
 import type { OutboundEvents } from "../outbound/outbound.ts";

@@ -7,7 +7,7 @@
  * mode is the same code with other ports passed in (src/ports/runtime-ports.ts).
  * `src/lib.ts` wraps it for embedding and adds the HTTP app; `src/index.ts` serves it.
  */
-import type { Config, Env } from "../config.ts";
+import type { Config, Env } from "../config/config.ts";
 import type { EmbedderConfig } from "../embedding/create-embedder.ts";
 import { type RuntimePorts, withDefaults } from "../ports/runtime-ports.ts";
 import { type Clock, systemClock } from "../runtime/clock.ts";

@@ -1,7 +1,7 @@
 /**
  * The sixth stage (compose.ts): each feature module's service (src/<feature>/service.ts), made
  * from its own narrow dependencies, picked here from the stores and the services. The HTTP app
- * (src/app.ts) hands each module's routes its service; the MCP tools share memory's, search's,
+ * (src/compose/http.ts) hands each module's routes its service; the MCP tools share memory's, search's,
  * entities', context's and conversations' with the routes.
  */
 import { ContextService } from "../context/service.ts";

@@ -1,6 +1,6 @@
 import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
 import type { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
-import type { Secrets } from "../secrets.ts";
+import type { Secrets } from "../secrets/secrets.ts";
 
 /** What a reload (SIGHUP, `POST /admin/reload`) did: never a secret's value. */
 export interface ReloadReport {

@@ -3,11 +3,11 @@
  * the per-tenant secrets, the CRM mapping, the data directory's disk, the system store (tenants,
  * roles, audit), each tenant's change feed, and the set of tenants being erased.
  */
-import type { Config, Env } from "../config.ts";
+import type { Config, Env } from "../config/config.ts";
 import { CrmMappingHolder } from "../ingest/crm-mapping-holder.ts";
 import { ChangeFeeds } from "../memory/change-feed.ts";
 import type { Clock } from "../runtime/clock.ts";
-import { openSecrets, type Secrets } from "../secrets.ts";
+import { openSecrets, type Secrets } from "../secrets/secrets.ts";
 import { createTelemetry, type Telemetry } from "../telemetry/telemetry.ts";
 import { ErasingTenants } from "../tenants/erase-tenant.ts";
 import { DiskSpace } from "../vault/disk-space.ts";

@@ -7,7 +7,7 @@
  * then reads as absent on nodes that do not serve it).
  */
 import { createHash } from "node:crypto";
-import type { Secrets } from "../secrets.ts";
+import type { Secrets } from "../secrets/secrets.ts";
 
 /** How the supervisor drives one kind of connector. */
 export interface ConnectorDriver<S = unknown> {

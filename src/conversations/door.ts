@@ -16,7 +16,7 @@ import { isScopeId } from "../models/scope.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
-import type { Secrets } from "../secrets.ts";
+import type { Secrets } from "../secrets/secrets.ts";
 import { deterministicExtractor } from "./extract/deterministic.ts";
 import { planConversation } from "./plan.ts";
 

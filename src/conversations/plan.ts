@@ -5,7 +5,7 @@
  * give the same plan. The time rule is checked here (422 naming `/messages/<i>/at`).
  */
 import { createHash } from "node:crypto";
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import { isoOf, parseTimestamp } from "../models/common.ts";
 import type { ConversationInput } from "../models/conversation.ts";
 import type { EntryDraft } from "../models/entry.ts";

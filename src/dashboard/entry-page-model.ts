@@ -3,7 +3,7 @@
  * the entry as stored and its history, both asked of the tenant's actor. The path's category and id
  * are checked here, not by a schema: a page address that names no entry is a 404 page, whatever it holds.
  */
-import { NotFound } from "../errors.ts";
+import { NotFound } from "../errors/domain-errors.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";
 import { isoOf } from "../models/common.ts";
 import type { Tenant } from "../models/tenant.ts";

@@ -1,6 +1,6 @@
 /** The dashboard's errors as pages for a person (the errors plugin asks here first). */
 import { requestInfo } from "../auth/caller.ts";
-import type { AppError } from "../errors.ts";
+import type { AppError } from "../errors/domain-errors.ts";
 import { ADMIN_COOKIE } from "../http/auth-plugin.ts";
 import { adminCookie, isHttps } from "./cookie.ts";
 import { errorPage } from "./views/error-page.ts";

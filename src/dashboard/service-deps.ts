@@ -1,7 +1,7 @@
 import type { AuditLogs } from "../audit/audit-logs.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Guard } from "../auth/guard.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
 import type { FiguresReader } from "../ports/runtime-ports.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";

@@ -4,14 +4,14 @@
  * discard, a tenant's lifecycle, minting) are the admin API's own services, given to the routes.
  */
 import { requestInfo } from "../auth/caller.ts";
-import { Unavailable } from "../errors.ts";
+import { Unavailable } from "../errors/domain-errors.ts";
 import { isoOf } from "../models/common.ts";
 import type { Denial } from "../models/denial.ts";
 import type { Tenant } from "../models/tenant.ts";
 import { emptyRevenueReport } from "../operator-metrics/service.ts";
+import { noStats } from "../operator-metrics/tenant-stats.ts";
 import { metricWindow } from "../operator-metrics/window.ts";
 import type { FiguresRequest, TenantFigures } from "../ports/runtime-ports.ts";
-import { noStats } from "../operator-metrics/tenant-stats.ts";
 import { tenantCursor, tenantCursorOf } from "../tenants/cursor.ts";
 import { type EntryAsked, entryPageModel } from "./entry-page-model.ts";
 import type { DashboardServiceDeps } from "./service-deps.ts";

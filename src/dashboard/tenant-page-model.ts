@@ -8,8 +8,8 @@ import { isoOf } from "../models/common.ts";
 import type { DeadLetter } from "../models/dead-letter.ts";
 import type { Entry } from "../models/entry.ts";
 import type { Tenant } from "../models/tenant.ts";
-import type { TenantHealth } from "../protocols/tenant-protocol.ts";
 import { tenantStats } from "../operator-metrics/tenant-stats.ts";
+import type { TenantHealth } from "../protocols/tenant-protocol.ts";
 import type { DashboardServiceDeps } from "./service-deps.ts";
 import {
   DEAD_LETTERS_SHOWN,

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import type { Embedder } from "./embedder.ts";
 
 const MESSAGE = "this tenant's embedder is `client`: send `embedding`";

@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { ClientEmbedder } from "./client-embedder.ts";
 import type { Embedder, EmbedderKind } from "./embedder.ts";

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import { normalizeInPlace, vectorProblem } from "./vector-math.ts";
 
 export type EmbedderKind = "hash" | "http" | "client" | "local" | "static" | "tiered";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import type { HttpKit } from "../http/http-kit.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { EraseReport, EraseRequest } from "../models/erase.ts";

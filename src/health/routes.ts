@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { NotReady } from "../errors.ts";
+import { NotReady } from "../errors/domain-errors.ts";
 import type { HttpKit } from "../http/http-kit.ts";
 import { Healthz, TenantHealthView } from "../models/health.ts";
 import { Liveness, NotReadyProblem, Readiness } from "../models/probes.ts";

@@ -6,7 +6,7 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import type { ReadinessReport } from "../compose/readiness.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Tenant } from "../models/tenant.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";

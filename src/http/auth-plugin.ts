@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { type Caller, noteAuthenticated, type Principal, requestInfo } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
-import { UnsupportedMediaType } from "../errors.ts";
+import { UnsupportedMediaType } from "../errors/domain-errors.ts";
 import { parseAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import { echoedMediaType, FOREIGN_BODY, RAW_BODY, readFormBody, readJsonBody, readsAsJson } from "./body.ts";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { BadRequest, PayloadTooLarge } from "../errors.ts";
+import { BadRequest, PayloadTooLarge } from "../errors/domain-errors.ts";
 import { concatBytes } from "../runtime/bytes.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });

@@ -1,4 +1,4 @@
-import { NotFound } from "../errors.ts";
+import { NotFound } from "../errors/domain-errors.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import { safeEcho } from "./safe-echo.ts";
 

@@ -14,7 +14,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { bearerToken } from "../auth/authenticator.ts";
-import { BadRequest } from "../errors.ts";
+import { BadRequest } from "../errors/domain-errors.ts";
 
 /** The cookie the dashboard's sign-in form sets: the operator's token. */
 export const ADMIN_COOKIE = "memory_admin";

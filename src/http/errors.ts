@@ -11,7 +11,7 @@ import {
   PayloadTooLarge,
   Unavailable,
   ValidationFailed,
-} from "../errors.ts";
+} from "../errors/domain-errors.ts";
 import { PROBLEM_JSON } from "../models/problem.ts";
 import { faultMessage } from "./allowed-values.ts";
 import { categoryMiss } from "./category-miss.ts";

@@ -1,4 +1,4 @@
-import { PayloadTooLarge, ValidationFailed } from "../errors.ts";
+import { PayloadTooLarge, ValidationFailed } from "../errors/domain-errors.ts";
 import { concatBytes } from "../runtime/bytes.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });

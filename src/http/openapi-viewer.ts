@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { NotFound } from "../errors.ts";
+import { NotFound } from "../errors/domain-errors.ts";
 
 /**
  * The page at `/openapi`: Swagger UI (the `swagger-ui-dist` package, pinned in the lockfile) with

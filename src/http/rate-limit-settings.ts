@@ -1,6 +1,6 @@
 /**
  * Rate-limit settings: what each route class allows per tenant, and per-tenant overrides, parsed
- * from the environment by src/config.ts. A limit is a token bucket: `perSecond` tokens a second
+ * from the environment by src/config/config.ts. A limit is a token bucket: `perSecond` tokens a second
  * refill it, up to `burst`; every request takes one. `null` means no limit.
  */
 import { OPERATOR_TENANT_ID, ULID_RE } from "../models/common.ts";
@@ -47,7 +47,7 @@ export const RATE_LIMITS_VAR = "MEMORY_RUNTIME_RATE_LIMITS";
 const MAX_RATE = 1_000_000;
 const MAX_BURST = 10_000_000;
 
-/** A value the parser refuses; src/config.ts turns it into a ConfigError naming the variable. */
+/** A value the parser refuses; src/config/config.ts turns it into a ConfigError naming the variable. */
 export class RateLimitSyntaxError extends Error {}
 
 /**

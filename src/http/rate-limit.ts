@@ -10,7 +10,7 @@
  * keeps its neighbours' latency (test/soak/noisy-neighbour.ts). At most MAX_HELD refusals are
  * held at once; past that they are answered at once, so holding never costs unbounded memory.
  */
-import { RateLimited } from "../errors.ts";
+import { RateLimited } from "../errors/domain-errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { RateClass, RateLimit, RateLimitSettings } from "./rate-limit-settings.ts";
 import { TokenBuckets } from "./token-buckets.ts";

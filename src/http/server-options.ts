@@ -2,7 +2,7 @@
  * Options of the HTTP server, alike in single-node mode (lib.ts) and for a cluster node
  * (cluster/serve.ts).
  */
-import { type Config, ConfigError } from "../config.ts";
+import { type Config, ConfigError } from "../config/config.ts";
 
 /**
  * Seconds a connection may stay silent before Bun closes it. Bun's default (10 s) would reset a

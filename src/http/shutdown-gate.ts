@@ -6,7 +6,7 @@
  */
 import { Elysia } from "elysia";
 import { requestInfo } from "../auth/caller.ts";
-import { ShuttingDown } from "../errors.ts";
+import { ShuttingDown } from "../errors/domain-errors.ts";
 import type { Clock } from "../runtime/clock.ts";
 
 /** Answered while stopping: the orchestrator reads them to follow the stop. */

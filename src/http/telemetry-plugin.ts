@@ -1,7 +1,7 @@
 /**
  * The one place requests are observed: counted and timed by method, route template and status,
  * traced (a server span per request, named by its route template, parent of every span the request
- * causes), and logged (one access-log line). Used first in src/app.ts, before the errors plugin.
+ * causes), and logged (one access-log line). Used first in src/compose/http.ts, before the errors plugin.
  *
  * No per-request lifecycle hook: the whole observation is Elysia's higher-order function around
  * its fetch (the function Bun.serve runs, and what `app.handle` runs, so tests measure the

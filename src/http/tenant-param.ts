@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
-import { AppError, NotFound } from "../errors.ts";
+import { AppError, NotFound } from "../errors/domain-errors.ts";
 import { ULID_RE } from "../models/common.ts";
 import type { Tenant } from "../models/tenant.ts";
 import type { TenantDirectory } from "../tenants/directory.ts";

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { ConfigError } from "../config.ts";
+import { ConfigError } from "../config/config.ts";
 import { type CrmMapping, loadCrmMapping } from "../sources/crm/mapping.ts";
 
 /**

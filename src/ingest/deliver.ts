@@ -12,7 +12,7 @@
  */
 import { vectorsOnWrite } from "../embedding/background-embedder.ts";
 import type { Embedder } from "../embedding/embedder.ts";
-import { NotFound, PayloadTooLarge } from "../errors.ts";
+import { NotFound, PayloadTooLarge } from "../errors/domain-errors.ts";
 import { readBodyCapped } from "../http/body.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import type { ReplayReply } from "../models/dead-letter.ts";
@@ -21,7 +21,7 @@ import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import { type DeliveryOrigin, deliveryOrigin } from "../provenance/source-origin.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
-import type { Secrets } from "../secrets.ts";
+import type { Secrets } from "../secrets/secrets.ts";
 import type {
   JwksResolver,
   MapResult,

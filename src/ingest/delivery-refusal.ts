@@ -1,5 +1,5 @@
 import { challenged, WEBHOOK_REALM } from "../auth/bearer-challenge.ts";
-import { Unauthorized } from "../errors.ts";
+import { Unauthorized } from "../errors/domain-errors.ts";
 import { bearerToken } from "../sources/kit/request.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { NotFound } from "../errors.ts";
+import { NotFound } from "../errors/domain-errors.ts";
 import { toAppError } from "../http/errors.ts";
 import type { HttpKit } from "../http/http-kit.ts";
 import type { RateLimiter } from "../http/rate-limit.ts";

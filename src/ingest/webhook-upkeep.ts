@@ -4,7 +4,7 @@
  * or whose upkeep marker (upkeep-marker.ts) says it is due, it asks the tenant to purge what
  * retention lets go of, and continues any resume that a restart interrupted.
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { Retention } from "../protocols/webhook-ops-protocol.ts";
 import type { ActorKind, ActorRef } from "../runtime/actor-system.ts";

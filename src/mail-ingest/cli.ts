@@ -4,7 +4,7 @@
  * mail client name the step and the status, and credentials only ever appear by variable name.
  */
 
-import type { Env } from "../config.ts";
+import type { Env } from "../config/config.ts";
 import { boundedFetch, errorMessage } from "../connectors/transport.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { MAIL_READONLY_SCOPE, MailApiClient } from "../sources/mail/api.ts";

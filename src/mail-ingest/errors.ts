@@ -1,5 +1,5 @@
 /** What the mail ingest command refuses, named for what went wrong (the CLI exits 2 on a UsageError). */
-import { AppError } from "../errors.ts";
+import { AppError } from "../errors/domain-errors.ts";
 
 /** Bad or missing arguments or environment; the message says which, never a secret's value. */
 export class UsageError extends AppError {

@@ -5,9 +5,9 @@
  * `--tenant`. The token and API addresses are process-wide, as in the runtime.
  */
 import { parseArgs } from "node:util";
-import type { Env } from "../config.ts";
+import type { Env } from "../config/config.ts";
 import { ULID_RE } from "../models/common.ts";
-import { Secrets, variableName } from "../secrets.ts";
+import { Secrets, variableName } from "../secrets/secrets.ts";
 import { isDay, isTimeZone } from "./days.ts";
 import { UsageError } from "./errors.ts";
 import type { IngestPlan } from "./ingest.ts";

@@ -14,7 +14,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Caller } from "../auth/caller.ts";
-import { type AppError, BadRequest, NotAcceptable, UnsupportedMediaType } from "../errors.ts";
+import { type AppError, BadRequest, NotAcceptable, UnsupportedMediaType } from "../errors/domain-errors.ts";
 import { safeEcho } from "../http/safe-echo.ts";
 import { type Log, toolError, toolSuccess } from "./results.ts";
 import type { McpTool } from "./tools.ts";

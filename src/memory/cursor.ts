@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 
 /**
  * Opaque paging cursor: the sequence number of the last entry returned. Lists walk a per-tenant

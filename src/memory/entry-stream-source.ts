@@ -6,7 +6,7 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import { allowedCategories } from "../auth/permissions.ts";
-import { AppError, ValidationFailed } from "../errors.ts";
+import { AppError, ValidationFailed } from "../errors/domain-errors.ts";
 import { CATEGORIES, type Category, PLURAL_OF } from "../models/category.ts";
 import { CHANGE_TYPES, type Change, type ChangeType } from "../models/change.ts";
 import { charCount } from "../models/chars.ts";

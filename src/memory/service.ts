@@ -12,7 +12,7 @@ import { memoryPermission } from "../auth/permissions.ts";
 import { changeable, reachable, scopedBodies } from "../auth/subject-scope.ts";
 import { vectorsOnWrite } from "../embedding/background-embedder.ts";
 import { type Embedder, toVector } from "../embedding/embedder.ts";
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import type { Category } from "../models/category.ts";
 import type { Entry, EntryDraft } from "../models/entry.ts";
 import type { EntryHistory } from "../models/history.ts";

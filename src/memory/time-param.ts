@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import { parseTimestamp } from "../models/common.ts";
 
 /** A time parameter (`valid_at`, `as_of`): RFC 3339 (its schema checked the form), a real instant, default now. */

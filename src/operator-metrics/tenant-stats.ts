@@ -2,7 +2,7 @@
  * A tenant's dashboard counters (entries per category, dead letters, writes per UTC day), read by
  * the stats route (`GET /admin/metrics/stats/{tenant_id}`) and by the dashboard on a single node.
  */
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import { CATEGORIES, type Category } from "../models/category.ts";
 import { isoOf } from "../models/common.ts";
 import type { DayRange } from "../models/tenant-stats.ts";

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import { timeParam } from "../memory/time-param.ts";
 import type { Window } from "../models/revenue.ts";
 

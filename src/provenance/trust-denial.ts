@@ -7,7 +7,7 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Guard } from "../auth/guard.ts";
 import { allowedCategories, memoryPermission } from "../auth/permissions.ts";
-import type { Forbidden } from "../errors.ts";
+import type { Forbidden } from "../errors/domain-errors.ts";
 import type { Provenance } from "../models/origin.ts";
 import { callerProvenance } from "./trust.ts";
 import { type Overrides, TrustOutranked } from "./trust-rule.ts";

@@ -4,7 +4,7 @@
  * `memory:override:facts`), whatever the writer's other permissions. Checked by the tenant actor
  * against the entry as stored; MemoryService turns the refusal into an audited 403.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../errors/domain-errors.ts";
 import type { Category } from "../models/category.ts";
 import type { Trust } from "../models/origin.ts";
 import { outranks } from "./trust.ts";

@@ -3,7 +3,7 @@
  * notifications, SQL alerts and catalog audit rows pushed by a scheduled job. One event or an
  * array; the kind is told apart by its fields. Authenticated by a per-tenant bearer token.
  */
-import { BadRequest } from "../errors.ts";
+import { BadRequest } from "../errors/domain-errors.ts";
 import { clip, finish, isoFrom, numberOf, sourceOf, tagsOf, text } from "./kit/draft.ts";
 import { isRecord, parseJsonBody } from "./kit/request.ts";
 import { anyOf, missingField, type Required } from "./kit/required.ts";

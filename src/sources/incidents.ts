@@ -6,7 +6,7 @@
  * the subscription) is answered after the signature check with nothing written. An escalation is a
  * decision about the incident; its resolution is the outcome resolving it.
  */
-import { BadRequest } from "../errors.ts";
+import { BadRequest } from "../errors/domain-errors.ts";
 import { at, defineSource, type Event, jsonReply, NOTHING_WRITTEN, textAt } from "./kit/define-source.ts";
 import { isRecord } from "./kit/request.ts";
 import { hmacScheme, payloads, signatures } from "./kit/signature.ts";

@@ -3,7 +3,7 @@
  * client secret (v1: SHA-256 of secret + body; v3: timestamped HMAC over method, URI and body);
  * the body is a JSON array of up to 100 events, each naming the app it was sent for.
  */
-import { BadRequest, Unauthorized } from "../errors.ts";
+import { BadRequest, Unauthorized } from "../errors/domain-errors.ts";
 import {
   amountOf,
   clip,

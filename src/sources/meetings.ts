@@ -6,7 +6,7 @@
  * who cannot already sign. Zoom sends no delivery id: the event, the meeting instance (uuid), the
  * participant for joins and `event_ts` identify an event.
  */
-import { BadRequest } from "../errors.ts";
+import { BadRequest } from "../errors/domain-errors.ts";
 import { anyOf, at, defineSource, type Event, jsonReply, textAt } from "./kit/define-source.ts";
 import { clip, nameAndEmail } from "./kit/draft.ts";
 import { hmacScheme, hmacSha256, payloads, signatures } from "./kit/signature.ts";

@@ -8,7 +8,7 @@
 
 import { Value } from "@sinclair/typebox/value";
 import { BridgeEvent, bridgeEventId, reactedMessageId } from "../bridge/events.ts";
-import { BadRequest } from "../errors.ts";
+import { BadRequest } from "../errors/domain-errors.ts";
 import { clip, finish, sourceOf, tagsOf } from "./kit/draft.ts";
 import { freeText, missingField, type Required } from "./kit/required.ts";
 import type { IngestDraft, MapResult, SourceEvent, SourceModule } from "./types.ts";

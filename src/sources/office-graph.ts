@@ -5,7 +5,7 @@
  * tenant's, else the whole delivery is a 401. Basic notifications name the changed item, not its
  * content: entries say which item changed and where Graph serves it.
  */
-import { BadRequest, Unauthorized } from "../errors.ts";
+import { BadRequest, Unauthorized } from "../errors/domain-errors.ts";
 import { anyOf, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { text } from "./kit/draft.ts";
 import { isRecord } from "./kit/request.ts";

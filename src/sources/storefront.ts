@@ -6,7 +6,7 @@
  * is prefixed with the topic so that, should two topics share an event id, neither is taken for a
  * duplicate of the other.
  */
-import { BadRequest } from "../errors.ts";
+import { BadRequest } from "../errors/domain-errors.ts";
 import { at, defineSource, type Event, textAt } from "./kit/define-source.ts";
 import { amountOf, currencyOf, nameAndEmail, numberOf } from "./kit/draft.ts";
 import { moneyOf, moneyPhrase } from "./kit/money.ts";

@@ -5,7 +5,7 @@
  * six categories; other kinds are ignored) with that category's typed fields passed through, and
  * its `event_id` dedupes. The tenant's schema judges the values: a row it refuses is dead-lettered.
  */
-import { BadRequest } from "../errors.ts";
+import { BadRequest } from "../errors/domain-errors.ts";
 import type { Category } from "../models/category.ts";
 import { defineSource, type Event, type EventMapping, freeText, type Required } from "./kit/define-source.ts";
 import { amountOf, currencyOf, isoFrom, text } from "./kit/draft.ts";

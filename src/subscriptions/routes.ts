@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { NotFound, ValidationFailed } from "../errors.ts";
+import { NotFound, ValidationFailed } from "../errors/domain-errors.ts";
 import type { HttpKit } from "../http/http-kit.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";

@@ -1,5 +1,5 @@
 /**
- * The telemetry part of the configuration, read from the environment object src/config.ts is
+ * The telemetry part of the configuration, read from the environment object src/config/config.ts is
  * given (never process.env itself): the access log's level (`MEMORY_RUNTIME_LOG`) and tracing,
  * configured by the standard OpenTelemetry variables. Tracing is off, at no cost, unless an OTLP
  * endpoint is named (docs/observability.md, "Tracing").
@@ -50,7 +50,7 @@ export interface TelemetrySettings {
   tracing?: TracingSettings;
 }
 
-/** A telemetry variable with a value this runtime cannot use; src/config.ts makes it a ConfigError. */
+/** A telemetry variable with a value this runtime cannot use; src/config/config.ts makes it a ConfigError. */
 export class TelemetrySettingError extends Error {}
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import { ULID_RE } from "../models/common.ts";
 
 /** The opaque cursor of the tenant list (the routes' and the dashboard's): the last tenant id shown. */

@@ -4,7 +4,7 @@
  * erasure port's follow-ups (src/ports/runtime-ports.ts; cluster mode compacts or drops the partition's copy).
  */
 import type { ConnectorSupervisor } from "../connectors/supervisor.ts";
-import { NotFound } from "../errors.ts";
+import { NotFound } from "../errors/domain-errors.ts";
 import type { EraseReport, EraseRequest } from "../models/erase.ts";
 import type { ErasureFollowUps } from "../ports/runtime-ports.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { NotFound } from "../errors.ts";
+import { NotFound } from "../errors/domain-errors.ts";
 import type { HttpKit } from "../http/http-kit.ts";
 import { safeEcho } from "../http/safe-echo.ts";
 import { validatedBody } from "../http/validate-body.ts";

@@ -4,7 +4,7 @@
  * audits each change itself (src/tenants/lifecycle.ts).
  */
 import type { TokenService } from "../auth/tokens.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { TENANT_ADMIN } from "../models/role.ts";
 import type { Tenant } from "../models/tenant.ts";
 import { tenantCursor, tenantCursorOf } from "./cursor.ts";

@@ -5,8 +5,8 @@
  */
 import { requireDefinedRoles, tenantLabel } from "../auth/defined-roles.ts";
 import type { TokenService } from "../auth/tokens.ts";
-import type { Config } from "../config.ts";
-import { ValidationFailed } from "../errors.ts";
+import type { Config } from "../config/config.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import { isoOf } from "../models/common.ts";
 import type { MintTokenBody } from "../models/role.ts";
 import type { TenantDirectory } from "../tenants/directory.ts";

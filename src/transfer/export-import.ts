@@ -11,7 +11,7 @@ import {
   unlabelledTier,
   type VectorTier,
 } from "../embedding/vector-tiers.ts";
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import { ndjsonLines } from "../http/ndjson.ts";
 import { isoOf } from "../models/common.ts";
 import { type ScopeQuery, scopeFilterOf } from "../models/scope.ts";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { UnsupportedMediaType } from "../errors.ts";
+import { UnsupportedMediaType } from "../errors/domain-errors.ts";
 import { RAW_BODY } from "../http/body.ts";
 import type { HttpKit } from "../http/http-kit.ts";
 import { NDJSON } from "../http/ndjson.ts";

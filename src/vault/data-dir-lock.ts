@@ -14,7 +14,7 @@
 import { dlopen, FFIType, type Pointer, read } from "bun:ffi";
 import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ConfigError } from "../config.ts";
+import { ConfigError } from "../config/config.ts";
 
 export const LOCK_FILE = "runtime.lock";
 

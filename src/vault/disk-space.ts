@@ -1,5 +1,5 @@
 import { statfsSync } from "node:fs";
-import { InsufficientStorage } from "../errors.ts";
+import { InsufficientStorage } from "../errors/domain-errors.ts";
 
 /** How long a reading of the free space stands (a statfs call costs ~15 µs; writes come by thousands a second). */
 const READ_EVERY_MS = 100;

@@ -1,5 +1,5 @@
 import type { Database, Key } from "lmdb";
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import type { Change } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
 import { COUNTER_KEY_RE, type VaultRecord } from "../models/tenant-export.ts";

@@ -1,4 +1,4 @@
-import { InsufficientStorage } from "../errors.ts";
+import { InsufficientStorage } from "../errors/domain-errors.ts";
 
 /**
  * Storage faults: what a write that could not be stored looks like, and how it is answered (507

@@ -1,5 +1,5 @@
 import type { RootDatabase } from "lmdb";
-import { InsufficientStorage } from "../errors.ts";
+import { InsufficientStorage } from "../errors/domain-errors.ts";
 import type { DiskSpace } from "./disk-space.ts";
 
 /** How much an environment may hold: its own ceiling, and the disk's reserve. */

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../errors.ts";
+import { ValidationFailed } from "../errors/domain-errors.ts";
 import type { Category } from "../models/category.ts";
 import type { ChangeDraft } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";

@@ -4,7 +4,7 @@
  * the sources' states, the delivery log, bulk replay, discard. Mapping stays in the ingest pipeline and
  * every write in the tenant actor, whose mailbox serialises them with the deliveries.
  */
-import { Conflict, NotFound, ValidationFailed } from "../errors.ts";
+import { Conflict, NotFound, ValidationFailed } from "../errors/domain-errors.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
 import type { WebhookFigures } from "../ingest/webhook-figures.ts";
 import { isoOf, parseTimestamp } from "../models/common.ts";

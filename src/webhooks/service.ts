@@ -3,7 +3,7 @@
  * operation (src/webhooks/operations.ts, or the ingest pipeline's replay), then its record in the
  * admin audit log; the answer waits for the record.
  */
-import { NotFound } from "../errors.ts";
+import { NotFound } from "../errors/domain-errors.ts";
 import { safeEcho } from "../http/safe-echo.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
 import type { DeadLetter, DiscardReply, ReplayReply } from "../models/dead-letter.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { jwtPlugin, TokenService } from "../../src/auth/tokens.ts";
-import { Unauthorized } from "../../src/errors.ts";
+import { Unauthorized } from "../../src/errors/domain-errors.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import { MAX_TOKEN_TTL_SECONDS } from "../../src/models/role.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";

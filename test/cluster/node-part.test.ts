@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { NodePart } from "../../src/cluster/node-part.ts";
-import { Unavailable } from "../../src/errors.ts";
+import { Unavailable } from "../../src/errors/domain-errors.ts";
 
 describe("a cluster node's part", () => {
   test("before it started: asked for, a 503 to retry; gone without, the fallback", () => {

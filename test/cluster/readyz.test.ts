@@ -15,7 +15,7 @@ import {
   createClusterRuntime,
   serveClusterNode,
 } from "../../src/cluster/serve.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import type { ReadinessChecks } from "../../src/models/probes.ts";
 import { TEST_SECRET } from "../helpers/harness.ts";
 import { type NatsServer, startNatsServer } from "../helpers/nats-server.ts";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { figuresThroughRouter, type Route } from "../../src/cluster/remote-figures.ts";
-import { Unavailable } from "../../src/errors.ts";
+import { Unavailable } from "../../src/errors/domain-errors.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 
 const TENANT = "01JDB2X6J3KQ5W8Z3M4N7P9R2S";

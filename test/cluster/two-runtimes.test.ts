@@ -20,7 +20,7 @@ import { clusterConfigOf } from "../../src/cluster/config.ts";
 import { LOG_STREAM } from "../../src/cluster/names.ts";
 import { PARTITIONS } from "../../src/cluster/partition.ts";
 import { type ClusterServer, createClusterRuntime, serveClusterNode } from "../../src/cluster/serve.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { type Harness, startHarness, TEST_SECRET } from "../helpers/harness.ts";
 import { type NatsServer, startNatsServer } from "../helpers/nats-server.ts";
 import { pollUntil } from "../helpers/poll.ts";

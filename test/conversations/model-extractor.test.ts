@@ -6,7 +6,7 @@
  * where it validates, dropped and counted where it does not; a failing model fails no ingest.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { EXTRACT_BACKOFF_MS } from "../../src/conversations/model/model-extraction.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type FakeChat, startFakeChat } from "../fakes/chat-completions.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ClientEmbedder } from "../../src/embedding/client-embedder.ts";
-import { ValidationFailed } from "../../src/errors.ts";
+import { ValidationFailed } from "../../src/errors/domain-errors.ts";
 
 describe("ClientEmbedder", () => {
   test("refuses to embed text: the caller must send `embedding`", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createEmbedder } from "../../src/embedding/create-embedder.ts";
 import { toVector } from "../../src/embedding/embedder.ts";
-import { ValidationFailed } from "../../src/errors.ts";
+import { ValidationFailed } from "../../src/errors/domain-errors.ts";
 
 function validationError(fn: () => unknown): ValidationFailed {
   try {

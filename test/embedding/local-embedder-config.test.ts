@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/config/config.ts";
 
 const env = (over: Record<string, string> = {}) => ({ MEMORY_RUNTIME_JWT_SECRET: "s".repeat(32), ...over });
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/config/config.ts";
 import { createEmbedder } from "../../src/embedding/create-embedder.ts";
 import { PieceTokenizer } from "../../src/embedding/piece-tokenizer.ts";
 import { StaticEmbedder, sharedStaticTable } from "../../src/embedding/static-embedder.ts";

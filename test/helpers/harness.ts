@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type App, createApp, createRuntime, type Runtime } from "../../src/app.ts";
-import { type Env, loadConfig } from "../../src/config.ts";
+import { type App, createApp, createRuntime, type Runtime } from "../../src/compose/http.ts";
+import { type Env, loadConfig } from "../../src/config/config.ts";
 import type { LocalModel } from "../../src/embedding/local-model.ts";
 import { OPERATOR_TENANT_ID } from "../../src/models/common.ts";
 import type { RuntimePorts } from "../../src/ports/runtime-ports.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { BadRequest, PayloadTooLarge } from "../../src/errors.ts";
+import { BadRequest, PayloadTooLarge } from "../../src/errors/domain-errors.ts";
 import { parseJsonBytes, readBodyCapped } from "../../src/http/body.ts";
 import { BASE, type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";

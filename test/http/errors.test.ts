@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
 import { EmbeddingFailed } from "../../src/embedding/http-embedder.ts";
-import { BadRequest, Conflict, RateLimited, SecretMissing, ValidationFailed } from "../../src/errors.ts";
+import {
+  BadRequest,
+  Conflict,
+  RateLimited,
+  SecretMissing,
+  ValidationFailed,
+} from "../../src/errors/domain-errors.ts";
 import { errorsPlugin, logServerFault, problemResponse, toAppError } from "../../src/http/errors.ts";
 import { PROBLEM_JSON } from "../../src/models/problem.ts";
 import { readJson } from "../helpers/api.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PayloadTooLarge, ValidationFailed } from "../../src/errors.ts";
+import { PayloadTooLarge, ValidationFailed } from "../../src/errors/domain-errors.ts";
 import { isNdjson, ndjsonLines } from "../../src/http/ndjson.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

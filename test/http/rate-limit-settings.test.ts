@@ -1,7 +1,7 @@
 /** Rate-limit configuration: read by loadConfig at start; a bad value stops the start, naming it. */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/config/config.ts";
 import {
   DEFAULT_CLASS_LIMITS,
   DEFAULT_HOLD_MS,

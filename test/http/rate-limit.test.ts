@@ -1,6 +1,6 @@
 /** The rate limiter's parts: token buckets on the injected clock, route classes, the limiter itself. */
 import { describe, expect, test } from "bun:test";
-import { RateLimited } from "../../src/errors.ts";
+import { RateLimited } from "../../src/errors/domain-errors.ts";
 import { MAX_HELD, RateLimiter, rateClassOf } from "../../src/http/rate-limit.ts";
 import { DEFAULT_CLASS_LIMITS, type RateLimitSettings } from "../../src/http/rate-limit-settings.ts";
 import { TokenBuckets } from "../../src/http/token-buckets.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { type Caller, requestInfo } from "../../src/auth/caller.ts";
-import { Forbidden } from "../../src/errors.ts";
+import { Forbidden } from "../../src/errors/domain-errors.ts";
 import { errorsPlugin } from "../../src/http/errors.ts";
 import { type TenantParamOption, tenantParamPlugin } from "../../src/http/tenant-param.ts";
 import type { Tenant } from "../../src/models/tenant.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { Forbidden } from "../../src/errors.ts";
+import { Forbidden } from "../../src/errors/domain-errors.ts";
 import { toolError } from "../../src/mcp/results.ts";
 import { putRole } from "../helpers/api.ts";
 import { BASE, type Harness, startHarness } from "../helpers/harness.ts";

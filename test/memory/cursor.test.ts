@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ValidationFailed } from "../../src/errors.ts";
+import { ValidationFailed } from "../../src/errors/domain-errors.ts";
 import { decodeCursor, encodeCursor } from "../../src/memory/cursor.ts";
 
 describe("cursor", () => {

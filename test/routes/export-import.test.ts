@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { open } from "lmdb";
-import { Unavailable } from "../../src/errors.ts";
+import { Unavailable } from "../../src/errors/domain-errors.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";

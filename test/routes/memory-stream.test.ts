@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventSource } from "eventsource";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { createRuntime } from "../../src/lib.ts";
 import { openMemoryStreams } from "../../src/memory/open-streams.ts";
 import { type Category, PLURAL_OF } from "../../src/models/category.ts";

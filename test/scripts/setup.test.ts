@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseDotenv } from "../../src/secrets-file.ts";
+import { parseDotenv } from "../../src/secrets/secrets-file.ts";
 import { cleanEnv, ROOT } from "../helpers/spawn.ts";
 
 /**

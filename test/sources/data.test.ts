@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { BadRequest } from "../../src/errors.ts";
+import { BadRequest } from "../../src/errors/domain-errors.ts";
 import { dataSource as source } from "../../src/sources/data.ts";
 import { catalogAuditRow } from "../fakes/data-events.ts";
 import { context, onlyDraft, request, verifySync } from "./support.ts";

@@ -5,7 +5,7 @@
  * body or a secret.
  */
 import { describe, expect, test } from "bun:test";
-import { BadRequest, Unauthorized } from "../../src/errors.ts";
+import { BadRequest, Unauthorized } from "../../src/errors/domain-errors.ts";
 import { SOURCES } from "../../src/sources/registry.ts";
 import type { MapResult, SourceContext, SourceModule } from "../../src/sources/types.ts";
 import { context, hostileBodies, request } from "./support.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash, createHmac } from "node:crypto";
-import { BadRequest, Unauthorized } from "../../src/errors.ts";
+import { BadRequest, Unauthorized } from "../../src/errors/domain-errors.ts";
 import { marketingCrmSource as source } from "../../src/sources/marketing-crm.ts";
 import type { SourceEvent } from "../../src/sources/types.ts";
 import { context, NOW, onlyDraft, request, TENANT, verifySync } from "./support.ts";

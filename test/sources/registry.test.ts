@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { SecretMissing } from "../../src/errors.ts";
-import { Secrets } from "../../src/secrets.ts";
+import { SecretMissing } from "../../src/errors/domain-errors.ts";
+import { Secrets } from "../../src/secrets/secrets.ts";
 import { findSource, SOURCE_IDS, SOURCES } from "../../src/sources/registry.ts";
 import { TENANT } from "./support.ts";
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { InsufficientStorage } from "../../src/errors.ts";
+import { InsufficientStorage } from "../../src/errors/domain-errors.ts";
 import { DiskSpace } from "../../src/vault/disk-space.ts";
 import { denialsOf } from "../helpers/api.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";

@@ -1,6 +1,6 @@
 /** The telemetry settings read from the environment: the standard OTEL_* variables and MEMORY_RUNTIME_LOG. */
 import { describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/config/config.ts";
 import { createTelemetry } from "../../src/telemetry/telemetry.ts";
 import { telemetrySettingsOf } from "../../src/telemetry/telemetry-settings.ts";
 import { TEST_SECRET } from "../helpers/harness.ts";

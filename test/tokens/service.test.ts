@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { MintRequest } from "../../src/auth/tokens.ts";
-import { ValidationFailed } from "../../src/errors.ts";
+import { ValidationFailed } from "../../src/errors/domain-errors.ts";
 import { TokenMintingService } from "../../src/tokens/service.ts";
 import { auditRecorder } from "../helpers/audit-recorder.ts";
 

@@ -3,7 +3,7 @@
  * audit record, and the answer only once the record is committed; a refused one audits nothing.
  */
 import { describe, expect, test } from "bun:test";
-import { NotFound } from "../../src/errors.ts";
+import { NotFound } from "../../src/errors/domain-errors.ts";
 import { WebhookService, type WebhookServiceDeps } from "../../src/webhooks/service.ts";
 import { auditRecorder, settle } from "../helpers/audit-recorder.ts";
 

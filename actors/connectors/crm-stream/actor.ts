@@ -28,7 +28,7 @@
 import { boundedFetch, errorMessage } from "../../../src/connectors/transport.ts";
 import type { CrmStatus, CrmStreamProtocol } from "../../../src/protocols/connector-protocol.ts";
 import type { Behaviour } from "../../../src/runtime/protocol.ts";
-import type { Secrets } from "../../../src/secrets.ts";
+import type { Secrets } from "../../../src/secrets/secrets.ts";
 import { tracedFetch } from "../../../src/telemetry/traced-fetch.ts";
 import { type ConnectionDeps, CrmConnection } from "./connection.ts";
 import { CrmJwtBearerClient } from "./crm-auth.ts";

@@ -5,7 +5,7 @@
  */
 import { errorMessage } from "../../../src/connectors/transport.ts";
 import { insecureUrlReason, trimSlash } from "../../../src/connectors/url-policy.ts";
-import type { Secrets } from "../../../src/secrets.ts";
+import type { Secrets } from "../../../src/secrets/secrets.ts";
 import { decodePrivateKey } from "./crm-auth.ts";
 
 export const DEFAULT_CHANNELS = ["/data/ChangeEvents"];

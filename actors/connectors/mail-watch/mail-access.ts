@@ -5,7 +5,7 @@
  */
 import { boundedFetch, errorMessage } from "../../../src/connectors/transport.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
-import type { Secrets } from "../../../src/secrets.ts";
+import type { Secrets } from "../../../src/secrets/secrets.ts";
 import { MailApiClient, MailApiError } from "../../../src/sources/mail/api.ts";
 import type { Telemetry } from "../../../src/telemetry/telemetry.ts";
 import { tracedFetch } from "../../../src/telemetry/traced-fetch.ts";

@@ -8,7 +8,7 @@ import { extractedEntryDraft } from "../../../src/conversations/drafts.ts";
 import type { ExtractedDraft } from "../../../src/conversations/extract/types.ts";
 import type { PlannedTurn } from "../../../src/conversations/plan.ts";
 import { keyTag } from "../../../src/conversations/tags.ts";
-import { Conflict, ValidationFailed } from "../../../src/errors.ts";
+import { Conflict, ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { ConversationReply } from "../../../src/models/conversation.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";

@@ -9,7 +9,7 @@
 
 import type { ModelCandidate } from "../../../src/conversations/model/prompt.ts";
 import { EXTRACTED_TAG, kindTag } from "../../../src/conversations/tags.ts";
-import { ValidationFailed } from "../../../src/errors.ts";
+import { ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { Entry, EntryDraft } from "../../../src/models/entry.ts";
 import { subjectField } from "../../../src/models/scope.ts";

@@ -1,4 +1,4 @@
-import { NotFound } from "../../../src/errors.ts";
+import { NotFound } from "../../../src/errors/domain-errors.ts";
 import { type TimeFilter, visible } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import type { EntityAnswer } from "../../../src/models/entities.ts";

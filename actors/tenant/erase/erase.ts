@@ -1,4 +1,4 @@
-import { NotFound } from "../../../src/errors.ts";
+import { NotFound } from "../../../src/errors/domain-errors.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { ChangeDraft } from "../../../src/models/change.ts";
 import { isoOf } from "../../../src/models/common.ts";

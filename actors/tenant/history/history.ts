@@ -1,4 +1,4 @@
-import { NotFound } from "../../../src/errors.ts";
+import { NotFound } from "../../../src/errors/domain-errors.ts";
 import type { Category } from "../../../src/models/category.ts";
 import type { Change } from "../../../src/models/change.ts";
 import type { Entry } from "../../../src/models/entry.ts";

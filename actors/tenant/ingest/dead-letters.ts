@@ -1,4 +1,4 @@
-import { Conflict, NotFound, ValidationFailed } from "../../../src/errors.ts";
+import { Conflict, NotFound, ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import type { Delivery, IngestItem } from "../../../src/ingest/ingest-item.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { DeadLetter } from "../../../src/models/dead-letter.ts";

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../../../src/errors.ts";
+import { ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { DeliveryOutcome, DeliveryRecord } from "../../../src/models/webhook-operations.ts";
 import type { ReadOnlyTable } from "../../../src/vault/tables.ts";

@@ -4,7 +4,7 @@
  * again. Each discard logs a delivery log record (via `discard`, outcome `discarded`) in the write
  * set that marks the letter, so the two commit together.
  */
-import { Conflict } from "../../../src/errors.ts";
+import { Conflict } from "../../../src/errors/domain-errors.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { DeadLetter, DiscardReply } from "../../../src/models/dead-letter.ts";
 import type { DiscardAsked } from "../../../src/protocols/webhook-ops-protocol.ts";

@@ -1,4 +1,4 @@
-import { AppError, InsufficientStorage } from "../../../src/errors.ts";
+import { AppError, InsufficientStorage } from "../../../src/errors/domain-errors.ts";
 import type { Delivery, IngestItem, IngestReply } from "../../../src/ingest/ingest-item.ts";
 import { markUpkeep } from "../../../src/ingest/upkeep-marker.ts";
 import { isoOf } from "../../../src/models/common.ts";

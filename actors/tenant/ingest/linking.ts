@@ -3,7 +3,7 @@
  * in from the message it promotes, an outcome linked to the latest decision about its object (or
  * kept as a fact when there is none). Reads only; refusals are the dead letter's reason.
  */
-import { AppError } from "../../../src/errors.ts";
+import { AppError } from "../../../src/errors/domain-errors.ts";
 import type { IngestItem } from "../../../src/ingest/ingest-item.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
 import type { IngestDraft } from "../../../src/sources/types.ts";

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../../../src/errors.ts";
+import { ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { ChangeDraft } from "../../../src/models/change.ts";
 import type { Entry, EntryDraft } from "../../../src/models/entry.ts";

@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
-import { ValidationFailed } from "../../../src/errors.ts";
+import { ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import { CATEGORIES, type Category } from "../../../src/models/category.ts";
 import { ENTRY_INPUT, type EntryDraft } from "../../../src/models/entry.ts";
 

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../../../src/errors.ts";
+import { ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import { isoOf, parseTimestamp } from "../../../src/models/common.ts";
 import { type Entry, type EntryDraft, MAX_DATA_BYTES, SERVER_FIELDS } from "../../../src/models/entry.ts";
 import type { Provenance } from "../../../src/models/origin.ts";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { IdempotencyMismatch } from "../../../src/errors.ts";
+import { IdempotencyMismatch } from "../../../src/errors/domain-errors.ts";
 import type { IdempotencyRecord } from "../../../src/vault/write-set.ts";
 import { canonicalJson } from "./entry-id.ts";
 import type { EntryStore } from "./entry-store.ts";

@@ -1,4 +1,4 @@
-import { Gone, NotFound } from "../../../src/errors.ts";
+import { Gone, NotFound } from "../../../src/errors/domain-errors.ts";
 import { decodeCursor, encodeCursor } from "../../../src/memory/cursor.ts";
 import { type StoredEntry, type TimeFilter, visible } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";

@@ -3,7 +3,7 @@
  * valid time of the one it supersedes, a correction expires the one it corrects, an outcome
  * resolves its decision. Each is checked against the entries as they are (or as a batch left them).
  */
-import { ValidationFailed } from "../../../src/errors.ts";
+import { ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import { isoOf } from "../../../src/models/common.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";

@@ -1,4 +1,4 @@
-import { Conflict, NotFound, ValidationFailed } from "../../../src/errors.ts";
+import { Conflict, NotFound, ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import type { StoredEntry } from "../../../src/memory/temporal.ts";
 import type { Category } from "../../../src/models/category.ts";
 import { isoOf } from "../../../src/models/common.ts";

@@ -1,4 +1,4 @@
-import { NotFound } from "../../../src/errors.ts";
+import { NotFound } from "../../../src/errors/domain-errors.ts";
 import type { Change } from "../../../src/models/change.ts";
 import type { EventData } from "../../../src/protocols/outbound-protocol.ts";
 import type { Tombstones } from "../erase/tombstones.ts";

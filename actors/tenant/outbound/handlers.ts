@@ -8,7 +8,7 @@
  * size ceiling and cluster mode's changelog like every other write; a reply waits for its commit.
  * Reads see the writes still committing (subscription-store.ts), so checks are made up front.
  */
-import { Conflict, NotFound } from "../../../src/errors.ts";
+import { Conflict, NotFound } from "../../../src/errors/domain-errors.ts";
 import {
   DELIVERY_LOG_LIMIT,
   type Delivery,

@@ -1,4 +1,4 @@
-import type { Config } from "../../../src/config.ts";
+import type { Config } from "../../../src/config/config.ts";
 import type { ChangeFeeds } from "../../../src/memory/change-feed.ts";
 import type { AdminEvent } from "../../../src/models/admin-event.ts";
 import { OutboundEvents } from "../../../src/outbound/outbound.ts";

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../../../src/errors.ts";
+import { ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import type { NumberedRecord } from "../../../src/models/tenant-export.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { deadLetterKey } from "../ingest/keys.ts";

@@ -1,5 +1,5 @@
 import type { ModelSpaceKind } from "../../../src/embedding/vector-tiers.ts";
-import { Conflict, Unavailable } from "../../../src/errors.ts";
+import { Conflict, Unavailable } from "../../../src/errors/domain-errors.ts";
 import { type ScopeQuery, scopeFilterOf } from "../../../src/models/scope.ts";
 import type { ExportChunk, ExportCounts } from "../../../src/models/tenant-export.ts";
 import type { TenantProtocol } from "../../../src/protocols/tenant-protocol.ts";

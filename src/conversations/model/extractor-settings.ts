@@ -1,6 +1,6 @@
 /**
  * The model extractor's configuration (docs/conversations.md#a-model-extractor), read once from
- * the environment by src/config.ts. `deterministic` (the default): only the rules extractor, on
+ * the environment by src/config/config.ts. `deterministic` (the default): only the rules extractor, on
  * the acknowledgement path. `http`: the rules extractor still writes at once, and each call's new
  * turns are queued for an OpenAI-compatible chat completions endpoint, whose entries follow.
  */

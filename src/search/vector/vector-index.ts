@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from "node:fs";
 import { normalizeInPlace } from "../../embedding/vector-math.ts";
-import { ValidationFailed } from "../../errors.ts";
+import { ValidationFailed } from "../../errors/domain-errors.ts";
 import { byScoreThenId, type Hit } from "../hit.ts";
 import { TopK } from "../top-k.ts";
 import { rescoreCount, VectorCentre } from "./vector-centre.ts";

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../../errors.ts";
+import { ValidationFailed } from "../../errors/domain-errors.ts";
 
 /**
  * Vector keys: an entry id is 8 lower-case hex characters, so the index keys it by the 32-bit

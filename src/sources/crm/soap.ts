@@ -5,7 +5,7 @@
  * and anything that is not well-formed XML is a BadRequest.
  */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { BadRequest } from "../../errors.ts";
+import { BadRequest } from "../../errors/domain-errors.ts";
 import { decodeEntities } from "../kit/entities.ts";
 
 export const SOAP_ACK =

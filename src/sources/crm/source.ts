@@ -3,7 +3,7 @@
  * the sender's callout adds `X-Crm-Signature`, a base64 HMAC-SHA256 of the raw body. Accepted
  * deliveries are answered with the SOAP acknowledgement, or the platform resends them.
  */
-import { Unauthorized } from "../../errors.ts";
+import { Unauthorized } from "../../errors/domain-errors.ts";
 import { clip, isoFrom } from "../kit/draft.ts";
 import { decodeUtf8, isRecord } from "../kit/request.ts";
 import { hmacScheme, payloads, safeEqual, signatures } from "../kit/signature.ts";

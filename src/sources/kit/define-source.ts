@@ -9,7 +9,7 @@
  * holding a blank or placeholder value there, is dead-lettered as `missing_field` naming the path
  * before the mapping runs. A mapping may still call `need(...)` for a value only code can compute.
  */
-import { BadRequest } from "../../errors.ts";
+import { BadRequest } from "../../errors/domain-errors.ts";
 import type { Category } from "../../models/category.ts";
 import type { EntryDraft } from "../../models/entry.ts";
 import type {

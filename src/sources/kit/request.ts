@@ -2,7 +2,7 @@
  * Reading a webhook request: headers (with the platforms' own aliases), bearer tokens and bodies.
  * Body readers throw BadRequest with a message that never quotes the body (it may hold secrets).
  */
-import { BadRequest } from "../../errors.ts";
+import { BadRequest } from "../../errors/domain-errors.ts";
 
 /** The first of the named headers that is present and not blank. */
 export function firstHeader(headers: Headers, ...names: string[]): string | undefined {

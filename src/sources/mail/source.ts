@@ -5,7 +5,7 @@
  * and answers `expand`, and the ingest pipeline asks the mail connector (`expandsVia: "mail"`).
  */
 import { errors, jwtVerify } from "jose";
-import { BadRequest } from "../../errors.ts";
+import { BadRequest } from "../../errors/domain-errors.ts";
 import { clip, text } from "../kit/draft.ts";
 import { bearerToken, isRecord, parseJsonBody } from "../kit/request.ts";
 import { safeEqual } from "../kit/signature.ts";

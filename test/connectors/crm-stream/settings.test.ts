@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { crmSettingsOf } from "../../../actors/connectors/crm-stream/settings.ts";
-import { Secrets } from "../../../src/secrets.ts";
+import { Secrets } from "../../../src/secrets/secrets.ts";
 import { crmKeyPair } from "../../fakes/crm-platform.ts";
 
 const keys = crmKeyPair();

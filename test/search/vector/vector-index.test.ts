@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HashEmbedder } from "../../../src/embedding/hash-embedder.ts";
-import { ValidationFailed } from "../../../src/errors.ts";
+import { ValidationFailed } from "../../../src/errors/domain-errors.ts";
 import { searchExact, VectorIndex, VectorIndexUnreadable } from "../../../src/search/vector/vector-index.ts";
 import { filesOpenUnder } from "../../helpers/open-descriptors.ts";
 import { syntheticCorpus, syntheticId } from "./synthetic-corpus.ts";

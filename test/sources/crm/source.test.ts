@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { BadRequest, Unauthorized } from "../../../src/errors.ts";
+import { BadRequest, Unauthorized } from "../../../src/errors/domain-errors.ts";
 import { parseCrmMapping } from "../../../src/sources/crm/mapping.ts";
 import { changeEventOf, mapCrmChangeEvent, crmSource as source } from "../../../src/sources/crm/source.ts";
 import type { SourceEvent } from "../../../src/sources/types.ts";

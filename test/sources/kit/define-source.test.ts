@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { BadRequest } from "../../../src/errors.ts";
+import { BadRequest } from "../../../src/errors/domain-errors.ts";
 import {
   at,
   defineSource,

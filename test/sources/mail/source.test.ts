@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SignJWT } from "jose";
-import { BadRequest } from "../../../src/errors.ts";
+import { BadRequest } from "../../../src/errors/domain-errors.ts";
 import { createJwksResolver } from "../../../src/sources/mail/jwks.ts";
 import { mailSource as source } from "../../../src/sources/mail/source.ts";
 import type { SourceContext } from "../../../src/sources/types.ts";

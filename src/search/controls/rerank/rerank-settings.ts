@@ -1,6 +1,6 @@
 /**
  * The re-ranking stage's configuration (docs/operations.md#re-ranking), read once from the
- * environment by src/config.ts. Off by default: a search then ranks exactly as without it.
+ * environment by src/config/config.ts. Off by default: a search then ranks exactly as without it.
  */
 import { RERANKERS, type RerankerKind } from "../../../models/rerank.ts";
 
@@ -29,7 +29,7 @@ const MAX_RERANK_BUDGET_MS = 60_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** How src/config.ts reads and refuses a variable (its ConfigError), so every setting reads alike. */
+/** How src/config/config.ts reads and refuses a variable (its ConfigError), so every setting reads alike. */
 export interface SettingReaders {
   integer(env: Env, name: string, fallback: number, min: number, max: number): number;
   oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T;

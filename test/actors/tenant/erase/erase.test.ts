@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ErasureOptions, TenantErasure } from "../../../../actors/tenant/erase/erase.ts";
 import { tombstoneOf } from "../../../../actors/tenant/erase/tombstones.ts";
-import { NotFound } from "../../../../src/errors.ts";
+import { NotFound } from "../../../../src/errors/domain-errors.ts";
 import type { StoredEntry } from "../../../../src/memory/temporal.ts";
 import type { Tombstone } from "../../../../src/vault/write-set.ts";
 

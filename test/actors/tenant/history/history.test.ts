@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { type HistoryReads, historyHandlers } from "../../../../actors/tenant/history/history.ts";
-import { NotFound } from "../../../../src/errors.ts";
+import { NotFound } from "../../../../src/errors/domain-errors.ts";
 import type { Category } from "../../../../src/models/category.ts";
 import type { Change } from "../../../../src/models/change.ts";
 import type { EntryHistory } from "../../../../src/models/history.ts";

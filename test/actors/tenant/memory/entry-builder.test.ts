@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { buildEntry, normaliseDraft } from "../../../../actors/tenant/memory/entry-builder.ts";
-import { ValidationFailed } from "../../../../src/errors.ts";
+import { ValidationFailed } from "../../../../src/errors/domain-errors.ts";
 import type { EntryDraft } from "../../../../src/models/entry.ts";
 
 const NOW = Date.parse("2026-11-21T10:15:30.123Z");

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { IngestStore } from "../../../../actors/tenant/ingest/ingest-store.ts";
-import { ValidationFailed } from "../../../../src/errors.ts";
+import { ValidationFailed } from "../../../../src/errors/domain-errors.ts";
 import type { EntryDraft } from "../../../../src/models/entry.ts";
 import { eventProvenance } from "../../../../src/provenance/source-origin.ts";
 import { memoryVaults } from "../../../helpers/tenant-memory.ts";

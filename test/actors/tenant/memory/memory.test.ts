@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { canonicalJson, type Sha8, sha8 } from "../../../../actors/tenant/memory/entry-id.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../../../actors/tenant/memory/idempotency.ts";
 import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
-import { IdempotencyMismatch } from "../../../../src/errors.ts";
+import { IdempotencyMismatch } from "../../../../src/errors/domain-errors.ts";
 import type { EntryDraft } from "../../../../src/models/entry.ts";
 import type { CreateEntry } from "../../../../src/protocols/tenant-protocol.ts";
 import { ManualClock } from "../../../../src/runtime/clock.ts";

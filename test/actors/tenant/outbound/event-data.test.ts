@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { type EventReads, eventData } from "../../../../actors/tenant/outbound/event-data.ts";
-import { NotFound } from "../../../../src/errors.ts";
+import { NotFound } from "../../../../src/errors/domain-errors.ts";
 import type { Change } from "../../../../src/models/change.ts";
 import type { DeadLetter } from "../../../../src/models/dead-letter.ts";
 import type { Entry } from "../../../../src/models/entry.ts";

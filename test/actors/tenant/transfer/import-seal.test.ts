@@ -5,7 +5,7 @@
  * the seal's error and keeps nothing (a retry imports into the still-empty tenant).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unavailable } from "../../../../src/errors.ts";
+import { Unavailable } from "../../../../src/errors/domain-errors.ts";
 import { singleNodeStorage, type TenantStorage } from "../../../../src/ports/runtime-ports.ts";
 import type { TenantVault } from "../../../../src/vault/tenant-vault.ts";
 import { type Harness, startHarness } from "../../../helpers/harness.ts";

@@ -4,7 +4,7 @@
  * at start when wrong.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../../../../src/config.ts";
+import { ConfigError, loadConfig } from "../../../../src/config/config.ts";
 import { answerShape } from "../../../../src/search/controls/rerank/answer-shape.ts";
 import { queryWords } from "../../../../src/search/lexical/matched-terms.ts";
 import { type Harness, startHarness, TEST_SECRET } from "../../../helpers/harness.ts";

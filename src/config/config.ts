@@ -1,24 +1,24 @@
 import { readFileSync } from "node:fs";
-import { type ExtractorSettings, extractorSettingsOf } from "./conversations/model/extractor-settings.ts";
-import { USE_LITE_DIMS } from "./embedding/use-lite.ts";
+import { type ExtractorSettings, extractorSettingsOf } from "../conversations/model/extractor-settings.ts";
+import { USE_LITE_DIMS } from "../embedding/use-lite.ts";
 import {
   DEFAULT_HOLD_MS,
   DEFAULT_MAX_BUCKETS,
   type RateLimitSettings,
   RateLimitSyntaxError,
   rateLimitSettingsOf,
-} from "./http/rate-limit-settings.ts";
-import { MAX_TOKEN_TTL_SECONDS } from "./models/role.ts";
-import { type RerankSettings, rerankSettingsOf } from "./search/controls/rerank/rerank-settings.ts";
+} from "../http/rate-limit-settings.ts";
+import { MAX_TOKEN_TTL_SECONDS } from "../models/role.ts";
+import { type RerankSettings, rerankSettingsOf } from "../search/controls/rerank/rerank-settings.ts";
 import {
   TelemetrySettingError,
   type TelemetrySettings,
   telemetrySettingsOf,
-} from "./telemetry/telemetry-settings.ts";
+} from "../telemetry/telemetry-settings.ts";
 
 /**
  * Reads the environment once, validated. Nothing else reads process.env; per-tenant secrets go
- * through src/secrets.ts, which is handed the same environment object.
+ * through src/secrets/secrets.ts, which is handed the same environment object.
  */
 export type EmbedderKind = "hash" | "http" | "client" | "local" | "static" | "tiered";
 

@@ -1,6 +1,6 @@
-import { ConfigError, type Env } from "./config.ts";
-import { SecretMissing } from "./errors.ts";
-import { ULID_RE } from "./models/common.ts";
+import { ConfigError, type Env } from "../config/config.ts";
+import { SecretMissing } from "../errors/domain-errors.ts";
+import { ULID_RE } from "../models/common.ts";
 import { readSecretsFile, SecretsFileError } from "./secrets-file.ts";
 
 /**
