@@ -15,6 +15,7 @@ const SCRIPTS: Record<string, string> = {
   "mail:ingest": "scripts/mail-ingest.ts",
   "mint-token": "scripts/mint-token.ts",
   "client:generate": "scripts/client-generate.ts",
+  "client:python": "scripts/python-client-generate.ts",
   bench: "bench/run.ts",
   eval: "bench/eval/run.ts",
   "bench:embedders": "bench/embedders.ts",
