@@ -76,7 +76,7 @@ export function composeFeatures(stores: Stores, services: Services): Features {
     dashboard: new DashboardService({
       ...{ config, clock, tenants, tenant, auditLogs: services.auditLogs, ingest: services.ingest },
       ...{ webhooks: services.webhooks, tenantFigures: services.tenantFigures },
-      ...{ auth: services.auth, guard },
+      ...{ auth: services.auth, guard, search },
     }),
     system: new SystemService({ reload: services.reload, audit }),
   };

@@ -3,8 +3,9 @@
  * queries and forms of its pages.
  */
 import { Type } from "@sinclair/typebox";
+import { CATEGORIES } from "../models/category.ts";
 import { Chars } from "../models/chars.ts";
-import { LiteralUnion, PageQuery, QueryObject } from "../models/common.ts";
+import { LiteralUnion, PageQuery, QueryInteger, QueryObject } from "../models/common.ts";
 import { REPLAY_STATUSES } from "../models/dead-letter.ts";
 import { sentAs } from "../models/media-type.ts";
 import { SOURCE_STATUSES } from "../models/webhook-operations.ts";
@@ -14,6 +15,8 @@ import { PAUSABLE_SOURCES } from "../webhooks/operations.ts";
 export const HtmlPage = sentAs("text/html", Type.String({ description: "an HTML page" }));
 export const Redirect = Type.String({ description: "empty; Location names the next page" });
 export const DASHBOARD_TAGS = ["dashboard"];
+/** Results the search box shows unless told. */
+export const SEARCH_LIMIT = 20;
 
 /**
  * The dashboard's refusals are pages for a person (dashboardErrorPage): the sign-in form, saying
@@ -77,4 +80,13 @@ export const EntryPageParams = Type.Object({
   tenant_id: Type.String({ description: "The tenant's ULID" }),
   category: Type.String({ description: "The entry's category, singular (`fact`, `decision`…)" }),
   id: Type.String({ description: "The entry's SHA-8 id" }),
+});
+
+/** The search box's query: the words, a category, how many results. */
+export const SearchPageQuery = QueryObject({
+  q: Type.Optional(Chars(0, 4096, { description: "the words to search for (empty: the newest entries)" })),
+  category: Type.Optional(
+    LiteralUnion([...CATEGORIES, ""] as const, { description: "one category only; empty: all six" }),
+  ),
+  limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 100, default: SEARCH_LIMIT })),
 });

@@ -7,6 +7,7 @@ import type { FiguresReader } from "../ports/runtime-ports.ts";
 import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import type { ActorRef } from "../runtime/actor-system.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { SearchService } from "../search/service.ts";
 import type { TenantDirectory } from "../tenants/directory.ts";
 import type { WebhookOperations } from "../webhooks/operations.ts";
 
@@ -23,4 +24,6 @@ export interface DashboardServiceDeps {
   tenantFigures: FiguresReader;
   auth: Pick<Authenticator, "authenticateToken">;
   guard: Pick<Guard, "requireAdmin">;
+  /** The search box: the operator's read path of the search (SearchService.searchAsOperator). */
+  search: Pick<SearchService, "searchAsOperator">;
 }

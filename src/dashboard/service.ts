@@ -14,11 +14,13 @@ import { metricWindow } from "../operator-metrics/window.ts";
 import type { FiguresRequest, TenantFigures } from "../ports/runtime-ports.ts";
 import { tenantCursor, tenantCursorOf } from "../tenants/cursor.ts";
 import { type EntryAsked, entryPageModel } from "./entry-page-model.ts";
+import { SEARCH_LIMIT } from "./model.ts";
 import type { DashboardServiceDeps } from "./service-deps.ts";
 import { type PageAsked, tenantPageModel } from "./tenant-page-model.ts";
 import type { DashboardModel, TenantRow } from "./views/dashboard-page.ts";
 import type { EntryPageModel } from "./views/entry-page.ts";
 import { DASHBOARD_PATH } from "./views/paths.ts";
+import type { SearchAsked, SearchPageModel } from "./views/search-page.ts";
 import type { TenantPageModel } from "./views/tenant-page.ts";
 import { CHART_DAYS, lastDays, writesPerDay } from "./writes-per-day.ts";
 
@@ -41,6 +43,27 @@ export class DashboardService {
 
   tenantPage(asked: PageAsked): Promise<TenantPageModel> {
     return tenantPageModel(this.deps, asked);
+  }
+
+  /** The search box's results: the tenant's memory searched by the operator (SearchService.searchAsOperator). */
+  async searchPage(tenant: Tenant, query: SearchAsked): Promise<SearchPageModel> {
+    const limit = query.limit ?? SEARCH_LIMIT;
+    const present = this.deps.tenants.vaultPresent(tenant.tenant_id);
+    const answer =
+      query.q === undefined || !present
+        ? undefined
+        : await this.deps.search.searchAsOperator(tenant.tenant_id, {
+            query: query.q,
+            limit,
+            ...(query.category ? { categories: [query.category] } : {}),
+          });
+    return {
+      version: this.deps.config.version,
+      generatedAt: isoOf(this.deps.clock.now()),
+      tenant: { tenant_id: tenant.tenant_id, name: tenant.name },
+      asked: { q: query.q ?? "", category: query.category || undefined, limit },
+      answer: answer ?? (query.q === undefined ? undefined : { results: [], took_ms: 0 }),
+    };
   }
 
   /** One entry and its history, asked of its tenant's actor; a path naming no entry is a 404. */

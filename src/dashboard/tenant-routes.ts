@@ -21,6 +21,7 @@ import {
   pages,
   Redirect,
   ReplayForm,
+  SearchPageQuery,
   SourceForm,
   TenantPageQuery,
   DASHBOARD_TAGS as tags,
@@ -29,6 +30,7 @@ import type { DashboardService } from "./service.ts";
 import { entryPage } from "./views/entry-page.ts";
 import { PAGE_HEADERS } from "./views/page.ts";
 import { tenantPagePath } from "./views/paths.ts";
+import { searchPage } from "./views/search-page.ts";
 import { tenantPage } from "./views/tenant-page.ts";
 
 /** A form of a few short fields: never a way to push a large body. */
@@ -106,6 +108,26 @@ export const dashboardTenantRoutes = (deps: DashboardTenantRouteDeps) =>
           tags,
           summary:
             "One entry's page: its fields, origin and trust, validity, versions and history, with links to what it supersedes, corrects or resolves and what replaced it",
+        },
+      },
+    )
+    .get(
+      "/admin/dashboard/tenants/:tenant_id/search",
+      async ({ tenant, query, set }) => {
+        const model = await deps.dashboard.searchPage(tenant, query);
+        Object.assign(set.headers, PAGE_HEADERS);
+        return searchPage(model);
+      },
+      {
+        auth: { level: "admin", refusals: pages(400, 413, 429) },
+        tenant: "any",
+        params: TenantParams,
+        query: SearchPageQuery,
+        response: { 200: HtmlPage, ...pages(401, 403, 404, 422), ...problems(503, 507) },
+        detail: {
+          tags,
+          summary:
+            "The tenant page's search box: the tenant's memory searched as POST /memory/search does (the operator's read path), results linking to their entries' pages",
         },
       },
     )

@@ -38,21 +38,40 @@ export class SearchService {
   constructor(private readonly deps: SearchServiceDeps) {}
 
   search(caller: Caller, body: SearchBody): Promise<SearchAnswer> {
-    const telemetry = this.deps.telemetry;
-    if (!telemetry) return this.searchNow(caller, body);
-    return telemetry.time("search", [searchMode(body, this.deps.embedder.kind)], () =>
-      this.searchNow(caller, body),
-    );
+    return this.timed(body, () => {
+      refuseOperator(this.deps.guard, caller, "memory:search");
+      const categories = this.searchableCategories(caller, body.categories);
+      return this.run(caller.principal.tenantId, categories, body, caller.principal.reach);
+    });
   }
 
-  private async searchNow(caller: Caller, body: SearchBody): Promise<SearchAnswer> {
+  /**
+   * The operator's read of one tenant's memory, for the operator-only dashboard's search box: the
+   * same search a tenant's token runs, over the categories asked (all six by default), with no
+   * role narrowing and no subject reach, as the admin export reads a whole tenant. The one way the
+   * operator searches memory: `search` refuses the operator's token, and this method is reached
+   * only from a route that required it (`auth: admin`); its callers say whose search it is.
+   */
+  searchAsOperator(tenantId: string, body: SearchBody): Promise<SearchAnswer> {
+    const categories = body.categories ? [...new Set(body.categories)] : [...CATEGORIES];
+    return this.timed(body, () => this.run(tenantId, categories, body, undefined));
+  }
+
+  private timed(body: SearchBody, search: () => Promise<SearchAnswer>): Promise<SearchAnswer> {
+    const telemetry = this.deps.telemetry;
+    if (!telemetry) return search();
+    return telemetry.time("search", [searchMode(body, this.deps.embedder.kind)], search);
+  }
+
+  private async run(
+    tenantId: string,
+    categories: Category[],
+    body: SearchBody,
+    reach: Caller["principal"]["reach"],
+  ): Promise<SearchAnswer> {
     const started = performance.now();
-    const { principal } = caller;
-    refuseOperator(this.deps.guard, caller, "memory:search");
-    const categories = this.searchableCategories(caller, body.categories);
     const now = this.deps.clock.now();
-    const ask = (msg: SearchEntries) =>
-      this.deps.tenant(principal.tenantId).ask({ type: "memory.search", ...msg });
+    const ask = (msg: SearchEntries) => this.deps.tenant(tenantId).ask({ type: "memory.search", ...msg });
     const rerank = { ...this.deps.rerank, clock: this.deps.clock };
     const search: SearchEntries = {
       text: body.query,
@@ -63,7 +82,7 @@ export class SearchService {
       tagsAny: body.tags_any ?? [],
       status: body.status,
       minTrust: body.min_trust,
-      scope: scopeFilterOf(body, principal.reach),
+      scope: scopeFilterOf(body, reach),
       validAt: timeParam(body.valid_at, "valid_at", now),
       asOf: timeParam(body.as_of, "as_of", now),
       limit: body.limit ?? 10,

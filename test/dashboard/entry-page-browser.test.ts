@@ -1,8 +1,8 @@
 /**
- * An entry's page in headless chromium, at a desktop's width (1280 px) and a phone's (390 px): it
- * fits without scrolling sideways, a `<script>` and an event handler in the entry's content, tags
- * and data stay text (no dialog opens, the title is untouched), and its links lead to the entries
- * it names.
+ * An entry's page and the tenant's search box in headless chromium, at a desktop's width (1280 px)
+ * and a phone's (390 px): each fits without scrolling sideways, a `<script>` and an event handler in
+ * the entry's content, tags and data and in the search words stay text (no dialog opens), results
+ * link to their entries, and the entry's links lead to the entries it names.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
@@ -90,6 +90,36 @@ describe("an entry's page in chromium", () => {
       );
       expect(dialogs).toEqual([]);
       expect(await page.title()).toStartWith("fact ");
+      await context.close();
+    });
+  }
+
+  for (const options of WIDTHS) {
+    test(`at ${options.viewport.width} px: the search box finds entries; hostile words inert`, async () => {
+      const context = await browser.newContext(options);
+      const page = await context.newPage();
+      const dialogs: string[] = [];
+      page.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      await signIn(page);
+      await page.goto(`${base}/admin/dashboard/tenants/${tenantId}`);
+      const words = `long-unbroken-word "><script>alert('q')</script><img src=x onerror=alert('q')>`;
+      await page.fill("form.search input[name=q]", words);
+      await page.selectOption("form.search select[name=category]", "fact");
+      await Promise.all([page.waitForURL(/\/search\?/), page.click("form.search button[type=submit]")]);
+      expect(await page.inputValue("form.search input[name=q]")).toBe(words);
+      expect(await page.locator("#results tr[data-result]").count()).toBeGreaterThan(0);
+      expect(await page.locator("script, img").count()).toBe(0);
+      expect(await page.evaluate<boolean>("document.documentElement.scrollWidth > window.innerWidth")).toBe(
+        false,
+      );
+      await Promise.all([
+        page.waitForURL(/\/entries\/fact\//),
+        page.click("#results tr[data-result] a[data-entry-link]"),
+      ]);
+      expect(dialogs).toEqual([]);
       await context.close();
     });
   }

@@ -379,6 +379,10 @@ class Client:
         """One entry's page: its fields, origin and trust, validity, versions and history, with links to what it supersedes, corrects or resolves and what replaced it: `GET /admin/dashboard/tenants/{tenant_id}/entries/{category}/{id}`"""
         return self._transport.request("GET", "/admin/dashboard/tenants/{tenant_id}/entries/{category}/{id}", path={"tenant_id": tenant_id, "category": category, "id": id}, query={}, headers={})
 
+    def get_admin_dashboard_tenants_by_tenant_id_search(self, tenant_id: str, *, q: str | None = None, category: Literal["decision", "exception", "fact", "workflow", "relationship", "outcome", ""] | None = None, limit: int | None = None) -> Any:
+        """The tenant page's search box: the tenant's memory searched as POST /memory/search does (the operator's read path), results linking to their entries' pages: `GET /admin/dashboard/tenants/{tenant_id}/search`"""
+        return self._transport.request("GET", "/admin/dashboard/tenants/{tenant_id}/search", path={"tenant_id": tenant_id}, query={"q": q, "category": category, "limit": limit}, headers={})
+
     def post_admin_dashboard_tenants_by_tenant_id_replay(self, tenant_id: str, body: bytes | str) -> Any:
         """The tenant page's replay button: replays one dead letter as POST /admin/webhooks/replay does, then redirects back: `POST /admin/dashboard/tenants/{tenant_id}/replay`"""
         return self._transport.request("POST", "/admin/dashboard/tenants/{tenant_id}/replay", path={"tenant_id": tenant_id}, query={}, headers={}, body=body, content_type="application/x-www-form-urlencoded")

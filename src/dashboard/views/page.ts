@@ -27,6 +27,8 @@ figure{margin:0}figure svg{max-width:780px}figcaption{font-size:12px;color:#6b72
 form.sign-in{display:flex;flex-direction:column;gap:8px;max-width:420px}
 form.inline{display:inline;margin:0}
 input[type=password]{font:inherit;padding:6px}
+form.search{display:flex;flex-wrap:wrap;gap:6px}form.search input,form.search select{font:inherit;padding:6px;min-width:0}
+form.search input[type=search]{flex:1 1 14em}form.search input[type=number]{width:5em}
 button{font:inherit;padding:6px 12px;width:max-content}
 .chart-legend{display:none;font-size:12px;margin:4px 0 0}
 .swatch{display:inline-block;width:10px;height:10px;margin:0 4px 0 0}

@@ -30,3 +30,8 @@ export function discardFormPath(tenantId: string): string {
 export function entryPagePath(tenantId: string, category: string, id: string): string {
   return `${tenantPagePath(tenantId)}/entries/${encodeURIComponent(category)}/${encodeURIComponent(id)}`;
 }
+
+/** A tenant's memory search: the tenant page's search box sends its query here (GET). */
+export function searchPagePath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/search`;
+}

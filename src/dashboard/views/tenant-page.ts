@@ -17,6 +17,7 @@ import {
   sourceFormPath,
 } from "./paths.ts";
 import { postForm } from "./post-form.ts";
+import { searchBox } from "./search-page.ts";
 import { sourcesSection } from "./sources-section.ts";
 import { writesChart } from "./writes-chart.ts";
 
@@ -68,6 +69,7 @@ export function tenantPage(m: TenantPageModel): string {
   const sections: Array<SafeHtml | string> = [
     replayNotice(m.replayed),
     discardNotice(m.discarded),
+    html`<section id="search"><h2>Search memory</h2>${searchBox(t.tenant_id)}</section>`,
     figuresSection(m.figures),
     html`<section id="writes"><h2>Writes per day (last ${m.days.length} days)</h2>${writesChart(m.days, m.writesPerDay)}</section>`,
     entriesSection(t.tenant_id, m.recentEntries),
