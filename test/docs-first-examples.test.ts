@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jsonValues } from "./helpers/markdown.ts";
-import { httpCall, killHard, type ServerProcess, startServerProcess } from "./helpers/server-process.ts";
+import { httpCall, killHard, type ServerProcess } from "./helpers/server-process.ts";
 import { cleanEnv, ROOT, run } from "./helpers/spawn.ts";
 import {
   readme,
+  startWalkthroughServer,
   WALKTHROUGH_ADDRESS,
   WALKTHROUGH_SECRETS_PATH,
   walkthroughScript,
@@ -59,7 +60,7 @@ const PRINTS: Record<string, (answers: any[], tokens: string[]) => void> = {
 
 const SECRET = "docs-first-examples-secret-at-least-32-bytes";
 const dir = mkdtempSync(join(tmpdir(), "mrt-docs-first-"));
-const secretsFile = join(dir, "tenants.env");
+let secretsFile: string;
 let server: ServerProcess;
 let vars: { BASE: string; ADMIN: string; TENANT: string; TOKEN: string };
 
@@ -77,15 +78,7 @@ const bash = (script: string, env: Record<string, string>) =>
   );
 
 beforeAll(async () => {
-  writeFileSync(secretsFile, "# the walkthrough appends here\n", { mode: 0o600 });
-  chmodSync(secretsFile, 0o600);
-  server = await startServerProcess({
-    dataDir: join(dir, "data"),
-    secret: SECRET,
-    logDir: dir,
-    label: "docs-first",
-    env: { MEMORY_RUNTIME_SECRETS_FILE: secretsFile },
-  });
+  ({ server, secretsFile } = await startWalkthroughServer({ dir, secret: SECRET, label: "docs-first" }));
 }, 30_000);
 
 afterAll(async () => {

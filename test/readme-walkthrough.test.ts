@@ -1,12 +1,17 @@
 import { afterAll, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDotenv } from "../src/secrets/secrets-file.ts";
 import { jsonValues } from "./helpers/markdown.ts";
-import { httpCall, killHard, type ServerProcess, startServerProcess } from "./helpers/server-process.ts";
+import { httpCall, killHard, type ServerProcess } from "./helpers/server-process.ts";
 import { cleanEnv, run } from "./helpers/spawn.ts";
-import { WALKTHROUGH_ADDRESS, WALKTHROUGH_SECRETS_PATH, walkthroughScript } from "./helpers/walkthrough.ts";
+import {
+  startWalkthroughServer,
+  WALKTHROUGH_ADDRESS,
+  WALKTHROUGH_SECRETS_PATH,
+  walkthroughScript,
+} from "./helpers/walkthrough.ts";
 
 /**
  * The README's walkthrough runs as written: its shell blocks, in order, in one bash, against a real
@@ -19,7 +24,6 @@ const SECRET = "readme-walkthrough-secret-at-least-32-bytes";
 const ADDRESS = WALKTHROUGH_ADDRESS;
 const SECRETS_PATH = WALKTHROUGH_SECRETS_PATH;
 const dir = mkdtempSync(join(tmpdir(), "mrt-walkthrough-"));
-const secretsFile = join(dir, "tenants.env");
 let server: ServerProcess | undefined;
 
 afterAll(async () => {
@@ -31,15 +35,9 @@ test("the walkthrough creates a tenant, writes, searches and takes a signed webh
   const script = walkthroughScript();
   expect(script).toContain(ADDRESS);
   expect(script).toContain(SECRETS_PATH);
-  writeFileSync(secretsFile, "# the walkthrough appends here\n", { mode: 0o600 });
-  chmodSync(secretsFile, 0o600);
-  server = await startServerProcess({
-    dataDir: join(dir, "data"),
-    secret: SECRET,
-    logDir: dir,
-    label: "walkthrough",
-    env: { MEMORY_RUNTIME_SECRETS_FILE: secretsFile },
-  });
+  const started = await startWalkthroughServer({ dir, secret: SECRET, label: "walkthrough" });
+  server = started.server;
+  const secretsFile = started.secretsFile;
   const runnable = script.replaceAll(ADDRESS, server.base).replaceAll(SECRETS_PATH, secretsFile);
 
   const done = await run(
