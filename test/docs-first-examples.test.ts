@@ -52,6 +52,22 @@ const PRINTS: Record<string, (answers: any[], tokens: string[]) => void> = {
     expect(list.items.map((e: { id: string }) => e.id)).toContain(created.id);
   },
   "operations.md": ([reload]) => expect(reload.secrets.reloaded).toBe(true),
+  "webhook-operations.md": (answers) =>
+    expect(answers).toEqual([
+      { source: "payments", status: "paused", held: 0 },
+      { source: "payments", status: "active", held: 0 },
+    ]),
+  "conversations.md": ([added, read]) => {
+    expect(added.turns.map((t: { status: number }) => t.status)).toEqual([201, 201]);
+    expect(added.extracted.map((x: { kind: string }) => x.kind)).toEqual(["personal"]);
+    expect(read.turns.map((t: { position: number }) => t.position)).toEqual([0, 1]);
+  },
+  "context-pack.md": ([pack]) => {
+    expect(pack).toMatchObject({ budget_tokens: 400, encoding: "o200k_base" });
+    expect(pack.tokens).toBeLessThanOrEqual(400);
+  },
+  "dashboard-and-metrics.md": ([metrics]) =>
+    expect(metrics).toMatchObject({ tenant_id: vars.TENANT, currency: "USD" }),
   "auth.md": ([minted], tokens) => {
     expect(minted).toMatchObject({ sub: "support-bot", roles: ["agent"], subject: "user-42" });
     expect(tokens).toHaveLength(1);
