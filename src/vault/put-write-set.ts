@@ -38,7 +38,6 @@ export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[strin
     value === null ? ingest.connectorState.remove(key) : ingest.connectorState.put(key, value);
   if (set.idempotency) memory.idempotency.put(set.idempotency.key, set.idempotency.record);
   if (set.dedupe) ingest.dedupe.put(set.dedupe.key, set.dedupe.record);
-  for (const [key, record] of set.dedupes ?? []) ingest.dedupe.put(key, record);
   if (set.embedding) putEmbeddingRecords(memory, t.vault.meta, set.embedding);
   if (set.webhooks) putWebhookRecords(ingest, set.webhooks);
 }

@@ -102,7 +102,6 @@ export class Staging {
     for (const [key, id] of set.objects ?? []) values.set(`o:${key}`, id);
     if (set.idempotency) values.set(`i:${set.idempotency.key}`, set.idempotency.record);
     if (set.dedupe) values.set(`d:${set.dedupe.key}`, set.dedupe.record);
-    for (const [key, record] of set.dedupes ?? []) values.set(`d:${key}`, record);
     for (const [key, value] of set.deadLetters ?? []) values.set(`l:${key}`, value);
     for (const [key, value] of stagedWebhookValues(set.webhooks)) values.set(key, value);
     for (const [key, value] of stagedOutboundValues(set.outbound)) values.set(key, value);

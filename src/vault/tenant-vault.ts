@@ -10,7 +10,6 @@ import { forgetEmbedderStamp } from "./embedding-records.ts";
 import { entryRow } from "./entry-rows.ts";
 import { EntrySummary } from "./entry-summary.ts";
 import { putErasure } from "./erasure.ts";
-import { Gathering } from "./gathering.ts";
 import {
   clearImported,
   type DeadLetterKeyOf,
@@ -18,7 +17,6 @@ import {
   openImportTables,
   putImported,
 } from "./import-records.ts";
-import { mergeSets } from "./merge-sets.ts";
 import { currentRows, lastSeq, migrateEntryRows, migrateVectorKeys } from "./migrations.ts";
 import { putOutboundRecords, putWriteSet } from "./put-write-set.ts";
 import { type StagedSet, Staging } from "./staging.ts";
@@ -85,8 +83,6 @@ export class TenantVault {
   /** A commit failed: the counters are recounted from the entries once every write has settled. */
   private recountDue = false;
   private readonly failureListeners: Array<(ids: string[]) => void> = [];
-  /** Inside `gather`: the write sets issued so far, committed as one when it returns. */
-  private gathering: Gathering | undefined;
 
   constructor(
     readonly dir: string,
@@ -179,59 +175,10 @@ export class TenantVault {
    * `writeThrough`, the commit runs inside it and the write resolves when it does.
    */
   write(set: WriteSet): Promise<void> {
-    if (this.gathering) return this.refusal(set) ?? this.gathering.add(set);
     const telemetry = this.options.telemetry;
     if (!telemetry) return this.writeThrough(set);
     telemetry.metrics.vaultWriteSetEntries.observe(set.entries.length);
     return telemetry.time("vault.commit", [], () => this.writeThrough(set));
-  }
-
-  /**
-   * Runs `work` (synchronous) with every write it issues gathered into one write set, committed in
-   * one transaction once it returns (a delivery's events: actors/tenant/ingest). Each write is
-   * refused or staged as it comes, as it would be alone, and resolves with the one commit; what a
-   * later write puts under the same key wins. Nested, the outer gathering takes the writes.
-   */
-  gather<T>(work: () => T): T {
-    if (this.gathering) return work();
-    const gathering = new Gathering(this.staging);
-    this.gathering = gathering;
-    try {
-      return work();
-    } finally {
-      this.gathering = undefined;
-      gathering.close((sets) => this.writeGathered(sets));
-    }
-  }
-
-  /** Gathered sets as one: their connector state checked against its sequences set by set, in order. */
-  private writeGathered(sets: WriteSet[]): Promise<void> {
-    if (sets.length === 1) return this.write(sets[0]!);
-    const checked = sets.map((s) =>
-      s.stateSeq === undefined ? s : { ...s, state: this.stateSeqs.newer(s), stateSeq: undefined },
-    );
-    const forget = () => {
-      for (const s of sets) this.stateSeqs.forget(s);
-    };
-    try {
-      const committed = this.write(mergeSets(checked));
-      committed.catch(forget);
-      return committed;
-    } catch (error) {
-      forget();
-      throw error;
-    }
-  }
-
-  /** At the size ceiling: throws InsufficientStorage; a key LMDB would refuse: the rejected write. */
-  private refusal(set: WriteSet): Promise<void> | undefined {
-    // An erasure or a purge frees space: let through at the ceiling.
-    if (!set.erase && !onlyFrees(set)) this.assertRoom();
-    // Refused before anything is queued: a key LMDB would refuse mid-set would leave half a set.
-    const tooLong = oversizedKey(set);
-    if (tooLong)
-      return Promise.reject(new KeyTooLong(`a key of ${tooLong} bytes exceeds LMDB's ${MAX_KEY_BYTES}`));
-    return undefined;
   }
 
   private writeThrough(set: WriteSet): Promise<void> {
@@ -289,8 +236,12 @@ export class TenantVault {
 
   /** Queues the set's transaction; resolves once it committed. */
   private commitSet(set: WriteSet): Promise<void> {
-    const refused = this.refusal(set);
-    if (refused) return refused;
+    // An erasure or a purge frees space: let through at the ceiling.
+    if (!set.erase && !onlyFrees(set)) this.assertRoom();
+    // Refused before anything is queued: a key LMDB would refuse mid-set would leave half a set.
+    const tooLong = oversizedKey(set);
+    if (tooLong)
+      return Promise.reject(new KeyTooLong(`a key of ${tooLong} bytes exceeds LMDB's ${MAX_KEY_BYTES}`));
     const state = this.stateSeqs.newer(set);
     const changes = this.changes.position(set.changes, () => set.at ?? this.options.now?.() ?? Date.now());
     // Plain puts, issued in one synchronous run: lmdb-js puts every write of an event turn into one

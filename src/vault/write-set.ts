@@ -17,8 +17,6 @@ export interface WriteSet {
   vectors?: Array<[string, Float32Array]>;
   idempotency?: { key: string; record: IdempotencyRecord };
   dedupe?: { key: string; record: DedupeRecord };
-  /** More dedupe records: a delivery's events written as one set (merge-sets.ts). */
-  dedupes?: Array<[string, DedupeRecord]>;
   objects?: Array<[string, string]>;
   /** Keyed by the ingest slice's `deadLetterKey(event_id, source)`. */
   deadLetters?: Array<[string, unknown]>;
@@ -124,7 +122,6 @@ export function oversizedKey(set: WriteSet): number | undefined {
   for (const [key] of set.state ?? []) keys.push(`~seq:${key}`);
   if (set.idempotency) keys.push(set.idempotency.key);
   if (set.dedupe) keys.push(set.dedupe.key);
-  for (const [key] of set.dedupes ?? []) keys.push(key);
   for (const change of set.changes ?? []) keys.push(change.id);
   keys.push(...webhookKeys(set.webhooks));
   for (const key of keys) {
@@ -142,8 +139,7 @@ export function onlyFrees(set: WriteSet): boolean {
   const w: WebhookRecords = set.webhooks ?? {};
   if (!set.webhooks && !set.outbound) return false;
   if (!outboundOnlyFrees(set.outbound)) return false;
-  if (set.entries.length > 0 || set.deadLetters || set.dedupe || set.dedupes || set.state || set.objects)
-    return false;
+  if (set.entries.length > 0 || set.deadLetters || set.dedupe || set.state || set.objects) return false;
   if (set.idempotency || set.vectors || set.embedding || set.changes?.length) return false;
   return !w.log?.length && !w.held?.length && !w.sources?.length;
 }

@@ -46,8 +46,7 @@ export interface HeldApplied {
  * Webhook and connector ingestion inside the tenant actor: dedupe on (source, event_id), then per
  * event either entries (asked of the memory slice) or a dead letter, or, while the source is
  * paused, the event held. Each event's outcome goes into the delivery log in the write set of its
- * last write; a delivery's write sets are gathered into one, committed in one transaction (the
- * batch write path: TenantVault.gather), and the reply waits for it.
+ * last write. Every event's writes commit with the group commit; the reply waits for all of them.
  */
 export class TenantIngest {
   readonly store: IngestStore;
@@ -107,15 +106,6 @@ export class TenantIngest {
    * with its connector state, or with the others' in one set at the end.
    */
   private apply(delivery: Delivery, release?: HeldRef): { summary: IngestReply; committed: Promise<void> } {
-    // One delivery, one write set: every event's writes are gathered into one commit (the vault
-    // stages each as it comes, so an event sees the ones before it), and the reply waits for it.
-    return this.vault.gather(() => this.applyEach(delivery, release));
-  }
-
-  private applyEach(
-    delivery: Delivery,
-    release?: HeldRef,
-  ): { summary: IngestReply; committed: Promise<void> } {
     const summary: IngestReply = {
       accepted: 0,
       entries: [],
