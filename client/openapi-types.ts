@@ -14810,6 +14810,7 @@ export interface operations {
                 discarded?: string;
                 changed?: "active" | "paused";
                 source?: "crm" | "mail" | "data" | "marketing_crm" | "payments" | "code_host" | "storefront" | "helpdesk" | "issue_tracker" | "project_tracker" | "support_chat" | "telephony" | "meetings" | "incidents" | "scheduling" | "forms" | "esign" | "office_graph" | "analytics" | "warehouse" | "calendar" | "standard" | "messaging";
+                show?: "all";
             };
             header?: never;
             path: {

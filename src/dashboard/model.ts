@@ -53,6 +53,11 @@ export const TenantPageQuery = QueryObject({
     LiteralUnion(SOURCE_STATUSES, { description: "the source's status after the last pause or resume" }),
   ),
   source: Type.Optional(LiteralUnion(PAUSABLE_SOURCES, { description: "the source last paused or resumed" })),
+  show: Type.Optional(
+    LiteralUnion(["all"] as const, {
+      description: "`all`: recent entries superseded, retracted, ended or not yet valid are listed too",
+    }),
+  ),
 });
 export const SourceForm = Type.Object(
   {

@@ -10,6 +10,7 @@ import type { Entry } from "../models/entry.ts";
 import type { Tenant } from "../models/tenant.ts";
 import { tenantStats } from "../operator-metrics/tenant-stats.ts";
 import type { TenantHealth } from "../protocols/tenant-protocol.ts";
+import { type EntryState, entryState } from "./entry-state.ts";
 import type { DashboardServiceDeps } from "./service-deps.ts";
 import {
   DEAD_LETTERS_SHOWN,
@@ -35,6 +36,8 @@ export interface PageAsked {
   replayed?: TenantPageModel["replayed"];
   sourceChanged?: TenantPageModel["sourceChanged"];
   discarded?: string;
+  /** Show superseded, retracted, ended and future entries among the recent ones too. */
+  showAll?: boolean;
 }
 
 export async function tenantPageModel(
@@ -70,7 +73,7 @@ export async function tenantPageModel(
     },
     days,
     writesPerDay: writesPerDay(days, [stats]),
-    recentEntries,
+    recentEntries: recentOf(recentEntries, now, asked.showAll === true),
     deadLetters,
     connectors: health.connectors,
     denials: deps.auditLogs.denials(id, DENIALS_SHOWN).items,
@@ -80,8 +83,16 @@ export async function tenantPageModel(
   };
 }
 
+/** The newest entries with their states: all of them, or the current ones and a count of the rest. */
+function recentOf(entries: Entry[], now: number, showAll: boolean): TenantPageModel["recentEntries"] {
+  const rows = entries.map((entry) => ({ entry, state: entryState(entry, now) }));
+  const hidden: Partial<Record<EntryState, number>> = {};
+  if (!showAll) for (const r of rows) if (r.state !== "current") hidden[r.state] = (hidden[r.state] ?? 0) + 1;
+  return { showAll, rows: showAll ? rows : rows.filter((r) => r.state === "current"), hidden };
+}
+
 /**
- * The tenant's newest entries as of now, across categories: each category's list is newest first,
+ * The tenant's newest entries written, whatever their time, across categories: each category's list is newest first,
  * so the newest of their first pages, by recorded_at, are the newest of all.
  */
 async function newestEntries(deps: DashboardServiceDeps, tenantId: string, now: number): Promise<Entry[]> {
@@ -93,6 +104,7 @@ async function newestEntries(deps: DashboardServiceDeps, tenantId: string, now: 
         limit: RECENT_ENTRIES,
         validAt: now,
         asOf: now,
+        everything: true,
         includeEmbedding: false,
       }),
     ),

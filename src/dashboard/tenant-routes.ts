@@ -74,6 +74,7 @@ export const dashboardTenantRoutes = (deps: DashboardTenantRouteDeps) =>
           sourceChanged:
             query.changed && query.source ? { status: query.changed, source: query.source } : undefined,
           discarded: query.discarded,
+          showAll: query.show === "all",
         });
         Object.assign(set.headers, PAGE_HEADERS);
         return tenantPage(model);

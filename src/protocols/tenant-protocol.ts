@@ -78,6 +78,11 @@ export interface ListQuery {
   /** Subject, session, agent, and a subject-restricted token's reach (src/models/scope.ts). */
   scope?: ScopeFilter;
   includeEmbedding: boolean;
+  /**
+   * Every stored entry, newest first, whatever its time: superseded, retracted, corrected and
+   * ended ones too, as stored (the dashboard's "show all"); `validAt` and `asOf` are then unused.
+   */
+  everything?: boolean;
 }
 
 export type EntryStatus = "open" | "resolved";

@@ -128,3 +128,29 @@ describe("GET …/entries/{category}/{id}", () => {
     expect(text).not.toContain("secret");
   });
 });
+
+describe("Recent entries: what it leaves out, and the toggle to show all", () => {
+  test("a superseded and a retracted entry: hidden and counted, shown with ?show=all; figure = shown + hidden", async () => {
+    const t = await h.createTenant();
+    const old = await write(t.token, "facts", { content: "Acme pays net 30" });
+    const gone = await write(t.token, "facts", { content: "a mistake" });
+    clock.advance(60_000);
+    const current = await write(t.token, "facts", { content: "Acme pays net 45", supersedes: old });
+    expect((await h.call("DELETE", `/memory/facts/${gone}`, { token: t.token })).status).toBe(200);
+    const path = `/admin/dashboard/tenants/${t.tenant_id}`;
+    const text = await (await h.call("GET", path, { token: h.adminToken })).text();
+    const listed = (page: string) => [...page.matchAll(/<tr data-entry="([0-9a-f]{8})"/g)].map((m) => m[1]);
+    expect(listed(text)).toEqual([current]);
+    expect(text).toContain(
+      `1 shown; 1 superseded, 1 retracted hidden — <a href="${path}?show=all#entries">show all</a>`,
+    );
+    const all = await (await h.call("GET", `${path}?show=all`, { token: h.adminToken })).text();
+    expect(listed(all).sort()).toEqual([current, old, gone].sort());
+    expect(all).toContain(`<tr data-entry="${old}" data-state="superseded">`);
+    expect(all).toContain(`<tr data-entry="${gone}" data-state="retracted">`);
+    expect(all).toContain(`3 shown, current or not · <a href="${path}#entries">show current only</a>`);
+    // The figure counts the three stored.
+    expect(all).toContain("<b>3</b>entries");
+    expect((await h.call("GET", `${path}?show=everything`, { token: h.adminToken })).status).toBe(422);
+  });
+});

@@ -237,7 +237,9 @@ describe("GET /admin/dashboard/tenants/{tenant_id}: what it shows", () => {
     } as BridgeEvent;
     await h.runtime.bridge.deliver(t.tenant_id, message);
     const { text } = await page(t.tenant_id);
-    const rows = [...text.matchAll(/<tr data-entry="([0-9a-f]{8})">([\s\S]*?)<\/tr>/g)].map((m) => m[2]!);
+    const rows = [
+      ...text.matchAll(/<tr data-entry="([0-9a-f]{8})" data-state="current">([\s\S]*?)<\/tr>/g),
+    ].map((m) => m[2]!);
     expect(rows).toHaveLength(3);
     for (const row of rows)
       expect(row).toMatch(/<td data-trust="operator"><b>operator<\/b><br><span class="muted origin">/);

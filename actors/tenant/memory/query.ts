@@ -41,8 +41,9 @@ export class MemoryQuery {
     const page: Array<{ seq: number; entry: Entry }> = [];
     for (const stored of scan) {
       if (stored.entry.category !== msg.category) continue;
-      const view = visible(stored, time);
-      if (!view || (msg.category === "outcome" && !this.decisionResolved(view))) continue;
+      const view = msg.everything ? stored.entry : visible(stored, time);
+      if (!view) continue;
+      if (!msg.everything && msg.category === "outcome" && !this.decisionResolved(view)) continue;
       if (msg.status !== undefined && view.status !== msg.status) continue;
       if (msg.minTrust !== undefined && !atLeast(view.trust, msg.minTrust)) continue;
       page.push({ seq: stored.seq, entry: view });

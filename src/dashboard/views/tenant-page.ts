@@ -5,6 +5,7 @@ import type { Denial } from "../../models/denial.ts";
 import type { Entry } from "../../models/entry.ts";
 import type { SourceView } from "../../models/webhook-operations.ts";
 import { originLabel } from "../../provenance/origin-label.ts";
+import { ENTRY_STATES, type EntryState } from "../entry-state.ts";
 import { connectorsSection } from "./connector-health.ts";
 import { entryLink } from "./entry-page.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
@@ -15,6 +16,7 @@ import {
   replayFormPath,
   SIGN_OUT_PATH,
   sourceFormPath,
+  tenantPagePath,
 } from "./paths.ts";
 import { postForm } from "./post-form.ts";
 import { searchBox } from "./search-page.ts";
@@ -43,7 +45,12 @@ export interface TenantPageModel {
   /** UTC days, oldest first, and per category the entries written on each. */
   days: string[];
   writesPerDay: Record<Category, number[]>;
-  recentEntries: Entry[];
+  /** The newest entries written: all, or the current ones and how many of the rest, by state. */
+  recentEntries: {
+    showAll: boolean;
+    rows: Array<{ entry: Entry; state: EntryState }>;
+    hidden: Partial<Record<EntryState, number>>;
+  };
   deadLetters: DeadLetter[];
   /** The connectors' stored statuses by name (`crm`, `mail`, `messaging`), as tenant health has them. */
   connectors: Record<string, unknown>;
@@ -126,16 +133,34 @@ function figuresSection(f: TenantFigures): SafeHtml {
   }</p></section>`;
 }
 
-function entriesSection(tenantId: string, entries: Entry[]): SafeHtml {
-  const rows = entries.map(
-    (e) => html`<tr data-entry="${e.id}"><td>${e.recorded_at}</td><td>${e.category}</td>
-<td class="content">${clip(e.content)}${(e.tags ?? []).map((tag) => html` <span class="tag">${tag}</span>`)}</td>
+function entriesSection(tenantId: string, recent: TenantPageModel["recentEntries"]): SafeHtml {
+  const rows = recent.rows.map(
+    ({
+      entry: e,
+      state,
+    }) => html`<tr data-entry="${e.id}" data-state="${state}"><td>${e.recorded_at}</td><td>${e.category}</td>
+<td class="content">${clip(e.content)}${(e.tags ?? []).map((tag) => html` <span class="tag">${tag}</span>`)}${
+      state === "current" ? "" : html` <span class="tag state">${state}</span>`
+    }</td>
 <td>${entryLink(tenantId, e.category, e.id)}<br><span class="muted">${e.agent_id ?? e.created_by ?? ""}</span></td>
 <td data-trust="${e.trust}"><b>${e.trust}</b><br><span class="muted origin">${originLabel(e.origin)}</span></td></tr>`,
   );
-  return html`<section id="entries"><h2>Recent entries (newest ${RECENT_ENTRIES})</h2><table>
+  return html`<section id="entries"><h2>Recent entries (the newest ${RECENT_ENTRIES} written)</h2>
+<p class="muted" data-entries-shown>${shownLine(tenantId, recent)}</p><table>
 <thead><tr><th>recorded</th><th>category</th><th>content</th><th>id · by</th><th>trust · origin</th></tr></thead>
 <tbody>${rows.length > 0 ? rows : html`<tr><td colspan="5" class="muted">No entries yet.</td></tr>`}</tbody></table></section>`;
+}
+
+/** What the list leaves out, and the toggle: "13 shown; 2 superseded hidden — show all". */
+function shownLine(tenantId: string, recent: TenantPageModel["recentEntries"]): SafeHtml {
+  const here = tenantPagePath(tenantId);
+  const shown = html`${formatNumber(recent.rows.length)} shown`;
+  if (recent.showAll) return html`${shown}, current or not · <a href="${here}#entries">show current only</a>`;
+  const hidden = ENTRY_STATES.filter((s) => recent.hidden[s]).map(
+    (s) => html`${formatNumber(recent.hidden[s]!)} ${s}`,
+  );
+  if (hidden.length === 0) return html`${shown}; none hidden`;
+  return html`${shown}; ${hidden.map((h, i) => html`${i > 0 ? ", " : ""}${h}`)} hidden — <a href="${here}?show=all#entries">show all</a>`;
 }
 
 function deadLettersSection(m: TenantPageModel, letters: DeadLetter[]): SafeHtml {
