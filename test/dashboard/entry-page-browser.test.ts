@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import { launchChromium } from "../helpers/chromium.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
@@ -24,7 +25,9 @@ let first: string;
 let second: string;
 
 beforeAll(async () => {
-  h = await startHarness();
+  // The harness clock: the newer version becomes valid a minute on, no wall-clock wait.
+  const clock = new ManualClock(Date.now());
+  h = await startHarness({ clock });
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) });
   base = `http://127.0.0.1:${server.port}`;
   const t = await h.createTenant(SCRIPT.slice(0, 100));
@@ -34,13 +37,10 @@ beforeAll(async () => {
     body: { content: SCRIPT, tags: [SCRIPT.slice(0, 60)], data: { note: SCRIPT } },
   });
   first = a.body.id;
+  clock.advance(60_000);
   const b = await h.json("POST", "/memory/facts", {
     token: t.token,
-    body: {
-      content: `${SCRIPT} v2`,
-      supersedes: first,
-      valid_from: new Date(Date.now() + 1000).toISOString(),
-    },
+    body: { content: `${SCRIPT} v2`, supersedes: first },
   });
   expect(b.status).toBe(201);
   second = b.body.id;
