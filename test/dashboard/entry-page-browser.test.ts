@@ -59,20 +59,26 @@ async function signIn(page: Page): Promise<void> {
   await Promise.all([page.waitForURL(`${base}/admin/dashboard`), page.click("button[type=submit]")]);
 }
 
+/** A signed-in page on the tenant's page at that width, recording every dialog that opens. */
+async function tenantPageAt(options: (typeof WIDTHS)[number]) {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await signIn(page);
+  await page.goto(`${base}/admin/dashboard/tenants/${tenantId}`);
+  return { context, page, dialogs };
+}
+
 const entryUrl = (id: string) => `${base}/admin/dashboard/tenants/${tenantId}/entries/fact/${id}`;
 
 describe("an entry's page in chromium", () => {
   for (const options of WIDTHS) {
     test(`at ${options.viewport.width} px: fits, hostile content inert, links lead on`, async () => {
-      const context = await browser.newContext(options);
-      const page = await context.newPage();
-      const dialogs: string[] = [];
-      page.on("dialog", (d) => {
-        dialogs.push(d.message());
-        void d.dismiss();
-      });
-      await signIn(page);
-      await page.goto(`${base}/admin/dashboard/tenants/${tenantId}`);
+      const { context, page, dialogs } = await tenantPageAt(options);
       await Promise.all([page.waitForURL(entryUrl(second)), page.click(`a[data-entry-link="${second}"]`)]);
       expect(await page.locator("[data-field=content]").textContent()).toBe(`${SCRIPT} v2`);
       expect(await page.locator("script, img").count()).toBe(0);
@@ -96,15 +102,7 @@ describe("an entry's page in chromium", () => {
 
   for (const options of WIDTHS) {
     test(`at ${options.viewport.width} px: the search box finds entries; hostile words inert`, async () => {
-      const context = await browser.newContext(options);
-      const page = await context.newPage();
-      const dialogs: string[] = [];
-      page.on("dialog", (d) => {
-        dialogs.push(d.message());
-        void d.dismiss();
-      });
-      await signIn(page);
-      await page.goto(`${base}/admin/dashboard/tenants/${tenantId}`);
+      const { context, page, dialogs } = await tenantPageAt(options);
       const words = `long-unbroken-word "><script>alert('q')</script><img src=x onerror=alert('q')>`;
       await page.fill("form.search input[name=q]", words);
       await page.selectOption("form.search select[name=category]", "fact");
