@@ -69,7 +69,12 @@ export function createApp(stages: AppStages) {
     .use(subscriptionRoutes({ http, subscriptions: features.subscriptions }))
     .use(operatorMetricRoutes({ http, metrics: features.metrics, clock }))
     .use(dashboardRoutes({ http, dashboard: features.dashboard }))
-    .use(dashboardTenantRoutes({ http, dashboard: features.dashboard, webhooks: features.webhooks }))
+    .use(
+      dashboardTenantRoutes({
+        ...{ http, dashboard: features.dashboard, webhooks: features.webhooks },
+        tenants: features.tenants,
+      }),
+    )
     .use(systemRoutes({ http, system: features.system }))
     .use(metricsRoutes({ http, metrics: stores.telemetry }))
     .use(ingestRoutes({ http, ingest: services.ingest, rateLimiter: services.rateLimiter }));

@@ -53,6 +53,9 @@ export const TenantPageQuery = QueryObject({
     LiteralUnion(SOURCE_STATUSES, { description: "the source's status after the last pause or resume" }),
   ),
   source: Type.Optional(LiteralUnion(PAUSABLE_SOURCES, { description: "the source last paused or resumed" })),
+  status: Type.Optional(
+    LiteralUnion(["suspended", "active"] as const, { description: "the status the last button set" }),
+  ),
   show: Type.Optional(
     LiteralUnion(["all"] as const, {
       description: "`all`: recent entries superseded, retracted, ended or not yet valid are listed too",
@@ -95,3 +98,12 @@ export const SearchPageQuery = QueryObject({
   ),
   limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 100, default: SEARCH_LIMIT })),
 });
+
+/** The tenant page's suspend or resume button. */
+export const StatusForm = Type.Object(
+  {
+    status: LiteralUnion(["suspended", "active"] as const, { description: "the tenant's status to set" }),
+    form_token: FormToken,
+  },
+  { additionalProperties: true },
+);

@@ -38,6 +38,8 @@ export interface PageAsked {
   discarded?: string;
   /** Show superseded, retracted, ended and future entries among the recent ones too. */
   showAll?: boolean;
+  /** The status the last suspend or resume button set. */
+  statusSet?: "suspended" | "active";
 }
 
 export async function tenantPageModel(
@@ -63,6 +65,7 @@ export async function tenantPageModel(
     generatedAt: isoOf(now),
     tenant: { tenant_id: id, name: tenant.name, status: tenant.status, created_at: tenant.created_at },
     formToken: asked.formToken,
+    statusSet: asked.statusSet,
     replayed: asked.replayed,
     figures: {
       entries: stats.entries_per_category,

@@ -13,6 +13,7 @@ import { requestIdOf } from "../http/request-id.ts";
 import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
+import type { TenantService } from "../tenants/service.ts";
 import { letterAskedIn } from "../webhooks/letter-asked.ts";
 import type { ReplayAsked, WebhookService } from "../webhooks/service.ts";
 import {
@@ -23,6 +24,7 @@ import {
   ReplayForm,
   SearchPageQuery,
   SourceForm,
+  StatusForm,
   TenantPageQuery,
   DASHBOARD_TAGS as tags,
 } from "./model.ts";
@@ -39,6 +41,8 @@ const FORM_LIMIT = 16 * 1024;
 export interface DashboardTenantRouteDeps {
   http: HttpKit;
   dashboard: DashboardService;
+  /** The admin tenant routes' own service: the same suspend and resume, audited. */
+  tenants: Pick<TenantService, "setStatus">;
   /** The admin webhook routes' own service: the same replay, discard, pause and resume, audited. */
   webhooks: WebhookService;
 }
@@ -75,6 +79,7 @@ export const dashboardTenantRoutes = (deps: DashboardTenantRouteDeps) =>
             query.changed && query.source ? { status: query.changed, source: query.source } : undefined,
           discarded: query.discarded,
           showAll: query.show === "all",
+          statusSet: query.status,
         });
         Object.assign(set.headers, PAGE_HEADERS);
         return tenantPage(model);
@@ -160,6 +165,25 @@ export const dashboardTenantRoutes = (deps: DashboardTenantRouteDeps) =>
           tags,
           summary:
             "The tenant page's discard button: discards one dead letter as POST /admin/webhooks/discard does, then redirects back",
+        },
+      },
+    )
+    .post(
+      "/admin/dashboard/tenants/:tenant_id/status",
+      async ({ tenant, body, principal, set }) => {
+        const item = await deps.tenants.setStatus(tenant.tenant_id, body.status, principal.sub);
+        return backToPage(set, tenant.tenant_id, { status: item.status }, "tenant");
+      },
+      {
+        adminForm: { limit: FORM_LIMIT, refusals: pages(400, 413, 429) },
+        tenant: "any",
+        params: TenantParams,
+        ...validatedBody(StatusForm),
+        response: { 303: Redirect, ...pages(401, 403, 404, 409, 422), ...problems(503, 507) },
+        detail: {
+          tags,
+          summary:
+            "The tenant page's suspend and resume buttons: as POST /admin/tenants/{tenant_id}/suspend and /resume do, then redirects back",
         },
       },
     )

@@ -371,9 +371,9 @@ class Client:
         """Sign out: clears the operator cookie: `GET /admin/dashboard/sign-out`"""
         return self._transport.request("GET", "/admin/dashboard/sign-out", path={}, query={}, headers={})
 
-    def get_admin_dashboard_tenants_by_tenant_id(self, tenant_id: str, *, replayed: Literal["replayed", "dead"] | None = None, event: str | None = None, discarded: str | None = None, changed: Literal["active", "paused"] | None = None, source: Literal["crm", "mail", "data", "marketing_crm", "payments", "code_host", "storefront", "helpdesk", "issue_tracker", "project_tracker", "support_chat", "telephony", "meetings", "incidents", "scheduling", "forms", "esign", "office_graph", "analytics", "warehouse", "calendar", "standard", "messaging"] | None = None, show: Literal["all"] | None = None) -> Any:
+    def get_admin_dashboard_tenants_by_tenant_id(self, tenant_id: str, *, replayed: Literal["replayed", "dead"] | None = None, event: str | None = None, discarded: str | None = None, changed: Literal["active", "paused"] | None = None, source: Literal["crm", "mail", "data", "marketing_crm", "payments", "code_host", "storefront", "helpdesk", "issue_tracker", "project_tracker", "support_chat", "telephony", "meetings", "incidents", "scheduling", "forms", "esign", "office_graph", "analytics", "warehouse", "calendar", "standard", "messaging"] | None = None, status: Literal["suspended", "active"] | None = None, show: Literal["all"] | None = None) -> Any:
         """One tenant's page: figures, writes per day, recent entries, dead letters with replay and discard, sources with pause and resume, connector health, denials: `GET /admin/dashboard/tenants/{tenant_id}`"""
-        return self._transport.request("GET", "/admin/dashboard/tenants/{tenant_id}", path={"tenant_id": tenant_id}, query={"replayed": replayed, "event": event, "discarded": discarded, "changed": changed, "source": source, "show": show}, headers={})
+        return self._transport.request("GET", "/admin/dashboard/tenants/{tenant_id}", path={"tenant_id": tenant_id}, query={"replayed": replayed, "event": event, "discarded": discarded, "changed": changed, "source": source, "status": status, "show": show}, headers={})
 
     def get_admin_dashboard_tenants_by_tenant_id_entries_by_category_by_id(self, tenant_id: str, category: str, id: str) -> Any:
         """One entry's page: its fields, origin and trust, validity, versions and history, with links to what it supersedes, corrects or resolves and what replaced it: `GET /admin/dashboard/tenants/{tenant_id}/entries/{category}/{id}`"""
@@ -390,6 +390,10 @@ class Client:
     def post_admin_dashboard_tenants_by_tenant_id_discard(self, tenant_id: str, body: bytes | str) -> Any:
         """The tenant page's discard button: discards one dead letter as POST /admin/webhooks/discard does, then redirects back: `POST /admin/dashboard/tenants/{tenant_id}/discard`"""
         return self._transport.request("POST", "/admin/dashboard/tenants/{tenant_id}/discard", path={"tenant_id": tenant_id}, query={}, headers={}, body=body, content_type="application/x-www-form-urlencoded")
+
+    def post_admin_dashboard_tenants_by_tenant_id_status(self, tenant_id: str, body: bytes | str) -> Any:
+        """The tenant page's suspend and resume buttons: as POST /admin/tenants/{tenant_id}/suspend and /resume do, then redirects back: `POST /admin/dashboard/tenants/{tenant_id}/status`"""
+        return self._transport.request("POST", "/admin/dashboard/tenants/{tenant_id}/status", path={"tenant_id": tenant_id}, query={}, headers={}, body=body, content_type="application/x-www-form-urlencoded")
 
     def post_admin_dashboard_tenants_by_tenant_id_sources(self, tenant_id: str, body: bytes | str) -> Any:
         """The tenant page's pause and resume buttons: as POST /admin/webhooks/sources/…/pause and /resume do, then redirects back: `POST /admin/dashboard/tenants/{tenant_id}/sources`"""

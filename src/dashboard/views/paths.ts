@@ -35,3 +35,8 @@ export function entryPagePath(tenantId: string, category: string, id: string): s
 export function searchPagePath(tenantId: string): string {
   return `${tenantPagePath(tenantId)}/search`;
 }
+
+/** Where the tenant page's suspend or resume button posts. */
+export function statusFormPath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/status`;
+}

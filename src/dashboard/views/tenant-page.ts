@@ -16,6 +16,7 @@ import {
   replayFormPath,
   SIGN_OUT_PATH,
   sourceFormPath,
+  statusFormPath,
   tenantPagePath,
 } from "./paths.ts";
 import { postForm } from "./post-form.ts";
@@ -37,6 +38,8 @@ export interface TenantPageModel {
   tenant: { tenant_id: string; name: string; status: string; created_at: string };
   /** The form token of the operator's session (src/http/dashboard-form.ts); every form carries it. */
   formToken: string | undefined;
+  /** The status the last suspend or resume button set, from the redirect that came back here. */
+  statusSet?: "suspended" | "active";
   /** What the last replay did, from the redirect that came back here. */
   replayed?: { event: string; status: "replayed" | "dead" };
   /** The event whose dead letter the last discard button discarded. */
@@ -97,10 +100,22 @@ export function tenantPage(m: TenantPageModel): string {
 <main>
 <section id="tenant"><h2>${t.name}</h2>
 <p><code>${t.tenant_id}</code> · <span class="status-${t.status}">${t.status}</span> · created ${t.created_at}</p>
+${statusButton(m)}
 <p><a href="${OVERVIEW_PATH}">← All tenants</a></p></section>
 ${sections}
 </main>`,
   );
+}
+
+/** Suspend (a suspended tenant's tokens are refused) or resume, as the admin API does, audited. */
+function statusButton(m: TenantPageModel): SafeHtml {
+  const t = m.tenant;
+  const next = t.status === "suspended" ? "active" : "suspended";
+  const notice =
+    m.statusSet === undefined
+      ? ""
+      : html`<p class="notice" role="status">Tenant ${m.statusSet === "suspended" ? "suspended" : "resumed"}.</p>`;
+  return html`${notice}<p>${postForm(statusFormPath(t.tenant_id), { status: next }, next === "suspended" ? "Suspend tenant" : "Resume tenant", m.formToken)}</p>`;
 }
 
 function discardNotice(event: string | undefined): SafeHtml | string {
