@@ -2,7 +2,8 @@
  * An entry's page and the tenant's search box in headless chromium, at a desktop's width (1280 px)
  * and a phone's (390 px): each fits without scrolling sideways, a `<script>` and an event handler in
  * the entry's content, tags and data and in the search words stay text (no dialog opens), results
- * link to their entries, and the entry's links lead to the entries it names.
+ * link to their entries, and the entry's links lead to the entries it names. The suspend button
+ * works, and its form posted without the page's token is refused.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
@@ -121,4 +122,22 @@ describe("an entry's page in chromium", () => {
       await context.close();
     });
   }
+
+  test("the suspend button works; the same form posted without the page's token is refused", async () => {
+    const { context, page, dialogs } = await tenantPageAt(WIDTHS[1]!);
+    const action = `${base}/admin/dashboard/tenants/${tenantId}/status`;
+    // The browser's own request, with the cookie, from this origin, but without the form token.
+    const forged = await page.request.post(action, {
+      form: { status: "suspended" },
+      headers: { origin: base, "sec-fetch-site": "same-origin" },
+    });
+    expect(forged.status()).toBe(400);
+    expect(await page.locator("#tenant .status-active").count()).toBe(1);
+    await Promise.all([page.waitForURL(/status=suspended/), page.click("text=Suspend tenant")]);
+    expect(await page.locator("#tenant .status-suspended").count()).toBe(1);
+    await Promise.all([page.waitForURL(/status=active/), page.click("text=Resume tenant")]);
+    expect(await page.locator("#tenant .status-active").count()).toBe(1);
+    expect(dialogs).toEqual([]);
+    await context.close();
+  });
 });
