@@ -30,6 +30,9 @@ const PAGES = new Set([
   "POST /admin/dashboard/tenants/:tenant_id/replay",
   "POST /admin/dashboard/tenants/:tenant_id/discard",
   "POST /admin/dashboard/tenants/:tenant_id/sources",
+  "GET /admin/dashboard/tenants/:tenant_id/entries/:category/:id",
+  "GET /admin/dashboard/tenants/:tenant_id/search",
+  "POST /admin/dashboard/tenants/:tenant_id/status",
 ]);
 const NO_TOKEN = 'Bearer realm="memory-runtime"';
 const BAD_TOKEN = 'Bearer realm="memory-runtime", error="invalid_token"';
