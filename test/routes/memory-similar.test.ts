@@ -24,6 +24,8 @@ const ADDED = "Alice strongly prefers green tea in the morning before work";
 const UNRELATED = "Quarterly sales figures were sent to the board";
 /** An explicit valid_from: without one it is the write's time, and two writes are two entries. */
 const AT = "2025-03-01T00:00:00.000Z";
+/** A valid time after AT, for an entry superseding one valid from AT. */
+const LATER = "2025-04-01T00:00:00.000Z";
 
 async function tenant() {
   return h.createTenant();
@@ -83,8 +85,15 @@ describe("similar on write", () => {
     await post(t.token, "decisions", { content: BASE });
     const retracted = await post(t.token, "facts", { content: ADDED });
     await h.json("DELETE", `/memory/facts/${retracted.body.id}`, { token: t.token });
-    const old = await post(t.token, "facts", { content: CHANGED });
-    await post(t.token, "facts", { content: "Alice now prefers coffee", supersedes: old.body.id });
+    // Valid times given: a superseding entry must begin after the one it closes, and two writes in
+    // one millisecond would otherwise refuse the supersession (422) and leave CHANGED live.
+    const old = await post(t.token, "facts", { content: CHANGED, valid_from: AT });
+    const newer = await post(t.token, "facts", {
+      content: "Alice now prefers coffee",
+      supersedes: old.body.id,
+      valid_from: LATER,
+    });
+    expect(newer.status).toBe(201);
     const res = await post(t.token, "facts", { content: BASE });
     expect(res.status).toBe(201);
     expect(res.body.similar).toBeUndefined();
@@ -92,8 +101,8 @@ describe("similar on write", () => {
 
   test("the entry a write supersedes is related on purpose, not a duplicate", async () => {
     const t = await tenant();
-    const old = await post(t.token, "facts", { content: BASE });
-    const res = await post(t.token, "facts", { content: CHANGED, supersedes: old.body.id });
+    const old = await post(t.token, "facts", { content: BASE, valid_from: AT });
+    const res = await post(t.token, "facts", { content: CHANGED, supersedes: old.body.id, valid_from: LATER });
     expect(res.status).toBe(201);
     expect(res.body.similar).toBeUndefined();
   });
