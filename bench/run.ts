@@ -41,12 +41,15 @@
  *
  * BENCH_SECONDS (default 5) sets each load's duration; BENCH_FULL=0 runs 10k instead of 100k (a
  * quick smoke, written to bench/results/tmp-smoke.json); BENCH_SCALE=1m runs bench/scale-1m.ts;
+ * Every service the bench spawns runs with production telemetry: metrics, the access log (`info`)
+ * and traces sampled at 10% to a local OTLP sink (bench/otlp-sink.ts; BENCH_TRACES=R or off).
  * BENCH_PART=service runs only the service's bulk loads, searches and restarts (bench/service-only.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseCli } from "../scripts/cli.ts";
 import { embeddingFigures, embeddingOnly, runBackgroundEmbedding } from "./embedding-figures.ts";
 import { floorFigures as floorFiguresOf, lmdbFloor } from "./lmdb-floor.ts";
+import { type OtlpSink, startOtlpSink, traceRatioOf } from "./otlp-sink.ts";
 import { cleanUp, removeTempDir, type Started, startProcess, startService, stop } from "./processes.ts";
 import { type Figure, figuresJson, table } from "./report.ts";
 import { scale1m } from "./scale-1m.ts";
@@ -73,6 +76,7 @@ loopback ports, stopped with the bench (also on Ctrl-C, SIGTERM, SIGHUP). Takes 
   BENCH_SCALE=1m         the 1M-entry run (bench/scale-1m.ts)
   BENCH_PART=service     only the service's bulk loads, searches and restarts
   BENCH_PART=embedding   only the embedders' tier figures (BENCH_EMBEDDERS=hash,static,tiered,local)
+  BENCH_TRACES=R|off     the services' traces sampled at ratio R (default 0.1, to a local sink), or off
 `,
 });
 
@@ -92,7 +96,11 @@ async function main(): Promise<void> {
   if (process.env.BENCH_PART === "service") return serviceOnly(log);
   if (scale) throw new Error(`BENCH_SCALE=${scale}: only 1m is known`);
   const machineInfo = machine();
-  log(`bench: ${SIZE_LABEL} entries, ${process.env.BENCH_SECONDS ?? 5} s loads, ${ROUNDS} runs each`);
+  const traces = tracesOn();
+  log(
+    `bench: ${SIZE_LABEL} entries, ${process.env.BENCH_SECONDS ?? 5} s loads, ${ROUNDS} runs each, ` +
+      `traces ${traces ? `sampled at ${traces.env.OTEL_TRACES_SAMPLER_ARG}` : "off"}, access log info, metrics on`,
+  );
 
   // 1. HTTP routes and webhooks: the bare server and the service. Per-tenant webhook secrets are
   // read from the environment at start: create the tenant, then start the service again on the
@@ -231,6 +239,8 @@ async function main(): Promise<void> {
     wall_s: wall,
     machine: { ...machineInfo, load_average_at_end: loadAverage() },
     settings: {
+      traces_sampled: traces ? Number(traces.env.OTEL_TRACES_SAMPLER_ARG) : "off",
+      trace_exports: traces?.exports(),
       entries: SIZE,
       rounds: ROUNDS,
       queries: QUERIES,
@@ -261,6 +271,19 @@ async function main(): Promise<void> {
   );
   for (const failed of failedRequests) console.log(`warning: ${failed}`);
   console.log(`written to ${file}; wall time ${Math.round(wall)} s`);
+}
+
+/**
+ * Production telemetry for every service the bench spawns (they inherit this process's
+ * environment): traces sampled to a local OTLP sink, beside the access log (`info`, the default)
+ * and the metrics (always on). The in-process runtimes take their own environment and stay untraced.
+ */
+function tracesOn(): OtlpSink | undefined {
+  const ratio = traceRatioOf(process.env.BENCH_TRACES);
+  if (ratio === undefined) return undefined;
+  const sink = startOtlpSink(ratio);
+  Object.assign(process.env, sink.env);
+  return sink;
 }
 
 /**
