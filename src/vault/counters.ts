@@ -24,7 +24,7 @@ export class Counters {
   constructor(
     private readonly root: RootDatabase,
     private readonly meta: Database<number, string>,
-    private readonly entries: Database<StoredEntry, string>,
+    private readonly entries: Database<StoredEntry, number>,
   ) {}
 
   /** Committed entries (the B-tree's own count). */

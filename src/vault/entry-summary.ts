@@ -80,6 +80,12 @@ export class EntrySummary {
     return this.slots.get(id) >= 0;
   }
 
+  /** The entry's sequence number, staged writes included (a read by id skips the id → seq record). */
+  seqOf(id: string): number | undefined {
+    const slot = this.slots.get(id);
+    return slot >= 0 ? this.seqs[slot] : undefined;
+  }
+
   /** Entries known (not erased). */
   count(): number {
     return this.size - this.dead;

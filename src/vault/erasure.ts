@@ -18,7 +18,8 @@ export function putErasure(t: ErasedTables, counters: Counters, erasure: Erasure
   const { memory } = t;
   for (const s of erasure.entries) {
     const e = s.entry;
-    memory.entries.remove(e.id);
+    memory.entries.remove(s.seq);
+    memory.entryIds.remove(e.id);
     memory.rows.remove(s.seq);
     memory.embeddings.remove(s.seq);
     memory.embedQueue.remove(s.seq);

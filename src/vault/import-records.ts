@@ -51,7 +51,7 @@ function putRecord(h: ImportTables, record: VaultRecord, deadLetterKey: DeadLett
       return;
     case "embedding": {
       // Stored under its entry's sequence number (vector-records.ts); entries come first in an export.
-      const seq = h.entries.get(record.key)?.seq;
+      const seq = h.entryIds.get(record.key);
       if (seq === undefined) throw new ValidationFailed(`an embedding of no imported entry (${record.key})`);
       const bytes = Buffer.from(record.value, "base64");
       const vec = new Float32Array(bytes.byteLength / 4);
@@ -81,6 +81,7 @@ export function clearImported(h: ImportTables): void {
   // state of the tenant's own connectors survives an aborted import.
   const all = [
     h.entries,
+    h.entryIds,
     h.rows,
     h.embeddings,
     h.embedQueue,

@@ -50,7 +50,7 @@ export function migrateVectorKeys(root: RootDatabase, memory: TablesOf<"memory">
   root.transactionSync(() => {
     for (const [id, bytes] of byId) {
       legacy.remove(id);
-      const seq = memory.entries.get(id)?.seq;
+      const seq = memory.entryIds.get(id);
       if (seq === undefined) continue;
       const vec = new Float32Array(bytes.byteLength / 4);
       new Uint8Array(vec.buffer).set(bytes);
@@ -67,7 +67,7 @@ export function migrateVectorKeys(root: RootDatabase, memory: TablesOf<"memory">
 export function* currentRows(root: RootDatabase, memory: TablesOf<"memory">): Generator<[number, EntryRow]> {
   const remade: Array<[number, EntryRow]> = [];
   for (const { key, value } of memory.rows.getRange()) {
-    const stored = value.length < ROW_LENGTH ? memory.entries.get(value[0]) : undefined;
+    const stored = value.length < ROW_LENGTH ? memory.entries.get(key) : undefined;
     const row = stored ? entryRow(stored) : value;
     if (stored) remade.push([key, row]);
     yield [key, row];

@@ -44,7 +44,8 @@ export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[strin
 
 /** An entry and its index record (entry-rows.ts); an import writes exactly these too. */
 export function putEntry(memory: TablesOf<"memory">, s: StoredEntry): void {
-  memory.entries.put(s.entry.id, s);
+  memory.entries.put(s.seq, s);
+  memory.entryIds.put(s.entry.id, s.seq);
   memory.rows.put(s.seq, entryRow(s));
 }
 

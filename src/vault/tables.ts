@@ -36,7 +36,14 @@ export const table = <V, K extends Key = string>(name: string, options: TableOpt
 export const TABLES = {
   /** Entries and what finds them (actors/tenant/memory/). */
   memory: {
-    entries: table<StoredEntry>("entries", { cache: true }),
+    /**
+     * seq → the stored entry: appended in sequence order, so a write's pages are the map's last
+     * ones. Vaults of the earlier layout (entries under their random id, "entries") are migrated
+     * on open (seq-layout.ts).
+     */
+    entries: table<StoredEntry, number>("entries-by-seq", { cache: true }),
+    /** id → seq: the one random-key record of an entry, how a read by id finds it. */
+    entryIds: table<number>("entry-ids"),
     /**
      * seq → the entry's one index record (entry-rows.ts): category, tags, both time axes. Read
      * whole into the in-memory summary on open (entry-summary.ts); the newest key gives the

@@ -19,6 +19,7 @@ import {
 } from "./import-records.ts";
 import { currentRows, lastSeq, migrateEntryRows, migrateVectorKeys } from "./migrations.ts";
 import { putOutboundRecords, putWriteSet } from "./put-write-set.ts";
+import { migrateSeqLayout, storedById } from "./seq-layout.ts";
 import { type StagedSet, Staging } from "./staging.ts";
 import { StateSeqs } from "./state-seqs.ts";
 import { guardCommitRejections, observeCommits, storageFault } from "./storage-faults.ts";
@@ -51,8 +52,8 @@ export interface VaultOptions extends StorageLimits {
 }
 
 /** lmdb-js's read cache of a `cache: true` database (not part of its typed API). */
-function entryCache(db: Database<StoredEntry, string>): { delete(key: string): void } | undefined {
-  return (db as unknown as { cache?: { delete(key: string): void } }).cache;
+function entryCache(db: Database<StoredEntry, number>): { delete(key: number): void } | undefined {
+  return (db as unknown as { cache?: { delete(key: number): void } }).cache;
 }
 
 /**
@@ -104,6 +105,8 @@ export class TenantVault {
     this.changes = new ChangeLog(log);
     this.counters = new Counters(this.root, vault.meta, memory.entries);
     this.stateSeqs = new StateSeqs(ingest.connectorState);
+    // First: the migrations below read entries by sequence and ids through their id → seq records.
+    migrateSeqLayout(this.root, memory, vault.meta);
     migrateEntryRows(this.root, memory);
     this.seq = lastSeq(vault.meta, memory);
     migrateVectorKeys(this.root, memory);
@@ -290,7 +293,7 @@ export class TenantVault {
     this.staging.unstage(staged);
     // Both a put and a remove leave their value pinned in the read cache until the commit.
     for (const s of [...set.entries, ...(set.erase?.entries ?? [])]) {
-      entryCache(this.tables.memory.entries)?.delete(s.entry.id);
+      entryCache(this.tables.memory.entries)?.delete(s.seq);
       this.restoreSummary(s.entry.id);
     }
     this.stateSeqs.forget(set);
@@ -302,7 +305,7 @@ export class TenantVault {
 
   /** An entry's summary row as staged or committed now (a failed write's is taken back). */
   private restoreSummary(id: string): void {
-    const now = this.staging.peek(id) ?? this.tables.memory.entries.get(id);
+    const now = this.staging.peek(id) ?? storedById(this.tables.memory, id);
     if (now) this.summary.upsert(now.seq, entryRow(now));
     else this.summary.remove(id);
   }

@@ -7,6 +7,7 @@ import type { StoredEntry } from "../../src/memory/temporal.ts";
 import { openEnvironment } from "../../src/vault/tables.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
+import { toIdKeyedLayout } from "../helpers/id-keyed-layout.ts";
 
 type Token = { token: string };
 
@@ -39,6 +40,8 @@ async function reads(h: Harness, as: Token) {
 
 /** Rewrites a vault into the earlier layout: three index tables, no index records. */
 function toEarlierLayout(dir: string): void {
+  // That layout kept entries under their id too (seq-layout.ts migrates it first).
+  toIdKeyedLayout(dir);
   const root = openEnvironment(dir);
   const db = (name: string) => root.openDB({ name }) as Database<unknown, Key>;
   const [entries, rows] = [db("entries"), db("entry-rows")];

@@ -277,7 +277,7 @@ describe("TenantVault: counters", () => {
     expect(vault.changes.last()).toBe(1);
     const t = stored(vault, "fact");
     await vault.write({ entries: [t], created: [t] });
-    expect(vault.tablesOf("memory").entries.get(t.entry.id)?.entry.id).toBe(t.entry.id);
+    expect(vault.tablesOf("memory").entries.get(t.seq)?.entry.id).toBe(t.entry.id);
   });
 
   test("a vault written before the counters existed gets them when it is opened", async () => {

@@ -5,6 +5,7 @@ import type {
   EmbedQueue,
 } from "../../../src/embedding/embed-scheduler.ts";
 import type { Clock, TimerHandle } from "../../../src/runtime/clock.ts";
+import { storedById } from "../../../src/vault/seq-layout.ts";
 import { storedCount, type TableViews } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
@@ -207,7 +208,7 @@ export class EmbedBacklog implements EmbedQueue {
       if (this.handedOut.has(seq) || this.erased.has(id)) continue;
       const failed = this.failures.get(seq);
       if (failed && (retry || failed.notBefore > now)) continue;
-      const stored = this.memory.entries.get(id);
+      const stored = storedById(this.memory, id, seq);
       if (!stored) continue;
       const item = { seq, id, text: stored.entry.content };
       if (failed) retry = item;
@@ -261,7 +262,7 @@ export class EmbedBacklog implements EmbedQueue {
     const done: Array<[number, string, Float32Array]> = [];
     items.forEach(({ seq, id }, i) => {
       if (this.erased.has(id) || this.storing.has(seq) || !this.memory.embedQueue.doesExist(seq)) return;
-      if (this.memory.entries.get(id)?.seq !== seq) return;
+      if (storedById(this.memory, id, seq) === undefined) return;
       if (!this.upgrading && this.memory.embeddings.doesExist(seq)) return;
       done.push([seq, id, vectors[i]!]);
     });

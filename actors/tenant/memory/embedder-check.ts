@@ -1,5 +1,6 @@
 import type { BackgroundEmbedding } from "../../../src/embedding/embed-scheduler.ts";
 import { embedderStamp } from "../../../src/vault/embedding-records.ts";
+import { storedById } from "../../../src/vault/seq-layout.ts";
 import { storedCount, type TableViews } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { vectorRecordDims } from "../../../src/vault/vector-records.ts";
@@ -100,7 +101,7 @@ function unvectored(
   const out: Array<[number, string, Float32Array]> = [];
   for (const { key, value } of memory.rows.getRange()) {
     if (memory.embeddings.doesExist(key)) continue;
-    const stored = memory.entries.get(value[0]);
+    const stored = storedById(memory, value[0], key);
     if (stored) out.push([key, value[0], vectorOf(stored.entry.content)]);
   }
   return out;

@@ -16,8 +16,8 @@ export const ENTITY_BUILD_CHUNK = 1024;
  */
 export class EntityStore {
   private readonly index = new EntityIndex();
-  /** The last id the build read; `done` once it read them all. */
-  private cursor: string | undefined;
+  /** The last sequence number the build read; `done` once it read them all. */
+  private cursor = 0;
   private done = false;
   /** Erased while the build runs: the build does not add them back. */
   private readonly erased = new Set<string>();
@@ -48,7 +48,7 @@ export class EntityStore {
     if (this.done) return true;
     const page = this.entries.page(this.cursor, Math.min(limit, 1 << 30));
     for (const stored of page) if (!this.erased.has(stored.entry.id)) this.index.add(stored.entry);
-    this.cursor = page.at(-1)?.entry.id ?? this.cursor;
+    this.cursor = page.at(-1)?.seq ?? this.cursor;
     if (page.length < Math.min(limit, 1 << 30)) this.finish();
     return this.done;
   }

@@ -3,6 +3,7 @@ import type { Category } from "../../../src/models/category.ts";
 import type { ScopeFilter } from "../../../src/models/scope.ts";
 import { withProvenance } from "../../../src/provenance/trust.ts";
 import type { EntrySummary } from "../../../src/vault/entry-summary.ts";
+import { storedById } from "../../../src/vault/seq-layout.ts";
 import type { Staging } from "../../../src/vault/staging.ts";
 import { storedCount, type TableViews } from "../../../src/vault/tables.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
@@ -30,11 +31,20 @@ export class EntryStore {
   }
 
   get(id: string): StoredEntry | undefined {
-    return this.staging.entry(id) ?? readable(this.tables.entries.get(id));
+    return this.staging.entry(id) ?? readable(this.committed(id));
   }
 
   has(id: string): boolean {
-    return this.staging.entry(id) !== undefined || this.tables.entries.doesExist(id);
+    return this.staging.entry(id) !== undefined || this.committed(id) !== undefined;
+  }
+
+  /**
+   * The committed entry of `id`: by the summary's sequence number (no read of the id → seq
+   * record), else by that record (an entry whose erasure is still committing has left the summary).
+   */
+  private committed(id: string): StoredEntry | undefined {
+    const seq = this.summary.seqOf(id);
+    return (seq === undefined ? undefined : storedById(this.tables, id, seq)) ?? storedById(this.tables, id);
   }
 
   /** Committed entries (the B-tree's own count). */
@@ -48,16 +58,12 @@ export class EntryStore {
   }
 
   /**
-   * Up to `limit` committed entries after the id `after` (from the first without), in id order:
-   * a build in chunks resumes where the last one stopped, no read transaction held in between.
+   * Up to `limit` committed entries after the sequence number `after`, in sequence order: a build
+   * in chunks resumes where the last one stopped, no read transaction held in between.
    */
-  page(after: string | undefined, limit: number): StoredEntry[] {
-    const range = this.tables.entries.getRange({
-      start: after,
-      limit: after === undefined ? limit : limit + 1,
-    });
+  page(after: number, limit: number): StoredEntry[] {
     const page: StoredEntry[] = [];
-    for (const { key, value } of range) if (key !== after && page.length < limit) page.push(readable(value)!);
+    for (const { value } of this.tables.entries.getRange({ start: after + 1, limit })) page.push(readable(value)!);
     return page;
   }
 
@@ -72,7 +78,7 @@ export class EntryStore {
   vector(id: string): Float32Array | undefined {
     const pending = this.staging.key("v", id);
     if (pending instanceof Float32Array) return pending;
-    const seq = this.staging.peek(id)?.seq ?? this.tables.entries.get(id)?.seq;
+    const seq = this.staging.peek(id)?.seq ?? this.summary.seqOf(id) ?? this.tables.entryIds.get(id);
     const bytes = seq === undefined ? undefined : this.tables.embeddings.getBinary(seq);
     return bytes && vectorRecordId(bytes) === id ? vectorRecordVector(bytes) : undefined;
   }

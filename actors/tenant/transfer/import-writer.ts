@@ -62,7 +62,7 @@ function checkUnique(h: TransferTables, batch: NumberedRecord[]): void {
     if (record.type === "entry") {
       const { seq, entry } = record.value;
       const slot = seq;
-      if (ids.has(entry.id) || h.entries.doesExist(entry.id))
+      if (ids.has(entry.id) || h.entryIds.doesExist(entry.id))
         duplicate(line, `entry ${entry.id} is imported twice`, "/value/entry/id");
       if (seqs.has(slot) || h.rows.doesExist(seq))
         duplicate(line, `sequence ${seq} is used twice`, "/value/seq");

@@ -28,7 +28,7 @@ EntryStore.prototype.all = function* (this: EntryStore) {
   }
 };
 const page = EntryStore.prototype.page;
-EntryStore.prototype.page = function (this: EntryStore, after: string | undefined, limit: number) {
+EntryStore.prototype.page = function (this: EntryStore, after: number, limit: number) {
   const read = page.call(this, after, limit);
   entriesRead += read.length;
   return read;
