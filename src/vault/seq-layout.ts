@@ -85,7 +85,10 @@ function idPage(old: Database<StoredEntry, string>, after: string | undefined, l
 
 /** The committed entry of `id`, through its id → seq record (undefined when there is none). */
 export function storedById(
-  memory: { entries: { get(seq: number): StoredEntry | undefined }; entryIds: { get(id: string): number | undefined } },
+  memory: {
+    entries: { get(seq: number): StoredEntry | undefined };
+    entryIds: { get(id: string): number | undefined };
+  },
   id: string,
   seq = memory.entryIds.get(id),
 ): StoredEntry | undefined {

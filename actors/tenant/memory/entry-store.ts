@@ -63,7 +63,8 @@ export class EntryStore {
    */
   page(after: number, limit: number): StoredEntry[] {
     const page: StoredEntry[] = [];
-    for (const { value } of this.tables.entries.getRange({ start: after + 1, limit })) page.push(readable(value)!);
+    for (const { value } of this.tables.entries.getRange({ start: after + 1, limit }))
+      page.push(readable(value)!);
     return page;
   }
 
