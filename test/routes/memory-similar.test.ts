@@ -102,7 +102,11 @@ describe("similar on write", () => {
   test("the entry a write supersedes is related on purpose, not a duplicate", async () => {
     const t = await tenant();
     const old = await post(t.token, "facts", { content: BASE, valid_from: AT });
-    const res = await post(t.token, "facts", { content: CHANGED, supersedes: old.body.id, valid_from: LATER });
+    const res = await post(t.token, "facts", {
+      content: CHANGED,
+      supersedes: old.body.id,
+      valid_from: LATER,
+    });
     expect(res.status).toBe(201);
     expect(res.body.similar).toBeUndefined();
   });
