@@ -3,8 +3,9 @@
  * write puts in the vault's layout, on this machine, with none of the service's JS around them.
  * The service's write figures are reported as ratios to it (write_floor_ratio, batch_floor_ratio).
  *
- * - single: 64 concurrent awaiters, each putting one write's records (the entry, its index keys,
- *   its vector record, its change-log records, its two counters) and awaiting their commit, as
+ * - single: 64 concurrent awaiters, each putting one write's records (putWriteSet's: the entry
+ *   under its sequence number, its id → seq record, its index record, its vector record; its
+ *   change-log records, its two counters) and awaiting their commit, as
  *   `POST /memory/facts` does (lmdb-js group-commits what is in flight); writes/s.
  * - batch: 1,000 entries' records in one transaction, counters once per batch, as the batch route
  *   writes them; entries/s.
