@@ -1,10 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { NotFound } from "../errors/domain-errors.ts";
 import { toAppError } from "../http/errors.ts";
 import type { HttpKit } from "../http/http-kit.ts";
 import type { RateLimiter } from "../http/rate-limit.ts";
-import { safeEcho } from "../http/safe-echo.ts";
 import type { TenantParamOption } from "../http/tenant-param.ts";
 import { StrictObject } from "../models/common.ts";
 import { IngestSummary, IntakeQueued } from "../models/dead-letter.ts";
@@ -12,6 +10,7 @@ import { sentAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import { HeldAnswer } from "../models/webhook-operations.ts";
 import { findSource, SOURCE_IDS } from "../sources/registry.ts";
+import { unknownSource } from "../webhooks/unknown-source.ts";
 import type { IngestPipeline } from "./deliver.ts";
 import type { IngestSummary as Summary } from "./ingest-item.ts";
 
@@ -97,7 +96,7 @@ async function countRefusals<T>(
 /** The delivery's source, or a 404 (not counted: there is no source to count it against). */
 function sourceOf({ params }: { params: Record<string, string> }) {
   const source = findSource(params.source ?? "");
-  if (!source) throw new NotFound(`no webhook source ${safeEcho(params.source ?? "")}`);
+  if (!source) throw unknownSource(params.source ?? "", SOURCE_IDS);
   return { source };
 }
 

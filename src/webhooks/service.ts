@@ -4,7 +4,6 @@
  * admin audit log; the answer waits for the record.
  */
 import { NotFound } from "../errors/domain-errors.ts";
-import { safeEcho } from "../http/safe-echo.ts";
 import type { IngestPipeline } from "../ingest/deliver.ts";
 import type { DeadLetter, DiscardReply, ReplayReply } from "../models/dead-letter.ts";
 import type {
@@ -18,6 +17,7 @@ import type { ActorRef } from "../runtime/actor-system.ts";
 import type { AdminAuditSink } from "../tenants/lifecycle.ts";
 import { MAX_EVENT_ID } from "./model.ts";
 import { type DeliveryLogFilter, PAUSABLE_SOURCES, type WebhookOperations } from "./operations.ts";
+import { unknownSource } from "./unknown-source.ts";
 
 export interface WebhookServiceDeps {
   /** The tenant's actor: its dead letters are read there. */
@@ -65,7 +65,7 @@ function knownLetter(eventId: string): string {
 
 /** The path's source, or a 404 (as on the webhook route: an unknown source is not found, not invalid). */
 function knownSource(source: string): string {
-  if (!PAUSABLE_SOURCES.includes(source)) throw new NotFound(`no webhook source ${safeEcho(source)}`);
+  if (!PAUSABLE_SOURCES.includes(source)) throw unknownSource(source, PAUSABLE_SOURCES);
   return source;
 }
 

@@ -5,6 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { crmSource } from "../../src/sources/crm/source.ts";
+import { SOURCE_IDS } from "../../src/sources/registry.ts";
+import { PAUSABLE_SOURCES } from "../../src/webhooks/operations.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 import { expectProblem } from "../helpers/problem.ts";
 import { admin, deliver, fact, factsOf, warehouseTenant } from "../helpers/webhook-ops.ts";
@@ -259,6 +261,17 @@ describe("pause and resume a source", () => {
 });
 
 describe("refusals", () => {
+  test("an unknown source's 404 names the sources there are, on the pause route and on delivery", async () => {
+    const t = await warehouseTenant(h);
+    const paused = await pause(t.id, "stripe");
+    refused(paused, 404, "not_found");
+    expect(paused.body.detail).toBe(`no webhook source stripe; sources: ${PAUSABLE_SOURCES.join(", ")}`);
+    expect(PAUSABLE_SOURCES).toContain("warehouse");
+    const delivered = await h.call("POST", `/webhooks/stripe/${t.id}`, { body: "{}" });
+    const problem = await expectProblem(delivered, 404, "not_found");
+    expect(problem.detail).toBe(`no webhook source stripe; sources: ${SOURCE_IDS.join(", ")}`);
+  });
+
   test("unknown source 404, unknown or malformed tenant 404, tenant token 403, no token 401", async () => {
     const t = await warehouseTenant(h);
     refused(await pause(t.id, "no_such_source"), 404, "not_found");
