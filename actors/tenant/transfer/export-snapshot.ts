@@ -66,13 +66,16 @@ function sectionsOf(h: TransferTables, txn: ReadTransaction, kind: ModelSpaceKin
   ];
 }
 
+/** The entry id of an entry or embedding record: both are keyed by sequence, the id is in the value. */
+function entryIdOf(s: Section, value: unknown): string {
+  return s.type === "entry" ? (value as { entry: { id: string } }).entry.id : vectorRecordId(value as Uint8Array);
+}
+
 /** A scoped export's sections: the entries it keeps and their embeddings; nothing else is theirs alone. */
 function scopedSections(sections: Section[], keep: (id: string) => boolean): Section[] {
-  const idOf = (s: Section, value: unknown) =>
-    s.type === "entry" ? (value as { entry: { id: string } }).entry.id : vectorRecordId(value as Uint8Array);
   return sections
     .filter((s) => s.type === "entry" || s.type === "embedding")
-    .map((s) => ({ ...s, line: (key, value) => (keep(idOf(s, value)) ? s.line(key, value) : undefined) }));
+    .map((s) => ({ ...s, line: (key, value) => (keep(entryIdOf(s, value)) ? s.line(key, value) : undefined) }));
 }
 
 /**
@@ -118,14 +121,10 @@ export class ExportSnapshot {
     return counts;
   }
 
-  /** A scoped section's records: entries by their key (the id), embeddings by the id in their value. */
+  /** A scoped section's records, counted by the entry id in each value (the keys are sequences). */
   private keptCount(s: Section): number {
     let n = 0;
-    if (s.type === "entry") {
-      for (const id of s.db.getKeys({ transaction: this.txn })) if (this.keep!(String(id))) n++;
-    } else
-      for (const { value } of s.db.getRange({ transaction: this.txn }))
-        if (this.keep!(vectorRecordId(value as Uint8Array))) n++;
+    for (const { value } of s.db.getRange({ transaction: this.txn })) if (this.keep!(entryIdOf(s, value))) n++;
     return n;
   }
 
