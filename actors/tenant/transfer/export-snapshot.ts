@@ -68,14 +68,19 @@ function sectionsOf(h: TransferTables, txn: ReadTransaction, kind: ModelSpaceKin
 
 /** The entry id of an entry or embedding record: both are keyed by sequence, the id is in the value. */
 function entryIdOf(s: Section, value: unknown): string {
-  return s.type === "entry" ? (value as { entry: { id: string } }).entry.id : vectorRecordId(value as Uint8Array);
+  return s.type === "entry"
+    ? (value as { entry: { id: string } }).entry.id
+    : vectorRecordId(value as Uint8Array);
 }
 
 /** A scoped export's sections: the entries it keeps and their embeddings; nothing else is theirs alone. */
 function scopedSections(sections: Section[], keep: (id: string) => boolean): Section[] {
   return sections
     .filter((s) => s.type === "entry" || s.type === "embedding")
-    .map((s) => ({ ...s, line: (key, value) => (keep(entryIdOf(s, value)) ? s.line(key, value) : undefined) }));
+    .map((s) => ({
+      ...s,
+      line: (key, value) => (keep(entryIdOf(s, value)) ? s.line(key, value) : undefined),
+    }));
 }
 
 /**
@@ -124,7 +129,8 @@ export class ExportSnapshot {
   /** A scoped section's records, counted by the entry id in each value (the keys are sequences). */
   private keptCount(s: Section): number {
     let n = 0;
-    for (const { value } of s.db.getRange({ transaction: this.txn })) if (this.keep!(entryIdOf(s, value))) n++;
+    for (const { value } of s.db.getRange({ transaction: this.txn }))
+      if (this.keep!(entryIdOf(s, value))) n++;
     return n;
   }
 
