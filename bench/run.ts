@@ -281,10 +281,13 @@ async function main(): Promise<void> {
 function tracesOn(): OtlpSink | undefined {
   const ratio = traceRatioOf(process.env.BENCH_TRACES);
   if (ratio === undefined) return undefined;
-  const sink = startOtlpSink(ratio);
-  Object.assign(process.env, sink.env);
-  return sink;
+  openSink = startOtlpSink(ratio);
+  Object.assign(process.env, openSink.env);
+  return openSink;
 }
+
+/** The sink tracesOn started: stopped at the end, or its listening socket keeps the bench alive. */
+let openSink: OtlpSink | undefined;
 
 /**
  * The index alone is a detail, not a key, and the one part of the bench that drives the index
@@ -315,4 +318,5 @@ try {
   process.exitCode = 1;
 } finally {
   cleanUp();
+  openSink?.stop();
 }
