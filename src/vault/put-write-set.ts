@@ -5,7 +5,7 @@ import { MAX_LOG_KEY, type OutboundRecords } from "./outbound-records.ts";
 import type { TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
 import { heldIdKey, type WebhookRecords } from "./webhook-records.ts";
-import type { WriteSet } from "./write-set.ts";
+import { dedupeRecords, type WriteSet } from "./write-set.ts";
 
 /** The tables a write set's entry, ingest and embedding parts go to. */
 export interface WrittenTables {
@@ -37,7 +37,7 @@ export function putWriteSet(t: WrittenTables, set: WriteSet, state: Array<[strin
   for (const [key, value] of state)
     value === null ? ingest.connectorState.remove(key) : ingest.connectorState.put(key, value);
   if (set.idempotency) memory.idempotency.put(set.idempotency.key, set.idempotency.record);
-  if (set.dedupe) ingest.dedupe.put(set.dedupe.key, set.dedupe.record);
+  for (const { key, record } of dedupeRecords(set)) ingest.dedupe.put(key, record);
   if (set.embedding) putEmbeddingRecords(memory, t.vault.meta, set.embedding);
   if (set.webhooks) putWebhookRecords(ingest, set.webhooks);
 }

@@ -1,7 +1,7 @@
 import type { StoredEntry } from "../models/stored-entry.ts";
 import { stagedOutboundValues } from "./outbound-records.ts";
 import { stagedWebhookValues } from "./webhook-records.ts";
-import type { WriteSet } from "./write-set.ts";
+import { dedupeRecords, type WriteSet } from "./write-set.ts";
 
 /** A value written but not yet committed, with the commit it waits for. */
 export interface Staged<T> {
@@ -101,7 +101,7 @@ export class Staging {
     for (const [, id, vec] of set.embedding?.fill ?? []) values.set(`v:${id}`, vec);
     for (const [key, id] of set.objects ?? []) values.set(`o:${key}`, id);
     if (set.idempotency) values.set(`i:${set.idempotency.key}`, set.idempotency.record);
-    if (set.dedupe) values.set(`d:${set.dedupe.key}`, set.dedupe.record);
+    for (const { key, record } of dedupeRecords(set)) values.set(`d:${key}`, record);
     for (const [key, value] of set.deadLetters ?? []) values.set(`l:${key}`, value);
     for (const [key, value] of stagedWebhookValues(set.webhooks)) values.set(key, value);
     for (const [key, value] of stagedOutboundValues(set.outbound)) values.set(key, value);

@@ -16,7 +16,10 @@ export interface WriteSet {
   created: StoredEntry[];
   vectors?: Array<[string, Float32Array]>;
   idempotency?: { key: string; record: IdempotencyRecord };
+  /** An event's dedupe record (the ingest slice's `dedupeKey(source, event_id)`). */
   dedupe?: { key: string; record: DedupeRecord };
+  /** The records of the further events of a delivery written as one set (dedupeRecords reads both). */
+  dedupes?: Array<{ key: string; record: DedupeRecord }>;
   objects?: Array<[string, string]>;
   /** Keyed by the ingest slice's `deadLetterKey(event_id, source)`. */
   deadLetters?: Array<[string, unknown]>;
@@ -41,6 +44,11 @@ export interface WriteSet {
 /** A write set of no entries, writing only `extra`. */
 export function emptySet(extra: Partial<WriteSet>): WriteSet {
   return { entries: [], created: [], ...extra };
+}
+
+/** Every dedupe record of the set: an event's, then those of the delivery's further events. */
+export function dedupeRecords(set: WriteSet): Array<{ key: string; record: DedupeRecord }> {
+  return set.dedupe ? [set.dedupe, ...(set.dedupes ?? [])] : (set.dedupes ?? []);
 }
 
 /**
@@ -121,7 +129,7 @@ export function oversizedKey(set: WriteSet): number | undefined {
   for (const [key] of set.deadLetters ?? []) keys.push(key);
   for (const [key] of set.state ?? []) keys.push(`~seq:${key}`);
   if (set.idempotency) keys.push(set.idempotency.key);
-  if (set.dedupe) keys.push(set.dedupe.key);
+  for (const { key } of dedupeRecords(set)) keys.push(key);
   for (const change of set.changes ?? []) keys.push(change.id);
   keys.push(...webhookKeys(set.webhooks));
   for (const key of keys) {
@@ -139,7 +147,8 @@ export function onlyFrees(set: WriteSet): boolean {
   const w: WebhookRecords = set.webhooks ?? {};
   if (!set.webhooks && !set.outbound) return false;
   if (!outboundOnlyFrees(set.outbound)) return false;
-  if (set.entries.length > 0 || set.deadLetters || set.dedupe || set.state || set.objects) return false;
+  if (set.entries.length > 0 || set.deadLetters || dedupeRecords(set).length > 0 || set.state || set.objects)
+    return false;
   if (set.idempotency || set.vectors || set.embedding || set.changes?.length) return false;
   return !w.log?.length && !w.held?.length && !w.sources?.length;
 }

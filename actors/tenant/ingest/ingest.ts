@@ -1,4 +1,4 @@
-import { AppError, InsufficientStorage } from "../../../src/errors/domain-errors.ts";
+import { AppError } from "../../../src/errors/domain-errors.ts";
 import type { Delivery, IngestItem, IngestReply } from "../../../src/ingest/ingest-item.ts";
 import { markUpkeep } from "../../../src/ingest/upkeep-marker.ts";
 import { isoOf } from "../../../src/models/common.ts";
@@ -14,6 +14,7 @@ import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import type { TenantMemory } from "../memory/memory.ts";
 import { deadLetterOf, deadLetterSet, dedupeRecord, describe, replayable } from "./dead-letters.ts";
 import { DeliveryLog } from "./delivery-log.ts";
+import { DeliverySet } from "./delivery-set.ts";
 import { HeldEvents } from "./held-events.ts";
 import { holdDelivery } from "./hold.ts";
 import { IngestStore } from "./ingest-store.ts";
@@ -21,12 +22,11 @@ import { deadLetterKey, decisionKey, dedupeKey } from "./keys.ts";
 import { linkedDraft, UnknownReference } from "./linking.ts";
 import { place, type TimelineReads } from "./timeline.ts";
 import { upgradeTimelines } from "./timeline-upgrade.ts";
-import { mergeParts, type WebhookPart } from "./webhook-parts.ts";
+import type { WebhookPart } from "./webhook-parts.ts";
 
 interface EventOutcome {
   entries: string[];
   error?: string;
-  committed: Promise<void>[];
 }
 
 export interface IngestOptions {
@@ -45,8 +45,9 @@ export interface HeldApplied {
 /**
  * Webhook and connector ingestion inside the tenant actor: dedupe on (source, event_id), then per
  * event either entries (asked of the memory slice) or a dead letter, or, while the source is
- * paused, the event held. Each event's outcome goes into the delivery log in the write set of its
- * last write. Every event's writes commit with the group commit; the reply waits for all of them.
+ * paused, the event held. A delivery is one write set (delivery-set.ts): every event's entries,
+ * dedupe record, dead letter, delivery log record and connector state, committed together; the
+ * reply waits for it.
  */
 export class TenantIngest {
   readonly store: IngestStore;
@@ -101,9 +102,8 @@ export class TenantIngest {
   }
 
   /**
-   * Applies a delivery's events. Each event's log record (and, for a held event, its release)
-   * rides in the write set of its last write; an event that writes nothing else has them written
-   * with its connector state, or with the others' in one set at the end.
+   * Applies a delivery's events in order, each one's part added to the delivery's one write set
+   * (a held event's release rides with its log record), then writes that set.
    */
   private apply(delivery: Delivery, release?: HeldRef): { summary: IngestReply; committed: Promise<void> } {
     const summary: IngestReply = {
@@ -115,43 +115,59 @@ export class TenantIngest {
       paused: false,
       held: [],
     };
-    const commits: Promise<void>[] = [];
-    const aside: WebhookPart[] = [];
     const now = this.opts.clock.now();
+    const batch = this.deliverySet();
     for (const item of delivery.items) {
       const key = dedupeKey(delivery.source, item.event.event_id);
       const logged = (outcome: DeliveryOutcome, entries: string[]) =>
         this.logPart(delivery, item, outcome, entries, now, release);
       // No held-event lookup here: a source holds events only while paused, and a paused source's
       // deliveries are held (holdDelivery), never applied; a release applies its own event.
-      if (this.store.deduped(key)) {
+      if (batch.deduped(key)) {
         summary.duplicates++;
-        commits.push(...this.besides(item, logged("duplicate", []), aside));
+        batch.add(besides(item, logged("duplicate", [])));
         continue;
       }
       if (item.result.ok && item.result.ignored) {
         // A type the source does not map: counted, nothing kept (a redelivery is ignored again).
         summary.ignored++;
-        commits.push(...this.besides(item, logged("ignored", []), aside));
+        batch.add(besides(item, logged("ignored", [])));
         continue;
       }
       const outcome = item.result.ok
-        ? this.writeDrafts(delivery.source, item, key, (entries) => logged("accepted", entries), delivery)
+        ? this.writeDrafts(
+            batch,
+            delivery.source,
+            item,
+            key,
+            (entries) => logged("accepted", entries),
+            delivery,
+          )
         : undefined;
-      commits.push(...(outcome?.committed ?? []));
-      commits.push(...this.splitOff(delivery, item, summary.dead_lettered, now));
+      this.splitOff(batch, delivery, item, summary.dead_lettered, now);
       const error = item.result.ok ? outcome?.error : describe(item.result);
       if (error !== undefined) {
-        const part = logged("dead_lettered", outcome?.entries ?? []);
-        commits.push(this.deadLetter(delivery, item, key, error, part));
+        batch.add(
+          this.deadLetter(delivery, item, key, error, logged("dead_lettered", outcome?.entries ?? [])),
+        );
         summary.dead_lettered.push(item.event.event_id);
         continue;
       }
       summary.accepted++;
       summary.entries.push(...(outcome?.entries ?? []));
     }
-    if (aside.length > 0) commits.push(this.vault.write(emptySet(mergeParts(aside))));
-    return { summary, committed: Promise.all(commits).then(() => undefined) };
+    return { summary, committed: this.commit(batch, now) };
+  }
+
+  /** The writes of one delivery (or one replay), read back by its events until they are written. */
+  private deliverySet(): DeliverySet {
+    return new DeliverySet({ store: this.store, entries: this.opts.memory.entries });
+  }
+
+  /** Writes the delivery's one set, its new entries searchable at once; a delivery of nothing writes nothing. */
+  private commit(batch: DeliverySet, now: number): Promise<void> {
+    const set = batch.toSet(now);
+    return set ? this.opts.memory.writer.commitBatch(set, batch.fresh) : Promise.resolve();
   }
 
   /** A connector's own state (its position, its status), written as it is. */
@@ -182,7 +198,8 @@ export class TenantIngest {
     const at = this.opts.clock.now();
     const now = isoOf(at);
     const key = dedupeKey(record.source, eventId);
-    const outcome = item.result.ok ? this.writeDrafts(record.source, item, key) : undefined;
+    const batch = this.deliverySet();
+    const outcome = item.result.ok ? this.writeDrafts(batch, record.source, item, key) : undefined;
     const delivery: Delivery = {
       source: record.source,
       items: [],
@@ -190,7 +207,7 @@ export class TenantIngest {
       requestId,
       via: "replay",
     };
-    const split = this.splitOff(delivery, item, [], at);
+    this.splitOff(batch, delivery, item, [], at);
     const error = item.result.ok ? outcome?.error : describe(item.result);
     const attempts = record.attempts + 1;
     const updated: DeadLetter =
@@ -205,18 +222,12 @@ export class TenantIngest {
       outcome?.entries ?? [],
       at,
     );
-    const committed = Promise.all([
-      ...(outcome?.committed ?? []),
-      ...split,
-      this.vault.write(
-        emptySet({ deadLetters: [[deadLetterKey(eventId, record.source), updated]], ...logged }),
-      ),
-    ]);
+    batch.add({ deadLetters: [[deadLetterKey(eventId, record.source), updated]], ...logged });
     const reply: ReplayReply =
       error === undefined
         ? { event_id: eventId, status: "replayed", entries: updated.entries }
         : { event_id: eventId, status: "dead", last_error: error };
-    return { reply, committed: committed.then(() => undefined) };
+    return { reply, committed: this.commit(batch, at) };
   }
 
   /**
@@ -224,34 +235,21 @@ export class TenantIngest {
    * mail notification without a sender): each is a dead letter of its own, listed with the delivery's.
    */
   private splitOff(
+    batch: DeliverySet,
     delivery: Delivery,
     item: IngestItem,
     deadLettered: string[],
     now: number,
-  ): Promise<void>[] {
-    const commits: Promise<void>[] = [];
+  ): void {
     for (const part of (item.result.ok && item.result.rejected) || []) {
       const key = dedupeKey(delivery.source, part.event.event_id);
-      if (this.store.deduped(key)) continue;
+      if (batch.deduped(key)) continue;
       const failed = { ok: false as const, reason: part.reason, detail: part.detail };
       const split = { event: part.event, result: failed };
       const logged = this.logPart(delivery, split, "dead_lettered", [], now);
-      commits.push(this.deadLetter(delivery, split, key, describe(failed), logged));
+      batch.add(this.deadLetter(delivery, split, key, describe(failed), logged));
       deadLettered.push(part.event.event_id);
     }
-    return commits;
-  }
-
-  /**
-   * The log record of an event that writes nothing else (a duplicate, an ignored type): with its
-   * connector state, whose position still moves on, or kept aside for one set at the delivery's end.
-   */
-  private besides(item: IngestItem, part: WebhookPart, aside: WebhookPart[]): Promise<void>[] {
-    if (!item.state || item.state.length === 0) {
-      aside.push(part);
-      return [];
-    }
-    return [this.vault.write(emptySet({ state: item.state, stateSeq: item.stateSeq, ...part }))];
   }
 
   /** An event's delivery log record (and a held event's release), as a part of a write set. */
@@ -279,13 +277,13 @@ export class TenantIngest {
   }
 
   /**
-   * Writes one event's drafts; its dedupe record and the connector's state go in the last draft's
-   * write set (one commit fewer an event), or alone for an event of no drafts. A draft the tenant
-   * refuses stops the event (it becomes a dead letter, and no dedupe record is written here). Each
-   * write joins the group commit; should the process die between them, a redelivery finds the same
-   * content ids and writes nothing twice.
+   * Adds one event's drafts to the delivery's set; its dedupe record and the connector's state go
+   * with the last draft's entry, or alone for an event of no drafts. A draft the tenant refuses
+   * stops the event (it becomes a dead letter, and no dedupe record is added here); the entries of
+   * the drafts before it are kept, as the dead letter's log record says.
    */
   private writeDrafts(
+    batch: DeliverySet,
     source: string,
     item: IngestItem,
     key: string,
@@ -293,7 +291,7 @@ export class TenantIngest {
     delivery?: Delivery,
   ): EventOutcome {
     const provenance = eventProvenance(source, item.event, delivery?.origin);
-    const outcome: EventOutcome = { entries: [], committed: [] };
+    const outcome: EventOutcome = { entries: [] };
     const drafts = item.result.ok ? item.result.drafts : [];
     const now = this.opts.clock.now();
     const closing = (lastId?: string): Partial<WriteSet> => {
@@ -308,29 +306,31 @@ export class TenantIngest {
     for (const [i, ingest] of drafts.entries()) {
       const last = i === drafts.length - 1;
       try {
-        const written = this.writeOne(ingest, source, item, provenance, {
+        const written = this.writeOne(batch, ingest, source, item, provenance, {
           vector: item.vectors?.[i],
           now,
           closing: last ? closing : undefined,
         });
+        batch.add(written.set, written.fresh);
         outcome.entries.push(written.id);
-        outcome.committed.push(written.committed);
       } catch (error) {
-        // A full vault refuses the whole delivery (507: the platform delivers it again), never dead-letters it.
-        if (!(error instanceof AppError) || error instanceof InsufficientStorage) throw error;
+        // Nothing is written here: a full vault refuses the delivery's one set at its write (507).
+        if (!(error instanceof AppError)) throw error;
         outcome.error = error instanceof UnknownReference ? error.message : `invalid_draft: ${error.message}`;
         return outcome;
       }
     }
-    if (drafts.length === 0) outcome.committed.push(this.vault.write(emptySet(closing())));
+    if (drafts.length === 0) batch.add(closing());
     return outcome;
   }
 
   /**
    * One draft's entry, asked of the memory slice, with the objects index pointing at it: the
-   * object's latest entry, and its latest decision (which an outcome about the same object resolves).
+   * object's latest entry, and its latest decision (which an outcome about the same object
+   * resolves). Everything it reads goes through the delivery's set, so it sees the events before it.
    */
   private writeOne(
+    batch: DeliverySet,
     ingest: IngestDraft,
     source: string,
     item: IngestItem,
@@ -341,14 +341,9 @@ export class TenantIngest {
       closing,
     }: { vector?: Float32Array; now: number; closing?: (id: string) => Partial<WriteSet> },
   ) {
-    const linked = linkedDraft(
-      { store: this.store, entries: this.opts.memory.entries },
-      ingest,
-      source,
-      item,
-    );
+    const linked = linkedDraft({ store: batch, entries: batch }, ingest, source, item);
     // Its place on its object's timeline (timeline.ts): in event time, closing what it ends.
-    const placed = place(this.timelineReads, ingest, linked, now);
+    const placed = place(timelineReads(batch), ingest, linked, now);
     const objectKey = ingest.object_key;
     const alongside = (id: string): Partial<WriteSet> => {
       const closed = closing?.(id) ?? {};
@@ -358,7 +353,7 @@ export class TenantIngest {
       if (linked.category === "decision") objects.push([decisionKey(objectKey), id]);
       return { ...closed, objects };
     };
-    return this.opts.memory.entryFromEvent({
+    return this.opts.memory.eventWrite({
       draft: placed?.draft ?? linked,
       by: `connector:${source}`,
       provenance,
@@ -366,26 +361,33 @@ export class TenantIngest {
       now,
       effects: placed?.effects,
       alongside,
+      lookup: (id) => batch.get(id),
     });
   }
 
-  /** What placing an entry on its timelines reads: the objects index and the entries, pending writes overlaid. */
-  private get timelineReads(): TimelineReads {
-    const entries = this.opts.memory.entries;
-    return { object: (key) => this.store.objectLatest(key), entry: (id) => entries.get(id) };
-  }
-
+  /** A new dead letter's part of the delivery's set, with the event's log record. */
   private deadLetter(
     delivery: Delivery,
     item: IngestItem,
     key: string,
     error: string,
     logged: WebhookPart,
-  ): Promise<void> {
+  ): WriteSet {
     const now = this.opts.clock.now();
-    return this.vault.write({
-      ...deadLetterSet(this.opts.tenantId, delivery, item, { key, now }, error),
-      ...logged,
-    });
+    return { ...deadLetterSet(this.opts.tenantId, delivery, item, { key, now }, error), ...logged };
   }
+}
+
+/**
+ * The part of an event that writes nothing else (a duplicate, an ignored type): its log record,
+ * with its connector state, whose position still moves on.
+ */
+function besides(item: IngestItem, part: WebhookPart): Partial<WriteSet> {
+  if (!item.state || item.state.length === 0) return part;
+  return { state: item.state, stateSeq: item.stateSeq, ...part };
+}
+
+/** What placing an entry on its timelines reads: the objects index and the entries, the delivery's writes overlaid. */
+function timelineReads(batch: DeliverySet): TimelineReads {
+  return { object: (key) => batch.objectLatest(key), entry: (id) => batch.get(id) };
 }

@@ -17,9 +17,10 @@ export class UnknownReference extends AppError {
   override readonly code = "validation_failed";
 }
 
+/** The tables a draft is linked against (a delivery's own writes overlaid: delivery-set.ts). */
 interface Reads {
-  store: IngestStore;
-  entries: EntryStore;
+  store: Pick<IngestStore, "deduped" | "objectLatest">;
+  entries: Pick<EntryStore, "get">;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import { Tombstones } from "../erase/tombstones.ts";
 import { TenantMerges } from "../merges/merges.ts";
+import type { BatchItem } from "./batch.ts";
 import { checkDraft } from "./draft-check.ts";
 import { EmbedBacklog, type EmbeddedItem } from "./embed-backlog.ts";
 import { checkEmbedder, type EmbedderCheck } from "./embedder-check.ts";
@@ -17,6 +18,7 @@ import { IndexFlush } from "./index-flush.ts";
 import { MemoryIndexes } from "./indexes.ts";
 import { MemoryQuery } from "./query.ts";
 import { MemorySearch } from "./search.ts";
+import type { EntryLookup } from "./side-effects.ts";
 import { SimilarWrites } from "./similar-write.ts";
 import { MemoryWriter, type Prepared } from "./writer.ts";
 
@@ -62,6 +64,16 @@ export interface EventEntry {
   effects?: (stored: StoredEntry, updates: StoredEntry[]) => Effects;
   /** The ingest records written in the same transaction as the entry, given its id. */
   alongside?: (id: string) => Partial<WriteSet>;
+  /** How entries are read (a delivery's own writes overlaid: actors/tenant/ingest/delivery-set.ts). */
+  lookup?: EntryLookup;
+}
+
+/** A source event's entry, prepared and not written: its write set, and the new entry it brings. */
+export interface EventWrite {
+  id: string;
+  set: WriteSet;
+  /** None: the draft is an entry stored already. */
+  fresh?: BatchItem;
 }
 
 /**
@@ -124,18 +136,26 @@ export class TenantMemory {
 
   /**
    * An entry from a source event's draft: checked against its category's schema (an API body is
-   * checked by its route), then written like any other, with `alongside`'s records in the same
-   * transaction. A draft identical to a stored entry is that entry (`alongside` is still written).
-   * A refusal throws the AppError the ingest slice dead-letters.
+   * checked by its route), then prepared like any other, with `alongside`'s records in its set. A
+   * draft identical to a stored entry is that entry (`alongside` is still in the set). A refusal
+   * throws the AppError the ingest slice dead-letters. Nothing is written: the ingest slice gathers
+   * a delivery's sets into one (delivery-set.ts) and writes it as a batch (`writer.commitBatch`).
    */
-  entryFromEvent(e: EventEntry): { id: string; committed: Promise<void> } {
+  eventWrite(e: EventEntry): EventWrite {
     checkDraft(e.draft);
-    const prepared = this.writer.prepare(e.draft, e.by, e.now, { provenance: e.provenance });
+    const options = { provenance: e.provenance, lookup: e.lookup };
+    const prepared = this.writer.prepare(e.draft, e.by, e.now, options);
     const fresh = "stored" in prepared ? withEffects(prepared, e.effects) : undefined;
     const id = "stored" in prepared ? prepared.stored.entry.id : prepared.existing.entry.id;
     const set = fresh ? this.writer.writeSetOf(fresh, e.vector) : emptySet({});
     Object.assign(set, e.alongside?.(id));
-    return { id, committed: this.writer.commit(set, fresh, e.vector) };
+    return fresh ? { id, set, fresh: { prepared: fresh, vector: e.vector } } : { id, set };
+  }
+
+  /** A source event's entry (`eventWrite`) written at once, in a set of its own. */
+  entryFromEvent(e: EventEntry): { id: string; committed: Promise<void> } {
+    const { id, set, fresh } = this.eventWrite(e);
+    return { id, committed: this.writer.commitBatch(set, fresh ? [fresh] : []) };
   }
 
   /** Saves the indexes (the vault closes after). */

@@ -140,9 +140,7 @@ export class MemoryWriter {
     const set = batchSet(created, [...overlay.values()], now);
     if (msg.idempotencyKey)
       set.idempotency = idempotencyRecord(msg.idempotencyKey, msg.drafts, now, status, reply);
-    const committed = this.write(set);
-    for (const { prepared, vector } of created) this.opts.indexes.add(prepared.stored.entry, vector);
-    return { status, reply, committed };
+    return { status, reply, committed: this.commitBatch(set, created) };
   }
 
   /**
@@ -203,6 +201,13 @@ export class MemoryWriter {
   commit(set: WriteSet, prepared: Prepared | undefined, vector?: Float32Array): Promise<void> {
     const committed = this.write(set);
     if (prepared) this.opts.indexes.add(prepared.stored.entry, vector);
+    return committed;
+  }
+
+  /** Writes a batch's one set (group commit) and makes its new entries searchable at once. */
+  commitBatch(set: WriteSet, created: BatchItem[]): Promise<void> {
+    const committed = this.write(set);
+    for (const { prepared, vector } of created) this.opts.indexes.add(prepared.stored.entry, vector);
     return committed;
   }
 
