@@ -6,6 +6,7 @@
  */
 import { ContextService } from "../context/service.ts";
 import { ConversationService } from "../conversations/service.ts";
+import { OperatorActions } from "../dashboard/operator-actions.ts";
 import { DashboardService } from "../dashboard/service.ts";
 import { EntityService } from "../entities/service.ts";
 import { EraseService } from "../erase/service.ts";
@@ -44,6 +45,8 @@ export interface Features {
   subscriptions: SubscriptionService;
   metrics: OperatorMetricsService;
   dashboard: DashboardService;
+  /** The dashboard's create, mint and delete forms: the admin API's services behind them. */
+  operatorActions: OperatorActions;
   system: SystemService;
 }
 
@@ -52,11 +55,13 @@ export function composeFeatures(stores: Stores, services: Services): Features {
   const { guard, embedder, tenant, tenants, tokens, audit } = services;
   const search = new SearchService({ guard, embedder, clock, tenant, telemetry, rerank: services.rerank });
   const { startedAt, limits, readiness } = services;
+  const tenantService = new TenantService({ config, tenants, lifecycle: services.lifecycle, tokens });
+  const minting = new TokenMintingService({ config, tenants, tokens, audit });
   return {
     health: new HealthService({ config, clock, startedAt, tenants, limits, readiness, guard, tenant }),
-    tenants: new TenantService({ config, tenants, lifecycle: services.lifecycle, tokens }),
+    tenants: tenantService,
     roles: new RoleService({ tenants, system: services.system, audit }),
-    minting: new TokenMintingService({ config, tenants, tokens, audit }),
+    minting,
     memory: new MemoryService({ guard, embedder, clock, tenant }),
     search,
     entities: new EntityService({ guard, clock, tenant }),
@@ -78,6 +83,7 @@ export function composeFeatures(stores: Stores, services: Services): Features {
       ...{ webhooks: services.webhooks, tenantFigures: services.tenantFigures },
       ...{ auth: services.auth, guard, search },
     }),
+    operatorActions: new OperatorActions({ config, clock, tenants: tenantService, minting }),
     system: new SystemService({ reload: services.reload, audit }),
   };
 }

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { auditRoutes } from "../audit/routes.ts";
 import { contextRoutes } from "../context/routes.ts";
 import { conversationRoutes } from "../conversations/routes.ts";
+import { dashboardOperatorRoutes } from "../dashboard/operator-routes.ts";
 import { dashboardErrorPage, dashboardRoutes } from "../dashboard/routes.ts";
 import { dashboardTenantRoutes } from "../dashboard/tenant-routes.ts";
 import { entityRoutes } from "../entities/routes.ts";
@@ -75,6 +76,7 @@ export function createApp(stages: AppStages) {
         tenants: features.tenants,
       }),
     )
+    .use(dashboardOperatorRoutes({ http, actions: features.operatorActions }))
     .use(systemRoutes({ http, system: features.system }))
     .use(metricsRoutes({ http, metrics: stores.telemetry }))
     .use(ingestRoutes({ http, ingest: services.ingest, rateLimiter: services.rateLimiter }));

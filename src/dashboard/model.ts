@@ -2,12 +2,16 @@
  * The dashboard's own schemas: the HTML responses as the OpenAPI document declares them, and the
  * queries and forms of its pages.
  */
-import { Type } from "@sinclair/typebox";
+import { type TSchema, Type } from "@sinclair/typebox";
 import { CATEGORIES } from "../models/category.ts";
 import { Chars } from "../models/chars.ts";
-import { LiteralUnion, PageQuery, QueryInteger, QueryObject } from "../models/common.ts";
+import { Cursor, LiteralUnion, QueryInteger, QueryObject, Timestamp } from "../models/common.ts";
 import { REPLAY_STATUSES } from "../models/dead-letter.ts";
 import { sentAs } from "../models/media-type.ts";
+import { MinTrust } from "../models/origin.ts";
+import { MAX_TOKEN_TTL_SECONDS, MintTokenBody, ROLE_NAME_RE } from "../models/role.ts";
+import { SubjectId } from "../models/scope.ts";
+import { CreateTenantBody, MAX_TENANT_NAME } from "../models/tenant.ts";
 import { SOURCE_STATUSES } from "../models/webhook-operations.ts";
 import { MAX_EVENT_ID, REPLAYABLE_SOURCES } from "../webhooks/model.ts";
 import { PAUSABLE_SOURCES } from "../webhooks/operations.ts";
@@ -38,7 +42,12 @@ export const FormToken = Type.Optional(
   Chars(1, 128, { description: "the page's form token (needed with the cookie)" }),
 );
 
-export const DashboardQuery = PageQuery(100, 25);
+/** The overview's page of tenants, and what its last form did (a tenant deleted: its name). */
+export const DashboardQuery = QueryObject({
+  limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 100, default: 25 })),
+  cursor: Type.Optional(Cursor),
+  deleted: Type.Optional(Chars(1, MAX_TENANT_NAME, { description: "the name of the tenant just deleted" })),
+});
 export const SignInForm = Type.Object(
   { token: Chars(1, 8192, { description: "the operator's (admin) JWT" }) },
   { additionalProperties: true },
@@ -90,14 +99,80 @@ export const EntryPageParams = Type.Object({
   id: Type.String({ description: "The entry's SHA-8 id" }),
 });
 
-/** The search box's query: the words, a category, how many results. */
+/** A form's field left empty: the browser sends "", which means "not given". */
+const orEmpty = <T extends TSchema>(schema: T) => Type.Union([Type.Literal(""), schema]);
+
+/**
+ * The search box's query: the words, a category, how many results, and the search's controls as
+ * POST /memory/search takes them (each empty field means "not given").
+ */
 export const SearchPageQuery = QueryObject({
   q: Type.Optional(Chars(0, 4096, { description: "the words to search for (empty: the newest entries)" })),
   category: Type.Optional(
     LiteralUnion([...CATEGORIES, ""] as const, { description: "one category only; empty: all six" }),
   ),
   limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 100, default: SEARCH_LIMIT })),
+  tags: Type.Optional(
+    Chars(0, 1024, { description: "tags every result carries, comma-separated (the body's `tags`)" }),
+  ),
+  status: Type.Optional(
+    LiteralUnion(["", "open", "resolved"] as const, {
+      description: "decisions and exceptions of this status",
+    }),
+  ),
+  min_trust: Type.Optional(orEmpty(MinTrust)),
+  valid_at: Type.Optional(orEmpty(Timestamp)),
+  as_of: Type.Optional(orEmpty(Timestamp)),
 });
+
+/** The overview's form: a new tenant's name (its first tenant_admin token is shown once). */
+export const CreateTenantForm = Type.Object(
+  { name: CreateTenantBody.properties.name, form_token: FormToken },
+  { additionalProperties: true },
+);
+
+/** Lifetimes the mint form offers, in seconds (the API takes any up to MAX_TOKEN_TTL_SECONDS). */
+export const TOKEN_LIFETIMES = [
+  { seconds: 3600, label: "1 hour" },
+  { seconds: 86400, label: "1 day" },
+  { seconds: 7 * 86400, label: "7 days" },
+  { seconds: 30 * 86400, label: "30 days" },
+  { seconds: 365 * 86400, label: "365 days" },
+] as const;
+
+/** A role's name, as the role library's schema has it (ROLE_NAME_RE, without its anchors). */
+const ROLE_NAME = ROLE_NAME_RE.source.slice(1, -1);
+
+/** The tenant page's mint form: roles (comma-separated), who it is for, a lifetime, a subject. */
+export const MintTokenForm = Type.Object(
+  {
+    roles: Type.String({
+      // One to 32 names, split by commas or spaces: what POST /admin/jwt's `roles` takes.
+      pattern: `^[ ,]*${ROLE_NAME}([ ,]+${ROLE_NAME}){0,31}[ ,]*$`,
+      maxLength: 2048,
+      description:
+        "Roles of the tenant's library, separated by commas or spaces (a role it does not hold is a 422 naming it)",
+    }),
+    sub: Type.Optional(orEmpty(MintTokenBody.properties.sub)),
+    ttl_seconds: QueryInteger({ minimum: 1, maximum: MAX_TOKEN_TTL_SECONDS }),
+    subject: Type.Optional(orEmpty(SubjectId)),
+    form_token: FormToken,
+  },
+  { additionalProperties: true },
+);
+
+/** The tenant page's delete form: the tenant's id typed again, so a slip of the mouse deletes nothing. */
+export const DeleteTenantForm = Type.Object(
+  {
+    confirm: Type.String({
+      pattern: "^\\s*[0-9A-HJKMNP-TV-Z]{26}\\s*$",
+      maxLength: 64,
+      description: "This tenant's id, typed to confirm (blanks at either end aside); another is a 422",
+    }),
+    form_token: FormToken,
+  },
+  { additionalProperties: true },
+);
 
 /** The tenant page's suspend or resume button. */
 export const StatusForm = Type.Object(

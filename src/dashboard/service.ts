@@ -3,10 +3,16 @@
  * and the system store, and the sign-in's check of the operator's token. The pages' actions (replay,
  * discard, a tenant's lifecycle, minting) are the admin API's own services, given to the routes.
  */
+
+import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { requestInfo } from "../auth/caller.ts";
 import { Unavailable } from "../errors/domain-errors.ts";
+import { formTokenFor } from "../http/dashboard-form.ts";
+import { checkBody } from "../http/validate-body.ts";
 import { isoOf } from "../models/common.ts";
 import type { Denial } from "../models/denial.ts";
+import type { Trust } from "../models/origin.ts";
+import { SearchBody } from "../models/search.ts";
 import type { Tenant } from "../models/tenant.ts";
 import { emptyRevenueReport } from "../operator-metrics/service.ts";
 import { noStats } from "../operator-metrics/tenant-stats.ts";
@@ -52,16 +58,22 @@ export class DashboardService {
     const answer =
       query.q === undefined || !present
         ? undefined
-        : await this.deps.search.searchAsOperator(tenant.tenant_id, {
-            query: query.q,
-            limit,
-            ...(query.category ? { categories: [query.category] } : {}),
-          });
+        : await this.deps.search.searchAsOperator(tenant.tenant_id, checkedSearch(query, limit));
+    const { tags, status, min_trust, valid_at, as_of } = query;
     return {
       version: this.deps.config.version,
       generatedAt: isoOf(this.deps.clock.now()),
       tenant: { tenant_id: tenant.tenant_id, name: tenant.name },
-      asked: { q: query.q ?? "", category: query.category || undefined, limit },
+      asked: {
+        q: query.q ?? "",
+        category: query.category || undefined,
+        limit,
+        tags,
+        status,
+        min_trust,
+        valid_at,
+        as_of,
+      },
       answer: answer ?? (query.q === undefined ? undefined : { results: [], took_ms: 0 }),
     };
   }
@@ -72,7 +84,10 @@ export class DashboardService {
   }
 
   /** The overview: one page of tenants with their figures, the writes chart, deliveries, denials. */
-  async overview(query: { limit?: number; cursor?: string }, caller: Request): Promise<DashboardModel> {
+  async overview(
+    query: { limit?: number; cursor?: string; deleted?: string },
+    caller: Request,
+  ): Promise<DashboardModel> {
     const { deps } = this;
     const now = deps.clock.now();
     const after = query.cursor === undefined ? undefined : tenantCursorOf(query.cursor);
@@ -88,6 +103,8 @@ export class DashboardService {
     return {
       version: deps.config.version,
       generatedAt: isoOf(now),
+      formToken: formTokenFor(caller),
+      deleted: query.deleted,
       tenantCount: deps.tenants.count(),
       tenants,
       nextPage: page.more && last ? `${DASHBOARD_PATH}?cursor=${tenantCursor(last.tenant_id)}` : null,
@@ -122,6 +139,33 @@ export class DashboardService {
     const all = tenants.flatMap((t) => this.deps.auditLogs.denials(t.tenant_id, DENIALS_SHOWN).items);
     return all.sort((a, b) => b.at.localeCompare(a.at)).slice(0, DENIALS_SHOWN);
   }
+}
+
+const SEARCH_BODY = TypeCompiler.Compile(SearchBody);
+
+/** The box's query as a body POST /memory/search would take, refused (422) as that route refuses it. */
+function checkedSearch(query: SearchAsked, limit: number): SearchBody {
+  const body = searchBodyOf(query, limit);
+  checkBody(SEARCH_BODY, body);
+  return body;
+}
+
+/** The box's query as POST /memory/search's body: its empty fields left out. */
+export function searchBodyOf(query: SearchAsked, limit: number): SearchBody {
+  const tags = (query.tags ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0);
+  return {
+    query: query.q,
+    limit,
+    ...(query.category ? { categories: [query.category] } : {}),
+    ...(tags.length > 0 ? { tags } : {}),
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.min_trust ? { min_trust: query.min_trust as Trust } : {}),
+    ...(query.valid_at ? { valid_at: query.valid_at } : {}),
+    ...(query.as_of ? { as_of: query.as_of } : {}),
+  };
 }
 
 interface RowFigures extends TenantFigures {

@@ -64,6 +64,7 @@ export async function tenantPageModel(
     version: deps.config.version,
     generatedAt: isoOf(now),
     tenant: { tenant_id: id, name: tenant.name, status: tenant.status, created_at: tenant.created_at },
+    roles: deps.tenants.roles(id).map((r) => r.name),
     formToken: asked.formToken,
     statusSet: asked.statusSet,
     replayed: asked.replayed,

@@ -11,7 +11,8 @@ import { tenantCursor, tenantCursorOf } from "./cursor.ts";
 import type { TenantDirectory } from "./directory.ts";
 import type { TenantLifecycle } from "./lifecycle.ts";
 
-const INITIAL_SUB = "tenant-admin";
+/** Who a new tenant's first token is for. */
+export const INITIAL_SUB = "tenant-admin";
 
 export interface TenantServiceDeps {
   config: Pick<Config, "tokenTtlSeconds">;

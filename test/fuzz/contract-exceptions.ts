@@ -20,13 +20,16 @@ interface Exception {
   applies(o: Outcome): boolean;
 }
 
-/** The problem document's `code` and first error path, when the answer is one. */
+/**
+ * The problem document's `code` and error paths, when the answer is one; of a dashboard's error
+ * page (HTML), the paths it lists (`<li><code>/path</code>: …`).
+ */
 export function problemOf(body: string): { code?: string; paths: string[] } {
   try {
     const p = JSON.parse(body) as { code?: string; errors?: Array<{ path?: string }> };
     return { code: p.code, paths: (p.errors ?? []).map((e) => e.path ?? "") };
   } catch {
-    return { paths: [] };
+    return { paths: [...body.matchAll(/<li><code>([^<]*)<\/code>/g)].map((m) => m[1]!) };
   }
 }
 
@@ -76,7 +79,17 @@ const EXCEPTIONS: Exception[] = [
   },
   {
     id: "a token's roles must exist in the tenant's library (the field's description)",
-    applies: (o) => o.op.key === "POST /admin/jwt/{tenant_id}" && refusedAt(o, /^\/roles$/, /unknown role/),
+    applies: (o) =>
+      (o.op.key === "POST /admin/jwt/{tenant_id}" ||
+        o.op.key === "POST /admin/dashboard/tenants/{tenant_id}/tokens") &&
+      refusedAt(o, /^\/roles$/, /unknown role/),
+  },
+  {
+    // State: the one id that confirms is the tenant's own, in the path (the field's description).
+    id: "the delete form's confirmation is not this tenant's id (the field's description)",
+    applies: (o) =>
+      o.op.key === "POST /admin/dashboard/tenants/{tenant_id}/delete" &&
+      refusedAt(o, /^\/confirm$/, /type the tenant(&#39;|')s id to confirm/),
   },
   {
     // A rule between two fields, which JSON Schema cannot compare.

@@ -273,7 +273,7 @@ function objectArb(s: Json, opts: ValidOptions, depth: number): fc.Arbitrary<Rec
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, property] of Object.entries(properties)) {
     const fromSchema = validArbitrary(property, { ...opts, use: "json" }, depth + 1);
-    const known = opts.known?.[name];
+    const known = knownOf(opts, name, property);
     const value = known
       ? fc.oneof({ weight: 3, arbitrary: known }, { weight: 1, arbitrary: fromSchema })
       : fromSchema;
@@ -328,6 +328,21 @@ function fillers(
 ): Record<string, fc.Arbitrary<unknown>> {
   const out: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, property] of Object.entries(properties))
-    out[name] = opts.known?.[name] ?? validArbitrary(property, { ...opts, use: "json" }, depth + 1);
+    out[name] =
+      knownOf(opts, name, property) ?? validArbitrary(property, { ...opts, use: "json" }, depth + 1);
   return out;
+}
+
+/**
+ * The known values of a property, fitted to its type: a list (a token's roles) given to a text
+ * property (the dashboard's mint form types them comma-separated) is sent joined.
+ */
+function knownOf(
+  opts: ValidOptions,
+  name: string,
+  property: Json | boolean,
+): fc.Arbitrary<unknown> | undefined {
+  const known = opts.known?.[name];
+  if (!known || typeof property !== "object" || property.type !== "string") return known;
+  return known.map((v) => (Array.isArray(v) ? v.join(", ") : v));
 }

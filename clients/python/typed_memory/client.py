@@ -359,9 +359,9 @@ class Client:
         """Revenue per agent in a window (default: the last 30 days), per currency: `GET /admin/metrics/revenue-per-agent/{tenant_id}`"""
         return self._transport.request("GET", "/admin/metrics/revenue-per-agent/{tenant_id}", path={"tenant_id": tenant_id}, query={"from": from_, "to": to}, headers={})
 
-    def get_admin_dashboard(self, *, limit: int | None = None, cursor: str | None = None) -> Any:
+    def get_admin_dashboard(self, *, limit: int | None = None, cursor: str | None = None, deleted: str | None = None) -> Any:
         """The operator's page (admin JWT in Authorization or the dashboard cookie): `GET /admin/dashboard`"""
-        return self._transport.request("GET", "/admin/dashboard", path={}, query={"limit": limit, "cursor": cursor}, headers={})
+        return self._transport.request("GET", "/admin/dashboard", path={}, query={"limit": limit, "cursor": cursor, "deleted": deleted}, headers={})
 
     def post_admin_dashboard_session(self, body: bytes | str) -> Any:
         """The dashboard's token form: sets the operator cookie and redirects to the dashboard: `POST /admin/dashboard/session`"""
@@ -379,9 +379,9 @@ class Client:
         """One entry's page: its fields, origin and trust, validity, versions and history, with links to what it supersedes, corrects or resolves and what replaced it: `GET /admin/dashboard/tenants/{tenant_id}/entries/{category}/{id}`"""
         return self._transport.request("GET", "/admin/dashboard/tenants/{tenant_id}/entries/{category}/{id}", path={"tenant_id": tenant_id, "category": category, "id": id}, query={}, headers={})
 
-    def get_admin_dashboard_tenants_by_tenant_id_search(self, tenant_id: str, *, q: str | None = None, category: Literal["decision", "exception", "fact", "workflow", "relationship", "outcome", ""] | None = None, limit: int | None = None) -> Any:
+    def get_admin_dashboard_tenants_by_tenant_id_search(self, tenant_id: str, *, q: str | None = None, category: Literal["decision", "exception", "fact", "workflow", "relationship", "outcome", ""] | None = None, limit: int | None = None, tags: str | None = None, status: Literal["", "open", "resolved"] | None = None, min_trust: Literal[""] | Literal["unverified", "extracted", "agent", "operator", "verified"] | None = None, valid_at: Literal[""] | str | None = None, as_of: Literal[""] | str | None = None) -> Any:
         """The tenant page's search box: the tenant's memory searched as POST /memory/search does (the operator's read path), results linking to their entries' pages: `GET /admin/dashboard/tenants/{tenant_id}/search`"""
-        return self._transport.request("GET", "/admin/dashboard/tenants/{tenant_id}/search", path={"tenant_id": tenant_id}, query={"q": q, "category": category, "limit": limit}, headers={})
+        return self._transport.request("GET", "/admin/dashboard/tenants/{tenant_id}/search", path={"tenant_id": tenant_id}, query={"q": q, "category": category, "limit": limit, "tags": tags, "status": status, "min_trust": min_trust, "valid_at": valid_at, "as_of": as_of}, headers={})
 
     def post_admin_dashboard_tenants_by_tenant_id_replay(self, tenant_id: str, body: bytes | str) -> Any:
         """The tenant page's replay button: replays one dead letter as POST /admin/webhooks/replay does, then redirects back: `POST /admin/dashboard/tenants/{tenant_id}/replay`"""
@@ -398,6 +398,18 @@ class Client:
     def post_admin_dashboard_tenants_by_tenant_id_sources(self, tenant_id: str, body: bytes | str) -> Any:
         """The tenant page's pause and resume buttons: as POST /admin/webhooks/sources/…/pause and /resume do, then redirects back: `POST /admin/dashboard/tenants/{tenant_id}/sources`"""
         return self._transport.request("POST", "/admin/dashboard/tenants/{tenant_id}/sources", path={"tenant_id": tenant_id}, query={}, headers={}, body=body, content_type="application/x-www-form-urlencoded")
+
+    def post_admin_dashboard_tenants(self, body: bytes | str) -> Any:
+        """The overview's new-tenant form: creates the tenant as POST /admin/tenants does and shows its first tenant_admin token once: `POST /admin/dashboard/tenants`"""
+        return self._transport.request("POST", "/admin/dashboard/tenants", path={}, query={}, headers={}, body=body, content_type="application/x-www-form-urlencoded")
+
+    def post_admin_dashboard_tenants_by_tenant_id_tokens(self, tenant_id: str, body: bytes | str) -> Any:
+        """The tenant page's mint form: a token for roles and a lifetime, as POST /admin/jwt/{tenant_id} mints it, shown once: `POST /admin/dashboard/tenants/{tenant_id}/tokens`"""
+        return self._transport.request("POST", "/admin/dashboard/tenants/{tenant_id}/tokens", path={"tenant_id": tenant_id}, query={}, headers={}, body=body, content_type="application/x-www-form-urlencoded")
+
+    def post_admin_dashboard_tenants_by_tenant_id_delete(self, tenant_id: str, body: bytes | str) -> Any:
+        """The tenant page's delete form: erases a suspended tenant as DELETE /admin/tenants/{tenant_id} does, once its id is typed again: `POST /admin/dashboard/tenants/{tenant_id}/delete`"""
+        return self._transport.request("POST", "/admin/dashboard/tenants/{tenant_id}/delete", path={"tenant_id": tenant_id}, query={}, headers={}, body=body, content_type="application/x-www-form-urlencoded")
 
     def post_admin_reload(self) -> ReloadReport:
         """Re-read the secrets file and the CRM mapping; connectors follow: `POST /admin/reload`"""

@@ -4,6 +4,7 @@ import type { Denial } from "../../models/denial.ts";
 import type { RevenueReport } from "../../models/revenue.ts";
 import { type BarRow, stackedBars } from "./charts.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
+import { createTenantForm } from "./operator-forms.ts";
 import { page } from "./page.ts";
 import { SIGN_OUT_PATH, tenantPagePath } from "./paths.ts";
 import { writesChart } from "./writes-chart.ts";
@@ -24,6 +25,10 @@ export interface TenantRow {
 export interface DashboardModel {
   version: string;
   generatedAt: string;
+  /** The form token of the operator's session (src/http/dashboard-form.ts): the new-tenant form carries it. */
+  formToken: string | undefined;
+  /** The name of the tenant the last delete form erased, from the redirect that came back here. */
+  deleted?: string;
   tenantCount: number;
   tenants: TenantRow[];
   /** Link to the next page of tenants, when there is one. */
@@ -41,8 +46,11 @@ export function dashboardPage(m: DashboardModel): string {
     html`<header><h1>Typed-memory runtime · operator dashboard</h1>
 <nav><span class="muted">v${m.version} · ${m.generatedAt}</span> · <a href="${SIGN_OUT_PATH}">Sign out</a></nav></header>
 <main>
+${m.deleted === undefined ? "" : html`<p class="notice" role="status">Tenant ${m.deleted} deleted: its vault, roles and audit records are erased.</p>`}
 ${summaryCards(m)}
 ${tenantsSection(m)}
+<section id="new-tenant"><h2>New tenant</h2>${createTenantForm(m.formToken)}
+<p class="muted">The next page shows the tenant's first <code>tenant_admin</code> token, once.</p></section>
 <section id="writes"><h2>Writes per day (last ${m.days.length} days, tenants on this page)</h2>${writesChart(m.days, m.writesPerDay)}</section>
 ${revenueSection(m.tenants)}
 ${deliveriesSection(m.deliveries)}

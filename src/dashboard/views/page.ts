@@ -30,6 +30,10 @@ input[type=password]{font:inherit;padding:6px}
 form.search{display:flex;flex-wrap:wrap;gap:6px}form.search input,form.search select{font:inherit;padding:6px;min-width:0}
 form.search input[type=search]{flex:1 1 14em}form.search input[type=number]{width:5em}
 button{font:inherit;padding:6px 12px;width:max-content}
+form.action{display:flex;flex-direction:column;gap:6px;max-width:420px}form.action input,form.action select{font:inherit;padding:6px}
+form.danger button{color:#b3261e}
+details.controls{flex:1 1 100%}details.controls summary{cursor:pointer}details.controls input,details.controls select{font:inherit;padding:6px;margin:6px 6px 0 0;max-width:100%}
+textarea.token{width:100%;box-sizing:border-box;font:12px ui-monospace,monospace;word-break:break-all}
 .chart-legend{display:none;font-size:12px;margin:4px 0 0}
 .swatch{display:inline-block;width:10px;height:10px;margin:0 4px 0 0}
 @media (max-width:600px){header,main{padding-left:10px;padding-right:10px}section{padding:10px}th,td{padding:3px 5px}.card{min-width:0;flex:1 1 40%;box-sizing:border-box}

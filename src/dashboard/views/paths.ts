@@ -40,3 +40,16 @@ export function searchPagePath(tenantId: string): string {
 export function statusFormPath(tenantId: string): string {
   return `${tenantPagePath(tenantId)}/status`;
 }
+
+/** Where the overview's create-a-tenant form posts. */
+export const CREATE_TENANT_PATH = TENANT_PAGES;
+
+/** Where the tenant page's mint form posts. */
+export function tokenFormPath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/tokens`;
+}
+
+/** Where the tenant page's delete form posts. */
+export function deleteFormPath(tenantId: string): string {
+  return `${tenantPagePath(tenantId)}/delete`;
+}

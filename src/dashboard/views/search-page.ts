@@ -4,6 +4,7 @@
  * entry's page. The search is the real one (SearchService.searchAsOperator); every value escaped.
  */
 import { CATEGORIES, type Category } from "../../models/category.ts";
+import { TRUST_LEVELS } from "../../models/origin.ts";
 import type { SearchAnswer } from "../../search/service.ts";
 import { entryLink } from "./entry-page.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
@@ -13,7 +14,17 @@ import { DASHBOARD_PATH, SIGN_OUT_PATH, searchPagePath, tenantPagePath } from ".
 /** A result's content is cut here (its entry's page has all of it). */
 const CONTENT_SHOWN = 280;
 
-export interface SearchAsked {
+/** The search's controls the box offers, as POST /memory/search names them (empty: not given). */
+export interface SearchControlsAsked {
+  /** Comma-separated: every result carries each. */
+  tags?: string;
+  status?: "" | "open" | "resolved";
+  min_trust?: string;
+  valid_at?: string;
+  as_of?: string;
+}
+
+export interface SearchAsked extends SearchControlsAsked {
   q?: string;
   /** Empty: all categories (the box's "all categories" option). */
   category?: Category | "";
@@ -24,7 +35,7 @@ export interface SearchPageModel {
   version: string;
   generatedAt: string;
   tenant: { tenant_id: string; name: string };
-  asked: { q: string; category?: Category; limit: number };
+  asked: { q: string; category?: Category; limit: number } & SearchControlsAsked;
   /** None until a query is sent. */
   answer?: SearchAnswer;
 }
@@ -38,7 +49,24 @@ export function searchBox(tenantId: string, asked: Partial<SearchPageModel["aske
 <input type="search" name="q" value="${asked.q ?? ""}" maxlength="4096" placeholder="Search this tenant's memory" aria-label="search words">
 <select name="category" aria-label="category"><option value="">all categories</option>${options}</select>
 <input type="number" name="limit" min="1" max="100" value="${asked.limit ?? 20}" aria-label="results at most">
-<button type="submit">Search</button></form>`;
+<button type="submit">Search</button>
+${controlsOf(asked)}</form>`;
+}
+
+/** The search's controls, folded away unless one is set: tags, status, trust, both time axes. */
+function controlsOf(asked: Partial<SearchPageModel["asked"]>): SafeHtml {
+  const set = Boolean(asked.tags || asked.status || asked.min_trust || asked.valid_at || asked.as_of);
+  const choice = (name: string, values: readonly string[], chosen: string | undefined, none: string) =>
+    html`<select name="${name}" aria-label="${name}"><option value="">${none}</option>${values.map(
+      (v) => html`<option value="${v}"${chosen === v ? html` selected` : ""}>${v}</option>`,
+    )}</select>`;
+  return html`<details class="controls"${set ? html` open` : ""}><summary>Controls</summary>
+<input name="tags" value="${asked.tags ?? ""}" maxlength="1024" placeholder="tags, comma-separated" aria-label="tags">
+${choice("status", ["open", "resolved"], asked.status, "any status")}
+${choice("min_trust", TRUST_LEVELS, asked.min_trust, "any trust")}
+<input name="valid_at" value="${asked.valid_at ?? ""}" maxlength="40" placeholder="valid at (RFC 3339)" aria-label="valid at">
+<input name="as_of" value="${asked.as_of ?? ""}" maxlength="40" placeholder="as of (RFC 3339)" aria-label="as of">
+</details>`;
 }
 
 export function searchPage(m: SearchPageModel): string {

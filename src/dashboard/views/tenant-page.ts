@@ -9,6 +9,7 @@ import { ENTRY_STATES, type EntryState } from "../entry-state.ts";
 import { connectorsSection } from "./connector-health.ts";
 import { entryLink } from "./entry-page.ts";
 import { formatNumber, html, type SafeHtml } from "./html.ts";
+import { deleteTenantForm, mintTokenForm } from "./operator-forms.ts";
 import { page } from "./page.ts";
 import {
   discardFormPath,
@@ -36,6 +37,8 @@ export interface TenantPageModel {
   version: string;
   generatedAt: string;
   tenant: { tenant_id: string; name: string; status: string; created_at: string };
+  /** The names of the tenant's role library, the mint form's choices. */
+  roles: string[];
   /** The form token of the operator's session (src/http/dashboard-form.ts); every form carries it. */
   formToken: string | undefined;
   /** The status the last suspend or resume button set, from the redirect that came back here. */
@@ -103,6 +106,8 @@ export function tenantPage(m: TenantPageModel): string {
 ${statusButton(m)}
 <p><a href="${OVERVIEW_PATH}">← All tenants</a></p></section>
 ${sections}
+<section id="tokens"><h2>Mint a token</h2>${mintTokenForm(t.tenant_id, m.roles, m.formToken)}</section>
+<section id="delete"><h2>Delete tenant</h2>${deleteTenantForm(t, m.formToken)}</section>
 </main>`,
   );
 }
