@@ -37,6 +37,11 @@ export function pages(...statuses: number[]): Record<number, typeof HtmlPage> {
   return out;
 }
 
+/** A form of a few short fields (a JWT fits easily): never a way to push a large body. */
+export const FORM_LIMIT = 16 * 1024;
+/** The `adminForm` option of every dashboard form that changes something; its refusals are pages. */
+export const ADMIN_FORM = { limit: FORM_LIMIT, refusals: pages(400, 413, 429) };
+
 /** The form token of a page's session (src/http/dashboard-form.ts): needed with the cookie. */
 export const FormToken = Type.Optional(
   Chars(1, 128, { description: "the page's form token (needed with the cookie)" }),

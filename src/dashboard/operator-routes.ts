@@ -11,6 +11,7 @@ import { validatedBody } from "../http/validate-body.ts";
 import { problems } from "../models/problem.ts";
 import { TenantParams } from "../models/tenant.ts";
 import {
+  ADMIN_FORM,
   CreateTenantForm,
   DeleteTenantForm,
   HtmlPage,
@@ -20,13 +21,12 @@ import {
   DASHBOARD_TAGS as tags,
 } from "./model.ts";
 import type { OperatorActions } from "./operator-actions.ts";
+import { redirectTo } from "./redirect.ts";
 import { PAGE_HEADERS } from "./views/page.ts";
 import { CREATE_TENANT_PATH, DASHBOARD_PATH } from "./views/paths.ts";
 import { tokenPage } from "./views/token-page.ts";
 
-/** A form of a few short fields: never a way to push a large body. */
-const FORM_LIMIT = 16 * 1024;
-const adminForm = { limit: FORM_LIMIT, refusals: pages(400, 413, 429) };
+const adminForm = ADMIN_FORM;
 
 export interface DashboardOperatorRouteDeps {
   http: HttpKit;
@@ -81,10 +81,7 @@ export const dashboardOperatorRoutes = ({ http, actions }: DashboardOperatorRout
       "/admin/dashboard/tenants/:tenant_id/delete",
       async ({ tenant, body, principal, set }) => {
         const name = await actions.deleteTenant(tenant, body.confirm, principal.sub);
-        set.status = 303;
-        set.headers.location = `${DASHBOARD_PATH}?${new URLSearchParams({ deleted: name })}#tenants`;
-        set.headers["cache-control"] = "no-store";
-        return "";
+        return redirectTo(set, `${DASHBOARD_PATH}?${new URLSearchParams({ deleted: name })}#tenants`);
       },
       {
         adminForm,

@@ -9,7 +9,16 @@ import { validatedBody } from "../http/validate-body.ts";
 import { parseAs } from "../models/media-type.ts";
 import { problems } from "../models/problem.ts";
 import { adminCookie, isHttps } from "./cookie.ts";
-import { DASHBOARD_TAGS, DashboardQuery, HtmlPage, pages, Redirect, SignInForm } from "./model.ts";
+import {
+  DASHBOARD_TAGS,
+  DashboardQuery,
+  FORM_LIMIT,
+  HtmlPage,
+  pages,
+  Redirect,
+  SignInForm,
+} from "./model.ts";
+import { redirectTo } from "./redirect.ts";
 import type { DashboardService } from "./service.ts";
 import { dashboardPage } from "./views/dashboard-page.ts";
 import { PAGE_HEADERS } from "./views/page.ts";
@@ -17,8 +26,6 @@ import { DASHBOARD_PATH, SESSION_PATH, SIGN_OUT_PATH } from "./views/paths.ts";
 
 export { dashboardErrorPage } from "./error-pages.ts";
 
-/** A JWT fits easily; a form is never a way to push a large body. */
-const FORM_LIMIT = 16 * 1024;
 const tags = DASHBOARD_TAGS;
 
 export interface DashboardRouteDeps {
@@ -50,11 +57,8 @@ export const dashboardRoutes = (deps: DashboardRouteDeps) =>
       SESSION_PATH,
       async ({ body, request, set }) => {
         const maxAge = await deps.dashboard.signIn(body.token, request);
-        set.status = 303;
-        set.headers.location = DASHBOARD_PATH;
         set.headers["set-cookie"] = adminCookie(body.token, maxAge, isHttps(request));
-        set.headers["cache-control"] = "no-store";
-        return "";
+        return redirectTo(set, DASHBOARD_PATH);
       },
       {
         parse: parseAs("urlencoded", ({ request }: { request: Request }) =>
@@ -72,11 +76,8 @@ export const dashboardRoutes = (deps: DashboardRouteDeps) =>
     .get(
       SIGN_OUT_PATH,
       ({ request, set }) => {
-        set.status = 303;
-        set.headers.location = DASHBOARD_PATH;
         set.headers["set-cookie"] = adminCookie("", 0, isHttps(request));
-        set.headers["cache-control"] = "no-store";
-        return "";
+        return redirectTo(set, DASHBOARD_PATH);
       },
       {
         response: { 303: Redirect },

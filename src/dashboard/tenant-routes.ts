@@ -17,6 +17,7 @@ import type { TenantService } from "../tenants/service.ts";
 import { letterAskedIn } from "../webhooks/letter-asked.ts";
 import type { ReplayAsked, WebhookService } from "../webhooks/service.ts";
 import {
+  ADMIN_FORM,
   EntryPageParams,
   HtmlPage,
   pages,
@@ -28,15 +29,13 @@ import {
   TenantPageQuery,
   DASHBOARD_TAGS as tags,
 } from "./model.ts";
+import { redirectTo } from "./redirect.ts";
 import type { DashboardService } from "./service.ts";
 import { entryPage } from "./views/entry-page.ts";
 import { PAGE_HEADERS } from "./views/page.ts";
 import { tenantPagePath } from "./views/paths.ts";
 import { searchPage } from "./views/search-page.ts";
 import { tenantPage } from "./views/tenant-page.ts";
-
-/** A form of a few short fields: never a way to push a large body. */
-const FORM_LIMIT = 16 * 1024;
 
 export interface DashboardTenantRouteDeps {
   http: HttpKit;
@@ -49,7 +48,7 @@ export interface DashboardTenantRouteDeps {
 
 /** What the replay and discard buttons' routes take: one dead letter's form, answered by a redirect. */
 const letterForm = {
-  adminForm: { limit: FORM_LIMIT, refusals: pages(400, 413, 429) },
+  adminForm: ADMIN_FORM,
   tenant: "any" as const,
   params: TenantParams,
   ...validatedBody(ReplayForm),
@@ -175,7 +174,7 @@ export const dashboardTenantRoutes = (deps: DashboardTenantRouteDeps) =>
         return backToPage(set, tenant.tenant_id, { status: item.status }, "tenant");
       },
       {
-        adminForm: { limit: FORM_LIMIT, refusals: pages(400, 413, 429) },
+        adminForm: ADMIN_FORM,
         tenant: "any",
         params: TenantParams,
         ...validatedBody(StatusForm),
@@ -200,7 +199,7 @@ export const dashboardTenantRoutes = (deps: DashboardTenantRouteDeps) =>
         return backToPage(set, tenant.tenant_id, { changed: reply.status, source: reply.source }, "sources");
       },
       {
-        adminForm: { limit: FORM_LIMIT, refusals: pages(400, 413, 429) },
+        adminForm: ADMIN_FORM,
         tenant: "any",
         params: TenantParams,
         ...validatedBody(SourceForm),
@@ -220,8 +219,5 @@ function backToPage(
   did: Record<string, string>,
   anchor: string,
 ): string {
-  set.status = 303;
-  set.headers.location = `${tenantPagePath(tenantId)}?${new URLSearchParams(did)}#${anchor}`;
-  set.headers["cache-control"] = "no-store";
-  return "";
+  return redirectTo(set, `${tenantPagePath(tenantId)}?${new URLSearchParams(did)}#${anchor}`);
 }

@@ -6,16 +6,13 @@
  * works, and its form posted without the page's token is refused.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { ManualClock } from "../../src/runtime/clock.ts";
-import { launchChromium } from "../helpers/chromium.ts";
+import { DESKTOP_AND_PHONE, launchChromium, signInToDashboard } from "../helpers/chromium.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
 const SCRIPT = `<script>alert('owned')</script><img src=x onerror="alert('img')"> ${"long-unbroken-word".repeat(12)}`;
-const WIDTHS = [
-  { viewport: { width: 1280, height: 900 } },
-  { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 },
-];
+const WIDTHS = DESKTOP_AND_PHONE;
 
 let h: Harness;
 let server: ReturnType<typeof Bun.serve>;
@@ -54,12 +51,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${base}/admin/dashboard`);
-  await page.fill("input[name=token]", h.adminToken);
-  await Promise.all([page.waitForURL(`${base}/admin/dashboard`), page.click("button[type=submit]")]);
-}
-
 /** A signed-in page on the tenant's page at that width, recording every dialog that opens. */
 async function tenantPageAt(options: (typeof WIDTHS)[number]) {
   const context = await browser.newContext(options);
@@ -69,7 +60,7 @@ async function tenantPageAt(options: (typeof WIDTHS)[number]) {
     dialogs.push(d.message());
     void d.dismiss();
   });
-  await signIn(page);
+  await signInToDashboard(page, base, h.adminToken);
   await page.goto(`${base}/admin/dashboard/tenants/${tenantId}`);
   return { context, page, dialogs };
 }

@@ -7,14 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { launchChromium } from "../helpers/chromium.ts";
+import { DESKTOP_AND_PHONE, launchChromium, signInToDashboard } from "../helpers/chromium.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
 const SCRIPT = `<script>alert('owned')</script><img src=x onerror="alert('img')">`;
-const WIDTHS = [
-  { viewport: { width: 1280, height: 900 } },
-  { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 },
-];
+const WIDTHS = DESKTOP_AND_PHONE;
 
 let h: Harness;
 let server: ReturnType<typeof Bun.serve>;
@@ -43,9 +40,7 @@ async function signedIn(options: (typeof WIDTHS)[number]) {
     dialogs.push(d.message());
     void d.dismiss();
   });
-  await page.goto(`${base}/admin/dashboard`);
-  await page.fill("input[name=token]", h.adminToken);
-  await Promise.all([page.waitForURL(`${base}/admin/dashboard`), page.click("button[type=submit]")]);
+  await signInToDashboard(page, base, h.adminToken);
   return { context, page, dialogs };
 }
 

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Debian's package (installed by .ci/run); CHROMIUM_PATH overrides it. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -14,4 +14,17 @@ export async function launchChromium(): Promise<Browser> {
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
   });
+}
+
+/** The two widths the dashboard is checked at: a desktop's and a phone's. */
+export const DESKTOP_AND_PHONE = [
+  { viewport: { width: 1280, height: 900 } },
+  { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 },
+];
+
+/** Signs in through the dashboard's own form at `base` with the operator's token. */
+export async function signInToDashboard(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/admin/dashboard`);
+  await page.fill("input[name=token]", token);
+  await Promise.all([page.waitForURL(`${base}/admin/dashboard`), page.click("button[type=submit]")]);
 }

@@ -3,24 +3,18 @@
  * role and a lifetime, and the deletion of a suspended tenant (its page). Each posts with the page's
  * form token (src/http/dashboard-form.ts); every value is escaped.
  */
-import { FORM_TOKEN_FIELD } from "../../http/dashboard-form.ts";
 import { MAX_TENANT_NAME } from "../../models/tenant.ts";
 import { TOKEN_LIFETIMES } from "../model.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { CREATE_TENANT_PATH, deleteFormPath, tokenFormPath } from "./paths.ts";
-
-function tokenField(formToken: string | undefined): SafeHtml | string {
-  return formToken === undefined
-    ? ""
-    : html`<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${formToken}">`;
-}
+import { formTokenField } from "./post-form.ts";
 
 /** The overview's "new tenant" form: a name; the answer shows its first tenant_admin token once. */
 export function createTenantForm(formToken: string | undefined): SafeHtml {
   return html`<form class="action" method="post" action="${CREATE_TENANT_PATH}">
 <label for="new-tenant-name">Name</label>
 <input id="new-tenant-name" name="name" required maxlength="${MAX_TENANT_NAME}" autocomplete="off">
-${tokenField(formToken)}<button type="submit">Create tenant</button></form>`;
+${formTokenField(formToken)}<button type="submit">Create tenant</button></form>`;
 }
 
 /**
@@ -42,7 +36,7 @@ export function mintTokenForm(tenantId: string, roles: string[], formToken: stri
 <select id="mint-ttl" name="ttl_seconds">${lifetimes}</select>
 <label for="mint-subject">Only subject (optional)</label>
 <input id="mint-subject" name="subject" maxlength="256" autocomplete="off">
-${tokenField(formToken)}<button type="submit">Mint token</button></form>
+${formTokenField(formToken)}<button type="submit">Mint token</button></form>
 <p class="muted">Roles of this tenant: ${roles.map((r, i) => html`${i > 0 ? ", " : ""}<code>${r}</code>`)}. The token is shown once, on the next page; it is never stored.</p>`;
 }
 
@@ -59,5 +53,5 @@ export function deleteTenantForm(
   return html`<form class="action danger" method="post" action="${deleteFormPath(tenant.tenant_id)}">
 <label for="delete-confirm">Type the tenant's id, <code>${tenant.tenant_id}</code>, to erase its vault, roles and audit records for good</label>
 <input id="delete-confirm" name="confirm" required maxlength="64" autocomplete="off" pattern="${tenant.tenant_id}">
-${tokenField(formToken)}<button type="submit">Delete tenant</button></form>`;
+${formTokenField(formToken)}<button type="submit">Delete tenant</button></form>`;
 }

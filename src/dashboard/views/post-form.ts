@@ -15,9 +15,12 @@ export function postForm(
   const hidden = Object.entries(fields).map(
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
   );
-  const token =
-    formToken === undefined
-      ? ""
-      : html`<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${formToken}">`;
-  return html`<form class="inline" method="post" action="${action}">${hidden}${token}<button type="submit">${label}</button></form>`;
+  return html`<form class="inline" method="post" action="${action}">${hidden}${formTokenField(formToken)}<button type="submit">${label}</button></form>`;
+}
+
+/** The page's form token as a hidden field (nothing without one: a bearer token needs none). */
+export function formTokenField(formToken: string | undefined): SafeHtml | string {
+  return formToken === undefined
+    ? ""
+    : html`<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${formToken}">`;
 }
