@@ -31,7 +31,10 @@ export class ChangeLog {
     return [...this.tables.changes.getRange({ start: after + 1, limit }).map(({ value }) => value)];
   }
 
-  /** Every committed change of one entry (or dead-lettered event id), oldest first. */
+  /**
+   * Every committed change of one entry (or dead-lettered event id) after its creation, oldest
+   * first; the creation itself only in vaults written before it stopped being indexed.
+   */
   of(id: string): Change[] {
     const out: Change[] = [];
     const { changes, changesByEntry } = this.tables;
@@ -53,9 +56,20 @@ export class ChangeLog {
   put(changes: Change[]): Promise<boolean> | undefined {
     let last: Promise<boolean> | undefined;
     for (const change of changes) {
-      this.tables.changes.put(change.seq, change);
-      last = this.tables.changesByEntry.put([change.id, change.seq], change.type);
+      last = this.tables.changes.put(change.seq, change);
+      const key = byEntryKey(change);
+      if (key) last = this.tables.changesByEntry.put(key, change.type);
     }
     return last;
   }
+}
+
+/**
+ * A change's key in the by-entry index, or none for a creation. Creations are most of the log,
+ * and the entry (its `recorded_at` and `created_by`, or its tombstone's) already says when and by
+ * whom it was made, so a write of a new entry adds no record under its random id but its id → seq
+ * (the sequence-keyed layout: docs/performance.md). What happens to an entry later is indexed.
+ */
+export function byEntryKey(change: Change): [string, number] | undefined {
+  return change.type === "entry.created" ? undefined : [change.id, change.seq];
 }

@@ -3,6 +3,7 @@ import { ValidationFailed } from "../errors/domain-errors.ts";
 import type { Change } from "../models/change.ts";
 import type { StoredEntry } from "../models/stored-entry.ts";
 import { COUNTER_KEY_RE, type VaultRecord } from "../models/tenant-export.ts";
+import { byEntryKey } from "./change-log.ts";
 import { putEntry } from "./put-write-set.ts";
 import { type Group, openEnvironment, openGroup, type TablesOf } from "./tables.ts";
 import { encodeVectorRecord } from "./vector-records.ts";
@@ -65,10 +66,12 @@ function putRecord(h: ImportTables, record: VaultRecord, deadLetterKey: DeadLett
     case "dead_letter":
       h.deadLetters.put(deadLetterKey(record.value.event_id, record.value.source), record.value);
       return;
-    case "change":
+    case "change": {
       h.changes.put(record.value.seq, record.value as Change);
-      h.changesByEntry.put([record.value.id, record.value.seq], record.value.type);
+      const key = byEntryKey(record.value as Change);
+      if (key) h.changesByEntry.put(key, record.value.type);
       return;
+    }
     default:
       // The keyed records go as they come, under their own key.
       (h[KEYED[record.type]] as Database<unknown, string>).put(record.key, record.value);

@@ -86,6 +86,8 @@ export interface Tombstone {
   recorded_at: string;
   erased_at: string;
   erased_by: string;
+  /** Who wrote the entry (the change log does not index creations: change-log.ts byEntryKey). */
+  created_by?: string;
 }
 
 export interface Erasure {

@@ -144,6 +144,8 @@ describe("POST /admin/tenants/{tenant_id}/erase", () => {
     const trail = await api("GET", `/memory/facts/${fact.body.id}/history`, token);
     expect(trail.body).toMatchObject({ erased_at: erased.body.erased_at });
     expect(trail.body.events.map((e: { type: string }) => e.type)).toEqual(["created", "erased"]);
+    // Who wrote it outlives the entry: the tombstone keeps it (the log indexes no creation).
+    expect(trail.body.events[0].by).toBe(fact.body.created_by);
     // The idempotency key no longer answers the erased entry: a retry writes afresh.
     const retried = await api(
       "POST",

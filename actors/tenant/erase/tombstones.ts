@@ -7,7 +7,7 @@ import type { Tombstone } from "../../../src/vault/write-set.ts";
 
 /**
  * What erasure leaves of an erased entry: a tombstone `{id, category, recorded_at, erased_at,
- * erased_by}`, so a reference to it stays explainable (a read answers 410, history shows when).
+ * erased_by, created_by}`, so a reference to it stays explainable (a read answers 410, history shows when).
  */
 export class Tombstones {
   private readonly tables: TableViews<"erase">;
@@ -29,5 +29,6 @@ export function tombstoneOf(stored: StoredEntry, now: number, by: string): Tombs
     recorded_at: stored.entry.recorded_at,
     erased_at: isoOf(now),
     erased_by: by,
+    created_by: stored.entry.created_by,
   };
 }

@@ -9,6 +9,7 @@ import type {
   HistoryVersion,
 } from "../../../src/models/history.ts";
 import type { ChangeLog } from "../../../src/vault/change-log.ts";
+import type { Tombstone } from "../../../src/vault/write-set.ts";
 import type { Tombstones } from "../erase/tombstones.ts";
 import type { EntryStore } from "../memory/entry-store.ts";
 import type { SliceHandlers } from "../slice.ts";
@@ -68,12 +69,13 @@ export function entryHistory(reads: HistoryReads, category: Category, id: string
 function eventsOf(
   entry: Entry | undefined,
   changes: Change[],
-  tombstone: { recorded_at: string } | undefined,
+  tombstone: Pick<Tombstone, "recorded_at" | "created_by"> | undefined,
 ): HistoryEvent[] {
+  // The log indexes a creation only in vaults of before byEntryKey; the entry says the same.
   const logged = changes.find((c) => c.type === "entry.created");
   const created = {
     at: logged?.at ?? entry?.recorded_at ?? tombstone!.recorded_at,
-    by: logged?.by ?? entry?.created_by ?? "unknown",
+    by: logged?.by ?? entry?.created_by ?? tombstone?.created_by ?? "unknown",
   };
   const events: HistoryEvent[] = [{ type: "created", ...created }];
   // What it did to others when written (known from its fields while it is not erased).

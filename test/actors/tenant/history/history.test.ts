@@ -114,6 +114,28 @@ describe("entry.history", () => {
     ]);
   });
 
+  test("a creation comes from the entry, or from the tombstone's created_by, when the log indexes none", () => {
+    const live = historyOf(reads([fact("eeeeeee1", T1)], []), "fact", "eeeeeee1");
+    expect(live.events).toEqual([{ type: "created", at: T1, by: "agent-1" }]);
+    const tombstone: Tombstone = {
+      id: "eeeeeee2",
+      category: "fact",
+      recorded_at: T1,
+      erased_at: T3,
+      erased_by: "op",
+      created_by: "agent-1",
+    };
+    const erased = historyOf(
+      reads([], [change("entry.erased", "eeeeeee2", T3)], [tombstone]),
+      "fact",
+      "eeeeeee2",
+    );
+    expect(erased.events).toEqual([
+      { type: "created", at: T1, by: "agent-1" },
+      { type: "erased", at: T3, by: "agent-2" },
+    ]);
+  });
+
   test("an entry asked for under another category, or not there, is not found", () => {
     const stored = reads([fact("ddddddd1", T1)], []);
     expect(() => historyOf(stored, "decision", "ddddddd1")).toThrow(NotFound);
