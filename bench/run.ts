@@ -43,24 +43,29 @@
  * quick smoke, written to bench/results/tmp-smoke.json); BENCH_SCALE=1m runs bench/scale-1m.ts;
  * Every service the bench spawns runs with production telemetry: metrics, the access log (`info`)
  * and traces sampled at 10% to a local OTLP sink (bench/otlp-sink.ts; BENCH_TRACES=R or off).
- * BENCH_PART=service runs only the service's bulk loads, searches and restarts (bench/service-only.ts).
+ * BENCH_PART=service runs only the service's bulk loads, searches and restarts (bench/service-only.ts);
+ * BENCH_PART=routes only part 1, the routes and webhooks (bench/route-figures.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseCli } from "../scripts/cli.ts";
 import { embeddingFigures, embeddingOnly, runBackgroundEmbedding } from "./embedding-figures.ts";
 import { floorFigures as floorFiguresOf, lmdbFloor } from "./lmdb-floor.ts";
 import { type OtlpSink, startOtlpSink, traceRatioOf } from "./otlp-sink.ts";
-import { cleanUp, removeTempDir, type Started, startProcess, startService, stop } from "./processes.ts";
+import { cleanUp } from "./processes.ts";
 import { type Figure, figuresJson, table } from "./report.ts";
+import {
+  failedRequestsOf,
+  requestFigures,
+  routeLoads,
+  routesOnly,
+  webhookBestOf,
+  webhookFigure,
+} from "./route-figures.ts";
 import { scale1m } from "./scale-1m.ts";
-import { routeRounds } from "./scenarios/http-routes.ts";
 import { inProcessSearch } from "./scenarios/in-process-search.ts";
 import { serviceSearch } from "./scenarios/service-search.ts";
-import { WEBHOOK_SECRETS, type WebhookLoad, webhookLoads } from "./scenarios/webhooks.ts";
-import { indexSettled } from "./search-fill.ts";
-import { adminToken, BENCH_SECRET, createTenant } from "./service-api.ts";
 import { serviceOnly } from "./service-only.ts";
-import { loadAverage, machine, median, round, seconds } from "./stats.ts";
+import { loadAverage, machine, seconds } from "./stats.ts";
 
 parseCli({
   usage: `Usage: bun run bench
@@ -75,6 +80,7 @@ loopback ports, stopped with the bench (also on Ctrl-C, SIGTERM, SIGHUP). Takes 
   BENCH_FULL=0           10k entries instead of 100k (written to bench/results/tmp-smoke.json)
   BENCH_SCALE=1m         the 1M-entry run (bench/scale-1m.ts)
   BENCH_PART=service     only the service's bulk loads, searches and restarts
+  BENCH_PART=routes      only the HTTP routes and webhooks (ratios to the bare server)
   BENCH_PART=embedding   only the embedders' tier figures (BENCH_EMBEDDERS=hash,static,tiered,local)
   BENCH_TRACES=R|off     the services' traces sampled at ratio R (default 0.1, to a local sink), or off
 `,
@@ -94,6 +100,10 @@ async function main(): Promise<void> {
   if (scale === "1m") return scale1m(log);
   if (process.env.BENCH_PART === "embedding") return embeddingOnly(log);
   if (process.env.BENCH_PART === "service") return serviceOnly(log);
+  if (process.env.BENCH_PART === "routes") {
+    tracesOn();
+    return routesOnly(log);
+  }
   if (scale) throw new Error(`BENCH_SCALE=${scale}: only 1m is known`);
   const machineInfo = machine();
   const traces = tracesOn();
@@ -102,42 +112,9 @@ async function main(): Promise<void> {
       `traces ${traces ? `sampled at ${traces.env.OTEL_TRACES_SAMPLER_ARG}` : "off"}, access log info, metrics on`,
   );
 
-  // 1. HTTP routes and webhooks: the bare server and the service. Per-tenant webhook secrets are
-  // read from the environment at start: create the tenant, then start the service again on the
-  // same data directory with its secrets set.
-  log("HTTP routes (bare baselines and the service, back to back in each round)");
-  let bare: Started | undefined = await startProcess("bench/bare-server.ts", "/ping");
-  const setup = await startService(BENCH_SECRET);
-  const hooked = await createTenant(setup.url, await adminToken(), "webhooks");
-  await stop(setup);
-  const env = Object.fromEntries(
-    Object.entries(WEBHOOK_SECRETS).map(([base, value]) => [`${base}_${hooked.tenant_id}`, value]),
-  );
-  const service = await startService(BENCH_SECRET, { dataDir: setup.dataDir, env });
-  const admin = await adminToken();
-  const routes = await routeRounds({
-    bareUrl: bare.url,
-    serviceUrl: service.url,
-    reader: await createTenant(service.url, admin, "reader"),
-    writer: await createTenant(service.url, admin, "writer"),
-    rounds: ROUNDS,
-    log,
-  });
-  await stop(bare);
-  bare = undefined;
-  log("verified webhooks");
-  const webhooks: WebhookLoad[][] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    webhooks.push(await webhookLoads(service.url, hooked.tenant_id, () => indexSettled(service.url, hooked)));
-    log(
-      `  round ${r + 1}: ${webhooks
-        .at(-1)!
-        .map((w) => `${w.events_per_s} events/s`)
-        .join(", ")}`,
-    );
-  }
-  await stop(service);
-  removeTempDir(setup.dataDir!);
+  // 1. HTTP routes and webhooks: the bare server and the service (bench/route-figures.ts).
+  const loads = await routeLoads(ROUNDS, log);
+  const { routes } = loads;
 
   // 2. The service's search tenant: batch fill, HTTP search, restart, RSS.
   log(`service process: ${SIZE_LABEL} entries through the batch route, search, restart`);
@@ -178,22 +155,8 @@ async function main(): Promise<void> {
     served.batch_entries_per_s,
   );
 
-  const paired = (f: (r: (typeof routes)[number]) => number) => routes.map(f);
-  const bestWebhook = (i: number) => median(webhooks.map((round) => round[i]!.events_per_s));
-  const webhookBest = bestWebhook(0) >= bestWebhook(1) ? 0 : 1;
   const figures: Figure[] = [
-    { key: "bare_route_rps", runs: paired((r) => r.ping.rps), note: "(baseline)" },
-    {
-      key: "get_by_id_ratio",
-      runs: paired((r) => round(r.get_by_id.rps / r.entry.rps)),
-      target: { op: ">=", value: 0.8 },
-    },
-    { key: "write_rps", runs: paired((r) => r.write.rps), note: "(÷ bare: write_ratio)" },
-    {
-      key: "write_ratio",
-      runs: paired((r) => round(r.write.rps / r.ping.rps)),
-      target: { op: ">=", value: 0.4 },
-    },
+    ...requestFigures(routes),
     { key: "batch_entries_per_s", runs: served.batch_entries_per_s, target: { op: ">=", value: 100_000 } },
     ...floorFigures,
     {
@@ -213,22 +176,13 @@ async function main(): Promise<void> {
       runs: inProcess.recall.recall_at_10,
       target: { op: ">=", value: 0.97 },
     },
-    {
-      key: "webhook_events_per_s",
-      runs: webhooks.map((round) => round[webhookBest]!.events_per_s),
-      target: { op: ">=", value: 10_000 },
-    },
+    webhookFigure(loads.webhooks),
     { key: `restart_ready_s_${SIZE_LABEL}`, runs: served.restart_ready_s, target: { op: "<=", value: 2.0 } },
     { key: `rss_mb_${SIZE_LABEL}`, runs: served.rss_mb, target: { op: "<=", value: 400 } },
     ...embeddingFigures(embedding),
   ];
   const { top, runs, targets, pass } = figuresJson(figures);
-  const failedRequests = [
-    ...routes.flatMap((r) => [r.ping, r.entry, r.get_by_id, r.write]),
-    ...webhooks.flat(),
-  ]
-    .filter((l) => l.errors + l.non2xx > 0)
-    .map((l) => `${l.name}: ${l.errors} errors, ${l.non2xx} non-2xx`);
+  const failedRequests = failedRequestsOf(loads);
   const wall = seconds(started);
   const results = {
     ...top,
@@ -248,8 +202,8 @@ async function main(): Promise<void> {
     },
     details: {
       http_rounds: routes,
-      webhooks,
-      webhook_best: webhooks[0]?.[webhookBest]?.name,
+      webhooks: loads.webhooks,
+      webhook_best: loads.webhooks[0]?.[webhookBestOf(loads.webhooks)]?.name,
       failed_requests: failedRequests,
       service_search: served,
       in_process_search: inProcess,
