@@ -78,7 +78,8 @@ loopback ports, stopped with the bench (also on Ctrl-C, SIGTERM, SIGHUP). Takes 
 
   BENCH_SECONDS=N        each load's duration (default: 5)
   BENCH_FULL=0           10k entries instead of 100k (written to bench/results/tmp-smoke.json)
-  BENCH_SCALE=1m         the 1M-entry run (bench/scale-1m.ts)
+  BENCH_SCALE=1m         the 1M-entry run (bench/scale-1m.ts); BENCH_SERVICE_MEMORY_LIMIT_MB=N
+                         runs its service in a memory cgroup of N MB, as a container would
   BENCH_PART=service     only the service's bulk loads, searches and restarts
   BENCH_PART=routes      only the HTTP routes and webhooks (ratios to the bare server)
   BENCH_PART=embedding   only the embedders' tier figures (BENCH_EMBEDDERS=hash,static,tiered,local)

@@ -24,10 +24,13 @@
  * with `aborted` saying where. BENCH_SCALE_MAX_MINUTES (default 60) bounds the fill (then the rest
  * is measured on what was written) and the index build. BENCH_SCALE_ENTRIES overrides the size (to
  * try the path on fewer: written to bench/results/tmp-scale.json).
+ * BENCH_SERVICE_MEMORY_LIMIT_MB holds the service in a memory cgroup of that limit, as a
+ * container would (bench/memory-limit.ts): its peak charge and OOM kills go to details.memory_limit.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { tenantDir } from "../src/vault/tenant-paths.ts";
 import { latencies } from "./load.ts";
+import { MemoryLimit, type MemoryLimitFigures } from "./memory-limit.ts";
 import { MemoryWatch } from "./memory-watch.ts";
 import {
   kill,
@@ -70,6 +73,8 @@ interface ScaleMeasures {
   recall?: TenantRecall;
   rss: Record<string, number | undefined>;
   rss_after_restart_mb: number[];
+  /** BENCH_SERVICE_MEMORY_LIMIT_MB: the service's cgroup, read when the last service has stopped. */
+  memory_limit?: MemoryLimitFigures;
 }
 
 export async function scale1m(log: (line: string) => void): Promise<void> {
@@ -91,9 +96,11 @@ export async function scale1m(log: (line: string) => void): Promise<void> {
   const watches: MemoryWatch[] = [];
   let aborted: string | undefined;
   const dataDir = tempDir("mrt-bench-1m-");
+  const limit = MemoryLimit.fromEnv();
+  if (limit) log(`  the service runs in a memory cgroup of ${limit.limitMb} MB`);
   let service: Started | undefined;
   try {
-    await measure(m, { entries, maxSeconds, dataDir, watches, log }, (s) => {
+    await measure(m, { entries, maxSeconds, dataDir, watches, log, limit }, (s) => {
       service = s;
     });
   } catch (error) {
@@ -105,6 +112,11 @@ export async function scale1m(log: (line: string) => void): Promise<void> {
   } finally {
     for (const w of watches) w.stop();
     if (service) await kill(service);
+    if (limit) {
+      m.memory_limit = limit.figures();
+      log(`  memory cgroup: ${JSON.stringify(m.memory_limit)}`);
+      limit.remove();
+    }
     removeTempDir(dataDir);
   }
   const fillAborted = m.entries < entries ? `the fill stopped at ${m.entries} entries` : undefined;
@@ -117,10 +129,15 @@ interface Stage {
   dataDir: string;
   watches: MemoryWatch[];
   log: (line: string) => void;
+  limit?: MemoryLimit;
 }
 
-/** Watches a service's memory; past a limit it is killed at once (its requests then fail). */
+/**
+ * Watches a service's memory; past a limit it is killed at once (its requests then fail). With
+ * BENCH_SERVICE_MEMORY_LIMIT_MB the service joins its cgroup here, as soon as it is spawned.
+ */
 function watchService(service: Started, stage: Stage): MemoryWatch {
+  stage.limit?.admit(service.proc.pid);
   const watch = new MemoryWatch(service.proc.pid, {
     onLimit: (why) => {
       stage.log(`  memory limit: ${why}; killing the service`);
@@ -288,6 +305,7 @@ function write(
         samples: watches.flatMap((w) => w.samples),
       },
       recall: m.recall,
+      ...(m.memory_limit ? { memory_limit: m.memory_limit } : {}),
     },
     at: new Date().toISOString(),
     wall_s: wall,
