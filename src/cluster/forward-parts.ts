@@ -2,13 +2,15 @@
  * Forwarded answers of any size (docs/cluster.md, "Request forwarding"): an answer over one NATS
  * message (`max_payload`) goes back to the request's reply subject as consecutive messages — a
  * header part (status, headers, part count, no body), then the body in parts under the limit — and
- * the forwarding node collects them on an inbox of its own until the count is reached or its
- * timeout is over. NATS keeps the order of one connection's messages to one subscriber; each part
+ * the forwarding node collects them on the request's reply subject (its token under the
+ * connection's one reply subscription, reply-inbox.ts) until the count is reached or its timeout
+ * is over. NATS keeps the order of one connection's messages to one subscriber; each part
  * still carries its index, so a lost or reordered part is an incomplete answer, never a wrong body.
  */
-import { createInbox, type Msg, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
+import { type Msg, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
 import { concatBytes } from "../runtime/bytes.ts";
 import type { EncodedMessage, ReceivedAnswer } from "./forward-codec.ts";
+import { ReplyInbox, type ReplySlot } from "./reply-inbox.ts";
 
 /** On the header part: how many body parts follow. */
 const PARTS = "mr-parts";
@@ -37,8 +39,9 @@ export function inParts(answer: EncodedMessage, maxPayload: number): EncodedMess
 }
 
 /**
- * Sends the request with a reply subject of its own and collects the answer's messages; undefined
- * when nobody listens on `subject`, or the answer is not whole within `timeoutMs`. Each event on
+ * Sends the request with a reply subject of its own (a token under the connection's reply inbox,
+ * reply-inbox.ts) and collects the answer's messages; undefined when nobody listens on `subject`,
+ * the answer is not whole within `timeoutMs`, or the connection closes meanwhile. Each event on
  * `activity` (the owner pulling a part of the request's body) starts the timeout again.
  */
 export function requestInParts(
@@ -48,9 +51,10 @@ export function requestInParts(
   timeoutMs: number,
   activity?: EventTarget,
 ): Promise<ReceivedAnswer | undefined> {
-  const inbox = createInbox();
   return new Promise((resolve) => {
     const received: Msg[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let reply: ReplySlot | undefined;
     const restart = () => {
       clearTimeout(timer);
       timer = setTimeout(() => finish(undefined), timeoutMs);
@@ -58,22 +62,24 @@ export function requestInParts(
     const finish = (answer: ReceivedAnswer | undefined) => {
       clearTimeout(timer);
       activity?.removeEventListener("pull", restart);
-      subscription.unsubscribe();
+      reply?.close();
       resolve(answer);
     };
-    const subscription = nc.subscribe(inbox, {
-      callback: (error, msg) => {
-        // A status message (503: no responders) is no answer: the caller looks for the owner again.
-        if (error || msg.headers?.hasError) return finish(undefined);
-        received.push(msg);
-        const outcome = assembled(received);
-        if (outcome !== "incomplete") finish(outcome);
-      },
-    });
-    let timer = setTimeout(() => finish(undefined), timeoutMs);
-    activity?.addEventListener("pull", restart);
     try {
-      nc.publish(subject, request.payload, { headers: request.headers, reply: inbox });
+      reply = ReplyInbox.of(nc).open({
+        message: (msg) => {
+          // A status message (503: no responders) is no answer: the caller looks for the owner again.
+          if (msg.headers?.hasError) return finish(undefined);
+          received.push(msg);
+          const outcome = assembled(received);
+          if (outcome !== "incomplete") finish(outcome);
+        },
+        // The connection closed: no answer, as a timeout (at once).
+        lost: () => finish(undefined),
+      });
+      timer = setTimeout(() => finish(undefined), timeoutMs);
+      activity?.addEventListener("pull", restart);
+      nc.publish(subject, request.payload, { headers: request.headers, reply: reply.subject });
     } catch {
       // A closed connection or a request over the limit: no answer, as a timeout.
       finish(undefined);
