@@ -169,6 +169,8 @@ describe("writing", () => {
         recorded_at: "2026-01-01T00:00:00.000Z",
         erased_at: "2026-03-01T12:00:00.000Z",
         erased_by: "op",
+        // Who wrote it: history reads the creation here once the entry is gone (change-log.ts).
+        created_by: "agent-1",
       },
     ]);
     expect(set.changes).toEqual([{ type: "entry.erased", id: "eeeeeee1", category: "fact", by: "op" }]);
