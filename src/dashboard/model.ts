@@ -5,6 +5,7 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { CATEGORIES } from "../models/category.ts";
 import { Chars } from "../models/chars.ts";
+import { TextMatching } from "../models/checked-kind.ts";
 import { Cursor, LiteralUnion, QueryInteger, QueryObject, Timestamp } from "../models/common.ts";
 import { REPLAY_STATUSES } from "../models/dead-letter.ts";
 import { sentAs } from "../models/media-type.ts";
@@ -118,7 +119,15 @@ export const SearchPageQuery = QueryObject({
   ),
   limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 100, default: SEARCH_LIMIT })),
   tags: Type.Optional(
-    Chars(0, 1024, { description: "tags every result carries, comma-separated (the body's `tags`)" }),
+    // Within the body's limits (src/models/search.ts: at most 64 tags of 1–64 characters), so the
+    // page's query says what the search it runs accepts.
+    TextMatching({
+      pattern: "^[^,]{0,64}(,[^,]{0,64}){0,63}$",
+      maxLength: 1024,
+      description:
+        "tags every result carries, comma-separated: at most 64, each of at most 64 characters (the body's `tags`)",
+      rule: "at most 64 comma-separated tags of at most 64 characters each",
+    }),
   ),
   status: Type.Optional(
     LiteralUnion(["", "open", "resolved"] as const, {
