@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { ManualClock } from "../../src/runtime/clock.ts";
-import { DESKTOP_AND_PHONE, launchChromium, signInToDashboard } from "../helpers/chromium.ts";
+import { DESKTOP_AND_PHONE, launchChromium, signedInDashboardPage } from "../helpers/chromium.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
 const SCRIPT = `<script>alert('owned')</script><img src=x onerror="alert('img')"> ${"long-unbroken-word".repeat(12)}`;
@@ -53,16 +53,9 @@ afterAll(async () => {
 
 /** A signed-in page on the tenant's page at that width, recording every dialog that opens. */
 async function tenantPageAt(options: (typeof WIDTHS)[number]) {
-  const context = await browser.newContext(options);
-  const page = await context.newPage();
-  const dialogs: string[] = [];
-  page.on("dialog", (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await signInToDashboard(page, base, h.adminToken);
-  await page.goto(`${base}/admin/dashboard/tenants/${tenantId}`);
-  return { context, page, dialogs };
+  const signed = await signedInDashboardPage(browser, base, h.adminToken, options);
+  await signed.page.goto(`${base}/admin/dashboard/tenants/${tenantId}`);
+  return signed;
 }
 
 const entryUrl = (id: string) => `${base}/admin/dashboard/tenants/${tenantId}/entries/fact/${id}`;

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { DESKTOP_AND_PHONE, launchChromium, signInToDashboard } from "../helpers/chromium.ts";
+import { DESKTOP_AND_PHONE, launchChromium, signedInDashboardPage } from "../helpers/chromium.ts";
 import { type Harness, startHarness } from "../helpers/harness.ts";
 
 const SCRIPT = `<script>alert('owned')</script><img src=x onerror="alert('img')">`;
@@ -32,16 +32,8 @@ afterAll(async () => {
 });
 
 /** A signed-in page at that width, recording every dialog that opens. */
-async function signedIn(options: (typeof WIDTHS)[number]) {
-  const context = await browser.newContext(options);
-  const page = await context.newPage();
-  const dialogs: string[] = [];
-  page.on("dialog", (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await signInToDashboard(page, base, h.adminToken);
-  return { context, page, dialogs };
+function signedIn(options: (typeof WIDTHS)[number]) {
+  return signedInDashboardPage(browser, base, h.adminToken, options);
 }
 
 function fits(page: Page): Promise<boolean> {

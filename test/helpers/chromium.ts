@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Debian's package (installed by .ci/run); CHROMIUM_PATH overrides it. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -27,4 +27,26 @@ export async function signInToDashboard(page: Page, base: string, token: string)
   await page.goto(`${base}/admin/dashboard`);
   await page.fill("input[name=token]", token);
   await Promise.all([page.waitForURL(`${base}/admin/dashboard`), page.click("button[type=submit]")]);
+}
+
+/**
+ * A page signed in to the dashboard at `base`, in a fresh context of those options (a width of
+ * DESKTOP_AND_PHONE), recording the message of every dialog that opens (and dismissing it): a
+ * page that runs injected script shows it there.
+ */
+export async function signedInDashboardPage(
+  browser: Browser,
+  base: string,
+  token: string,
+  options: (typeof DESKTOP_AND_PHONE)[number],
+): Promise<{ context: BrowserContext; page: Page; dialogs: string[] }> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await signInToDashboard(page, base, token);
+  return { context, page, dialogs };
 }
