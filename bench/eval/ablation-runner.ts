@@ -8,6 +8,7 @@ import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import { LocalEmbedder } from "../../src/embedding/local-embedder.ts";
 import { sharedLocalModel } from "../../src/embedding/local-model.ts";
 import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
+import { upgradedVector } from "../../src/embedding/tiered-embedder.ts";
 import type { FusionProfile } from "../../src/search/fusion/fusion-profile.ts";
 import { searchHybrid } from "../../src/search/fusion/hybrid-search.ts";
 import { Analyzer, type AnalyzerOptions } from "../../src/search/lexical/analyzer.ts";
@@ -25,7 +26,11 @@ export interface LexicalSetup {
   tagWeight: number;
 }
 
-type RowEmbedder = "hash" | "local" | "static";
+/**
+ * `tiered`: the entries' vectors once upgraded (the model's blended with the table's, as the
+ * runtime's TieredEmbedder makes them), the queries' the table's unless `queryEmbedder` says.
+ */
+type RowEmbedder = "hash" | "local" | "static" | "tiered";
 
 export interface AblationRow {
   name: string;
@@ -65,7 +70,10 @@ function embedWith(embedder: RowEmbedder, texts: string[]): Promise<Float32Array
     return table.embed(texts);
   }
   local ??= new LocalEmbedder(sharedLocalModel());
-  return local.embed(texts);
+  if (embedder === "local") return local.embed(texts);
+  table ??= new StaticEmbedder();
+  const fast = table;
+  return local.embed(texts).then((vs) => vs.map((v, i) => upgradedVector(v, fast.embedSync(texts[i]!))));
 }
 
 function lexicalIndex(c: EvalConversation, setup: LexicalSetup): LexicalIndex {
@@ -94,7 +102,8 @@ async function vectorIndex(c: EvalConversation, embedder: RowEmbedder, queryEmbe
     cached = { index };
     vectorCache.set(key, cached);
   }
-  return { index: cached.index, query: await queryVectors(c, queryEmbedder) };
+  const asked = queryEmbedder === "tiered" ? "static" : queryEmbedder;
+  return { index: cached.index, query: await queryVectors(c, asked) };
 }
 
 async function queryVectors(c: EvalConversation, embedder: RowEmbedder) {

@@ -7,6 +7,7 @@
  *
  *   bun run bench/eval/ablation.ts                 # hash and local (local embeds ~6,600 texts, ~80 s)
  *   bun run bench/eval/ablation.ts --embedders hash
+ *   bun run bench/eval/ablation.ts --embedders tiered   # the upgraded vectors' blend and weight
  *   bun run bench/eval/ablation.ts --small
  */
 import { writeFileSync } from "node:fs";
@@ -25,7 +26,7 @@ const { values } = parseArgs({
     small: { type: "boolean", default: false },
   },
 });
-const embedders = values.embedders!.split(",").filter(Boolean) as Array<"hash" | "local">;
+const embedders = values.embedders!.split(",").filter(Boolean) as Array<"hash" | "local" | "tiered">;
 
 const BEFORE: LexicalSetup = {
   analyzer: { stem: false, irregularVerbs: false, stopWords: false },
@@ -45,7 +46,8 @@ const LEXICAL_STEPS: Array<[string, LexicalSetup]> = [
 /** The fusion as it was: 0.6 raw cosine + 0.4 BM25 / best BM25. */
 const OLD_FUSION = { vectorWeight: 0.6, cosineCentre: 0, minCosine: Number.NEGATIVE_INFINITY };
 
-function fusionRows(embedder: "hash" | "local"): AblationRow[] {
+function fusionRows(embedder: "hash" | "local" | "tiered"): AblationRow[] {
+  if (embedder === "tiered") return tieredRows();
   const shipped = FUSION_PROFILES[embedder];
   const rows: AblationRow[] = [
     { name: `${embedder}: before (old BM25, 0.6 raw cosine)`, embedder, lexical: BEFORE, fusion: OLD_FUSION },
@@ -83,6 +85,31 @@ function fusionRows(embedder: "hash" | "local"): AblationRow[] {
     lexical: SHIPPED_LEXICAL,
     fusion: shipped,
   });
+  return rows;
+}
+
+/**
+ * The default embedder once its entries are upgraded: the table's queries against the model's
+ * vectors alone (as upgrades were before TABLE_SHARE) and against the shipped blend.
+ */
+function tieredRows(): AblationRow[] {
+  const shipped = FUSION_PROFILES.tiered;
+  const rows: AblationRow[] = [];
+  for (const weight of [0.6, shipped.vectorWeight])
+    rows.push({
+      name: `tiered: table queries, the model's vectors alone, weight ${weight}`,
+      embedder: "local",
+      queryEmbedder: "static",
+      lexical: SHIPPED_LEXICAL,
+      fusion: { ...shipped, vectorWeight: weight },
+    });
+  for (const weight of [0.6, 0.7, shipped.vectorWeight, 0.8])
+    rows.push({
+      name: `tiered: table queries, upgraded vectors (model + table share), weight ${weight}`,
+      embedder: "tiered",
+      lexical: SHIPPED_LEXICAL,
+      fusion: { ...shipped, vectorWeight: weight },
+    });
   return rows;
 }
 

@@ -5,6 +5,8 @@
  * gives a sentence, so an upgraded vector is told from the table's by one component.
  */
 import { LocalModel } from "../../src/embedding/local-model.ts";
+import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
+import { upgradedVector } from "../../src/embedding/tiered-embedder.ts";
 import type { SentenceEncoder } from "../../src/embedding/use-lite.ts";
 
 export const MODEL_AXIS = 7;
@@ -12,6 +14,10 @@ export const MODEL_AXIS = 7;
 /** The model's vector: 1 on MODEL_AXIS, 0 elsewhere. */
 export const modelVector = (dims = 512): number[] =>
   Array.from({ length: dims }, (_, i) => (i === MODEL_AXIS ? 1 : 0));
+
+/** What `tiered` stores for `text` once this model has answered: its vector blended with the table's. */
+export const upgradedModelVector = (text: string): Float32Array =>
+  upgradedVector(Float32Array.from(modelVector()), new StaticEmbedder().embedSync(text));
 
 /**
  * `open`: the calls held are answered, and those after at once; `texts` lists what reached it, in

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect } from "bun:test";
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import { LocalModel } from "../../src/embedding/local-model.ts";
 import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
+import { upgradedVector } from "../../src/embedding/tiered-embedder.ts";
 import type { VectorTier } from "../../src/embedding/vector-tiers.ts";
 import { type FakeEmbeddings, startFakeEmbeddings } from "../fakes/embeddings-service.ts";
 import { serviceModel } from "../fakes/service-model.ts";
@@ -32,11 +33,16 @@ export function tieredHarness(
 const table = new StaticEmbedder();
 const model = new HashEmbedder(MODEL_DIMS);
 
-/** Which tier made `vector` for `text`: the table's, the (fake) model's, or neither. */
+/**
+ * Which tier made `vector` for `text`: the table's, the (fake) model's (as `local` stores it, or
+ * as `tiered` upgrades to it, blended with the table's), or neither.
+ */
 export function tierOfVector(text: string, vector: ArrayLike<number>): VectorTier | "none" {
   if (vector.length !== MODEL_DIMS) return "none";
-  if (cosine(vector, table.embedSync(text)) > 0.999) return "static";
-  if (cosine(vector, model.embedSync(text)) > 0.999) return "model";
+  const fast = table.embedSync(text);
+  if (cosine(vector, fast) > 0.999) return "static";
+  const slow = model.embedSync(text);
+  if (cosine(vector, slow) > 0.999 || cosine(vector, upgradedVector(slow, fast)) > 0.999) return "model";
   return "none";
 }
 
