@@ -95,7 +95,7 @@ function fusionRows(embedder: "hash" | "local" | "tiered"): AblationRow[] {
 function tieredRows(): AblationRow[] {
   const shipped = FUSION_PROFILES.tiered;
   const rows: AblationRow[] = [];
-  for (const weight of [0.6, shipped.vectorWeight])
+  for (const weight of [0.6, 0.75])
     rows.push({
       name: `tiered: table queries, the model's vectors alone, weight ${weight}`,
       embedder: "local",
@@ -103,7 +103,7 @@ function tieredRows(): AblationRow[] {
       lexical: SHIPPED_LEXICAL,
       fusion: { ...shipped, vectorWeight: weight },
     });
-  for (const weight of [0.6, 0.7, shipped.vectorWeight, 0.8])
+  for (const weight of [0.6, 0.7, 0.75, 0.8])
     rows.push({
       name: `tiered: table queries, upgraded vectors (model + table share), weight ${weight}`,
       embedder: "tiered",
