@@ -4,11 +4,12 @@
  * question searched with `searchHybrid` and the row's fusion profile, as the tenant actor does.
  */
 import { FIELD_WEIGHTS } from "../../actors/tenant/memory/lexical-document.ts";
+import type { EmbedLane } from "../../src/embedding/embedder.ts";
 import { HashEmbedder } from "../../src/embedding/hash-embedder.ts";
 import { LocalEmbedder } from "../../src/embedding/local-embedder.ts";
 import { sharedLocalModel } from "../../src/embedding/local-model.ts";
 import { StaticEmbedder } from "../../src/embedding/static-embedder.ts";
-import { upgradedVector } from "../../src/embedding/tiered-embedder.ts";
+import { TieredEmbedder } from "../../src/embedding/tiered-embedder.ts";
 import type { FusionProfile } from "../../src/search/fusion/fusion-profile.ts";
 import { searchHybrid } from "../../src/search/fusion/hybrid-search.ts";
 import { Analyzer, type AnalyzerOptions } from "../../src/search/lexical/analyzer.ts";
@@ -27,8 +28,8 @@ export interface LexicalSetup {
 }
 
 /**
- * `tiered`: the entries' vectors once upgraded (the model's blended with the table's, as the
- * runtime's TieredEmbedder makes them), the queries' the table's unless `queryEmbedder` says.
+ * `tiered`: the runtime's TieredEmbedder, its entries once upgraded (the background lane's
+ * vectors) and its queries on the query lane (the table's), unless `queryEmbedder` says otherwise.
  */
 type RowEmbedder = "hash" | "local" | "static" | "tiered";
 
@@ -61,19 +62,24 @@ const queryCache = new Map<string, Map<string, Float32Array>>();
 const hash = new HashEmbedder();
 let table: StaticEmbedder | undefined;
 let local: LocalEmbedder | undefined;
+let tiered: TieredEmbedder | undefined;
 
-/** Texts as the service embeds them; the local model is loaded once, on first use. */
-function embedWith(embedder: RowEmbedder, texts: string[]): Promise<Float32Array[]> {
+/**
+ * Texts as the service embeds them (`lane`: only `tiered` tells its lanes apart); the local model is
+ * loaded once, on first use.
+ */
+function embedWith(
+  embedder: RowEmbedder,
+  texts: string[],
+  lane: EmbedLane = "query",
+): Promise<Float32Array[]> {
   if (embedder === "hash") return Promise.resolve(texts.map((t) => hash.embedSync(t)));
-  if (embedder === "static") {
-    table ??= new StaticEmbedder();
-    return table.embed(texts);
-  }
+  table ??= new StaticEmbedder();
+  if (embedder === "static") return table.embed(texts);
   local ??= new LocalEmbedder(sharedLocalModel());
   if (embedder === "local") return local.embed(texts);
-  table ??= new StaticEmbedder();
-  const fast = table;
-  return local.embed(texts).then((vs) => vs.map((v, i) => upgradedVector(v, fast.embedSync(texts[i]!))));
+  tiered ??= new TieredEmbedder(table, local);
+  return tiered.embed(texts, lane);
 }
 
 function lexicalIndex(c: EvalConversation, setup: LexicalSetup): LexicalIndex {
@@ -96,14 +102,14 @@ async function vectorIndex(c: EvalConversation, embedder: RowEmbedder, queryEmbe
   const key = `${c.id} ${embedder}`;
   let cached = vectorCache.get(key);
   if (!cached) {
-    const vectors = await embedWith(embedder, c.turns.map(turnContent));
+    // The entries' vectors as they end up: under `tiered`, upgraded by the background lane.
+    const vectors = await embedWith(embedder, c.turns.map(turnContent), "background");
     const index = VectorIndex.open({ dims: vectors[0]!.length });
     for (const [i, v] of vectors.entries()) index.add(idOf(i), v);
     cached = { index };
     vectorCache.set(key, cached);
   }
-  const asked = queryEmbedder === "tiered" ? "static" : queryEmbedder;
-  return { index: cached.index, query: await queryVectors(c, asked) };
+  return { index: cached.index, query: await queryVectors(c, queryEmbedder) };
 }
 
 async function queryVectors(c: EvalConversation, embedder: RowEmbedder) {
