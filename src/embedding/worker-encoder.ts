@@ -1,9 +1,5 @@
+import { startWorkerThread, type WorkerThread } from "../runtime/worker-thread.ts";
 import type { SentenceEncoder } from "./use-lite.ts";
-
-interface Pending {
-  resolve(vectors: number[][]): void;
-  reject(error: Error): void;
-}
 
 /**
  * USE-lite in a worker thread of its own (use-lite-worker.ts), as the local model's encoder: the
@@ -27,34 +23,6 @@ export async function loadUseLiteInWorker(): Promise<SentenceEncoder> {
   };
 }
 
-function start(): { ask(texts: string[]): Promise<number[][]>; broken: boolean } {
-  const worker = new Worker(new URL("./use-lite-worker.ts", import.meta.url));
-  worker.unref();
-  const pending = new Map<number, Pending>();
-  let next = 0;
-  const state = {
-    broken: false,
-    ask(texts: string[]): Promise<number[][]> {
-      if (state.broken) return Promise.reject(new Error("the local model's thread has stopped"));
-      const id = ++next;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, texts });
-      });
-    },
-  };
-  worker.onmessage = (event: MessageEvent<{ id: number; vectors?: number[][]; error?: string }>) => {
-    const { id, vectors, error } = event.data;
-    const waiting = pending.get(id);
-    pending.delete(id);
-    if (error !== undefined || !vectors) waiting?.reject(new Error(error ?? "no vectors"));
-    else waiting?.resolve(vectors);
-  };
-  worker.onerror = (event) => {
-    state.broken = true;
-    worker.terminate();
-    for (const waiting of pending.values()) waiting.reject(new Error(event.message));
-    pending.clear();
-  };
-  return state;
+function start(): WorkerThread<string[], number[][]> {
+  return startWorkerThread(new URL("./use-lite-worker.ts", import.meta.url), "local model");
 }
