@@ -219,7 +219,7 @@ function syncFile(path: string, flags = "r+"): void {
 }
 
 /** Makes the renames durable; some platforms cannot open a directory, and then it is skipped. */
-function syncDirectory(path: string): void {
+export function syncDirectory(path: string): void {
   try {
     syncFile(path, "r");
   } catch {

@@ -18,7 +18,8 @@ export interface GraphShape {
  * from a file it is memory-mapped (`view`): nothing is read until a search walks it, so an open
  * costs no time and the resident set holds only the pages searches touch. A view is immutable;
  * the first insertion or removal after it loads the file into memory (once per process: ~50 ms
- * at 100k vectors). Removals from a view are deferred: the owner ignores hits it no longer
+ * at 100k vectors; an index built in rounds never does: graph-build.ts loads it on the builder's
+ * thread). Removals from a view are deferred: the owner ignores hits it no longer
  * stores, and `add` first removes keys the graph still holds.
  */
 export class VectorGraph {
@@ -29,7 +30,7 @@ export class VectorGraph {
   /** Whether it holds anything its file does not (a new graph has no file yet). */
   dirty = true;
 
-  constructor(private readonly shape: GraphShape) {
+  constructor(readonly shape: GraphShape) {
     this.index = this.newIndex();
   }
 

@@ -1,8 +1,10 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { normalizeInPlace } from "../../embedding/vector-math.ts";
 import { ValidationFailed } from "../../errors/domain-errors.ts";
 import { byScoreThenId, type Hit } from "../hit.ts";
 import { TopK } from "../top-k.ts";
+import type { GraphRoundInput, GraphRoundOutput } from "./graph-build.ts";
 import { rescoreCount, VectorCentre } from "./vector-centre.ts";
 import { encodeHalf, quantizeInt8 } from "./vector-codec.ts";
 import {
@@ -42,6 +44,15 @@ export interface VectorIndexOptions {
   threads?: number;
 }
 
+/**
+ * A graph round handed to a builder (graph-builder.ts): its input, and the generation of the
+ * graph it continues (a round of an earlier one, dropped by a rebuild or a close, is not adopted).
+ */
+export interface GraphRound {
+  input: GraphRoundInput;
+  generation: number;
+}
+
 export const DEFAULT_EXACT_THRESHOLD = 2048;
 const DEFAULT_CONNECTIVITY = 32;
 const DEFAULT_EXPANSION_ADD = 128;
@@ -50,14 +61,18 @@ const DEFAULT_EXPANSION_SEARCH = 64;
 // than scanning the filter's survivors, so it falls back to an exact scan.
 const MAX_ANN_CANDIDATES = 2048;
 const OVERSAMPLE = 4;
+/** A round's graph file is `<file>.round<n>` (n unique in the process) until it is adopted. */
+const ROUND_SUFFIX = ".round";
+let roundFiles = 0;
 
 /**
  * Cosine nearest-neighbour search over entry embeddings: float16 rows (memory-mapped when the
  * index has a file; vector-rows.ts) and a usearch HNSW graph over 8-bit copies of them
  * (vector-graph.ts). `add` only appends a row: it is searchable at once, exactly, while it waits
- * in the tail (rows not yet in the graph); `flush` moves tail rows into the graph (centred on the
- * vectors' mean: vector-centre.ts says why), called by the
- * owner in chunks between its messages (never on the write path). A search walks the graph,
+ * in the tail (rows not yet in the graph). Tail rows move into the graph (centred on the vectors'
+ * mean: vector-centre.ts says why) either in rounds built on another thread (`beginRound`, then
+ * `finishRound` adopts the graph file the builder wrote: graph-builder.ts), or in place by `flush`,
+ * called by the owner in chunks between its messages; never on the write path. A search walks the graph,
  * rescores its best few candidates from the rows, and scans the tail exactly; small indexes and
  * selective filters are scanned exactly from the same rows. Every score is the cosine with the
  * stored (float16) vector, whichever path found it.
@@ -71,8 +86,22 @@ export class VectorIndex {
   /** 8-bit copies of the tail, scanned natively by unfiltered searches. */
   private readonly tail: VectorTail;
   private readonly centre: VectorCentre;
-  /** Rows [0, graphRows) are in the graph; rows [graphRows, rows.count) are the tail. */
+  /**
+   * Rows [0, graphRows) are in the graph; rows [graphRows, rows.count) are the tail, of which the
+   * first `inFlight` are being built into the graph by a round (`beginRound`): searched as tail
+   * rows until it is adopted, and never changed in place meanwhile (the round has their copies).
+   */
   private graphRows = 0;
+  private inFlight = 0;
+  /** Bumped when the graph is dropped or the index closed: rounds begun before are not adopted. */
+  private generation = 0;
+  /**
+   * Keys removed (or replaced) from graph or in-flight rows while the graph is built in rounds:
+   * the graph file still holds them until the next round drops them; searches skip them meanwhile.
+   */
+  private readonly removals = new Set<number>();
+  /** Whether the graph is built in rounds (`beginRound`); else in place (`flush`). */
+  private rounds = false;
   private dirty = false;
   private closed = false;
   private readonly exactThreshold: number;
@@ -116,6 +145,7 @@ export class VectorIndex {
   static open(opts: VectorIndexOptions): VectorIndex {
     const { dims } = opts;
     if (!Number.isInteger(dims) || dims < 1) throw new Error("vector index dims must be a positive integer");
+    if (opts.file) removeRoundFiles(opts.file);
     if (opts.file && hasIndexFiles(opts.file)) metaVersion(opts.file, dims);
     const index = new VectorIndex(opts, dims);
     try {
@@ -155,7 +185,7 @@ export class VectorIndex {
     }
     const { bits, invNorm, int8 } = encodeHalf(unit);
     const row = this.rows.rowOf(key);
-    if (row !== undefined && row >= this.graphRows) {
+    if (row !== undefined && row >= this.graphRows + this.inFlight) {
       this.centre.remove(this.rows.vectorAt(row));
       this.rows.overwrite(row, bits, invNorm);
       this.tail.set(row, int8);
@@ -172,6 +202,9 @@ export class VectorIndex {
   /** Moves up to `limit` tail vectors (oldest first) into the graph, in one multi-threaded batch. */
   flush(limit = Number.POSITIVE_INFINITY): void {
     this.assertOpen();
+    // Built in place from here on: a round under way is dropped (its rows are still tail rows), and
+    // the keys waiting for one leave the graph now.
+    if (this.rounds) this.leaveRounds();
     if (this.centre.drifted(this.rows.count)) this.regraph();
     const n = Math.min(this.pending, limit);
     if (n <= 0) return;
@@ -185,6 +218,93 @@ export class VectorIndex {
     this.dirty = true;
   }
 
+  /**
+   * The next round of the graph's build (graph-builder.ts), or undefined when there is nothing to
+   * build, a round is under way, or the index has no file: up to `limit` tail rows (oldest first),
+   * centred 8-bit copies, and the keys the graph file must drop. The rows stay tail rows, searched
+   * exactly, until `finishRound` adopts the graph the builder wrote. From the first round on, the
+   * graph is only ever mapped from its file here: built in rounds, never in place.
+   */
+  beginRound(limit = Number.POSITIVE_INFINITY): GraphRound | undefined {
+    this.assertOpen();
+    const file = this.opts.file;
+    if (!file || this.inFlight > 0) return undefined;
+    if (!this.rounds) this.enterRounds(file);
+    if (this.centre.drifted(this.rows.count)) this.regraph();
+    const n = Math.min(this.pending, limit);
+    if (n <= 0 && this.removals.size === 0) return undefined;
+    const from = this.graphRows;
+    if (from === 0 && n > 0) this.centre.fix(this.rows.count);
+    this.inFlight = n;
+    const removals = BigUint64Array.from([...this.removals], (key) => BigInt(key));
+    this.removals.clear();
+    const input: GraphRoundInput = {
+      shape: this.graph.shape,
+      base: this.graph.size > 0 ? file : undefined,
+      removals,
+      keys: this.rows.graphKeys(from, from + n).slice(),
+      vectors: this.centre.centreRows(this.tail.copy(from, from + n)).slice(),
+      out: `${file}${ROUND_SUFFIX}${++roundFiles}`,
+      threads: this.threads,
+    };
+    return { input, generation: this.generation };
+  }
+
+  /**
+   * Adopts a round's graph (its file renamed over the graph's and mapped): the in-flight rows
+   * become graph rows. A round that failed leaves them in the tail (its removals wait for the
+   * next); one of an earlier generation (the graph dropped, the index closed) only has its file
+   * removed.
+   */
+  finishRound(round: GraphRound, result: GraphRoundOutput | Error): void {
+    const { out } = round.input;
+    if (this.closed || round.generation !== this.generation) {
+      rmSync(out, { force: true });
+      return;
+    }
+    if (result instanceof Error) {
+      rmSync(out, { force: true });
+      for (const key of round.input.removals) this.removals.add(Number(key));
+      this.inFlight = 0;
+      return;
+    }
+    const file = this.opts.file!;
+    // The round's file is synced; the rename is not (a crash losing it leaves the older graph,
+    // which the open tells by its size and repairs), so the actor's turn waits on no disk.
+    renameSync(out, file);
+    this.graph.view(file);
+    this.graphRows += this.inFlight;
+    this.inFlight = 0;
+    this.tail.trim(this.graphRows);
+    this.dirty = true;
+  }
+
+  /** Whether a round is being built. */
+  get building(): boolean {
+    return this.inFlight > 0;
+  }
+
+  /**
+   * From in place to rounds: the graph in memory (changed since its file) is written first, so
+   * that the file a round continues is the graph searched here.
+   */
+  private enterRounds(file: string): void {
+    this.rounds = true;
+    if (this.graph.size > 0 && this.graph.dirty) {
+      this.graph.save(file);
+      this.graph.view(file);
+    }
+  }
+
+  /** From rounds to in place: a round under way is dropped, and the keys waiting for one go now. */
+  private leaveRounds(): void {
+    this.rounds = false;
+    this.generation++;
+    this.inFlight = 0;
+    for (const key of this.removals) this.graph.remove(key);
+    this.removals.clear();
+  }
+
   /** Deletes `id`'s vector; returns whether there was one. */
   remove(id: string): boolean {
     this.assertOpen();
@@ -192,15 +312,27 @@ export class VectorIndex {
     const row = this.rows.rowOf(key);
     if (row === undefined) return false;
     this.centre.remove(this.rows.vectorAt(row));
-    if (row < this.graphRows) {
-      this.graph.remove(key);
-      // Keep rows partitioned: the last graph row fills the hole, the last tail row fills its place.
-      this.moveRow(this.graphRows - 1, row);
-      this.graphRows--;
-      this.moveRow(this.rows.count - 1, this.graphRows);
-    } else {
-      this.moveRow(this.rows.count - 1, row);
+    const bound = this.graphRows + this.inFlight;
+    if (row < bound) {
+      if (this.rounds) this.removals.add(key);
+      else this.graph.remove(key);
     }
+    // Keep rows partitioned (graph, in flight, tail): the hole is filled by the last row of its
+    // part, whose place the last row of the next part fills, and so on to the end.
+    const g = this.graphRows;
+    const f = this.inFlight;
+    let hole = row;
+    if (row < g) {
+      this.moveRow(g - 1, hole);
+      hole = g - 1;
+    }
+    if (row < g + f) {
+      this.moveRow(g + f - 1, hole);
+      hole = g + f - 1;
+    }
+    this.moveRow(this.rows.count - 1, hole);
+    if (row < g) this.graphRows--;
+    else if (row < g + f) this.inFlight--;
     this.rows.dropLast(key);
     this.dirty = true;
     return true;
@@ -281,6 +413,7 @@ export class VectorIndex {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.generation++;
     this.graph.clear();
     this.tail.clear();
     this.centre.reset();
@@ -423,6 +556,9 @@ export class VectorIndex {
   /** Drops the graph (its centre is off the vectors' mean): the rows wait in the tail for a new one. */
   private regraph(): void {
     this.graph.clear();
+    this.generation++;
+    this.inFlight = 0;
+    this.removals.clear();
     this.graphRows = 0;
     this.tail.clear();
     this.dirty = true;
@@ -441,4 +577,12 @@ export class VectorIndex {
   private assertOpen(): void {
     if (this.closed) throw new Error("vector index is closed");
   }
+}
+
+/** Round files left by a process that ended before adopting them (or by a closed index). */
+function removeRoundFiles(file: string): void {
+  const name = basename(file) + ROUND_SUFFIX;
+  const dir = dirname(file);
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir)) if (entry.startsWith(name)) rmSync(join(dir, entry), { force: true });
 }
