@@ -12,6 +12,12 @@ const SEGMENT_ROWS = 16_384;
  */
 export class VectorTail {
   private segments: Array<Int8Array | undefined> = [];
+  /**
+   * The tail's part of the segment the graph's last rows share, as its own buffer from the
+   * tail's first row (usearch scans a dataset from its buffer's start): kept while the graph
+   * does not grow, written through by `set`, so a search does not copy it each time.
+   */
+  private window: { segment: number; from: number; source: Int8Array; data: Int8Array } | undefined;
 
   constructor(
     private readonly dims: number,
@@ -31,6 +37,8 @@ export class VectorTail {
       this.segments[s] = new Int8Array(SEGMENT_ROWS * this.dims);
     }
     this.segments[s]?.set(vec, (row % SEGMENT_ROWS) * this.dims);
+    const w = this.window;
+    if (w?.segment === s && row >= w.from) w.data.set(vec, (row - w.from) * this.dims);
   }
 
   /** Row `row` changed in the rows: its copy follows. */
@@ -59,10 +67,12 @@ export class VectorTail {
   trim(from: number): void {
     const keep = Math.floor(from / SEGMENT_ROWS);
     for (let s = 0; s < Math.min(keep, this.segments.length); s++) this.segments[s] = undefined;
+    if (this.window?.from !== from) this.window = undefined;
   }
 
   clear(): void {
     this.segments = [];
+    this.window = undefined;
   }
 
   /**
@@ -75,19 +85,33 @@ export class VectorTail {
       const first = s * SEGMENT_ROWS;
       const rows = Math.min(SEGMENT_ROWS, to - first);
       const segment = this.segment(s, from);
+      // Only the tail's rows of the segment are scanned: a segment starting below the tail (the
+      // graph's last rows share it) is scanned from its window (the tail's part, its own buffer).
+      // A short tail behind 10,000 graph rows then costs its own rows, not the segment's.
       const skipped = Math.max(0, from - first);
-      const count = Math.min(rows, want + skipped);
-      const data = new Int8Array(segment.buffer, 0, rows * this.dims);
+      const data =
+        skipped > 0
+          ? this.windowOf(s, from, segment).subarray(0, (rows - skipped) * this.dims)
+          : new Int8Array(segment.buffer, 0, rows * this.dims);
+      const count = Math.min(rows - skipped, want);
       const matches = exactSearch(data, q8, this.dims, count, MetricKind.Cos, 1) as Matches;
       for (let i = 0; i < matches.keys.length; i++) {
-        const row = first + Number(matches.keys[i]!);
-        if (row >= from) found.push({ row, distance: matches.distances[i]! });
+        found.push({ row: first + skipped + Number(matches.keys[i]!), distance: matches.distances[i]! });
       }
     }
     return found
       .sort((a, b) => a.distance - b.distance)
       .slice(0, want)
       .map((f) => f.row);
+  }
+
+  /** Segment `s`'s rows from `from` on, as a buffer of their own (kept: see `window`). */
+  private windowOf(s: number, from: number, source: Int8Array): Int8Array {
+    const w = this.window;
+    if (w?.segment === s && w.from === from && w.source === source) return w.data;
+    const data = source.slice((from - s * SEGMENT_ROWS) * this.dims);
+    this.window = { segment: s, from, source, data };
+    return data;
   }
 
   /** Segment `s`, made from the rows if missing: every stored row of it from `from` on. */
