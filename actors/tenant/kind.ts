@@ -7,6 +7,7 @@ import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import type { ActorKind, ActorSystem } from "../../src/runtime/actor-system.ts";
 import type { Clock } from "../../src/runtime/clock.ts";
 import { roomForTenant } from "../../src/runtime/open-files.ts";
+import type { GraphBuilder } from "../../src/search/vector/graph-builder.ts";
 import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import type { DiskSpace } from "../../src/vault/disk-space.ts";
 import { startTenant } from "./tenant.ts";
@@ -25,6 +26,8 @@ export interface TenantKindDeps {
   refusal: (tenantId: string) => Error | undefined;
   /** The runtime's background embedder, shared by every tenant. */
   embedding: BackgroundEmbedding;
+  /** Where every tenant's vector graph is built (none: on each tenant actor's thread). */
+  graphBuilder?: GraphBuilder;
   /** The model extractor (`MEMORY_RUNTIME_EXTRACTOR=http`); none: the rules extractor only. */
   extraction?: ModelExtraction;
   /** Times each vault commit (src/telemetry/). */
@@ -54,6 +57,7 @@ export function tenantKind(actors: ActorSystem, deps: TenantKindDeps): ActorKind
               await tenants.ask(tenantId, { type: "embed.store", items, vectors });
           },
         },
+        graphBuilder: deps.graphBuilder,
         extraction: deps.extraction && {
           scheduler: deps.extraction,
           // An answer for an actor passivated meanwhile is dropped: its job is asked again at its next start.

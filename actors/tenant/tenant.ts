@@ -3,6 +3,7 @@ import { modelSpaceKindOf } from "../../src/embedding/vector-tiers.ts";
 import type { TenantProtocol } from "../../src/protocols/tenant-protocol.ts";
 import { afterCommits } from "../../src/runtime/after-commits.ts";
 import type { Behaviour, Handlers } from "../../src/runtime/protocol.ts";
+import type { GraphBuilder } from "../../src/search/vector/graph-builder.ts";
 import { compactIfPending } from "../../src/vault/compact.ts";
 import { storageFaultSync } from "../../src/vault/storage-faults.ts";
 import { tenantDir } from "../../src/vault/tenant-paths.ts";
@@ -31,6 +32,8 @@ export interface TenantDeps extends VaultDeps {
   tellSelf: (msg: { type: "index.flush"; all?: boolean }) => void;
   /** The runtime's background embedder and the way its vectors come back (none: no backlog). */
   background?: Background;
+  /** The runtime's vector graph builder (none: each graph is built on its actor's thread). */
+  graphBuilder?: GraphBuilder;
   /** The runtime's model extractor (`MEMORY_RUNTIME_EXTRACTOR=http`) and the way its answers come back. */
   extraction?: { scheduler: ModelExtraction; asks: ExtractAsks };
 }
@@ -56,8 +59,8 @@ export function tenantBehaviour(tenantId: string, deps: TenantDeps): Behaviour<T
 function behaviourOf(tenantId: string, vault: TenantVault, deps: TenantDeps): Behaviour<TenantProtocol> {
   const { clock } = deps;
   const tellSelf = () => deps.tellSelf({ type: "index.flush" });
-  const { background, dims } = deps;
-  const memory = new TenantMemory({ tenantId, vault, clock, dims, tellSelf, background });
+  const { background, dims, graphBuilder } = deps;
+  const memory = new TenantMemory({ tenantId, vault, clock, dims, tellSelf, background, graphBuilder });
   const ingest = new TenantIngest({ tenantId, vault, memory, clock });
   const erasure = new TenantErasure({ vault, memory, ingest, clock });
   const tombstones = new Tombstones(vault);

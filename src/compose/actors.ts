@@ -20,6 +20,7 @@ import type { TenantProtocol } from "../protocols/tenant-protocol.ts";
 import { type ActorKind, type ActorRef, ActorSystem } from "../runtime/actor-system.ts";
 import { ForegroundLoad } from "../runtime/foreground-load.ts";
 import { maxOpenTenantsFor, openFileLimit } from "../runtime/open-files.ts";
+import { type GraphBuilder, threadGraphBuilder } from "../search/vector/graph-builder.ts";
 import type { Stores } from "./stores.ts";
 
 /** The system actor's kind: made by the system stage (system.ts), addressed before by `audit`. */
@@ -31,6 +32,8 @@ export interface Actors {
   /** Requests in flight, counted by the HTTP plugin: background work yields to them. */
   foreground: ForegroundLoad;
   embedding: ReturnType<typeof backgroundEmbedder>;
+  /** Every tenant's vector graph is built on this thread (src/search/vector/graph-builder.ts). */
+  graphBuilder: GraphBuilder;
   extraction: ReturnType<typeof modelExtraction>;
   limits: { openFiles: number; maxOpenTenants: number };
   tenants: ActorKind<TenantProtocol>;
@@ -60,6 +63,7 @@ export function spawnActors(
   const embedding = backgroundEmbedder(embedder, { model: config.embeddingsModel, clock, log, foreground });
   // Conversations' turns are read by a model after their answer, when one is configured.
   const extraction = modelExtraction(config.extractor, { clock, log, telemetry });
+  const graphBuilder = threadGraphBuilder();
   const actors = new ActorSystem({
     clock,
     idleMs: config.actorIdleMs,
@@ -77,6 +81,7 @@ export function spawnActors(
     maxActive: limits.maxOpenTenants,
     refusal: (tenantId) => stores.erasing.refusal(tenantId) ?? placement.vaultRefusal(tenantId),
     embedding,
+    graphBuilder,
     extraction,
     telemetry,
   });
@@ -96,7 +101,7 @@ export function spawnActors(
     audit,
   });
   return {
-    ...{ actors, embedder, foreground, embedding, extraction, limits, tenants },
+    ...{ actors, embedder, foreground, embedding, graphBuilder, extraction, limits, tenants },
     tenant: (tenantId) => tenants.ref(tenantId),
     ...{ stopping, tenantStatus, servedHere, statusHere, audit, outbound },
   };

@@ -55,6 +55,7 @@ export function composeRuntime(options: ComposeOptions): Runtime {
     ...{ store: stores.store, actors: actors.actors, tenants: actors.tenants, outbound: actors.outbound },
     ...{ connectors: connectors.connectors, connectorActors: connectors.connected, webhookUpkeep },
     ...{ embedding: actors.embedding, extraction: actors.extraction, stopping: actors.stopping },
+    graphBuilder: actors.graphBuilder,
     placement: ports.placement,
     gate: services.shutdown,
   });

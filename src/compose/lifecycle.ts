@@ -22,6 +22,8 @@ export interface LifecycleParts {
   embedding: { stop(): void };
   /** The model extractor (src/conversations/model/), stopped with the background embedder. */
   extraction?: { stop(): void };
+  /** Stopped once the tenants are: their rounds still building are dropped with them. */
+  graphBuilder?: { stop(): void };
   /** The webhook operations' retention and unfinished resumes: started with the connectors, stopped first. */
   webhookUpkeep: { start(): void; stop(): void };
   /** Closed first at stop (if the server's drain has not already): readiness fails, requests are refused. */
@@ -69,6 +71,7 @@ export function lifecycleOf(parts: LifecycleParts): Lifecycle {
       parts.embedding.stop();
       parts.extraction?.stop();
       await parts.actors.stopAll();
+      parts.graphBuilder?.stop();
       await store.close();
     },
   };

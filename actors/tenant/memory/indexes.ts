@@ -36,8 +36,9 @@ export class MemoryIndexes implements HybridIndexes {
     /** The vault's vectors are being dropped (another embedder made them): the index starts empty. */
     reset = false,
   ) {
-    // Graph insertion never runs on the write path: the actor moves tail vectors into the graph
-    // in chunks between messages (index-flush.ts), and until then they are searched exactly.
+    // Graph insertion never runs on the write path: tail vectors move into the graph in rounds
+    // built on the builder's thread, or in chunks between messages (index-flush.ts), and until
+    // then they are searched exactly.
     // Files of another tuning are left behind: removed, to be rebuilt.
     removeOtherIndexFiles(vault.dir, reset);
     this.vectors = openVectors(vault.dir, dims);
@@ -99,9 +100,13 @@ export class MemoryIndexes implements HybridIndexes {
   /** Moves up to `limit` pending vectors into the graph; returns how many are still pending. */
   flush(limit = Number.POSITIVE_INFINITY): number {
     this.vectors.flush(limit);
-    // Between messages: the BM25 journal is appended if enough documents wait.
-    this.lexicalStore.idle();
+    this.idle();
     return this.vectors.pending;
+  }
+
+  /** Between messages: the BM25 journal is appended if enough documents wait. */
+  idle(): void {
+    this.lexicalStore.idle();
   }
 
   /** Saves the indexes, then records how far they hold the vault (the vault closes after). */

@@ -4,6 +4,7 @@ import type { ChangeDraft } from "../../../src/models/change.ts";
 import type { EntryDraft } from "../../../src/models/entry.ts";
 import type { Provenance } from "../../../src/models/origin.ts";
 import type { Clock } from "../../../src/runtime/clock.ts";
+import type { GraphBuilder } from "../../../src/search/vector/graph-builder.ts";
 import type { TenantVault } from "../../../src/vault/tenant-vault.ts";
 import { emptySet, type WriteSet } from "../../../src/vault/write-set.ts";
 import { Tombstones } from "../erase/tombstones.ts";
@@ -32,6 +33,8 @@ export interface MemoryOptions {
   tellSelf?: () => void;
   /** The runtime's background embedder (none: no backlog, vectors come with the writes only). */
   background?: Background;
+  /** Where the vector graph is built (none: in place, on the actor's thread: index-flush.ts). */
+  graphBuilder?: GraphBuilder;
 }
 
 /** The background embedder, and how its vectors reach the tenant actor (`embed.store`). */
@@ -107,7 +110,12 @@ export class TenantMemory {
     for (const [id, vector] of check?.written?.filled ?? []) this.indexes.vectors.add(id, vector);
     this.query = new MemoryQuery(this.entries, new Tombstones(vault));
     this.search = new MemorySearch(this.entries, this.indexes);
-    this.flush = new IndexFlush(this.indexes, opts.clock, opts.tellSelf ?? (() => undefined));
+    this.flush = new IndexFlush(
+      this.indexes,
+      opts.clock,
+      opts.tellSelf ?? (() => undefined),
+      opts.graphBuilder,
+    );
     this.backlog = background && check && this.backlogOf(opts, background, check);
     const parts = { entries: this.entries, indexes: this.indexes, backlog: this.backlog };
     this.writer = new MemoryWriter({ ...opts, ...parts });

@@ -2,9 +2,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TAIL_BOUND } from "../../../../actors/tenant/memory/index-flush.ts";
+import { ROUND_TAIL, TAIL_BOUND } from "../../../../actors/tenant/memory/index-flush.ts";
 import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
 import { ManualClock } from "../../../../src/runtime/clock.ts";
+import { buildGraphRound, type GraphRoundInput } from "../../../../src/search/vector/graph-build.ts";
+import type { GraphBuilder } from "../../../../src/search/vector/graph-builder.ts";
 import { TENANT_INDEX_FILE } from "../../../../src/search/vector/index-tuning.ts";
 import { TenantVault } from "../../../../src/vault/tenant-vault.ts";
 import { randomUnitVectors } from "../../../search/vector/random-vectors.ts";
@@ -24,7 +26,7 @@ afterEach(async () => {
 });
 
 /** A tenant's memory on `dir` whose `index.flush` messages are counted, not delivered. */
-function start(dir = newDir()) {
+function start(dir = newDir(), graphBuilder?: GraphBuilder) {
   const vault = new TenantVault(dir);
   const clock = new ManualClock();
   const told = { flushes: 0 };
@@ -34,6 +36,7 @@ function start(dir = newDir()) {
     clock,
     dims: DIMS,
     tellSelf: () => told.flushes++,
+    graphBuilder,
   });
   const handle = { memory, vault };
   open.push(handle);
@@ -161,5 +164,134 @@ describe("the graph is built in the background", () => {
     expect(readdirSync(first.dir).filter((f) => f.startsWith(TENANT_INDEX_FILE))).not.toContain(
       `${TENANT_INDEX_FILE}.tmp`,
     );
+  });
+});
+
+/** A builder whose rounds wait until the test answers them (built on the test's thread). */
+function heldBuilder() {
+  const rounds: Array<{ input: GraphRoundInput; answer(ok?: boolean, rewriteMs?: number): Promise<void> }> =
+    [];
+  const builder: GraphBuilder = {
+    build: (input) =>
+      new Promise((resolve, reject) => {
+        rounds.push({
+          input,
+          // `rewriteMs`: what the round reports its rewrite of the graph took (real: a few ms).
+          answer: async (ok = true, rewriteMs?: number) => {
+            const built = ok ? buildGraphRound(input) : undefined;
+            if (built) resolve({ ...built, rewriteMs: rewriteMs ?? built.rewriteMs });
+            else reject(new Error("the build thread died"));
+            await Promise.resolve();
+          },
+        });
+      }),
+    stop: () => undefined,
+  };
+  return { builder, rounds };
+}
+
+describe("the graph built on the builder's thread", () => {
+  test("one round at a time, adopted on the actor's next flush; the tail stays searchable meanwhile", async () => {
+    const held = heldBuilder();
+    const { memory, clock, told } = start(newDir(), held.builder);
+    const ids = await write(memory, 0, TAIL_BOUND + 100);
+    await clock.advance(0);
+    memory.flush.run(false);
+    expect(held.rounds.length).toBe(1);
+    expect(held.rounds[0]!.input.keys.length).toBe(TAIL_BOUND + 100);
+    // More writes and flushes while it builds: no second round, every entry found.
+    await write(memory, TAIL_BOUND + 100, TAIL_BOUND + 200);
+    memory.flush.run(false);
+    expect(held.rounds.length).toBe(1);
+    expect(memory.indexes.vectors.pending).toBe(TAIL_BOUND + 200);
+    expect(nearest(memory, 5)).toBe(ids[5]!);
+    told.flushes = 0;
+    await held.rounds[0]!.answer();
+    // The answer only tells the actor; its next flush adopts it (and begins the next round).
+    expect(told.flushes).toBe(1);
+    expect(memory.indexes.vectors.pending).toBe(TAIL_BOUND + 200);
+    memory.flush.run(false);
+    expect(memory.indexes.vectors.pending).toBe(100);
+    for (const i of [0, 1000, TAIL_BOUND + 99]) expect(foundNear(memory, i, ids[i]!)).toBe(true);
+  });
+
+  test("a short tail's next round waits four times as long as the last one's rewrite took, and at least a second", async () => {
+    const held = heldBuilder();
+    const { memory, clock } = start(newDir(), held.builder);
+    await write(memory, 0, 500);
+    memory.flush.run(false);
+    await clock.advance(3000); // the round takes 3 s, 400 ms of it reading and writing the graph
+    await held.rounds[0]!.answer(true, 400);
+    await write(memory, 500, 510);
+    memory.flush.run(false); // adopts the first round; 10 rows are not worth a round yet
+    expect(memory.indexes.vectors.pending).toBe(10);
+    expect(held.rounds.length).toBe(1);
+    await clock.advance(1599);
+    memory.flush.run(false);
+    expect(held.rounds.length).toBe(1);
+    await clock.advance(1);
+    memory.flush.run(false);
+    expect(held.rounds.length).toBe(2);
+    expect(held.rounds[1]!.input.keys.length).toBe(10);
+    // A quick round: the next still waits a second.
+    await held.rounds[1]!.answer(true, 1);
+    await write(memory, 510, 515);
+    memory.flush.run(false);
+    await clock.advance(999);
+    memory.flush.run(false);
+    expect(held.rounds.length).toBe(2);
+    await clock.advance(1);
+    memory.flush.run(false);
+    expect(held.rounds.length).toBe(3);
+  });
+
+  test("under a trickle that leaves no lull a round begins once ROUND_TAIL vectors wait; writes during it wake nothing", async () => {
+    const held = heldBuilder();
+    const { memory, clock, told } = start(newDir(), held.builder);
+    await write(memory, 0, 500);
+    memory.flush.run(false);
+    await held.rounds[0]!.answer();
+    memory.flush.run(false);
+    expect(memory.indexes.vectors.pending).toBe(0);
+    await clock.advance(2000); // past the spacing
+    told.flushes = 0;
+    // One write every 20 ms: each pushes the lull's flush back, so no lull ever comes.
+    for (let i = 500; i <= 500 + ROUND_TAIL; i++) {
+      await write(memory, i, i + 1);
+      await clock.advance(20);
+      if (told.flushes > 0) memory.flush.run(false);
+      told.flushes = 0;
+      if (i < 500 + ROUND_TAIL) expect(held.rounds.length).toBe(1);
+    }
+    expect(held.rounds.length).toBe(2);
+    expect(held.rounds[1]!.input.keys.length).toBe(ROUND_TAIL + 1);
+    // While it builds, writes set no timer: its answer is what tells the actor.
+    await write(memory, 501 + ROUND_TAIL, 511 + ROUND_TAIL);
+    await clock.advance(5000);
+    expect(told.flushes).toBe(0);
+    await held.rounds[1]!.answer();
+    expect(told.flushes).toBe(1);
+    memory.flush.run(false);
+    expect(memory.indexes.vectors.pending).toBe(10);
+  });
+
+  test("a failed round is tried again later with the same rows; a closed tenant is not woken by its round", async () => {
+    const held = heldBuilder();
+    const { dir, memory, clock, told, stop } = start(newDir(), held.builder);
+    await write(memory, 0, 300);
+    memory.flush.run(false);
+    await held.rounds[0]!.answer(false);
+    memory.flush.run(false);
+    expect(memory.indexes.vectors.pending).toBe(300);
+    expect(held.rounds.length).toBe(1);
+    await clock.advance(1000);
+    memory.flush.run(false);
+    expect(held.rounds.length).toBe(2);
+    expect(held.rounds[1]!.input.keys.length).toBe(300);
+    told.flushes = 0;
+    await stop();
+    await held.rounds[1]!.answer();
+    expect(told.flushes).toBe(0);
+    expect(readdirSync(dir).filter((f) => f.includes(".round"))).toEqual([]);
   });
 });
