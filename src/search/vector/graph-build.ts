@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { Index, MetricKind, ScalarKind } from "usearch";
 import type { GraphShape } from "./vector-graph.ts";
 
@@ -28,6 +29,16 @@ export interface GraphRoundOutput {
    * round costs whatever it inserts, and grows with the graph (the owner spaces short rounds by it).
    */
   rewriteMs: number;
+}
+
+/**
+ * A round as a vector index (vector-index.ts) hands it to a builder (graph-builder.ts): its
+ * input, and the generation of the graph it continues (a round of an earlier one, dropped by a
+ * rebuild or a close, is not adopted).
+ */
+export interface GraphRound {
+  input: GraphRoundInput;
+  generation: number;
 }
 
 /**
@@ -79,4 +90,21 @@ function syncFile(path: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A round's graph file is `<file>.round<n>` (n unique in the process) until it is adopted. */
+const ROUND_SUFFIX = ".round";
+let roundFiles = 0;
+
+/** A new round's output file for the graph file `file`. */
+export function roundFileOf(file: string): string {
+  return `${file}${ROUND_SUFFIX}${++roundFiles}`;
+}
+
+/** Round files left by a process that ended before adopting them (or by a closed index). */
+export function removeRoundFiles(file: string): void {
+  const name = basename(file) + ROUND_SUFFIX;
+  const dir = dirname(file);
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir)) if (entry.startsWith(name)) rmSync(join(dir, entry), { force: true });
 }

@@ -1,3 +1,6 @@
+import { normalizeInPlace } from "../../embedding/vector-math.ts";
+import { ValidationFailed } from "../../errors/domain-errors.ts";
+
 /**
  * How the vector index stores a vector: as float16 bit patterns (half the size of float32, a
  * quarter of the old matrix plus graph copy), with the inverse norm of the stored (rounded)
@@ -116,4 +119,14 @@ export function halfRowsToInt8(rows: Uint16Array, dims: number, from: number, to
     quantizeInt8(decodeHalf(rows, row * dims, dims), out, (row - from) * dims);
   }
   return out;
+}
+
+/** A unit-length copy of `vec` (undefined if zero); `what` names it when its length is wrong. */
+export function unitVector(vec: Float32Array, dims: number, what: string): Float32Array | undefined {
+  if (vec.length !== dims) {
+    const message = `${what} has ${vec.length} dimensions, expected ${dims}`;
+    throw new ValidationFailed(message, [{ path: "/embedding", message }]);
+  }
+  const copy = Float32Array.from(vec);
+  return normalizeInPlace(copy) ? copy : undefined;
 }

@@ -1,12 +1,14 @@
-import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { normalizeInPlace } from "../../embedding/vector-math.ts";
-import { ValidationFailed } from "../../errors/domain-errors.ts";
-import { byScoreThenId, type Hit } from "../hit.ts";
-import { TopK } from "../top-k.ts";
-import type { GraphRoundInput, GraphRoundOutput } from "./graph-build.ts";
-import { rescoreCount, VectorCentre } from "./vector-centre.ts";
-import { encodeHalf, quantizeInt8 } from "./vector-codec.ts";
+import { existsSync, renameSync, rmSync } from "node:fs";
+import type { Hit } from "../hit.ts";
+import {
+  type GraphRound,
+  type GraphRoundInput,
+  type GraphRoundOutput,
+  removeRoundFiles,
+  roundFileOf,
+} from "./graph-build.ts";
+import { VectorCentre } from "./vector-centre.ts";
+import { encodeHalf, unitVector } from "./vector-codec.ts";
 import {
   dropMeta,
   hasIndexFiles,
@@ -18,11 +20,13 @@ import {
   writeMeta,
 } from "./vector-files.ts";
 import { VectorGraph } from "./vector-graph.ts";
-import { idOf, keyOf, parseId, SHA8 } from "./vector-keys.ts";
+import { keyOf, parseId, SHA8 } from "./vector-keys.ts";
 import { HeapRowSpace, MappedRowSpace } from "./vector-row-space.ts";
 import { VectorRows } from "./vector-rows.ts";
+import { VectorSearchPaths } from "./vector-search-paths.ts";
 import { VectorTail } from "./vector-tail.ts";
 
+export type { GraphRound } from "./graph-build.ts";
 export { searchExact } from "./vector-exact-search.ts";
 export { VectorIndexUnreadable } from "./vector-files.ts";
 
@@ -44,26 +48,10 @@ export interface VectorIndexOptions {
   threads?: number;
 }
 
-/**
- * A graph round handed to a builder (graph-builder.ts): its input, and the generation of the
- * graph it continues (a round of an earlier one, dropped by a rebuild or a close, is not adopted).
- */
-export interface GraphRound {
-  input: GraphRoundInput;
-  generation: number;
-}
-
 export const DEFAULT_EXACT_THRESHOLD = 2048;
 const DEFAULT_CONNECTIVITY = 32;
 const DEFAULT_EXPANSION_ADD = 128;
 const DEFAULT_EXPANSION_SEARCH = 64;
-// A filtered ANN search widens ×4 per round; past this many candidates a graph walk costs more
-// than scanning the filter's survivors, so it falls back to an exact scan.
-const MAX_ANN_CANDIDATES = 2048;
-const OVERSAMPLE = 4;
-/** A round's graph file is `<file>.round<n>` (n unique in the process) until it is adopted. */
-const ROUND_SUFFIX = ".round";
-let roundFiles = 0;
 
 /**
  * Cosine nearest-neighbour search over entry embeddings: float16 rows (memory-mapped when the
@@ -86,6 +74,7 @@ export class VectorIndex {
   /** 8-bit copies of the tail, scanned natively by unfiltered searches. */
   private readonly tail: VectorTail;
   private readonly centre: VectorCentre;
+  private readonly paths: VectorSearchPaths;
   /**
    * Rows [0, graphRows) are in the graph; rows [graphRows, rows.count) are the tail, of which the
    * first `inFlight` are being built into the graph by a round (`beginRound`): searched as tail
@@ -130,6 +119,15 @@ export class VectorIndex {
       (row) => this.rows.int8Rows(row, row + 1),
       () => this.rows.count,
     );
+    this.paths = new VectorSearchPaths({
+      graph: this.graph,
+      rows: this.rows,
+      tail: this.tail,
+      centre: this.centre,
+      exactThreshold: this.exactThreshold,
+      expansion: this.expansion,
+      graphRows: () => this.graphRows,
+    });
     // A saved file describes rows that are about to change in place: it goes until the next save.
     this.rows.onOverwrite = () => {
       if (opts.file) dropMeta(opts.file);
@@ -178,7 +176,7 @@ export class VectorIndex {
   add(id: string, vec: Float32Array): boolean {
     this.assertOpen();
     const key = parseId(id);
-    const unit = this.unitCopy(vec, "vector");
+    const unit = unitVector(vec, this.dims, "vector");
     if (!unit) {
       this.remove(id);
       return false;
@@ -244,7 +242,7 @@ export class VectorIndex {
       removals,
       keys: this.rows.graphKeys(from, from + n).slice(),
       vectors: this.centre.centreRows(this.tail.copy(from, from + n)).slice(),
-      out: `${file}${ROUND_SUFFIX}${++roundFiles}`,
+      out: roundFileOf(file),
       threads: this.threads,
     };
     return { input, generation: this.generation };
@@ -317,22 +315,11 @@ export class VectorIndex {
       if (this.rounds) this.removals.add(key);
       else this.graph.remove(key);
     }
-    // Keep rows partitioned (graph, in flight, tail): the hole is filled by the last row of its
-    // part, whose place the last row of the next part fills, and so on to the end.
-    const g = this.graphRows;
-    const f = this.inFlight;
-    let hole = row;
-    if (row < g) {
-      this.moveRow(g - 1, hole);
-      hole = g - 1;
-    }
-    if (row < g + f) {
-      this.moveRow(g + f - 1, hole);
-      hole = g + f - 1;
-    }
-    this.moveRow(this.rows.count - 1, hole);
-    if (row < g) this.graphRows--;
-    else if (row < g + f) this.inFlight--;
+    const part = this.rows.removeFromParts(row, [this.graphRows, this.inFlight], (from, to) =>
+      this.moveRow(from, to),
+    );
+    if (part === 0) this.graphRows--;
+    else if (part === 1) this.inFlight--;
     this.rows.dropLast(key);
     this.dirty = true;
     return true;
@@ -345,43 +332,14 @@ export class VectorIndex {
    */
   search(query: Float32Array, k: number, accept?: (id: string) => boolean): Hit[] {
     this.assertOpen();
-    const q = this.unitCopy(query, "query");
+    const q = unitVector(query, this.dims, "query");
     if (!q || k <= 0 || this.rows.count === 0) return [];
-    if (this.rows.count < this.exactThreshold && this.graphRows > 0) {
-      return this.scanRows(q, 0, this.rows.count, k, accept);
-    }
-    const q8 = quantizeInt8(q);
-    if (this.graphRows === 0) return this.searchTail(q, q8, k, accept);
-    const g8 = this.centre.query(q);
-    const fromGraph = accept ? this.searchGraphFiltered(q, g8, k, accept) : this.searchGraph(q, g8, k);
-    if (this.pending === 0) return fromGraph;
-    const seen = new Set(fromGraph.map((hit) => hit.id));
-    const fromTail = this.searchTail(q, q8, k, accept).filter((hit) => !seen.has(hit.id));
-    return [...fromGraph, ...fromTail].sort(byScoreThenId).slice(0, k);
-  }
-
-  /**
-   * The tail's best k. Unfiltered: a native scan of its 8-bit copies proposes twice the rows the
-   * graph path rescores, and those are rescored from the float16 rows (the true best k are among
-   * them: the copies' order differs from the rows' only among near-ties). Filtered: a scan of the
-   * rows the filter accepts.
-   */
-  private searchTail(q: Float32Array, q8: Int8Array, k: number, accept?: (id: string) => boolean): Hit[] {
-    const from = this.graphRows;
-    const to = this.rows.count;
-    if (accept) return this.scanRows(q, from, to, k, accept);
-    const want = rescoreCount(k) * 2;
-    return this.rescored(q, this.tail.nearest(q8, from, to, want), want, k);
+    return this.paths.search(q, k, accept);
   }
 
   /** Cosine similarity of `query` with each stored id (undefined when not stored). */
   scorer(query: Float32Array): (id: string) => number | undefined {
-    const q = this.unitCopy(query, "query");
-    return (id) => {
-      if (!q || !SHA8.test(id)) return undefined;
-      const row = this.rows.rowOf(keyOf(id));
-      return row === undefined ? undefined : this.rows.score(q, row);
-    };
+    return this.paths.scorer(unitVector(query, this.dims, "query"));
   }
 
   /** The stored (unit-length) vector of `id`, or undefined when none is stored. */
@@ -421,90 +379,10 @@ export class VectorIndex {
     this.graphRows = 0;
   }
 
-  /**
-   * The walk's candidates (a list of `expansion(size)`, at least k), of which the first
-   * `rescoreCount(k)` still in the graph are rescored from the rows.
-   */
-  private searchGraph(q: Float32Array, q8: Int8Array, k: number): Hit[] {
-    const wanted = Math.max(k, this.expansion(this.graphRows));
-    const { rows } = this.graphCandidates(q8, wanted);
-    return this.rescored(q, rows, this.centre.rescored(rows.length, k), k);
-  }
-
-  private searchGraphFiltered(
-    q: Float32Array,
-    q8: Int8Array,
-    k: number,
-    accept: (id: string) => boolean,
-  ): Hit[] {
-    let wanted = Math.max(k * OVERSAMPLE, this.expansion(this.graphRows));
-    for (;;) {
-      const { rows, seen } = this.graphCandidates(q8, wanted, accept);
-      if (rows.length >= k) return this.rescored(q, rows, this.centre.rescored(rows.length, k), k);
-      // Every graph vector seen: the filter simply accepts fewer than k.
-      if (seen >= this.graphRows) return this.rescored(q, rows, rows.length, k);
-      if (wanted >= this.graphRows || wanted * OVERSAMPLE > MAX_ANN_CANDIDATES) break;
-      wanted = Math.min(wanted * OVERSAMPLE, this.graphRows);
-    }
-    return this.scanRows(q, 0, this.graphRows, k, accept);
-  }
-
-  /**
-   * Rows of the graph's hits, nearest first, that are still graph rows (a mapped graph may hold
-   * keys since removed, or replaced and now in the tail) and accepted; `seen` counts every hit.
-   */
-  private graphCandidates(
-    q8: Int8Array,
-    wanted: number,
-    accept?: (id: string) => boolean,
-  ): { rows: number[]; seen: number } {
-    const keys = this.graph.search(q8, wanted);
-    const rows: number[] = [];
-    for (let i = 0; i < keys.length; i++) {
-      const key = Number(keys[i]!);
-      const row = this.rows.rowOf(key);
-      if (row === undefined || row >= this.graphRows) continue;
-      if (accept && !accept(idOf(key))) continue;
-      rows.push(row);
-    }
-    return { rows, seen: keys.length };
-  }
-
-  private rescored(q: Float32Array, rows: number[], count: number, k: number): Hit[] {
-    return rows
-      .slice(0, count)
-      .map((row) => this.hitAt(q, row))
-      .sort(byScoreThenId)
-      .slice(0, k);
-  }
-
-  /** Exact search of rows [from, to), asking `accept` before scoring. */
-  private scanRows(
-    q: Float32Array,
-    from: number,
-    to: number,
-    k: number,
-    accept?: (id: string) => boolean,
-  ): Hit[] {
-    const top = new TopK(k);
-    for (let row = from; row < to; row++) {
-      if (accept && !accept(idOf(this.rows.keyAt(row)))) continue;
-      top.push(this.rows.score(q, row), row);
-    }
-    return top
-      .drain()
-      .map(({ score, ref }) => ({ id: idOf(this.rows.keyAt(ref)), score }))
-      .sort(byScoreThenId);
-  }
-
   /** Moves a row within the rows (vector-rows.ts) and its 8-bit tail copy with it. */
   private moveRow(from: number, to: number): void {
     this.rows.moveRow(from, to);
     if (from !== to) this.tail.refresh(to);
-  }
-
-  private hitAt(q: Float32Array, row: number): Hit {
-    return { id: idOf(this.rows.keyAt(row)), score: this.rows.score(q, row) };
   }
 
   private load(file: string): void {
@@ -564,25 +442,7 @@ export class VectorIndex {
     this.dirty = true;
   }
 
-  /** A normalised copy, or undefined if zero. */
-  private unitCopy(vec: Float32Array, what: string): Float32Array | undefined {
-    if (vec.length !== this.dims) {
-      const message = `${what} has ${vec.length} dimensions, expected ${this.dims}`;
-      throw new ValidationFailed(message, [{ path: "/embedding", message }]);
-    }
-    const copy = Float32Array.from(vec);
-    return normalizeInPlace(copy) ? copy : undefined;
-  }
-
   private assertOpen(): void {
     if (this.closed) throw new Error("vector index is closed");
   }
-}
-
-/** Round files left by a process that ended before adopting them (or by a closed index). */
-function removeRoundFiles(file: string): void {
-  const name = basename(file) + ROUND_SUFFIX;
-  const dir = dirname(file);
-  if (!existsSync(dir)) return;
-  for (const entry of readdirSync(dir)) if (entry.startsWith(name)) rmSync(join(dir, entry), { force: true });
 }

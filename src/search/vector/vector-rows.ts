@@ -70,6 +70,27 @@ export class VectorRows {
   }
 
   /** Forgets `key` and the last row (the caller has moved whatever it wanted to keep out of it). */
+  /**
+   * Fills the place of `row` in rows partitioned into consecutive parts of `sizes` (the rest is
+   * the last part), keeping them partitioned: the hole is filled by the last row of its part, whose
+   * place the last row of the next part fills, and so on to the last row, which `dropLast` then
+   * removes. Returns the index of the part `row` was in (`sizes.length`: the last part).
+   */
+  removeFromParts(row: number, sizes: number[], move: (from: number, to: number) => void): number {
+    let hole = row;
+    let end = 0;
+    let part = sizes.length;
+    sizes.forEach((size, i) => {
+      end += size;
+      if (row >= end) return;
+      if (part === sizes.length) part = i;
+      move(end - 1, hole);
+      hole = end - 1;
+    });
+    move(this.count - 1, hole);
+    return part;
+  }
+
   dropLast(key: number): void {
     this.rowByKey.delete(key);
     this.count--;
