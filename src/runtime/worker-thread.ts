@@ -9,9 +9,12 @@
 export interface WorkerThread<In, Out> {
   ask(input: In, transfer?: ArrayBuffer[]): Promise<Out>;
   readonly broken: boolean;
-  /** Ends the thread; questions still open fail. */
+  /** Ends the thread once it has answered its current question; questions still open fail now. */
   stop(): void;
 }
+
+/** What a thread is asked: a question by id, or to end once the one it is answering is. */
+export type WorkerQuestion<In> = { id: number; input: In } | { stop: true };
 
 /** What a thread answers: its output, or the message of the error it met. */
 export type WorkerReply<Out> = { id: number; output: Out } | { id: number; error: string };
@@ -37,12 +40,16 @@ export function startWorkerThread<In, Out>(script: URL, name: string): WorkerThr
       const id = ++next;
       return new Promise<Out>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker.postMessage({ id, input }, transfer);
+        worker.postMessage({ id, input } satisfies WorkerQuestion<In>, transfer);
       });
     },
     stop(): void {
+      if (thread.broken) return;
       thread.broken = true;
-      worker.terminate();
+      // Not `terminate()`: a thread stopped inside native code (usearch) can abort the whole
+      // process ("terminate called after throwing an instance of 'Napi::Error'", seen in the
+      // suite). The thread ends itself once its current question is answered (to nobody).
+      worker.postMessage({ stop: true } satisfies WorkerQuestion<In>);
       fail(`the ${name} thread was stopped`);
     },
   };
@@ -64,7 +71,10 @@ export function startWorkerThread<In, Out>(script: URL, name: string): WorkerThr
 /** The thread's side: answers each `{id, input}` with `answer(input)`'s output or its error. */
 export function answerQuestions<In, Out>(answer: (input: In) => Out | Promise<Out>): void {
   const self = globalThis as unknown as Worker;
-  self.onmessage = async (event: MessageEvent<{ id: number; input: In }>) => {
+  self.onmessage = async (event: MessageEvent<WorkerQuestion<In>>) => {
+    // Messages come in order: a stop is read once the question before it is answered (or, an
+    // answer that awaits, at its first await).
+    if ("stop" in event.data) process.exit(0);
     const { id, input } = event.data;
     try {
       self.postMessage({ id, output: await answer(input) } satisfies WorkerReply<Out>);

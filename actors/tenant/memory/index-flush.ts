@@ -142,10 +142,12 @@ export class IndexFlush {
           : Math.max(MIN_ROUND_GAP_MS, ROUND_SPACING * finished.result.rewriteMs);
       this.nextRoundAt = this.clock.now() + wait;
     }
-    // A few vectors left after an adoption wait for a lull or for ROUND_TAIL more, as a first
-    // round does; more begin the next round (when the spacing has passed).
-    if (finished && vectors.pending <= ROUND_TAIL) this.schedule();
-    else if (!vectors.building) this.beginRound(builder);
+    // After an adoption, a few vectors left wait for a lull or for ROUND_TAIL more, as a first
+    // round does, and none sets no timer (the next write does); more begin the next round (when
+    // the spacing has passed).
+    const few = finished !== undefined && vectors.pending <= ROUND_TAIL;
+    if (few && vectors.pending > 0) this.schedule();
+    else if (!few && !vectors.building) this.beginRound(builder);
     const entitiesLeft = !this.indexes.entities.step();
     this.indexes.idle();
     if (entitiesLeft && !this.timer) this.wakeIn(0, "due");

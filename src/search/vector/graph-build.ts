@@ -39,6 +39,8 @@ export interface GraphRoundOutput {
 export interface GraphRound {
   input: GraphRoundInput;
   generation: number;
+  /** The input's removals, kept by the owner: the input's buffers are transferred to the thread. */
+  removals: number[];
 }
 
 /**

@@ -234,18 +234,18 @@ export class VectorIndex {
     const from = this.graphRows;
     if (from === 0 && n > 0) this.centre.fix(this.rows.count);
     this.inFlight = n;
-    const removals = BigUint64Array.from([...this.removals], (key) => BigInt(key));
+    const removed = [...this.removals];
     this.removals.clear();
     const input: GraphRoundInput = {
       shape: this.graph.shape,
       base: this.graph.size > 0 ? file : undefined,
-      removals,
+      removals: BigUint64Array.from(removed, (key) => BigInt(key)),
       keys: this.rows.graphKeys(from, from + n).slice(),
       vectors: this.centre.centreRows(this.tail.copy(from, from + n)).slice(),
       out: roundFileOf(file),
       threads: this.threads,
     };
-    return { input, generation: this.generation };
+    return { input, generation: this.generation, removals: removed };
   }
 
   /**
@@ -262,7 +262,7 @@ export class VectorIndex {
     }
     if (result instanceof Error) {
       rmSync(out, { force: true });
-      for (const key of round.input.removals) this.removals.add(Number(key));
+      for (const key of round.removals) this.removals.add(key);
       this.inFlight = 0;
       return;
     }

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import fc from "fast-check";
 import { inlineGraphBuilder, threadGraphBuilder } from "../../../src/search/vector/graph-builder.ts";
 import { type GraphRound, VectorIndex } from "../../../src/search/vector/vector-index.ts";
+import { pollUntil } from "../../helpers/poll.ts";
 import { randomUnitVectors } from "./random-vectors.ts";
 
 const DIMS = 32;
@@ -198,6 +199,26 @@ describe("the build thread", () => {
     for (let i = 500; i < 510; i++) index.add(idOf(i), pool[i]!);
     const refused = index.beginRound()!;
     await expect(thread.build(refused.input)).rejects.toThrow("stopped");
+    index.close();
+  });
+
+  test("stopping the thread builder mid-round fails the round at once; the thread finishes its file, then ends", async () => {
+    const thread = threadGraphBuilder();
+    const { dir, index } = openIndex();
+    for (let i = 0; i < 4000; i++) index.add(idOf(i), pool[i]!);
+    const round = index.beginRound()!;
+    const built = thread.build(round.input);
+    thread.stop();
+    // Terminating a thread inside usearch could abort the process: it is left to end itself.
+    await expect(built).rejects.toThrow("stopped");
+    const written = await pollUntil(
+      () => roundFiles(dir),
+      (files) => files.length === 1,
+    );
+    expect(written).toEqual([basename(round.input.out)]);
+    index.finishRound(round, new Error("the builder stopped"));
+    expect(roundFiles(dir)).toEqual([]);
+    expect(index.pending).toBe(4000);
     index.close();
   });
 });
