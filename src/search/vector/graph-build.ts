@@ -1,7 +1,6 @@
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { Index, MetricKind, ScalarKind } from "usearch";
-import type { GraphShape } from "./vector-graph.ts";
+import { type GraphShape, VectorGraph } from "./vector-graph.ts";
 
 /**
  * One round of a vector index's graph build (vector-index.ts `beginRound`), as it crosses to the
@@ -44,53 +43,25 @@ export interface GraphRound {
 }
 
 /**
- * Builds the round's graph: the base loaded into memory (the owner keeps its mapping), the
- * removals, the inserts (a key held already is replaced), then saved to `out`. Pure file work on
- * the thread that calls it; the index is freed before returning.
+ * Builds the round's graph: the base read into memory (the owner keeps its mapping), the removals,
+ * the inserts (a key held already is replaced), then written to `out` and synced. Pure file work
+ * on the thread that calls it; the graph is freed before returning.
  */
 export function buildGraphRound(input: GraphRoundInput): GraphRoundOutput {
-  const { shape } = input;
-  const index = new Index({
-    dimensions: shape.dims,
-    metric: MetricKind.Cos,
-    quantization: ScalarKind.I8,
-    connectivity: shape.connectivity,
-    expansion_add: shape.expansionAdd,
-    expansion_search: shape.expansionSearch,
-    multi: false,
-  });
+  const graph = new VectorGraph(input.shape);
   try {
     const started = performance.now();
-    if (input.base) index.load(input.base);
-    const dropped = [...input.removals, ...input.keys];
-    if (dropped.length && index.size() > 0) {
-      const keys = BigUint64Array.from(dropped);
-      const held = index.contains(keys) as boolean[];
-      for (let i = 0; i < keys.length; i++) if (held[i]) index.remove(keys[i]!);
-    }
+    if (input.base) graph.view(input.base);
+    for (const key of input.removals) graph.remove(Number(key));
+    graph.mutable();
     const inserting = performance.now();
-    if (input.keys.length) index.add(input.keys, input.vectors, input.threads);
+    if (input.keys.length) graph.add(input.keys, input.vectors, input.threads);
     const inserted = performance.now();
-    index.save(input.out);
-    syncFile(input.out);
+    graph.save(input.out);
     const rewriteMs = inserting - started + (performance.now() - inserted);
-    return { size: index.size(), rewriteMs };
+    return { size: graph.size, rewriteMs };
   } finally {
-    // The binding frees an index only when it is collected: loading nothing frees it now.
-    try {
-      index.load("/dev/null");
-    } catch {
-      // "Failed to read 32-bit dimensions": the reset has happened.
-    }
-  }
-}
-
-function syncFile(path: string): void {
-  const fd = openSync(path, "r+");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    graph.clear();
   }
 }
 

@@ -219,7 +219,7 @@ function syncFile(path: string, flags = "r+"): void {
 }
 
 /** Makes the renames durable; some platforms cannot open a directory, and then it is skipped. */
-export function syncDirectory(path: string): void {
+function syncDirectory(path: string): void {
   try {
     syncFile(path, "r");
   } catch {

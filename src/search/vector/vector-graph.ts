@@ -18,8 +18,8 @@ export interface GraphShape {
  * from a file it is memory-mapped (`view`): nothing is read until a search walks it, so an open
  * costs no time and the resident set holds only the pages searches touch. A view is immutable;
  * the first insertion or removal after it loads the file into memory (once per process: ~50 ms
- * at 100k vectors; an index built in rounds never does: graph-build.ts loads it on the builder's
- * thread). Removals from a view are deferred: the owner ignores hits it no longer
+ * at 100k vectors; an index built in rounds never does: graph-build.ts changes a graph of its own
+ * on the builder's thread). Removals from a view are deferred: the owner ignores hits it no longer
  * stores, and `add` first removes keys the graph still holds.
  */
 export class VectorGraph {
@@ -107,7 +107,8 @@ export class VectorGraph {
     this.dirty = true;
   }
 
-  private mutable(): void {
+  /** Makes the graph changeable: a mapped one is read into memory, its deferred removals applied. */
+  mutable(): void {
     if (!this.viewed) return;
     const index = this.newIndex();
     index.load(this.viewed);
@@ -115,6 +116,7 @@ export class VectorGraph {
     this.index = index;
     this.viewed = undefined;
     for (const key of this.deferred) index.remove(BigInt(key));
+    if (this.deferred.size > 0) this.dirty = true;
     this.deferred.clear();
   }
 

@@ -211,9 +211,10 @@ describe("the build thread", () => {
     thread.stop();
     // Terminating a thread inside usearch could abort the process: it is left to end itself.
     await expect(built).rejects.toThrow("stopped");
+    // Its file is written beside (`.tmp`), synced, then renamed: polled until it has its name.
     const written = await pollUntil(
       () => roundFiles(dir),
-      (files) => files.length === 1,
+      (files) => files.length === 1 && !files[0]!.endsWith(".tmp"),
     );
     expect(written).toEqual([basename(round.input.out)]);
     index.finishRound(round, new Error("the builder stopped"));
