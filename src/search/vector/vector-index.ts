@@ -239,9 +239,10 @@ export class VectorIndex {
     const input: GraphRoundInput = {
       shape: this.graph.shape,
       base: this.graph.size > 0 ? file : undefined,
+      // Fresh arrays, each its own buffer: the builder's thread is handed them (transferred).
       removals: BigUint64Array.from(removed, (key) => BigInt(key)),
-      keys: this.rows.graphKeys(from, from + n).slice(),
-      vectors: this.centre.centreRows(this.tail.copy(from, from + n)).slice(),
+      keys: this.rows.graphKeys(from, from + n),
+      vectors: this.centre.centreRows(this.tail.copy(from, from + n)),
       out: roundFileOf(file),
       threads: this.threads,
     };
