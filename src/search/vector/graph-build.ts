@@ -30,6 +30,11 @@ export interface GraphRoundOutput {
   rewriteMs: number;
 }
 
+/** The input's buffers, handed to the builder's thread (transferred, not copied). */
+export function roundBuffers(input: GraphRoundInput): ArrayBuffer[] {
+  return [input.removals.buffer, input.keys.buffer, input.vectors.buffer] as ArrayBuffer[];
+}
+
 /**
  * A round as a vector index (vector-index.ts) hands it to a builder (graph-builder.ts): its
  * input, and the generation of the graph it continues (a round of an earlier one, dropped by a

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { startWorkerThread, type WorkerThread } from "../../runtime/worker-thread.ts";
-import { buildGraphRound, type GraphRoundInput, type GraphRoundOutput } from "./graph-build.ts";
+import { buildGraphRound, type GraphRoundInput, type GraphRoundOutput, roundBuffers } from "./graph-build.ts";
 
 /**
  * Where a vector index's graph rounds are built (vector-index.ts `beginRound`). The runtime's is a
@@ -31,11 +31,7 @@ export function threadGraphBuilder(): GraphBuilder {
       if (!thread || thread.broken) thread = start();
       // One core is left to the runtime's own thread, whose requests this build must not hold up.
       const threads = Math.max(1, Math.min(round.threads || BUILD_THREADS, BUILD_THREADS));
-      return thread.ask({ ...round, threads }, [
-        round.removals.buffer,
-        round.keys.buffer,
-        round.vectors.buffer,
-      ] as ArrayBuffer[]);
+      return thread.ask({ ...round, threads }, roundBuffers(round));
     },
     stop() {
       stopped = true;

@@ -5,7 +5,11 @@ import { join } from "node:path";
 import { ROUND_TAIL, TAIL_BOUND } from "../../../../actors/tenant/memory/index-flush.ts";
 import { TenantMemory } from "../../../../actors/tenant/memory/memory.ts";
 import { ManualClock } from "../../../../src/runtime/clock.ts";
-import { buildGraphRound, type GraphRoundInput } from "../../../../src/search/vector/graph-build.ts";
+import {
+  buildGraphRound,
+  type GraphRoundInput,
+  roundBuffers,
+} from "../../../../src/search/vector/graph-build.ts";
 import type { GraphBuilder } from "../../../../src/search/vector/graph-builder.ts";
 import { TENANT_INDEX_FILE } from "../../../../src/search/vector/index-tuning.ts";
 import { TenantVault } from "../../../../src/vault/tenant-vault.ts";
@@ -175,8 +179,7 @@ function heldBuilder() {
     build: (round) =>
       new Promise((resolve, reject) => {
         // As the thread builder does: the round's buffers leave the actor (they are transferred).
-        const transfer = [round.removals.buffer, round.keys.buffer, round.vectors.buffer] as ArrayBuffer[];
-        const input = structuredClone(round, { transfer });
+        const input = structuredClone(round, { transfer: roundBuffers(round) });
         rounds.push({
           input,
           // `rewriteMs`: what the round reports its rewrite of the graph took (real: a few ms).
